@@ -1,0 +1,1 @@
+//! keylint-core

@@ -135,6 +135,11 @@ pub fn hashed_range(key: &[u8]) -> (Range<usize>, Hashed) {
     }
 }
 
+/// The slot of bytes that are hashed as they are (a tag's content, say): no tag rule.
+pub fn slot_of_hashed(bytes: &[u8]) -> u16 {
+    crc16(bytes) & (SLOTS - 1)
+}
+
 /// The hash slot of a key, exactly as `CLUSTER KEYSLOT` computes it.
 pub fn key_slot(key: &[u8]) -> u16 {
     let (range, _) = hashed_range(key);

@@ -1,0 +1,101 @@
+//! The neutral model that every frontend produces and every rule reads.
+//!
+//! Frontends (redis-cli files, Lua, Python) turn syntax into key uses and atomic
+//! units; they never decide verdicts. Rules see only this model, so each rule is
+//! written once for every language.
+
+use crate::diagnostic::Finding;
+use crate::template::{KeyTemplate, Lang};
+use crate::Span;
+
+/// Where a key used by a script came from, relative to the script's `KEYS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyOrigin {
+    /// Not in a script, or the question does not apply.
+    Direct,
+    /// `KEYS[i]` itself (1-based).
+    Declared(usize),
+    /// Built from `KEYS[i]` (`KEYS[1] .. ':active'`): co-located only when `KEYS[i]`
+    /// carries a hash tag.
+    DerivedFromDeclared(usize),
+    /// A literal, a name built from `ARGV`, or data read from Redis.
+    Undeclared,
+}
+
+/// One place where a key is passed to Redis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyUse {
+    /// What the key may evaluate to.
+    pub template: KeyTemplate,
+    /// The key expression in the source.
+    pub span: Span,
+    /// The command it is passed to, upper case (`MGET`).
+    pub command: String,
+    /// Relation to a script's `KEYS`.
+    pub origin: KeyOrigin,
+}
+
+/// What kind of atomic unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnitKind {
+    /// One command.
+    Command,
+    /// A `MULTI`/`EXEC` block or a transactional pipeline, with its `WATCH`.
+    Transaction,
+    /// A Lua script or function with the keys its caller passes.
+    Script,
+}
+
+/// What happens when the keys of a unit span slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrossSlotPolicy {
+    /// The server or the client refuses: an error.
+    Refused,
+    /// The client splits the call per slot: it works, but is no longer atomic.
+    Split,
+    /// Keys may span slots as long as they are on one node
+    /// (`#!lua flags=allow-cross-slot-keys`).
+    SameNode,
+}
+
+/// A set of keys that must share one slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// What kind of unit.
+    pub kind: UnitKind,
+    /// Its name in messages: a command (`MGET`), `MULTI`/`EXEC`, `script`.
+    pub name: String,
+    /// The whole unit in the source.
+    pub span: Span,
+    /// Where to point when the unit as a whole is meant (`MULTI`, the call).
+    pub anchor: Span,
+    /// Indices into [`FileModel::keys`].
+    pub keys: Vec<usize>,
+    /// What a cross-slot unit does.
+    pub policy: CrossSlotPolicy,
+}
+
+/// Everything the rules need to know about one file.
+#[derive(Debug, Clone)]
+pub struct FileModel {
+    /// The file's language.
+    pub lang: Lang,
+    /// Every key use, in source order.
+    pub keys: Vec<KeyUse>,
+    /// The atomic units, inner before outer (a command before the block around it).
+    pub units: Vec<Unit>,
+    /// Findings the frontend made itself (a script-level fact with no key behind it).
+    pub findings: Vec<Finding>,
+}
+
+impl FileModel {
+    /// An empty model.
+    pub fn new(lang: Lang) -> FileModel {
+        FileModel {
+            lang,
+            keys: Vec::new(),
+            units: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+}

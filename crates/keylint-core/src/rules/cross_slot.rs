@@ -1,0 +1,170 @@
+//! `cross-slot` and `cross-slot-likely`: keys of one atomic unit in different slots.
+
+use crate::diagnostic::{Finding, Label, Severity};
+use crate::model::{CrossSlotPolicy, FileModel, Unit, UnitKind};
+use crate::rule::Rule;
+use crate::suggest::{suggest_tag, NoSuggestion};
+use crate::template::{compare, HashInput, Verdict};
+use std::collections::HashSet;
+
+/// Most labels shown on one finding; the rest are counted in a note.
+const MAX_LABELS: usize = 8;
+
+pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
+    let inputs: Vec<HashInput> = model.keys.iter().map(|k| k.template.hash_input()).collect();
+    let mut reported: HashSet<usize> = HashSet::new();
+    for unit in &model.units {
+        if unit.policy == CrossSlotPolicy::Split {
+            // The client splits the call per slot: it works, only atomicity is lost.
+            continue;
+        }
+        // A block whose own command was already reported would repeat that finding.
+        if unit.kind != UnitKind::Command && unit.keys.iter().any(|k| reported.contains(k)) {
+            continue;
+        }
+        if let Some(f) = check_unit(model, unit, &inputs) {
+            reported.extend(unit.keys.iter().copied());
+            out.push(f);
+        }
+    }
+}
+
+fn what(unit: &Unit) -> String {
+    match unit.kind {
+        UnitKind::Command => format!("keys of `{}`", unit.name),
+        UnitKind::Transaction => format!("keys of this `{}` block", unit.name),
+        UnitKind::Script => "keys of this script".to_string(),
+    }
+}
+
+fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Finding> {
+    let keys: Vec<usize> = unit.keys.clone();
+    if keys.len() < 2 {
+        return None;
+    }
+    let lang = model.lang;
+    // Proven: two concrete slots differ.
+    let first_concrete = keys.iter().copied().find(|&k| inputs[k].slot().is_some());
+    let proven_other = first_concrete.and_then(|a| {
+        keys.iter()
+            .copied()
+            .find(|&k| compare(&inputs[a], &inputs[k]) == Verdict::Different)
+    });
+    let (rule, anchor, culprit) = if let (Some(a), Some(b)) = (first_concrete, proven_other) {
+        (Rule::CrossSlot, a, b)
+    } else {
+        // Likely: two known hash inputs that differ symbolically.
+        let known: Vec<usize> = keys
+            .iter()
+            .copied()
+            .filter(|&k| inputs[k] != HashInput::Unknown)
+            .collect();
+        let a = *known.first()?;
+        let b = known
+            .iter()
+            .copied()
+            .find(|&k| compare(&inputs[a], &inputs[k]) == Verdict::LikelyDifferent)?;
+        (Rule::CrossSlotLikely, a, b)
+    };
+
+    let verb = match rule {
+        Rule::CrossSlot => "are in different hash slots",
+        _ => "almost certainly hash to different slots",
+    };
+    let mut f = Finding::new(
+        rule,
+        format!("{} {verb}", what(unit)),
+        Label::new(
+            model.keys[culprit].span.clone(),
+            inputs[culprit].describe(lang),
+        ),
+    )
+    .with_unit(unit.span.clone());
+
+    let mut shown = 1;
+    let mut hidden = 0;
+    let mut seen_spans = HashSet::new();
+    seen_spans.insert(model.keys[culprit].span.clone());
+    for &k in std::iter::once(&anchor).chain(keys.iter()) {
+        if k == culprit || !seen_spans.insert(model.keys[k].span.clone()) {
+            continue;
+        }
+        if shown >= MAX_LABELS {
+            hidden += 1;
+            continue;
+        }
+        shown += 1;
+        f = f.with_secondary(Label::new(
+            model.keys[k].span.clone(),
+            inputs[k].describe(lang),
+        ));
+    }
+    if hidden > 0 {
+        f = f.with_note(format!("and {hidden} more keys"));
+    }
+    if unit.kind == UnitKind::Transaction && unit.anchor != unit.span {
+        f = f.with_secondary(Label::new(unit.anchor.clone(), "transaction starts here"));
+    }
+
+    f = match (rule, unit.policy) {
+        (Rule::CrossSlot, CrossSlotPolicy::SameNode) => {
+            f.with_severity(Severity::Warning).with_note(
+                "the script allows cross-slot keys (`allow-cross-slot-keys`), so this works \
+                 only while these slots are served by one node; a resharding can break it",
+            )
+        }
+        (Rule::CrossSlot, _) => f.with_note(match unit.kind {
+            UnitKind::Command => {
+                "Redis Cluster refuses a command whose keys span slots: \
+                 `CROSSSLOT Keys in request don't hash to the same slot`"
+            }
+            UnitKind::Transaction => {
+                "every key of a transaction, its `WATCH` included, must be in one slot; \
+                 the cluster aborts the block (`CROSSSLOT` or `EXECABORT`)"
+            }
+            UnitKind::Script => {
+                "a script runs on one node and every key it touches must be in one slot"
+            }
+        }),
+        _ => f.with_note(
+            "these keys are hashed from different bytes, so they share a slot only by a \
+             1-in-16384 chance",
+        ),
+    };
+
+    let templates: Vec<_> = keys.iter().map(|&k| &model.keys[k].template).collect();
+    // One template per distinct key text keeps the suggestion short.
+    let mut distinct = Vec::new();
+    for t in templates {
+        if !distinct.contains(&t) {
+            distinct.push(t);
+        }
+    }
+    f = match suggest_tag(&distinct, lang) {
+        Ok(s) => f
+            .with_help(format!(
+                "co-locate the keys with a hash tag on what they share, `{}`: {}",
+                s.tag,
+                s.rewritten
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .with_note("renaming keys is a data migration: existing keys must be moved"),
+        Err(NoSuggestion::OnlyConstant(c)) => f.with_help(format!(
+            "the keys share only the constant `{c}`; a `{{{c}}}` tag would put that whole \
+             family on one slot, so split the operation per key or give the keys a real \
+             shared identity"
+        )),
+        Err(NoSuggestion::NothingShared) => f.with_help(
+            "these keys share no identity that a hash tag could co-locate; split the \
+             operation per key, or rename the keys around a shared identity",
+        ),
+        Err(NoSuggestion::NotRewritable) => f.with_help(
+            "give every key the same hash tag, the part between `{` and `}`, so that they \
+             hash to one slot",
+        ),
+    };
+    Some(f)
+}

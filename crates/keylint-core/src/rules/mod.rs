@@ -1,0 +1,66 @@
+//! The rules. Each reads only the [`FileModel`] and appends findings.
+
+mod cross_slot;
+mod hash_tags;
+
+use crate::diagnostic::Finding;
+use crate::model::FileModel;
+
+/// Settings the rules read. The binary fills them from configuration.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Low-cardinality identities that make a hash tag broad (`tenant`, `env`, …).
+    pub broad_identities: Vec<String>,
+}
+
+/// The identities that make a tag broad when no configuration says otherwise.
+pub const DEFAULT_BROAD_IDENTITIES: &[&str] = &[
+    "global",
+    "tenant",
+    "org",
+    "organization",
+    "account",
+    "env",
+    "environment",
+    "region",
+    "zone",
+    "dc",
+    "datacenter",
+    "cluster",
+    "date",
+    "day",
+    "month",
+    "year",
+    "hour",
+    "shard",
+    "app",
+    "service",
+    "all",
+];
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            broad_identities: DEFAULT_BROAD_IDENTITIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
+    }
+}
+
+/// Runs every rule on a model. Findings come back sorted by position.
+pub fn check(model: &FileModel, settings: &Settings) -> Vec<Finding> {
+    let _ = settings;
+    let mut out = model.findings.clone();
+    hash_tags::check(model, &mut out);
+    cross_slot::check(model, &mut out);
+    out.sort_by(|a, b| {
+        (a.primary.span.start, a.primary.span.end, a.rule).cmp(&(
+            b.primary.span.start,
+            b.primary.span.end,
+            b.rule,
+        ))
+    });
+    out
+}

@@ -1,0 +1,267 @@
+//! Hash-tag suggestions: the narrowest tag that a set of keys genuinely share.
+//!
+//! Keys are cut into `:`-separated segments; the longest run of segments that every
+//! key contains (same bytes, same holes) is the shared identity. A run is only
+//! proposed when it carries an identity — a hole (`uid`) or a segment with a digit
+//! (`1000`) — because a constant namespace (`stats`) as a tag would pile the whole
+//! family onto one slot.
+
+use crate::template::{Hole, KeyTemplate, Lang, Lit, Part, SourceMap};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Byte(u8),
+    Hole(String),
+}
+
+/// A proposed tag and the keys rewritten with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagSuggestion {
+    /// The shared part, as it would read inside the braces.
+    pub tag: String,
+    /// Each key rewritten, in the key's own language, in input order.
+    pub rewritten: Vec<String>,
+}
+
+/// Why no tag is proposed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoSuggestion {
+    /// The keys share nothing.
+    NothingShared,
+    /// The keys share only a constant namespace (`stats`), which would be a broad tag.
+    OnlyConstant(String),
+    /// Some key already has a tag or braces, or is not fully understood.
+    NotRewritable,
+}
+
+fn tokens(t: &KeyTemplate) -> Vec<Tok> {
+    let mut out = Vec::new();
+    for p in &t.parts {
+        match p {
+            Part::Lit(l) => out.extend(l.bytes.iter().map(|&b| Tok::Byte(b))),
+            Part::Hole(h) => out.push(Tok::Hole(h.binding.clone())),
+        }
+    }
+    out
+}
+
+/// Splits tokens at `:` into segments; returns (start, end) token ranges.
+fn segments(toks: &[Tok]) -> Vec<(usize, usize)> {
+    let mut segs = Vec::new();
+    let mut start = 0;
+    for (i, t) in toks.iter().enumerate() {
+        if *t == Tok::Byte(b':') {
+            segs.push((start, i));
+            start = i + 1;
+        }
+    }
+    segs.push((start, toks.len()));
+    segs
+}
+
+/// Token range of the first occurrence of `run` (segments) in `toks`, aligned on
+/// segment boundaries.
+fn find_run(toks: &[Tok], run: &[Tok]) -> Option<(usize, usize)> {
+    let segs = segments(toks);
+    for &(s, _) in &segs {
+        let e = s + run.len();
+        if e <= toks.len() && toks[s..e] == *run && (e == toks.len() || toks[e] == Tok::Byte(b':'))
+        {
+            return Some((s, e));
+        }
+    }
+    None
+}
+
+/// The narrowest hash tag the keys genuinely share, with the rewritten keys.
+pub fn suggest_tag(keys: &[&KeyTemplate], lang: Lang) -> Result<TagSuggestion, NoSuggestion> {
+    if keys.is_empty() {
+        return Err(NoSuggestion::NothingShared);
+    }
+    let all: Vec<Vec<Tok>> = keys.iter().map(|k| tokens(k)).collect();
+    if all.iter().any(|t| {
+        t.iter()
+            .any(|x| matches!(x, Tok::Byte(b'{') | Tok::Byte(b'}')))
+    }) {
+        return Err(NoSuggestion::NotRewritable);
+    }
+    // Candidate runs from the first key, longest first.
+    let first = &all[0];
+    let segs = segments(first);
+    let mut best: Option<(usize, usize)> = None;
+    let mut best_constant: Option<(usize, usize)> = None;
+    for i in 0..segs.len() {
+        for j in i..segs.len() {
+            let (s, e) = (segs[i].0, segs[j].1);
+            if s == e {
+                continue;
+            }
+            let run = &first[s..e];
+            if !all[1..].iter().all(|t| find_run(t, run).is_some()) {
+                continue;
+            }
+            let has_identity = run.iter().any(|t| match t {
+                Tok::Hole(_) => true,
+                Tok::Byte(b) => b.is_ascii_digit(),
+            });
+            let slot = if has_identity {
+                &mut best
+            } else {
+                &mut best_constant
+            };
+            if slot.is_none_or(|(bs, be)| e - s > be - bs) {
+                *slot = Some((s, e));
+            }
+        }
+    }
+    let Some((s, e)) = best else {
+        return Err(match best_constant {
+            Some((s, e)) => NoSuggestion::OnlyConstant(render_tokens(keys[0], &first[s..e])),
+            None => NoSuggestion::NothingShared,
+        });
+    };
+    let run = first[s..e].to_vec();
+    let mut rewritten = Vec::new();
+    for (k, toks) in keys.iter().zip(&all) {
+        let (rs, re) = find_run(toks, &run).ok_or(NoSuggestion::NotRewritable)?;
+        rewritten.push(insert_braces(k, rs, re).display(lang));
+    }
+    Ok(TagSuggestion {
+        tag: render_tokens(keys[0], &run),
+        rewritten,
+    })
+}
+
+fn render_tokens(key: &KeyTemplate, run: &[Tok]) -> String {
+    let mut s = String::new();
+    for t in run {
+        match t {
+            Tok::Byte(b) => s.push_str(&crate::template::escape(&[*b], '"')),
+            Tok::Hole(binding) => {
+                let label = key
+                    .parts
+                    .iter()
+                    .find_map(|p| match p {
+                        Part::Hole(h) if &h.binding == binding => Some(h.label.as_str()),
+                        _ => None,
+                    })
+                    .unwrap_or(binding);
+                s.push('<');
+                s.push_str(label);
+                s.push('>');
+            }
+        }
+    }
+    s
+}
+
+/// A copy of `key` with `{` before token `start` and `}` before token `end`.
+fn insert_braces(key: &KeyTemplate, start: usize, end: usize) -> KeyTemplate {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut pos = 0usize;
+    let push_byte = |parts: &mut Vec<Part>, b: u8| match parts.last_mut() {
+        Some(Part::Lit(l)) => l.bytes.push(b),
+        _ => parts.push(Part::Lit(Lit {
+            bytes: vec![b],
+            map: SourceMap::None,
+        })),
+    };
+    let push_hole = |parts: &mut Vec<Part>, h: &Hole| parts.push(Part::Hole(h.clone()));
+    for p in &key.parts {
+        let n = match p {
+            Part::Lit(l) => l.bytes.len(),
+            Part::Hole(_) => 1,
+        };
+        for i in 0..n {
+            if pos == start {
+                push_byte(&mut parts, b'{');
+            }
+            if pos == end {
+                push_byte(&mut parts, b'}');
+            }
+            match p {
+                Part::Lit(l) => push_byte(&mut parts, l.bytes[i]),
+                Part::Hole(h) => push_hole(&mut parts, h),
+            }
+            pos += 1;
+        }
+    }
+    if pos == end {
+        push_byte(&mut parts, b'}');
+    }
+    KeyTemplate { parts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template::HoleKind;
+
+    fn lit(s: &str) -> KeyTemplate {
+        KeyTemplate::literal(s, SourceMap::None)
+    }
+
+    #[test]
+    fn shared_id_segment() {
+        let a = lit("user:1000:profile");
+        let b = lit("user:1000:cart");
+        let s = suggest_tag(&[&a, &b], Lang::RedisCli).unwrap();
+        assert_eq!(s.tag, "user:1000");
+        assert_eq!(s.rewritten, ["{user:1000}:profile", "{user:1000}:cart"]);
+    }
+
+    #[test]
+    fn id_in_the_middle_and_at_the_end() {
+        let a = lit("profile:1000");
+        let b = lit("cart:1000:items");
+        let s = suggest_tag(&[&a, &b], Lang::RedisCli).unwrap();
+        assert_eq!(s.rewritten, ["profile:{1000}", "cart:{1000}:items"]);
+    }
+
+    #[test]
+    fn constant_namespace_is_not_proposed() {
+        let a = lit("stats:views");
+        let b = lit("stats:clicks");
+        assert_eq!(
+            suggest_tag(&[&a, &b], Lang::RedisCli),
+            Err(NoSuggestion::OnlyConstant("stats".into()))
+        );
+        let c = lit("a");
+        assert_eq!(
+            suggest_tag(&[&b, &c], Lang::RedisCli),
+            Err(NoSuggestion::NothingShared)
+        );
+    }
+
+    #[test]
+    fn shared_hole() {
+        let uid = Part::Hole(Hole {
+            label: "uid".into(),
+            binding: "uid".into(),
+            kind: HoleKind::Fragment,
+            span: None,
+        });
+        let mk = |suffix: &str| KeyTemplate {
+            parts: vec![
+                Part::Lit(Lit {
+                    bytes: b"user:".to_vec(),
+                    map: SourceMap::None,
+                }),
+                uid.clone(),
+                Part::Lit(Lit {
+                    bytes: suffix.as_bytes().to_vec(),
+                    map: SourceMap::None,
+                }),
+            ],
+        };
+        let (a, b) = (mk(":cart"), mk(":profile"));
+        let s = suggest_tag(&[&a, &b], Lang::Python).unwrap();
+        assert_eq!(s.tag, "user:<uid>");
+        assert_eq!(
+            s.rewritten,
+            ["f\"{{user:{uid}}}:cart\"", "f\"{{user:{uid}}}:profile\""]
+        );
+        let s = suggest_tag(&[&a, &b], Lang::Lua).unwrap();
+        assert_eq!(s.rewritten[0], "\"{user:\" .. uid .. \"}:cart\"");
+    }
+}

@@ -1,0 +1,683 @@
+//! Key templates: what a key expression may evaluate to, and the hash-tag rule applied
+//! to it.
+//!
+//! A template is a sequence of literal bytes and *holes* (values the linter cannot
+//! know statically: `uid`, `ARGV[1]`, `KEYS[1]`). The hash-tag rule is applied to the
+//! template the way the server applies it to bytes, under one assumption that the
+//! frontends make explicit through [`HoleKind`]:
+//!
+//! - a [`HoleKind::Fragment`] hole is a piece of a name (an id, a date) and contains no
+//!   `{` or `}`;
+//! - a [`HoleKind::Opaque`] hole may be anything, including a whole key or a prefix that
+//!   carries its own hash tag (`KEYS[1]`, a `prefix` parameter). While the tag is not
+//!   settled, meeting an opaque hole makes the result [`HashInput::Unknown`].
+//!
+//! Two templates are *proven* in one slot when their hash inputs are identical (same
+//! bytes, same holes bound to the same value), *proven different* when both slots are
+//! concrete and differ, and *likely different* when both are known but differ
+//! symbolically. Everything else is [`Verdict::Unknown`], and unknown stays silent.
+
+use crate::Span;
+use std::fmt::Write as _;
+
+/// Which language a template came from; used to print it back in the user's syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// A redis-cli command file.
+    RedisCli,
+    /// A Lua script.
+    Lua,
+    /// Python code.
+    Python,
+}
+
+/// Where the bytes of a literal part came from in the source file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceMap {
+    /// Not known (the literal came from a constant defined elsewhere, say).
+    None,
+    /// Byte `i` of the literal is at source offset `start + i` (no escapes).
+    Contiguous(usize),
+    /// Byte `i` of the literal is at source offset `offsets[i]`; the last entry is the
+    /// offset just past the last byte, so `offsets.len() == bytes.len() + 1`.
+    PerByte(Vec<usize>),
+}
+
+/// Literal bytes of a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lit {
+    /// The bytes, after unescaping.
+    pub bytes: Vec<u8>,
+    /// Where they are in the source.
+    pub map: SourceMap,
+}
+
+/// How much the linter may assume about a hole's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoleKind {
+    /// A piece of a name: assumed to contain no `{` or `}`.
+    Fragment,
+    /// Anything, possibly a key or a prefix that carries its own hash tag.
+    Opaque,
+}
+
+/// A value the linter cannot know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hole {
+    /// How the user wrote it (`uid`, `ARGV[1]`), for messages.
+    pub label: String,
+    /// Identity of the runtime value: two holes with equal bindings in one atomic unit
+    /// hold the same value.
+    pub binding: String,
+    /// What may be assumed about it.
+    pub kind: HoleKind,
+    /// Where it is in the source, if known.
+    pub span: Option<Span>,
+}
+
+/// A part of a key template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Known bytes.
+    Lit(Lit),
+    /// An unknown value.
+    Hole(Hole),
+}
+
+/// What a key expression may evaluate to.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeyTemplate {
+    /// The parts, in order.
+    pub parts: Vec<Part>,
+}
+
+/// One element of a flattened template: a byte with its source offset, or a hole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item<'a> {
+    Byte(u8, Option<usize>),
+    Hole(&'a Hole),
+}
+
+/// A position in a template: index into its flattened items.
+pub type Pos = usize;
+
+/// How the hash-tag rule resolves on a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagOutcome {
+    /// The items strictly between `open` and `close` are hashed.
+    Tag {
+        /// The `{`.
+        open: Pos,
+        /// The `}`.
+        close: Pos,
+    },
+    /// No `{`: the whole key is hashed.
+    WholeNoOpen,
+    /// A `{` with no `}` after it: the whole key is hashed.
+    WholeUnclosed {
+        /// The `{`.
+        open: Pos,
+    },
+    /// `{}`: the whole key is hashed.
+    WholeEmptyTag {
+        /// The `{`.
+        open: Pos,
+    },
+    /// An opaque hole leaves the outcome open.
+    Unknown,
+}
+
+/// Facts about the hash tag of a template, with positions for diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagFacts {
+    /// How the rule resolved.
+    pub outcome: TagOutcome,
+    /// A `{` inside the tag (`{{bar}}`).
+    pub nested_open: Option<Pos>,
+    /// A later `{…}` pair that is ordinary bytes: positions of its `{` and `}`.
+    pub ignored_pair: Option<(Pos, Pos)>,
+}
+
+/// One part of a symbolic hash input.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SymPart {
+    /// Known bytes.
+    Bytes(Vec<u8>),
+    /// A hole: its binding and its label.
+    Hole {
+        /// Identity of the value.
+        binding: String,
+        /// How the user wrote it.
+        label: String,
+    },
+}
+
+/// The bytes the server will hash, as far as they are known.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum HashInput {
+    /// Fully known: the slot is known.
+    Concrete {
+        /// The hashed bytes.
+        bytes: Vec<u8>,
+        /// Their slot.
+        slot: u16,
+        /// True when the whole key is hashed (no usable tag).
+        whole: bool,
+    },
+    /// Known up to holes.
+    Symbolic {
+        /// The hashed parts; adjacent bytes are merged, empty ones dropped.
+        parts: Vec<SymPart>,
+        /// True when the whole key is hashed (no usable tag).
+        whole: bool,
+    },
+    /// Cannot be known.
+    Unknown,
+}
+
+/// Whether two keys share a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Proven to share a slot.
+    Same,
+    /// Proven to be in different slots.
+    Different,
+    /// Both known, symbolically different: almost certainly different slots.
+    LikelyDifferent,
+    /// Cannot tell.
+    Unknown,
+}
+
+impl KeyTemplate {
+    /// A template of literal bytes.
+    pub fn literal(bytes: impl Into<Vec<u8>>, map: SourceMap) -> KeyTemplate {
+        KeyTemplate {
+            parts: vec![Part::Lit(Lit {
+                bytes: bytes.into(),
+                map,
+            })],
+        }
+    }
+
+    /// The template's bytes when it has no holes.
+    pub fn as_literal(&self) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(l) => out.extend_from_slice(&l.bytes),
+                Part::Hole(_) => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// True when the template has at least one hole.
+    pub fn has_holes(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Hole(_)))
+    }
+
+    fn items(&self) -> Vec<Item<'_>> {
+        let mut items = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(l) => {
+                    for (i, &b) in l.bytes.iter().enumerate() {
+                        let off = match &l.map {
+                            SourceMap::None => None,
+                            SourceMap::Contiguous(s) => Some(s + i),
+                            SourceMap::PerByte(v) => v.get(i).copied(),
+                        };
+                        items.push(Item::Byte(b, off));
+                    }
+                }
+                Part::Hole(h) => items.push(Item::Hole(h)),
+            }
+        }
+        items
+    }
+
+    /// Applies the hash-tag rule to the template.
+    pub fn tag_facts(&self) -> TagFacts {
+        tag_facts(&self.items())
+    }
+
+    /// The source span of the items `from..=to`, when every byte there has a known
+    /// source offset (holes contribute their span).
+    pub fn span_of(&self, from: Pos, to: Pos) -> Option<Span> {
+        let items = self.items();
+        let start = item_span(items.get(from)?)?;
+        let end = item_span(items.get(to)?)?;
+        (start.start <= end.end).then_some(start.start..end.end)
+    }
+
+    /// The bytes the server will hash, as far as they can be known.
+    pub fn hash_input(&self) -> HashInput {
+        let items = self.items();
+        let facts = tag_facts(&items);
+        let (range, whole) = match facts.outcome {
+            TagOutcome::Unknown => return HashInput::Unknown,
+            TagOutcome::Tag { open, close } => (open + 1..close, false),
+            _ => {
+                // Hashed whole: an opaque hole anywhere may carry a tag of its own.
+                if items
+                    .iter()
+                    .any(|i| matches!(i, Item::Hole(h) if h.kind == HoleKind::Opaque))
+                {
+                    return HashInput::Unknown;
+                }
+                (0..items.len(), true)
+            }
+        };
+        let mut parts: Vec<SymPart> = Vec::new();
+        for item in &items[range] {
+            match item {
+                Item::Byte(b, _) => match parts.last_mut() {
+                    Some(SymPart::Bytes(v)) => v.push(*b),
+                    _ => parts.push(SymPart::Bytes(vec![*b])),
+                },
+                Item::Hole(h) => parts.push(SymPart::Hole {
+                    binding: h.binding.clone(),
+                    label: h.label.clone(),
+                }),
+            }
+        }
+        match parts.as_slice() {
+            [] => HashInput::Concrete {
+                bytes: Vec::new(),
+                slot: 0,
+                whole,
+            },
+            [SymPart::Bytes(b)] => HashInput::Concrete {
+                slot: keyslot::slot_of_hashed(b),
+                bytes: b.clone(),
+                whole,
+            },
+            _ => HashInput::Symbolic { parts, whole },
+        }
+    }
+
+    /// The template in the user's syntax: `"user:" .. ARGV[1]` (Lua),
+    /// `f"user:{uid}"` (Python), `user:1000` (redis-cli).
+    pub fn display(&self, lang: Lang) -> String {
+        display_parts(
+            self.parts.iter().map(|p| match p {
+                Part::Lit(l) => Piece::Bytes(&l.bytes),
+                Part::Hole(h) => Piece::Hole(&h.label),
+            }),
+            lang,
+        )
+    }
+}
+
+fn item_span(item: &Item<'_>) -> Option<Span> {
+    match item {
+        Item::Byte(_, Some(off)) => Some(*off..off + 1),
+        Item::Byte(_, None) => None,
+        Item::Hole(h) => h.span.clone(),
+    }
+}
+
+fn is_byte(item: &Item<'_>, want: u8) -> bool {
+    matches!(item, Item::Byte(b, _) if *b == want)
+}
+
+fn is_opaque(item: &Item<'_>) -> bool {
+    matches!(item, Item::Hole(h) if h.kind == HoleKind::Opaque)
+}
+
+fn tag_facts(items: &[Item<'_>]) -> TagFacts {
+    let unknown = TagFacts {
+        outcome: TagOutcome::Unknown,
+        nested_open: None,
+        ignored_pair: None,
+    };
+    // Find the first `{`; an opaque hole before it might hold one.
+    let mut open = None;
+    for (i, item) in items.iter().enumerate() {
+        if is_opaque(item) {
+            return unknown;
+        }
+        if is_byte(item, b'{') {
+            open = Some(i);
+            break;
+        }
+    }
+    let Some(open) = open else {
+        return TagFacts {
+            outcome: TagOutcome::WholeNoOpen,
+            nested_open: None,
+            ignored_pair: None,
+        };
+    };
+    let mut close = None;
+    for (i, item) in items.iter().enumerate().skip(open + 1) {
+        if is_opaque(item) {
+            return unknown;
+        }
+        if is_byte(item, b'}') {
+            close = Some(i);
+            break;
+        }
+    }
+    let Some(close) = close else {
+        return TagFacts {
+            outcome: TagOutcome::WholeUnclosed { open },
+            nested_open: None,
+            ignored_pair: None,
+        };
+    };
+    let (outcome, rest_from, nested_open) = if close == open + 1 {
+        (TagOutcome::WholeEmptyTag { open }, close + 1, None)
+    } else {
+        let nested = (open + 1..close).find(|&i| is_byte(&items[i], b'{'));
+        (TagOutcome::Tag { open, close }, close + 1, nested)
+    };
+    // A later `{…}` pair, when it is certain (no opaque hole could interfere).
+    let mut ignored_pair = None;
+    let mut later_open = None;
+    for (i, item) in items.iter().enumerate().skip(rest_from) {
+        if is_opaque(item) {
+            break;
+        }
+        match later_open {
+            None if is_byte(item, b'{') => later_open = Some(i),
+            Some(o) if is_byte(item, b'}') => {
+                ignored_pair = Some((o, i));
+                break;
+            }
+            _ => {}
+        }
+    }
+    TagFacts {
+        outcome,
+        nested_open,
+        ignored_pair,
+    }
+}
+
+/// Whether two hash inputs share a slot.
+pub fn compare(a: &HashInput, b: &HashInput) -> Verdict {
+    match (a, b) {
+        (HashInput::Unknown, _) | (_, HashInput::Unknown) => Verdict::Unknown,
+        (HashInput::Concrete { slot: x, .. }, HashInput::Concrete { slot: y, .. }) => {
+            if x == y {
+                Verdict::Same
+            } else {
+                Verdict::Different
+            }
+        }
+        (HashInput::Symbolic { parts: p, .. }, HashInput::Symbolic { parts: q, .. }) if p == q => {
+            Verdict::Same
+        }
+        _ => Verdict::LikelyDifferent,
+    }
+}
+
+enum Piece<'a> {
+    Bytes(&'a [u8]),
+    Hole(&'a str),
+}
+
+fn display_parts<'a>(pieces: impl Iterator<Item = Piece<'a>>, lang: Lang) -> String {
+    let pieces: Vec<Piece<'a>> = pieces.collect();
+    let mut out = String::new();
+    match lang {
+        Lang::Python => {
+            let has_hole = pieces.iter().any(|p| matches!(p, Piece::Hole(_)));
+            out.push_str(if has_hole { "f\"" } else { "\"" });
+            for p in &pieces {
+                match p {
+                    Piece::Bytes(b) => {
+                        let s = escape(b, '"');
+                        if has_hole {
+                            out.push_str(&s.replace('{', "{{").replace('}', "}}"));
+                        } else {
+                            out.push_str(&s);
+                        }
+                    }
+                    Piece::Hole(l) => {
+                        let _ = write!(out, "{{{l}}}");
+                    }
+                }
+            }
+            out.push('"');
+        }
+        Lang::Lua => {
+            for (i, p) in pieces.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" .. ");
+                }
+                match p {
+                    Piece::Bytes(b) => {
+                        let _ = write!(out, "\"{}\"", escape(b, '"'));
+                    }
+                    Piece::Hole(l) => out.push_str(l),
+                }
+            }
+            if pieces.is_empty() {
+                out.push_str("\"\"");
+            }
+        }
+        Lang::RedisCli => {
+            for p in &pieces {
+                match p {
+                    Piece::Bytes(b) => out.push_str(&escape(b, '"')),
+                    Piece::Hole(l) => {
+                        let _ = write!(out, "<{l}>");
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Printable form of key bytes: UTF-8 text as is, other bytes as `\xNN`, quotes and
+/// backslashes escaped.
+pub fn escape(bytes: &[u8], quote: char) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if c == quote => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c if c.is_control() => {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
+}
+
+impl HashInput {
+    /// How the hash input reads in a message: `slot 11326 (hashes "1000")`,
+    /// `hashed whole: "user:" .. ARGV[1]`, `hashes "user:" .. uid`.
+    pub fn describe(&self, lang: Lang) -> String {
+        match self {
+            HashInput::Concrete { bytes, slot, whole } => {
+                if *whole {
+                    format!("slot {slot}")
+                } else {
+                    format!("slot {slot} (hashes \"{}\")", escape(bytes, '"'))
+                }
+            }
+            HashInput::Symbolic { parts, whole } => {
+                let shown = display_parts(
+                    parts.iter().map(|p| match p {
+                        SymPart::Bytes(b) => Piece::Bytes(b),
+                        SymPart::Hole { label, .. } => Piece::Hole(label),
+                    }),
+                    // Symbolic inputs read best as a concatenation in any language.
+                    if lang == Lang::Python {
+                        Lang::Python
+                    } else {
+                        Lang::Lua
+                    },
+                );
+                if *whole {
+                    format!("hashed whole: {shown}")
+                } else {
+                    format!("hashes {shown}")
+                }
+            }
+            HashInput::Unknown => "slot unknown".to_string(),
+        }
+    }
+
+    /// The concrete slot, if known.
+    pub fn slot(&self) -> Option<u16> {
+        match self {
+            HashInput::Concrete { slot, .. } => Some(*slot),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(s: &str) -> Part {
+        Part::Lit(Lit {
+            bytes: s.as_bytes().to_vec(),
+            map: SourceMap::None,
+        })
+    }
+
+    fn hole(name: &str, kind: HoleKind) -> Part {
+        Part::Hole(Hole {
+            label: name.into(),
+            binding: name.into(),
+            kind,
+            span: None,
+        })
+    }
+
+    fn t(parts: Vec<Part>) -> KeyTemplate {
+        KeyTemplate { parts }
+    }
+
+    #[test]
+    fn literal_templates_agree_with_the_slot_engine() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let alphabet = [b'{', b'}', b'a', b':', 0xff];
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 10) as usize;
+            let key: Vec<u8> = (0..len)
+                .map(|i| alphabet[((state >> (i * 3)) % 5) as usize])
+                .collect();
+            // Split the key into two literal parts at a varying point.
+            let cut = (state as usize >> 40) % (len + 1);
+            let tpl = t(vec![
+                Part::Lit(Lit {
+                    bytes: key[..cut].to_vec(),
+                    map: SourceMap::None,
+                }),
+                Part::Lit(Lit {
+                    bytes: key[cut..].to_vec(),
+                    map: SourceMap::None,
+                }),
+            ]);
+            let a = keyslot::analyze(&key);
+            assert_eq!(tpl.hash_input().slot(), Some(a.slot), "{key:?}");
+            let facts = tpl.tag_facts();
+            assert_eq!(
+                facts.nested_open.is_some(),
+                a.surprises
+                    .iter()
+                    .any(|s| matches!(s, keyslot::Surprise::NestedOpen { .. }))
+            );
+            assert_eq!(
+                facts.ignored_pair.is_some(),
+                a.surprises
+                    .iter()
+                    .any(|s| matches!(s, keyslot::Surprise::IgnoredTag { .. }))
+            );
+        }
+    }
+
+    #[test]
+    fn a_literal_tag_makes_holes_irrelevant() {
+        let a = t(vec![lit("{user:1000}:"), hole("x", HoleKind::Opaque)]);
+        assert_eq!(a.hash_input().slot(), Some(keyslot::key_slot(b"user:1000")));
+    }
+
+    #[test]
+    fn opaque_prefix_is_unknown() {
+        let a = t(vec![hole("ARGV[1]", HoleKind::Opaque), lit(":jobs")]);
+        assert_eq!(a.hash_input(), HashInput::Unknown);
+        assert_eq!(a.tag_facts().outcome, TagOutcome::Unknown);
+    }
+
+    #[test]
+    fn verdicts() {
+        let uid = || hole("uid", HoleKind::Fragment);
+        let cart = t(vec![lit("user:"), uid(), lit(":cart")]);
+        let profile = t(vec![lit("user:"), uid(), lit(":profile")]);
+        assert_eq!(
+            compare(&cart.hash_input(), &profile.hash_input()),
+            Verdict::LikelyDifferent
+        );
+        let tagged_cart = t(vec![lit("{user:"), uid(), lit("}:cart")]);
+        let tagged_profile = t(vec![lit("{user:"), uid(), lit("}:profile")]);
+        assert_eq!(
+            compare(&tagged_cart.hash_input(), &tagged_profile.hash_input()),
+            Verdict::Same
+        );
+        assert_eq!(
+            tagged_cart.hash_input().describe(Lang::Lua),
+            "hashes \"user:\" .. uid"
+        );
+        assert_eq!(
+            cart.hash_input().describe(Lang::Lua),
+            "hashed whole: \"user:\" .. uid .. \":cart\""
+        );
+        assert_eq!(
+            tagged_cart.display(Lang::Python),
+            "f\"{{user:{uid}}}:cart\""
+        );
+        let key = t(vec![hole("KEYS[1]", HoleKind::Opaque)]);
+        assert_eq!(
+            compare(&key.hash_input(), &cart.hash_input()),
+            Verdict::Unknown
+        );
+        let a = KeyTemplate::literal("user:1000:profile", SourceMap::None);
+        let b = KeyTemplate::literal("user:1000:cart", SourceMap::None);
+        assert_eq!(
+            compare(&a.hash_input(), &b.hash_input()),
+            Verdict::Different
+        );
+    }
+
+    #[test]
+    fn unclosed_and_empty_with_holes() {
+        let a = t(vec![lit("user:{"), hole("id", HoleKind::Fragment)]);
+        assert!(matches!(
+            a.tag_facts().outcome,
+            TagOutcome::WholeUnclosed { .. }
+        ));
+        let b = t(vec![lit("x{}"), hole("id", HoleKind::Fragment), lit("{y}")]);
+        let f = b.tag_facts();
+        assert!(matches!(f.outcome, TagOutcome::WholeEmptyTag { open: 1 }));
+        assert!(f.ignored_pair.is_some());
+    }
+
+    #[test]
+    fn escape_shows_bytes() {
+        assert_eq!(escape(b"a\"b\xff\x00", '"'), "a\\\"b\\xff\\x00");
+    }
+}

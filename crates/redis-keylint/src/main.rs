@@ -1,1 +1,99 @@
-fn main() {}
+//! The `redis-keylint` binary: the only part of the project that knows about files,
+//! terminals and flags.
+
+mod cli;
+mod lint;
+mod render;
+mod slot;
+
+use clap::Parser;
+use cli::{Cli, Command, Format};
+use keylint_core::Rule;
+use std::io::Write;
+use std::process::ExitCode;
+
+mod docs {
+    include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+}
+
+fn main() -> ExitCode {
+    let args = cli::with_default_command(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let code = match cli.command {
+        Command::Check(args) => lint::run(&args),
+        Command::Slot(args) => slot::run(&args),
+        Command::Rules(args) => rules(args.format),
+        Command::Explain { rule } => explain(&rule),
+    };
+    ExitCode::from(code)
+}
+
+/// The embedded documentation of a rule.
+pub fn rule_doc(rule: Rule) -> Option<&'static str> {
+    docs::RULE_DOCS
+        .iter()
+        .find(|(name, _)| *name == rule.name())
+        .map(|(_, doc)| *doc)
+}
+
+fn rules(format: Format) -> u8 {
+    let mut out = std::io::stdout().lock();
+    let result = match format {
+        Format::Json => {
+            let list: Vec<_> = Rule::ALL
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "code": r.code(),
+                        "name": r.name(),
+                        "severity": r.default_severity().as_str(),
+                        "summary": r.summary(),
+                    })
+                })
+                .collect();
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&list).unwrap_or_default()
+            )
+        }
+        Format::Human => Rule::ALL.iter().try_for_each(|r| {
+            writeln!(
+                out,
+                "{}  {:<22} {:<8} {}",
+                r.code(),
+                r.name(),
+                r.default_severity().as_str(),
+                r.summary()
+            )
+        }),
+    };
+    if result.is_err() {
+        return 2;
+    }
+    0
+}
+
+fn explain(name: &str) -> u8 {
+    let Some(rule) = Rule::from_name_or_code(name) else {
+        eprintln!("error: no rule named `{name}`; `redis-keylint rules` lists them all");
+        return 2;
+    };
+    match rule_doc(rule) {
+        Some(doc) => {
+            print!("{doc}");
+            0
+        }
+        None => {
+            println!("{} ({}): {}", rule.name(), rule.code(), rule.summary());
+            0
+        }
+    }
+}

@@ -32,7 +32,7 @@ pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
 fn what(unit: &Unit) -> String {
     match unit.kind {
         UnitKind::Command => format!("keys of `{}`", unit.name),
-        UnitKind::Transaction => format!("keys of this `{}` block", unit.name),
+        UnitKind::Transaction => format!("keys of this `{}` transaction", unit.name),
         UnitKind::Script => "keys of this script".to_string(),
     }
 }
@@ -119,8 +119,8 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
                  `CROSSSLOT Keys in request don't hash to the same slot`"
             }
             UnitKind::Transaction => {
-                "every key of a transaction, its `WATCH` included, must be in one slot; \
-                 the cluster aborts the block (`CROSSSLOT` or `EXECABORT`)"
+                "the cluster aborts a transaction whose keys span slots (`CROSSSLOT` or \
+                 `EXECABORT`), and a `WATCH` guards it only on the transaction's own slot"
             }
             UnitKind::Script => {
                 "a script runs on one node and every key it touches must be in one slot"
@@ -141,17 +141,16 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
         }
     }
     f = match suggest_tag(&distinct, lang) {
-        Ok(s) => f
-            .with_help(format!(
-                "co-locate the keys with a hash tag on what they share, `{}`: {}",
-                s.tag,
-                s.rewritten
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-            .with_note("renaming keys is a data migration: existing keys must be moved"),
+        Ok(s) => f.with_help(format!(
+            "co-locate the keys with a hash tag on what they share, `{}`: {}",
+            s.tag,
+            s.rewritten
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+                + "; renaming keys is a data migration: existing keys must be moved"
+        )),
         Err(NoSuggestion::OnlyConstant(c)) => f.with_help(format!(
             "the keys share only the constant `{c}`; a `{{{c}}}` tag would put that whole \
              family on one slot, so split the operation per key or give the keys a real \

@@ -1,0 +1,166 @@
+//! Renderers: rustc-style text through codespan-reporting, and JSON.
+
+use crate::lint::FileReport;
+use codespan_reporting::diagnostic::{Diagnostic, Label, LabelStyle, Severity as CsSeverity};
+use codespan_reporting::files::{Files, SimpleFile};
+use codespan_reporting::term::{self, termcolor::StandardStream};
+use keylint_core::{Finding, Severity, Span};
+use std::io::{self, Write};
+
+/// Widens a byte span to char boundaries inside the source, so that a label on one
+/// byte of a multi-byte character can never split it.
+pub fn clamp(source: &str, span: &Span) -> Span {
+    let mut start = span.start.min(source.len());
+    let mut end = span.end.clamp(start, source.len());
+    while !source.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !source.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
+}
+
+fn to_diagnostic(source: &str, f: &Finding) -> Diagnostic<()> {
+    let severity = match f.severity {
+        Severity::Error => CsSeverity::Error,
+        Severity::Warning => CsSeverity::Warning,
+        Severity::Info => CsSeverity::Note,
+    };
+    let mut labels = vec![
+        Label::new(LabelStyle::Primary, (), clamp(source, &f.primary.span))
+            .with_message(&f.primary.message),
+    ];
+    labels.extend(f.secondary.iter().map(|l| {
+        Label::new(LabelStyle::Secondary, (), clamp(source, &l.span)).with_message(&l.message)
+    }));
+    let mut notes: Vec<String> = f.notes.iter().map(|n| format!("note: {n}")).collect();
+    if let Some(h) = &f.help {
+        notes.push(format!("help: {h}"));
+    }
+    notes.push(format!(
+        "rule: `{}` (`redis-keylint explain {}`)",
+        f.rule.name(),
+        f.rule.name()
+    ));
+    Diagnostic::new(severity)
+        .with_message(&f.message)
+        .with_code(f.rule.code())
+        .with_labels(labels)
+        .with_notes(notes)
+}
+
+/// rustc-style output, then a summary line unless `quiet`.
+pub fn human(
+    reports: &[FileReport],
+    checked: usize,
+    color: term::termcolor::ColorChoice,
+    quiet: bool,
+) -> io::Result<()> {
+    let mut stream = StandardStream::stdout(color);
+    let config = term::Config::default();
+    let (mut errors, mut warnings, mut infos, mut files_with) = (0, 0, 0, 0);
+    for r in reports {
+        if r.findings.is_empty() {
+            continue;
+        }
+        files_with += 1;
+        let file = SimpleFile::new(r.path.display().to_string(), r.source.as_str());
+        for f in &r.findings {
+            match f.severity {
+                Severity::Error => errors += 1,
+                Severity::Warning => warnings += 1,
+                Severity::Info => infos += 1,
+            }
+            term::emit(&mut stream, &config, &file, &to_diagnostic(&r.source, f)).map_err(|e| {
+                match e {
+                    codespan_reporting::files::Error::Io(e) => e,
+                    other => io::Error::other(other.to_string()),
+                }
+            })?;
+        }
+    }
+    if !quiet {
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        if errors + warnings + infos == 0 {
+            writeln!(stream, "no findings ({} checked)", plural(checked, "file"))?;
+        } else {
+            let mut parts = vec![plural(errors, "error"), plural(warnings, "warning")];
+            if infos > 0 {
+                parts.push(format!("{infos} info"));
+            }
+            writeln!(
+                stream,
+                "found {} in {} ({} checked)",
+                parts.join(", "),
+                plural(files_with, "file"),
+                checked
+            )?;
+        }
+    }
+    stream.flush()
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(file: &SimpleFile<String, &str>, offset: usize) -> (usize, usize) {
+    match file.location((), offset) {
+        Ok(loc) => (loc.line_number, loc.column_number),
+        Err(_) => (1, 1),
+    }
+}
+
+/// The JSON value of one finding.
+pub fn finding_json(path: &str, source: &str, f: &Finding) -> serde_json::Value {
+    let file = SimpleFile::new(path.to_string(), source);
+    let span = clamp(source, &f.primary.span);
+    let (line, column) = line_col(&file, span.start);
+    let (end_line, end_column) = line_col(&file, span.end);
+    let label = |l: &keylint_core::Label| {
+        let s = clamp(source, &l.span);
+        let (line, column) = line_col(&file, s.start);
+        let (end_line, end_column) = line_col(&file, s.end);
+        serde_json::json!({
+            "line": line, "column": column, "end_line": end_line, "end_column": end_column,
+            "message": l.message,
+        })
+    };
+    let unit = f.unit.as_ref().map(|u| {
+        let s = clamp(source, u);
+        serde_json::json!({
+            "line": line_col(&file, s.start).0,
+            "end_line": line_col(&file, s.end).0,
+        })
+    });
+    serde_json::json!({
+        "rule": f.rule.name(),
+        "code": f.rule.code(),
+        "severity": f.severity.as_str(),
+        "path": path,
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
+        "message": f.message,
+        "label": f.primary.message,
+        "related": f.secondary.iter().map(label).collect::<Vec<_>>(),
+        "notes": f.notes,
+        "help": f.help,
+        "unit": unit,
+    })
+}
+
+/// A JSON array of every finding.
+pub fn json(reports: &[FileReport]) -> io::Result<()> {
+    let all: Vec<serde_json::Value> = reports
+        .iter()
+        .flat_map(|r| {
+            let path = r.path.display().to_string();
+            r.findings
+                .iter()
+                .map(move |f| finding_json(&path, &r.source, f))
+        })
+        .collect();
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &all).map_err(io::Error::other)?;
+    writeln!(out)
+}

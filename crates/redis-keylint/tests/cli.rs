@@ -1,0 +1,327 @@
+//! End-to-end tests of the command line: arguments in, stdout and exit status out.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_redis-keylint"));
+    c.env_remove("NO_COLOR");
+    c
+}
+
+fn run(args: &[&str], dir: &Path) -> Output {
+    bin().args(args).current_dir(dir).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+fn write(dir: &Path, name: &str, content: &[u8]) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+#[test]
+fn slot_explains_the_tag() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(&["slot", "user:{1000}:profile"], d.path());
+    assert!(o.status.success());
+    let s = stdout(&o);
+    assert!(s.contains("slot 11326"), "{s}");
+    assert!(s.contains("hashes the tag \"1000\""), "{s}");
+    assert!(
+        s.contains("              user:{1000}:profile\n                    ^^^^\n"),
+        "{s}"
+    );
+}
+
+#[test]
+fn slot_with_several_keys_says_whether_they_share_a_slot() {
+    let d = tempfile::tempdir().unwrap();
+    let s = stdout(&run(&["slot", "user:{1000}:a", "cart:{1000}"], d.path()));
+    assert!(s.contains("all 2 keys are in slot 11326"), "{s}");
+    let s = stdout(&run(
+        &["slot", "user:1000:profile", "user:1000:cart"],
+        d.path(),
+    ));
+    assert!(s.contains("2 different slots (7185, 8918)"), "{s}");
+    assert!(s.contains("hashes the whole key (no `{`"), "{s}");
+    let s = stdout(&run(&["slot", "foo{}{bar}"], d.path()));
+    assert!(
+        s.contains("slot  8363") && s.contains("`{bar}` is ordinary bytes"),
+        "{s}"
+    );
+}
+
+#[test]
+fn slot_json_and_stdin() {
+    let d = tempfile::tempdir().unwrap();
+    let mut child = bin()
+        .args(["slot", "--format", "json", "-"])
+        .current_dir(d.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"foo{{bar}}\r\n123456789\n\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let v = json(&o);
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), 3);
+    assert_eq!(arr[0]["key"], "foo{{bar}}");
+    assert_eq!(arr[0]["slot"], 4015);
+    assert_eq!(arr[0]["hashed"], "{bar");
+    assert_eq!(arr[0]["surprises"][0]["kind"], "nested-open-brace");
+    assert_eq!(arr[1]["slot"], 12739);
+    assert_eq!(arr[1]["reason"], "no-brace");
+    assert_eq!(arr[2]["key"], "");
+    assert_eq!(arr[2]["slot"], 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn slot_takes_any_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let o = bin()
+        .args(["slot", "--format", "json"])
+        .arg(std::ffi::OsStr::from_bytes(b"{\xff\x01}x"))
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let v = json(&o);
+    assert_eq!(v[0]["key"], "{\\xff\\x01}x");
+    assert_eq!(v[0]["slot"], u64::from(keyslot::key_slot(b"\xff\x01")));
+}
+
+#[test]
+fn check_json_has_the_documented_fields() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.redis",
+        b"# x\nMGET user:1000:profile user:1000:cart\n",
+    );
+    let o = run(&["check", "--format", "json", "a.redis"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    let f = &v[0];
+    assert_eq!(f["rule"], "cross-slot");
+    assert_eq!(f["code"], "RK001");
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["path"], "a.redis");
+    assert_eq!(f["line"], 2);
+    assert_eq!(f["column"], 24);
+    assert_eq!(f["end_line"], 2);
+    assert_eq!(f["end_column"], 38);
+    assert_eq!(f["message"], "keys of `MGET` are in different hash slots");
+    assert_eq!(f["label"], "slot 7185");
+    assert_eq!(f["related"][0]["message"], "slot 8918");
+}
+
+#[test]
+fn exit_status() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "ok.redis", b"MGET {a}1 {a}2\n");
+    write(d.path(), "bad.redis", b"MGET a b\n");
+    write(d.path(), "warn.redis", b"SET x{}y 1\n");
+    assert_eq!(run(&["check", "ok.redis"], d.path()).status.code(), Some(0));
+    assert_eq!(
+        run(&["check", "warn.redis"], d.path()).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["check", "bad.redis"], d.path()).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        run(&["bad.redis"], d.path()).status.code(),
+        Some(1),
+        "check is the default"
+    );
+    assert_eq!(
+        run(&["check", "--exit-zero", "bad.redis"], d.path())
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["check", "--ignore", "cross-slot", "bad.redis"], d.path())
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["check", "--select", "RK101", "bad.redis"], d.path())
+            .status
+            .code(),
+        Some(0)
+    );
+    let missing = run(&["check", "ok.redis", "nope.redis"], d.path());
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("nope.redis: no such file or directory")
+    );
+    assert_eq!(
+        run(&["check", "--select", "no-such-rule", "."], d.path())
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["check", "--format", "yaml", "."], d.path())
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["."], d.path()).status.code(),
+        Some(1),
+        "a directory is walked"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_named_file_is_an_io_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "secret.redis", b"GET a\n");
+    let p = d.path().join("secret.redis");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::read(&p).is_ok() {
+        // Running with privileges that ignore file modes: a broken symlink named on
+        // the command line exercises the same path.
+        std::os::unix::fs::symlink("missing-target.redis", d.path().join("link.redis")).unwrap();
+        let o = run(&["check", "link.redis"], d.path());
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("broken symbolic link"));
+        return;
+    }
+    let o = run(&["check", "secret.redis"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("secret.redis"));
+}
+
+#[test]
+fn bad_files_are_skipped_with_a_warning_and_lose_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "latin1.redis", b"MGET caf\xe9 b\n");
+    write(
+        d.path(),
+        "binary.lua",
+        b"\x00\x01\x02redis.call('MGET', 'a', 'b')",
+    );
+    write(
+        d.path(),
+        "broken.redis",
+        b"MGET \"unterminated a b\nMGET x y\n",
+    );
+    write(d.path(), "big.redis", &vec![b'#'; 2048]);
+    let o = run(
+        &["check", "--max-file-size", "1024", "--format", "json", "."],
+        d.path(),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("latin1.redis: skipped: not valid UTF-8"),
+        "{err}"
+    );
+    assert!(err.contains("binary.lua: skipped: binary file"), "{err}");
+    assert!(err.contains("big.redis: skipped: 2048 bytes"), "{err}");
+    // The good line after a broken one is still linted.
+    let v = json(&o);
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["path"], "./broken.redis");
+    assert_eq!(v[0]["line"], 2);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_do_not_hang() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "sub/a.redis", b"MGET a b\n");
+    std::os::unix::fs::symlink("..", d.path().join("sub/up")).unwrap();
+    std::os::unix::fs::symlink("loop", d.path().join("loop")).unwrap();
+    let o = run(&["check", "--format", "json", "."], d.path());
+    assert_eq!(json(&o).as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn gitignore_is_respected() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), ".gitignore", b"generated/\n");
+    write(d.path(), "generated/x.redis", b"MGET a b\n");
+    write(d.path(), "y.redis", b"GET a\n");
+    let o = run(&["check", "."], d.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("no findings (1 file checked)"));
+}
+
+#[test]
+fn rules_and_explain() {
+    let d = tempfile::tempdir().unwrap();
+    let v = json(&run(&["rules", "--format", "json"], d.path()));
+    let rules = v.as_array().unwrap();
+    assert!(rules.len() >= 6);
+    for r in rules {
+        for field in ["code", "name", "severity", "summary"] {
+            assert!(r[field].is_string(), "{r}");
+        }
+    }
+    let by_name = stdout(&run(&["explain", "cross-slot"], d.path()));
+    let by_code = stdout(&run(&["explain", "rk001"], d.path()));
+    assert_eq!(by_name, by_code);
+    assert!(by_name.starts_with("# cross-slot (RK001)"));
+    assert!(by_name.contains("## Why is this bad?"));
+    assert_eq!(run(&["explain", "nope"], d.path()).status.code(), Some(2));
+}
+
+#[test]
+fn human_output_is_rustc_style() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.redis",
+        b"MGET user:1000:profile user:1000:cart\n",
+    );
+    let s = stdout(&run(&["check", "--color", "always", "a.redis"], d.path()));
+    assert!(s.contains("\u{1b}["), "colors when asked");
+    let o = bin()
+        .args(["check", "a.redis"])
+        .env("NO_COLOR", "1")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let s = stdout(&o);
+    assert!(!s.contains("\u{1b}["));
+    assert!(
+        s.starts_with("error[RK001]: keys of `MGET` are in different hash slots\n"),
+        "{s}"
+    );
+    assert!(s.contains("┌─ a.redis:1:24"), "{s}");
+    assert!(
+        s.contains("= help: co-locate the keys with a hash tag on what they share, `user:1000`"),
+        "{s}"
+    );
+    assert!(
+        s.ends_with("found 1 error, 0 warnings in 1 file (1 checked)\n"),
+        "{s}"
+    );
+    let q = stdout(&run(&["check", "--quiet", "a.redis"], d.path()));
+    assert!(!q.contains("found 1 error"));
+}

@@ -1,0 +1,278 @@
+//! Live conformance for redis-cli command files: every command of every fixture under
+//! `fixtures/redis-cli/` is sent to a real 3-master cluster, and the commands and
+//! transactions the cluster refuses for spanning slots must be exactly the ones the
+//! linter reports as `cross-slot`.
+//!
+//! - A command outside a transaction is sent to the node that owns its first key; a
+//!   `CROSSSLOT` reply means it spans slots (a `MOVED` or `ASK` would mean one slot).
+//! - A `WATCH … MULTI … EXEC` block is sent as written to the node that owns its first
+//!   key. It is refused when a queued command or the `WATCH` is answered `CROSSSLOT`,
+//!   `MOVED` or `ASK`, or `EXEC` fails. A `WATCH` on another slot of the *same* node is
+//!   accepted by the server although it cannot guard the transaction; for that case
+//!   alone the verdict is taken from the server's `CLUSTER KEYSLOT` of every key.
+
+use conformance::{Cluster, Conn, Reply};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Line ranges of the units the linter reports as `cross-slot`.
+fn reported_units(rel: &Path) -> Vec<(usize, usize)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
+        .current_dir(root())
+        .args(["check", "--format", "json", "--select", "cross-slot"])
+        .arg(rel)
+        .output()
+        .unwrap();
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "cross-slot")
+        .map(|f| {
+            let u = &f["unit"];
+            (
+                u["line"].as_u64().unwrap() as usize,
+                u["end_line"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect()
+}
+
+fn argv(cmd: &keylint_rediscli::CommandLine) -> Vec<Vec<u8>> {
+    cmd.args.iter().map(|a| a.bytes.clone()).collect()
+}
+
+fn keys_of(cmd: &keylint_rediscli::CommandLine) -> Vec<Vec<u8>> {
+    let argv: Vec<&[u8]> = cmd.args.iter().map(|a| a.bytes.as_slice()).collect();
+    match keylint_commands::extract_keys(&argv) {
+        Ok(ex) => ex.keys.iter().map(|k| argv[k.index].to_vec()).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn is_slot_refusal(r: &Reply) -> bool {
+    matches!(r.error_prefix(), Some("CROSSSLOT" | "MOVED" | "ASK"))
+}
+
+struct Conns<'a> {
+    cluster: &'a Cluster,
+    open: BTreeMap<usize, Conn>,
+}
+
+impl Conns<'_> {
+    fn for_key(&mut self, key: Option<&[u8]>) -> &mut Conn {
+        let node = key.map_or(0, |k| self.cluster.node_for_slot(keyslot::key_slot(k)));
+        let cluster = self.cluster;
+        self.open.entry(node).or_insert_with(|| cluster.conn(node))
+    }
+}
+
+fn server_slot(conn: &mut Conn, key: &[u8]) -> i64 {
+    let reply = conn.cmd(&[b"CLUSTER".as_slice(), b"KEYSLOT", key]).unwrap();
+    reply.as_int().unwrap()
+}
+
+#[derive(Default)]
+struct Block {
+    start: usize,
+    watch: Vec<keylint_rediscli::CommandLine>,
+    cmds: Vec<keylint_rediscli::CommandLine>,
+}
+
+#[test]
+fn cluster_refuses_exactly_what_is_reported() {
+    let cluster = Cluster::start();
+    let dir = root().join("fixtures/redis-cli");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "redis"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    let mut disagreements = Vec::new();
+    let (mut commands_sent, mut blocks_sent, mut refused_total) = (0, 0, 0);
+    for path in &files {
+        for i in 0..3 {
+            let r = cluster.conn(i).cmd(&["FLUSHALL"]).unwrap();
+            assert!(!r.is_error(), "{r:?}");
+        }
+        let rel = path.strip_prefix(root()).unwrap().to_path_buf();
+        let reported: BTreeSet<(usize, usize)> = reported_units(&rel).into_iter().collect();
+        let mut matched: BTreeSet<(usize, usize)> = BTreeSet::new();
+        let parsed = keylint_rediscli::parse(&std::fs::read(path).unwrap());
+        let mut conns = Conns {
+            cluster: &cluster,
+            open: BTreeMap::new(),
+        };
+        let mut watch: Vec<keylint_rediscli::CommandLine> = Vec::new();
+        let mut block: Option<Block> = None;
+        for cmd in &parsed.commands {
+            let name = String::from_utf8_lossy(&cmd.args[0].bytes).to_ascii_uppercase();
+            match name.as_str() {
+                "MULTI" => {
+                    block = Some(Block {
+                        start: cmd.line,
+                        watch: std::mem::take(&mut watch),
+                        cmds: Vec::new(),
+                    });
+                    continue;
+                }
+                "DISCARD" => {
+                    block = None;
+                    watch.clear();
+                    continue;
+                }
+                "UNWATCH" => {
+                    watch.clear();
+                    continue;
+                }
+                "EXEC" => {
+                    let Some(b) = block.take() else { continue };
+                    blocks_sent += 1;
+                    let all_keys: Vec<Vec<u8>> =
+                        b.watch.iter().chain(&b.cmds).flat_map(keys_of).collect();
+                    let conn = conns.for_key(all_keys.first().map(|k| k.as_slice()));
+                    let mut refused = false;
+                    for w in &b.watch {
+                        refused |= is_slot_refusal(&conn.cmd(&argv(w)).unwrap());
+                    }
+                    assert_eq!(conn.cmd(&["MULTI"]).unwrap(), Reply::Simple("OK".into()));
+                    for c in &b.cmds {
+                        let r = conn.cmd(&argv(c)).unwrap();
+                        if is_slot_refusal(&r) {
+                            refused = true;
+                            // A queued command refused on its own is a command verdict.
+                            if r.error_prefix() == Some("CROSSSLOT") {
+                                check_line(
+                                    c.line,
+                                    true,
+                                    &reported,
+                                    &mut matched,
+                                    &rel,
+                                    &mut disagreements,
+                                );
+                            }
+                        } else {
+                            check_line(
+                                c.line,
+                                false,
+                                &reported,
+                                &mut matched,
+                                &rel,
+                                &mut disagreements,
+                            );
+                        }
+                    }
+                    let exec = conn.cmd(&["EXEC"]).unwrap();
+                    refused |= exec.is_error();
+                    let slots: BTreeSet<i64> =
+                        all_keys.iter().map(|k| server_slot(conn, k)).collect();
+                    let expected = refused || slots.len() > 1;
+                    refused_total += usize::from(expected);
+                    let lines = (b.start, cmd.line);
+                    let got: Vec<_> = reported
+                        .iter()
+                        .filter(|(s, e)| {
+                            *s >= b.start.min(b.watch.first().map_or(b.start, |w| w.line))
+                                && *e <= lines.1
+                        })
+                        .copied()
+                        .collect();
+                    matched.extend(got.iter().copied());
+                    if expected != !got.is_empty() {
+                        disagreements.push(format!(
+                            "{}:{}-{}: cluster {} the transaction, linter {}",
+                            rel.display(),
+                            lines.0,
+                            lines.1,
+                            if expected { "refused" } else { "accepted" },
+                            if got.is_empty() {
+                                "is silent"
+                            } else {
+                                "reports it"
+                            }
+                        ));
+                    }
+                    watch.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(b) = block.as_mut() {
+                b.cmds.push(cmd.clone());
+                continue;
+            }
+            if name == "WATCH" {
+                watch.push(cmd.clone());
+            }
+            commands_sent += 1;
+            let keys = keys_of(cmd);
+            let conn = conns.for_key(keys.first().map(|k| k.as_slice()));
+            let reply = conn.cmd(&argv(cmd)).unwrap();
+            if name == "WATCH" {
+                conn.cmd(&["UNWATCH"]).unwrap();
+            }
+            let refused = reply.error_prefix() == Some("CROSSSLOT");
+            refused_total += usize::from(refused);
+            check_line(
+                cmd.line,
+                refused,
+                &reported,
+                &mut matched,
+                &rel,
+                &mut disagreements,
+            );
+        }
+        for unit in reported.difference(&matched) {
+            disagreements.push(format!(
+                "{}:{}-{}: linter reports a unit the cluster never saw",
+                rel.display(),
+                unit.0,
+                unit.1
+            ));
+        }
+    }
+    println!(
+        "{} files, {commands_sent} commands and {blocks_sent} transactions sent, {refused_total} refused for spanning slots",
+        files.len()
+    );
+    assert!(refused_total > 10, "the fixtures exercise too few refusals");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
+
+fn check_line(
+    line: usize,
+    refused: bool,
+    reported: &BTreeSet<(usize, usize)>,
+    matched: &mut BTreeSet<(usize, usize)>,
+    rel: &Path,
+    disagreements: &mut Vec<String>,
+) {
+    let is_reported = reported.contains(&(line, line));
+    if is_reported {
+        matched.insert((line, line));
+    }
+    if refused != is_reported {
+        disagreements.push(format!(
+            "{}:{line}: cluster {}, linter {}",
+            rel.display(),
+            if refused {
+                "answers CROSSSLOT"
+            } else {
+                "accepts the command"
+            },
+            if is_reported {
+                "reports cross-slot"
+            } else {
+                "is silent"
+            }
+        ));
+    }
+}

@@ -61,6 +61,24 @@ impl Label {
     }
 }
 
+/// One replacement in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The bytes to replace.
+    pub span: Span,
+    /// What to put there.
+    pub replacement: String,
+}
+
+/// A suggested rewrite: never applied by the linter, shown by `--fix-suggest`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// What the rewrite does, imperative (`add the hash tag `user:1000``).
+    pub title: String,
+    /// The replacements, in source order, never overlapping.
+    pub edits: Vec<Edit>,
+}
+
 /// One finding in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -80,6 +98,8 @@ pub struct Finding {
     pub help: Option<String>,
     /// The whole atomic unit (command, transaction block, script) the finding is about.
     pub unit: Option<Span>,
+    /// A suggested rewrite, when one is safe to propose.
+    pub fix: Option<Fix>,
 }
 
 impl Finding {
@@ -94,6 +114,7 @@ impl Finding {
             notes: Vec::new(),
             help: None,
             unit: None,
+            fix: None,
         }
     }
 
@@ -118,6 +139,12 @@ impl Finding {
     /// Sets the severity.
     pub fn with_severity(mut self, severity: Severity) -> Finding {
         self.severity = severity;
+        self
+    }
+
+    /// Attaches a suggested rewrite.
+    pub fn with_fix(mut self, fix: Fix) -> Finding {
+        self.fix = Some(fix);
         self
     }
 

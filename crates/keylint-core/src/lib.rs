@@ -11,12 +11,13 @@ pub mod model;
 pub mod rule;
 pub mod rules;
 pub mod suggest;
+pub mod suppress;
 pub mod template;
 
 /// A byte range in a source file.
 pub type Span = std::ops::Range<usize>;
 
-pub use diagnostic::{Finding, Label, Severity};
+pub use diagnostic::{Edit, Finding, Fix, Label, Severity};
 pub use model::{CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, Unit, UnitKind};
 pub use rule::Rule;
 pub use template::{HashInput, KeyTemplate, Lang, Verdict};

@@ -13,13 +13,17 @@ use crate::Span;
 pub enum KeyOrigin {
     /// Not in a script, or the question does not apply.
     Direct,
-    /// `KEYS[i]` itself (1-based).
+    /// `KEYS[i]` itself (1-based; 0 when the index is not a constant, as in `KEYS[i]`
+    /// inside a loop or `unpack(KEYS)`).
     Declared(usize),
     /// Built from `KEYS[i]` (`KEYS[1] .. ':active'`): co-located only when `KEYS[i]`
-    /// carries a hash tag.
+    /// carries a hash tag. The index is 0 when it is not a constant.
     DerivedFromDeclared(usize),
     /// A literal, a name built from `ARGV`, or data read from Redis.
     Undeclared,
+    /// In a script, but where the value comes from is not known (a parameter of a
+    /// helper function, a local assigned in several places): rules stay silent.
+    Unknown,
 }
 
 /// One place where a key is passed to Redis.
@@ -75,6 +79,47 @@ pub struct Unit {
     pub policy: CrossSlotPolicy,
 }
 
+/// How the server runs a script, which decides what touching an undeclared key costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScriptMode {
+    /// An `EVAL` script without a `#!lua` shebang (compatibility mode): keys in other
+    /// slots are tolerated while they are served by the same node.
+    Eval,
+    /// An `EVAL` script with a `#!lua` shebang: every key must be in the slot of the
+    /// declared keys unless the script has `flags=allow-cross-slot-keys`.
+    EvalShebang,
+    /// A function registered with `redis.register_function` (called with `FCALL`): as
+    /// a shebang script, with flags from the registration.
+    Function,
+}
+
+/// A script or function, with what the script rules need beyond its unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Script {
+    /// `script` for an `EVAL` script, the function name for a registered function.
+    pub name: String,
+    /// How the server runs it.
+    pub mode: ScriptMode,
+    /// Its flags (`no-writes`, `allow-cross-slot-keys`, `no-cluster`, …).
+    pub flags: Vec<String>,
+    /// Where the flags are declared: the shebang line, the `flags` table.
+    pub flags_span: Option<Span>,
+    /// The whole script or function in the source.
+    pub span: Span,
+    /// Where to point at the script as a whole (the shebang, the function name).
+    pub anchor: Span,
+    /// Its [`UnitKind::Script`] unit in [`FileModel::units`]; `None` when the script
+    /// cannot run on a cluster at all (`no-cluster`): then no key of it is modelled.
+    pub unit: Option<usize>,
+}
+
+impl Script {
+    /// True when the script declares `flag`.
+    pub fn has_flag(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+}
+
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone)]
 pub struct FileModel {
@@ -86,6 +131,8 @@ pub struct FileModel {
     pub units: Vec<Unit>,
     /// Findings the frontend made itself (a script-level fact with no key behind it).
     pub findings: Vec<Finding>,
+    /// The Lua scripts and functions of the file (empty for other languages).
+    pub scripts: Vec<Script>,
 }
 
 impl FileModel {
@@ -96,6 +143,7 @@ impl FileModel {
             keys: Vec::new(),
             units: Vec::new(),
             findings: Vec::new(),
+            scripts: Vec::new(),
         }
     }
 }

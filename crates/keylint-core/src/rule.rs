@@ -29,6 +29,8 @@ pub enum Rule {
     ScriptKeysMismatch,
     /// A script that declares `no-cluster` and cannot run on a cluster at all.
     ScriptNoCluster,
+    /// A `redis-keylint: ignore[…]` comment that suppresses nothing.
+    UnusedSuppression,
 }
 
 impl Rule {
@@ -44,6 +46,7 @@ impl Rule {
         Rule::UndeclaredScriptKey,
         Rule::ScriptKeysMismatch,
         Rule::ScriptNoCluster,
+        Rule::UnusedSuppression,
     ];
 
     /// The kebab-case name users write in configuration and suppressions.
@@ -59,6 +62,7 @@ impl Rule {
             Rule::UndeclaredScriptKey => "undeclared-script-key",
             Rule::ScriptKeysMismatch => "script-keys-mismatch",
             Rule::ScriptNoCluster => "script-no-cluster",
+            Rule::UnusedSuppression => "unused-suppression",
         }
     }
 
@@ -75,6 +79,7 @@ impl Rule {
             Rule::UndeclaredScriptKey => "RK201",
             Rule::ScriptKeysMismatch => "RK202",
             Rule::ScriptNoCluster => "RK203",
+            Rule::UnusedSuppression => "RK900",
         }
     }
 
@@ -88,7 +93,8 @@ impl Rule {
             | Rule::NestedHashTag
             | Rule::IgnoredHashTag
             | Rule::UnclosedHashTag
-            | Rule::BroadHashTag => Severity::Warning,
+            | Rule::BroadHashTag
+            | Rule::UnusedSuppression => Severity::Warning,
         }
     }
 
@@ -113,6 +119,7 @@ impl Rule {
                 "the keys a caller passes disagree with the `KEYS` the script reads"
             }
             Rule::ScriptNoCluster => "the script declares `no-cluster` and cannot run on a cluster",
+            Rule::UnusedSuppression => "a `redis-keylint: ignore[…]` comment suppresses nothing",
         }
     }
 

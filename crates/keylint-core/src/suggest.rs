@@ -21,6 +21,8 @@ pub struct TagSuggestion {
     pub tag: String,
     /// Each key rewritten, in the key's own language, in input order.
     pub rewritten: Vec<String>,
+    /// Each key's rewritten template, in input order.
+    pub templates: Vec<KeyTemplate>,
 }
 
 /// Why no tag is proposed.
@@ -121,14 +123,15 @@ pub fn suggest_tag(keys: &[&KeyTemplate], lang: Lang) -> Result<TagSuggestion, N
         });
     };
     let run = first[s..e].to_vec();
-    let mut rewritten = Vec::new();
+    let mut templates = Vec::new();
     for (k, toks) in keys.iter().zip(&all) {
         let (rs, re) = find_run(toks, &run).ok_or(NoSuggestion::NotRewritable)?;
-        rewritten.push(insert_braces(k, rs, re).display(lang));
+        templates.push(insert_braces(k, rs, re));
     }
     Ok(TagSuggestion {
         tag: render_tokens(keys[0], &run),
-        rewritten,
+        rewritten: templates.iter().map(|t| t.display(lang)).collect(),
+        templates,
     })
 }
 

@@ -211,6 +211,29 @@ impl KeyTemplate {
         Some(out)
     }
 
+    /// True when both templates evaluate to the same text: same bytes, same holes,
+    /// wherever they are written.
+    pub fn same_text(&self, other: &KeyTemplate) -> bool {
+        fn flat(t: &KeyTemplate) -> Vec<SymPart> {
+            let mut out: Vec<SymPart> = Vec::new();
+            for p in &t.parts {
+                match p {
+                    Part::Lit(l) => match out.last_mut() {
+                        Some(SymPart::Bytes(b)) => b.extend_from_slice(&l.bytes),
+                        _ => out.push(SymPart::Bytes(l.bytes.clone())),
+                    },
+                    Part::Hole(h) => out.push(SymPart::Hole {
+                        binding: h.binding.clone(),
+                        label: h.label.clone(),
+                    }),
+                }
+            }
+            out.retain(|p| !matches!(p, SymPart::Bytes(b) if b.is_empty()));
+            out
+        }
+        flat(self) == flat(other)
+    }
+
     /// True when the template has at least one hole.
     pub fn has_holes(&self) -> bool {
         self.parts.iter().any(|p| matches!(p, Part::Hole(_)))
@@ -294,6 +317,31 @@ impl KeyTemplate {
             },
             _ => HashInput::Symbolic { parts, whole },
         }
+    }
+
+    /// Source code that evaluates to this template, in the file's language, for a
+    /// suggested rewrite; `None` when it cannot be written (holes in a redis-cli file).
+    pub fn replacement(&self, lang: Lang) -> Option<String> {
+        match lang {
+            Lang::RedisCli => self.as_literal().map(|b| quote_redis_cli(&b)),
+            Lang::Lua | Lang::Python => Some(self.display(lang)),
+        }
+    }
+
+    /// True when every literal byte and hole of the template is written inside `span`:
+    /// the expression at `span` builds the whole key, so replacing it is safe.
+    pub fn is_written_within(&self, span: &Span) -> bool {
+        self.parts.iter().all(|p| match p {
+            Part::Lit(l) => match &l.map {
+                SourceMap::None => false,
+                SourceMap::Contiguous(s) => *s >= span.start && s + l.bytes.len() <= span.end,
+                SourceMap::PerByte(v) => v.iter().all(|o| span.contains(o) || *o == span.end),
+            },
+            Part::Hole(h) => h
+                .span
+                .as_ref()
+                .is_some_and(|s| s.start >= span.start && s.end <= span.end),
+        })
     }
 
     /// The template in the user's syntax: `"user:" .. ARGV[1]` (Lua),
@@ -469,6 +517,40 @@ fn display_parts<'a>(pieces: impl Iterator<Item = Piece<'a>>, lang: Lang) -> Str
             }
         }
     }
+    out
+}
+
+/// A redis-cli argument that splits back to exactly `bytes`: bare when that is
+/// unambiguous, else double-quoted with escapes.
+pub fn quote_redis_cli(bytes: &[u8]) -> String {
+    let bare = !bytes.is_empty()
+        && std::str::from_utf8(bytes).is_ok_and(|s| {
+            s.chars()
+                .all(|c| !c.is_whitespace() && !c.is_control() && !matches!(c, '"' | '\'' | '\\'))
+        });
+    if bare {
+        return String::from_utf8_lossy(bytes).into_owned();
+    }
+    let mut out = String::from("\"");
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() || (c.is_whitespace() && c != ' ') => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        let _ = write!(out, "\\x{b:02x}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out.push('"');
     out
 }
 

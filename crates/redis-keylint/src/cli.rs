@@ -29,15 +29,42 @@ pub enum Command {
         /// A rule name (`cross-slot`) or code (`RK001`).
         rule: String,
     },
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
-/// Output formats of `check`.
+/// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// rustc-style diagnostics.
     Human,
     /// A JSON array of findings.
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=…`), shown as annotations.
+    Github,
+}
+
+/// Output formats of `slot` and `rules`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// Text for people.
+    Human,
+    /// JSON.
+    Json,
+}
+
+/// How `--fix-suggest` shows suggested hash tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FixForm {
+    /// Rewritten code under each finding.
+    Inline,
+    /// A unified diff on standard output, ready for `git apply`.
+    Diff,
 }
 
 /// When to color the output.
@@ -54,32 +81,65 @@ pub enum ColorWhen {
 /// Arguments of `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or directories to lint (default: the current directory).
+    /// Files or directories to lint (default: the current directory); `-` reads
+    /// standard input (name it with `--stdin-filename`).
     pub paths: Vec<PathBuf>,
+    /// The file name standard input stands for: picks the language and the config.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// Use this config file instead of looking for `redis-keylint.toml` or
+    /// `pyproject.toml` next to each file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Colors in human output.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
-    /// Same as `--color never`.
+    /// Same as `--color never` (the `NO_COLOR` variable works too).
     #[arg(long)]
     pub no_color: bool,
     /// Print findings only, no summary line.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Run only these rules (names or codes, comma-separated).
-    #[arg(long, value_delimiter = ',')]
+    /// Run only these rules (names or codes, comma-separated); overrides the config.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub select: Vec<String>,
     /// Skip these rules (names or codes, comma-separated).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
     /// Exit with status 0 even when there are errors.
     #[arg(long)]
     pub exit_zero: bool,
-    /// Skip files larger than this many bytes (with a warning).
-    #[arg(long, default_value_t = 10 * 1024 * 1024)]
-    pub max_file_size: u64,
+    /// Make warnings fail the run too (exit status 1).
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Propose the narrowest hash tag for each cross-slot finding: inline (default)
+    /// or as a unified diff (`--fix-suggest=diff`). Never writes files.
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "inline",
+        value_name = "FORM"
+    )]
+    pub fix_suggest: Option<FixForm>,
+    /// Record today's findings in FILE and exit 0: later runs with `--baseline FILE`
+    /// report only new ones.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Report only findings that are not in this baseline.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Skip files larger than this many bytes, with a warning (default 10 MiB, or
+    /// `max-file-size` from the config).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
+    /// Worker threads (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// Arguments of `slot`.
@@ -89,16 +149,16 @@ pub struct SlotArgs {
     #[arg(required = true)]
     pub keys: Vec<OsString>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
 }
 
 /// Arguments of `rules`.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
 }
 
 /// Inserts `check` when the first argument is not a subcommand, so that
@@ -109,6 +169,7 @@ pub fn with_default_command(args: Vec<OsString>) -> Vec<OsString> {
         "slot",
         "rules",
         "explain",
+        "completions",
         "help",
         "-h",
         "--help",

@@ -1,11 +1,20 @@
-//! `check`: walk the paths, lint each file, render, and decide the exit status.
+//! `check`: find the files, lint them in parallel, filter the findings through the
+//! configuration, suppressions and baseline, render, and decide the exit status.
 
-use crate::cli::{CheckArgs, ColorWhen, Format};
-use crate::render;
-use keylint_core::rules::Settings;
+use crate::baseline::{self, Baseline};
+use crate::cli::{CheckArgs, ColorWhen, FixForm, Format};
+use crate::config::{Config, Resolver};
+use crate::{fixes, github, render, sarif};
+use keylint_core::template::Lang;
 use keylint_core::{Finding, Rule, Severity};
 use std::collections::BTreeSet;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Files larger than this are skipped unless configured otherwise.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
 
 /// Which frontend reads a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +34,28 @@ impl Language {
             _ => None,
         }
     }
+
+    /// The core's name for it (comment syntax, how keys are printed).
+    pub fn lang(self) -> Lang {
+        match self {
+            Language::RedisCli => Lang::RedisCli,
+            Language::Lua => Lang::Lua,
+        }
+    }
+
+    /// A cheap byte-level test: false when the file cannot contain Redis usage, so it
+    /// is never parsed. A Lua script reaches Redis only through `redis.call`,
+    /// `redis.pcall` or `redis.register_function`.
+    pub fn may_use_redis(self, source: &[u8]) -> bool {
+        match self {
+            Language::RedisCli => true,
+            Language::Lua => memchr::memmem::find(source, b"redis").is_some(),
+        }
+    }
 }
+
+/// The extensions `check` lints, for messages.
+const KNOWN_EXTENSIONS: &str = "`.redis` or `.lua`";
 
 /// The result of linting one file.
 #[derive(Debug)]
@@ -49,109 +79,202 @@ pub struct Problem {
     pub fatal: bool,
 }
 
-/// Lints one file's contents.
-pub fn lint_source(lang: Language, source: &str, settings: &Settings) -> Vec<Finding> {
+/// Runs the frontend and the rules on one file's text: every finding, unfiltered.
+pub fn lint_source(lang: Language, source: &str, config: &Config) -> Vec<Finding> {
+    if !lang.may_use_redis(source.as_bytes()) {
+        return Vec::new();
+    }
     let model = match lang {
         Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
         Language::Lua => keylint_lua::lower(source),
     };
-    keylint_core::rules::check(&model, settings)
+    keylint_core::rules::check(&model, &config.settings)
 }
 
-/// Rule selection from `--select` and `--ignore`.
-#[derive(Debug, Clone)]
-pub struct Selection {
-    enabled: BTreeSet<Rule>,
+/// `--select` / `--ignore` from the command line, applied on top of the config.
+#[derive(Debug, Clone, Default)]
+struct CliSelection {
+    select: Option<BTreeSet<Rule>>,
+    ignore: BTreeSet<Rule>,
 }
 
-impl Selection {
-    fn from_args(select: &[String], ignore: &[String]) -> Result<Selection, String> {
-        let parse = |names: &[String]| -> Result<Vec<Rule>, String> {
+impl CliSelection {
+    fn from_args(select: &[String], ignore: &[String]) -> Result<CliSelection, String> {
+        let parse = |names: &[String]| -> Result<BTreeSet<Rule>, String> {
             names
                 .iter()
+                .map(|n| n.trim())
                 .filter(|n| !n.is_empty())
                 .map(|n| {
-                    Rule::from_name_or_code(n.trim()).ok_or_else(|| {
+                    Rule::from_name_or_code(n).ok_or_else(|| {
                         format!("unknown rule `{n}`; `redis-keylint rules` lists them all")
                     })
                 })
                 .collect()
         };
-        let mut enabled: BTreeSet<Rule> = if select.is_empty() {
-            Rule::ALL.iter().copied().collect()
-        } else {
-            parse(select)?.into_iter().collect()
-        };
-        for r in parse(ignore)? {
-            enabled.remove(&r);
-        }
-        Ok(Selection { enabled })
+        let select = parse(select)?;
+        Ok(CliSelection {
+            select: (!select.is_empty()).then_some(select),
+            ignore: parse(ignore)?,
+        })
     }
+
+    fn enabled(&self, config: &Config, rule: Rule) -> bool {
+        let on = match &self.select {
+            Some(s) => s.contains(&rule),
+            None => config.enabled.contains(&rule),
+        };
+        on && !self.ignore.contains(&rule)
+    }
+}
+
+/// Applies rule selection, per-file ignores, severity overrides and suppression
+/// comments to one file's findings.
+fn finalize(
+    findings: Vec<Finding>,
+    lang: Language,
+    path: &Path,
+    source: &str,
+    config: &Config,
+    selection: &CliSelection,
+) -> Vec<Finding> {
+    let per_file = config.ignored_for(path);
+    let runs = |r: Rule| selection.enabled(config, r) && !per_file.contains(&r);
+    let findings: Vec<Finding> = findings.into_iter().filter(|f| runs(f.rule)).collect();
+    let mut findings = keylint_core::suppress::apply(source, lang.lang(), findings, runs);
+    findings.retain(|f| runs(f.rule));
+    for f in &mut findings {
+        if let Some(s) = config.severity.get(&f.rule) {
+            f.severity = *s;
+        }
+    }
+    findings
 }
 
 fn read_file(path: &Path, max: u64) -> Result<String, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.is_dir() {
+        return Err("is a directory".into());
+    }
     if meta.len() > max {
         return Err(format!(
             "skipped: {} bytes is over the {max}-byte limit (--max-file-size)",
             meta.len()
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "skipped: over the {max}-byte limit (--max-file-size)"
+        ));
+    }
+    decode(bytes)
+}
+
+fn decode(bytes: Vec<u8>) -> Result<String, String> {
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err("skipped: binary file".into());
     }
-    match String::from_utf8(bytes) {
-        Ok(s) => Ok(s),
-        Err(e) => Err(format!(
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
             "skipped: not valid UTF-8 (byte {})",
             e.utf8_error().valid_up_to()
-        )),
+        )
+    })
+}
+
+struct Job {
+    path: PathBuf,
+    lang: Language,
+    config: Arc<Config>,
+    named: bool,
+}
+
+fn missing(path: &Path) -> String {
+    match std::fs::symlink_metadata(path) {
+        Ok(_) => "broken symbolic link".into(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        Err(e) => e.to_string(),
     }
 }
 
-/// Collects the files to lint under the given paths, in a stable order.
-fn collect(paths: &[PathBuf], problems: &mut Vec<Problem>) -> Vec<PathBuf> {
-    let mut files = BTreeSet::new();
+/// Collects the files to lint, each with the config that governs it.
+fn collect(
+    paths: &[PathBuf],
+    resolver: &Arc<Mutex<Resolver>>,
+    problems: &mut Vec<Problem>,
+) -> Result<Vec<Job>, crate::config::ConfigError> {
+    let mut jobs = Vec::new();
+    let mut seen = BTreeSet::new();
     for root in paths {
         if std::fs::metadata(root).is_err() {
             problems.push(Problem {
                 path: root.clone(),
-                message: match std::fs::symlink_metadata(root) {
-                    Ok(_) => "broken symbolic link".into(),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        "no such file or directory".into()
-                    }
-                    Err(e) => e.to_string(),
-                },
+                message: missing(root),
                 fatal: true,
             });
             continue;
         }
-        if root.is_file() {
-            if Language::of(root).is_some() {
-                files.insert(root.clone());
-            } else {
-                problems.push(Problem {
+        let config = resolver.lock().expect("resolver lock").for_path(root)?;
+        if !root.is_dir() {
+            // A file named on the command line is linted even if a config excludes it.
+            match Language::of(root) {
+                Some(lang) if seen.insert(root.clone()) => jobs.push(Job {
                     path: root.clone(),
-                    message: "skipped: not a `.redis` or `.lua` file".into(),
+                    lang,
+                    config,
+                    named: true,
+                }),
+                Some(_) => {}
+                None => problems.push(Problem {
+                    path: root.clone(),
+                    message: format!("skipped: not a {KNOWN_EXTENSIONS} file"),
                     fatal: false,
-                });
+                }),
             }
             continue;
         }
+        let config_error: Arc<Mutex<Option<crate::config::ConfigError>>> = Arc::default();
+        let (res, err) = (resolver.clone(), config_error.clone());
         let walker = ignore::WalkBuilder::new(root)
             .follow_links(false)
             .require_git(false)
+            .filter_entry(move |e| {
+                if e.depth() == 0 {
+                    return true;
+                }
+                match res.lock().expect("resolver lock").for_path(e.path()) {
+                    Ok(c) => !c.is_excluded(e.path()),
+                    Err(e) => {
+                        err.lock().expect("error lock").get_or_insert(e);
+                        false
+                    }
+                }
+            })
             .build();
         for entry in walker {
             match entry {
                 Ok(e) => {
-                    if e.file_type().is_some_and(|t| t.is_file())
-                        && Language::of(e.path()).is_some()
-                    {
-                        files.insert(e.into_path());
+                    if !e.file_type().is_some_and(|t| t.is_file()) {
+                        continue;
                     }
+                    let Some(lang) = Language::of(e.path()) else {
+                        continue;
+                    };
+                    let path = e.into_path();
+                    if !seen.insert(path.clone()) {
+                        continue;
+                    }
+                    let config = resolver.lock().expect("resolver lock").for_path(&path)?;
+                    jobs.push(Job {
+                        path,
+                        lang,
+                        config,
+                        named: false,
+                    });
                 }
                 Err(err) => problems.push(Problem {
                     path: root.clone(),
@@ -160,49 +283,77 @@ fn collect(paths: &[PathBuf], problems: &mut Vec<Problem>) -> Vec<PathBuf> {
                 }),
             }
         }
+        let pending = config_error.lock().expect("error lock").take();
+        if let Some(e) = pending {
+            return Err(e);
+        }
     }
-    files.into_iter().collect()
+    // Deterministic order whatever the file system returns.
+    jobs.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(jobs)
 }
 
-/// Runs `check`; returns the exit status.
-pub fn run(args: &CheckArgs) -> u8 {
-    let selection = match Selection::from_args(&args.select, &args.ignore) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let settings = Settings::default();
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
-    };
-    let mut problems = Vec::new();
-    let files = collect(&paths, &mut problems);
-    let named: BTreeSet<&PathBuf> = paths.iter().collect();
-    let mut reports = Vec::new();
-    for path in &files {
-        let lang = Language::of(path).expect("collected files have a language");
-        match read_file(path, args.max_file_size) {
-            Ok(source) => {
-                let mut findings = lint_source(lang, &source, &settings);
-                findings.retain(|f| selection.enabled.contains(&f.rule));
-                reports.push(FileReport {
-                    path: path.clone(),
-                    source,
-                    findings,
-                });
-            }
-            Err(message) => problems.push(Problem {
-                path: path.clone(),
-                fatal: named.contains(path) && !message.starts_with("skipped"),
-                message,
-            }),
-        }
-    }
-    let color = match (args.no_color, args.color) {
+fn process(job: &Job, args: &CheckArgs, selection: &CliSelection) -> Result<FileReport, Problem> {
+    let max = args
+        .max_file_size
+        .or(job.config.max_file_size)
+        .unwrap_or(DEFAULT_MAX_FILE_SIZE);
+    let source = read_file(&job.path, max).map_err(|message| Problem {
+        path: job.path.clone(),
+        fatal: job.named && !message.starts_with("skipped"),
+        message,
+    })?;
+    let findings = lint_source(job.lang, &source, &job.config);
+    let findings = finalize(
+        findings,
+        job.lang,
+        &job.path,
+        &source,
+        &job.config,
+        selection,
+    );
+    Ok(FileReport {
+        path: job.path.clone(),
+        source,
+        findings,
+    })
+}
+
+/// Lints every job on `threads` workers; results come back in job order whatever
+/// the thread count.
+fn run_jobs(
+    jobs: &[Job],
+    threads: usize,
+    args: &CheckArgs,
+    selection: &CliSelection,
+) -> Vec<Result<FileReport, Problem>> {
+    let next = AtomicUsize::new(0);
+    let threads = threads.clamp(1, jobs.len().max(1));
+    let mut results: Vec<(usize, Result<FileReport, Problem>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break };
+                        out.push((i, process(job, args, selection)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a lint worker panicked"))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+fn color_choice(args: &CheckArgs) -> termcolor::ColorChoice {
+    match (args.no_color, args.color) {
         (true, _) | (_, ColorWhen::Never) => termcolor::ColorChoice::Never,
         (_, ColorWhen::Always) => termcolor::ColorChoice::Always,
         (_, ColorWhen::Auto) => {
@@ -214,18 +365,175 @@ pub fn run(args: &CheckArgs) -> u8 {
                 termcolor::ColorChoice::Auto
             }
         }
-    };
-    for p in &problems {
-        eprintln!(
-            "{}: {}: {}",
-            if p.fatal { "error" } else { "warning" },
-            p.path.display(),
-            p.message
-        );
     }
-    let written = match args.format {
-        Format::Human => render::human(&reports, files.len(), color, args.quiet),
-        Format::Json => render::json(&reports),
+}
+
+fn lint_stdin(
+    args: &CheckArgs,
+    resolver: &Arc<Mutex<Resolver>>,
+    selection: &CliSelection,
+) -> Result<FileReport, Problem> {
+    let name = args.stdin_filename.clone().ok_or_else(|| Problem {
+        path: PathBuf::from("-"),
+        message: format!(
+            "name standard input with --stdin-filename (a {KNOWN_EXTENSIONS} file name), \
+             so that its language is known"
+        ),
+        fatal: true,
+    })?;
+    let lang = Language::of(&name).ok_or_else(|| Problem {
+        path: name.clone(),
+        message: format!("--stdin-filename must name a {KNOWN_EXTENSIONS} file"),
+        fatal: true,
+    })?;
+    let config = resolver
+        .lock()
+        .expect("resolver lock")
+        .for_path(&name)
+        .map_err(|e| Problem {
+            path: name.clone(),
+            message: e.to_string(),
+            fatal: true,
+        })?;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|e| Problem {
+            path: name.clone(),
+            message: format!("cannot read standard input: {e}"),
+            fatal: true,
+        })?;
+    let source = decode(bytes).map_err(|message| Problem {
+        path: name.clone(),
+        message,
+        fatal: false,
+    })?;
+    let findings = lint_source(lang, &source, &config);
+    let findings = finalize(findings, lang, &name, &source, &config, selection);
+    Ok(FileReport {
+        path: name,
+        source,
+        findings,
+    })
+}
+
+/// Runs `check`; returns the exit status.
+pub fn run(args: &CheckArgs) -> u8 {
+    let selection = match CliSelection::from_args(&args.select, &args.ignore) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let resolver = match &args.config {
+        Some(path) => match Config::load(path) {
+            Ok(Some(c)) => Resolver::explicit(c),
+            Ok(None) => {
+                eprintln!(
+                    "error: {}: no [tool.redis-keylint] table in this file",
+                    path.display()
+                );
+                return 2;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+        None => Resolver::default(),
+    };
+    let resolver = Arc::new(Mutex::new(resolver));
+    let mut problems = Vec::new();
+    let mut results = Vec::new();
+    let checked;
+    if args.paths.len() == 1 && args.paths[0] == Path::new("-") {
+        checked = 1;
+        results.push(lint_stdin(args, &resolver, &selection));
+    } else {
+        let paths = if args.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            args.paths.clone()
+        };
+        let jobs = match collect(&paths, &resolver, &mut problems) {
+            Ok(j) => j,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        };
+        checked = jobs.len();
+        let threads = args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        results = run_jobs(&jobs, threads, args, &selection);
+    }
+    let mut reports = Vec::new();
+    for r in results {
+        match r {
+            Ok(report) => reports.push(report),
+            Err(p) => problems.push(p),
+        }
+    }
+
+    if let Some(path) = &args.write_baseline {
+        let doc = baseline::to_json(reports.iter().flat_map(|r| {
+            r.findings
+                .iter()
+                .map(move |f| (r.path.as_path(), r.source.as_str(), f))
+        }));
+        let count = doc["findings"].as_array().map_or(0, Vec::len);
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("error: {}: cannot write the baseline: {e}", path.display());
+            return 2;
+        }
+        report_problems(&problems);
+        eprintln!(
+            "wrote {count} finding{} to the baseline {}",
+            if count == 1 { "" } else { "s" },
+            path.display()
+        );
+        return if problems.iter().any(|p| p.fatal) {
+            2
+        } else {
+            0
+        };
+    }
+    if let Some(path) = &args.baseline {
+        let mut base = match Baseline::load(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        };
+        for r in &mut reports {
+            let (path, source) = (r.path.clone(), std::mem::take(&mut r.source));
+            r.findings.retain(|f| !base.forgive(&path, &source, f));
+            r.source = source;
+        }
+    }
+
+    report_problems(&problems);
+    let written = match (args.fix_suggest, args.format) {
+        (Some(FixForm::Diff), _) => {
+            let diff = fixes::diff(&reports);
+            let mut out = std::io::stdout().lock();
+            out.write_all(diff.as_bytes()).and_then(|_| out.flush())
+        }
+        (_, Format::Human) => render::human(
+            &reports,
+            checked,
+            color_choice(args),
+            args.quiet,
+            args.fix_suggest == Some(FixForm::Inline),
+        ),
+        (_, Format::Json) => render::json(&reports),
+        (_, Format::Sarif) => sarif::write(&reports),
+        (_, Format::Github) => github::write(&reports),
     };
     if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -236,13 +544,29 @@ pub fn run(args: &CheckArgs) -> u8 {
     if problems.iter().any(|p| p.fatal) {
         return 2;
     }
-    let has_error = reports
+    let failing = |f: &&Finding| {
+        f.severity == Severity::Error || (args.deny_warnings && f.severity == Severity::Warning)
+    };
+    let fails = reports
         .iter()
         .flat_map(|r| &r.findings)
-        .any(|f| f.severity == Severity::Error);
-    if has_error && !args.exit_zero {
+        .any(|f| failing(&f));
+    if fails && !args.exit_zero {
         1
     } else {
         0
+    }
+}
+
+fn report_problems(problems: &[Problem]) {
+    let mut err = std::io::stderr().lock();
+    for p in problems {
+        let _ = writeln!(
+            err,
+            "{}: {}: {}",
+            if p.fatal { "error" } else { "warning" },
+            p.path.display(),
+            p.message
+        );
     }
 }

@@ -1,13 +1,18 @@
 //! The `redis-keylint` binary: the only part of the project that knows about files,
 //! terminals and flags.
 
+mod baseline;
 mod cli;
+mod config;
+mod fixes;
+mod github;
 mod lint;
 mod render;
+mod sarif;
 mod slot;
 
 use clap::Parser;
-use cli::{Cli, Command, Format};
+use cli::{Cli, Command, ListFormat};
 use keylint_core::Rule;
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,6 +36,16 @@ fn main() -> ExitCode {
         Command::Slot(args) => slot::run(&args),
         Command::Rules(args) => rules(args.format),
         Command::Explain { rule } => explain(&rule),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "redis-keylint",
+                &mut std::io::stdout(),
+            );
+            0
+        }
     };
     ExitCode::from(code)
 }
@@ -43,10 +58,10 @@ pub fn rule_doc(rule: Rule) -> Option<&'static str> {
         .map(|(_, doc)| *doc)
 }
 
-fn rules(format: Format) -> u8 {
+fn rules(format: ListFormat) -> u8 {
     let mut out = std::io::stdout().lock();
     let result = match format {
-        Format::Json => {
+        ListFormat::Json => {
             let list: Vec<_> = Rule::ALL
                 .iter()
                 .map(|r| {
@@ -64,7 +79,7 @@ fn rules(format: Format) -> u8 {
                 serde_json::to_string_pretty(&list).unwrap_or_default()
             )
         }
-        Format::Human => Rule::ALL.iter().try_for_each(|r| {
+        ListFormat::Human => Rule::ALL.iter().try_for_each(|r| {
             writeln!(
                 out,
                 "{}  {:<22} {:<8} {}",

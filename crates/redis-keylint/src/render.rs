@@ -56,6 +56,7 @@ pub fn human(
     checked: usize,
     color: term::termcolor::ColorChoice,
     quiet: bool,
+    fix_inline: bool,
 ) -> io::Result<()> {
     let mut stream = StandardStream::stdout(color);
     let config = term::Config::default();
@@ -72,12 +73,26 @@ pub fn human(
                 Severity::Warning => warnings += 1,
                 Severity::Info => infos += 1,
             }
-            term::emit(&mut stream, &config, &file, &to_diagnostic(&r.source, f)).map_err(|e| {
-                match e {
-                    codespan_reporting::files::Error::Io(e) => e,
-                    other => io::Error::other(other.to_string()),
-                }
-            })?;
+            term::emit(&mut stream, &config, &file, &to_diagnostic(&r.source, f))
+                .map_err(io_error)?;
+            if let (true, Some(fix)) = (fix_inline, &f.fix) {
+                let (rewritten, spans) = crate::fixes::apply(&r.source, &fix.edits);
+                let file = SimpleFile::new(r.path.display().to_string(), rewritten.as_str());
+                let help = Diagnostic::help()
+                    .with_message(&fix.title)
+                    .with_labels(
+                        spans
+                            .into_iter()
+                            .map(|s| Label::new(LabelStyle::Primary, (), s))
+                            .collect(),
+                    )
+                    .with_notes(vec![
+                        "note: renaming keys is a data migration: existing keys must be \
+                         moved (or written under both names) before the new code runs"
+                            .to_string(),
+                    ]);
+                term::emit(&mut stream, &config, &file, &help).map_err(io_error)?;
+            }
         }
     }
     if !quiet {
@@ -99,6 +114,13 @@ pub fn human(
         }
     }
     stream.flush()
+}
+
+fn io_error(e: codespan_reporting::files::Error) -> io::Error {
+    match e {
+        codespan_reporting::files::Error::Io(e) => e,
+        other => io::Error::other(other.to_string()),
+    }
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -161,6 +183,15 @@ pub fn json(reports: &[FileReport]) -> io::Result<()> {
         })
         .collect();
     let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &all).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut out, &all).map_err(json_io)?;
     writeln!(out)
+}
+
+/// A serde_json error as an I/O error that keeps its kind (a closed pipe stays
+/// `BrokenPipe`, which is not reported).
+pub fn json_io(e: serde_json::Error) -> io::Error {
+    match e.io_error_kind() {
+        Some(kind) => io::Error::from(kind),
+        None => io::Error::other(e),
+    }
 }

@@ -1,6 +1,7 @@
 //! `slot`: an offline, explained `CLUSTER KEYSLOT`.
 
-use crate::cli::{Format, SlotArgs};
+use crate::cli::{ListFormat, SlotArgs};
+use crate::render::json_io;
 use keylint_core::template::escape;
 use keyslot::{analyze, Analysis, Hashed, Surprise};
 use std::collections::BTreeSet;
@@ -156,7 +157,7 @@ fn json(out: &mut impl Write, keys: &[Vec<u8>]) -> io::Result<()> {
             })
         })
         .collect();
-    serde_json::to_writer_pretty(&mut *out, &list).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, &list).map_err(json_io)?;
     writeln!(out)
 }
 
@@ -171,8 +172,8 @@ pub fn run(args: &SlotArgs) -> u8 {
     };
     let mut out = io::stdout().lock();
     let written = match args.format {
-        Format::Human => human(&mut out, &keys),
-        Format::Json => json(&mut out, &keys),
+        ListFormat::Human => human(&mut out, &keys),
+        ListFormat::Json => json(&mut out, &keys),
     };
     match written {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {

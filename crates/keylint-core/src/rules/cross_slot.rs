@@ -1,9 +1,11 @@
 //! `cross-slot` and `cross-slot-likely`: keys of one atomic unit in different slots.
 
+use crate::diagnostic::{Edit, Fix};
 use crate::diagnostic::{Finding, Label, Severity};
 use crate::model::{CrossSlotPolicy, FileModel, Unit, UnitKind};
 use crate::rule::Rule;
-use crate::suggest::{suggest_tag, NoSuggestion};
+use crate::suggest::{suggest_tag, NoSuggestion, TagSuggestion};
+use crate::template::KeyTemplate;
 use crate::template::{compare, HashInput, Verdict};
 use std::collections::HashSet;
 
@@ -136,21 +138,26 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
     // One template per distinct key text keeps the suggestion short.
     let mut distinct = Vec::new();
     for t in templates {
-        if !distinct.contains(&t) {
+        if !distinct.iter().any(|d: &&KeyTemplate| d.same_text(t)) {
             distinct.push(t);
         }
     }
     f = match suggest_tag(&distinct, lang) {
-        Ok(s) => f.with_help(format!(
-            "co-locate the keys with a hash tag on what they share, `{}`: {}",
-            s.tag,
-            s.rewritten
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-                + "; renaming keys is a data migration: existing keys must be moved"
-        )),
+        Ok(s) => {
+            if let Some(fix) = tag_fix(model, &keys, &distinct, &s) {
+                f = f.with_fix(fix);
+            }
+            f.with_help(format!(
+                "co-locate the keys with a hash tag on what they share, `{}`: {}",
+                s.tag,
+                s.rewritten
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + "; renaming keys is a data migration: existing keys must be moved"
+            ))
+        }
         Err(NoSuggestion::OnlyConstant(c)) => f.with_help(format!(
             "the keys share only the constant `{c}`; a `{{{c}}}` tag would put that whole \
              family on one slot, so split the operation per key or give the keys a real \
@@ -166,4 +173,39 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
         ),
     };
     Some(f)
+}
+
+/// Edits that rewrite every key of the unit with the suggested tag, when each key is
+/// written out in full where it is used (a literal, an f-string, a concatenation).
+/// A key that comes from a variable defined elsewhere gets no edit, and then the fix
+/// is not offered at all: half a rename is worse than none.
+fn tag_fix(
+    model: &FileModel,
+    keys: &[usize],
+    distinct: &[&KeyTemplate],
+    s: &TagSuggestion,
+) -> Option<Fix> {
+    let mut edits: Vec<Edit> = Vec::new();
+    for &k in keys {
+        let key = &model.keys[k];
+        if edits.iter().any(|e| e.span == key.span) {
+            continue;
+        }
+        if !key.template.is_written_within(&key.span) {
+            return None;
+        }
+        let i = distinct.iter().position(|t| t.same_text(&key.template))?;
+        edits.push(Edit {
+            span: key.span.clone(),
+            replacement: s.templates[i].replacement(model.lang)?,
+        });
+    }
+    edits.sort_by_key(|e| e.span.start);
+    if edits.windows(2).any(|w| w[0].span.end > w[1].span.start) {
+        return None;
+    }
+    Some(Fix {
+        title: format!("add the hash tag `{}`", s.tag),
+        edits,
+    })
 }

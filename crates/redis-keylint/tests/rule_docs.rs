@@ -1,0 +1,123 @@
+//! The rule docs are executable: every rule has `rules/<name>.md` and every doc a rule,
+//! each doc has the fixed sections, its `## Example` triggers the rule and its
+//! `Use instead:` block triggers nothing at all.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn rules_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rules")
+}
+
+fn rule_names() -> Vec<String> {
+    let o = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
+        .args(["rules", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The first fenced block after `marker`: (info string, body).
+fn block_after(doc: &str, marker: &str) -> Option<(String, String)> {
+    let rest = &doc[doc.find(marker)? + marker.len()..];
+    let open = rest.find("```")?;
+    let after = &rest[open + 3..];
+    let nl = after.find('\n')?;
+    let info = after[..nl].trim().to_string();
+    let body = &after[nl + 1..];
+    let close = body.find("\n```")?;
+    Some((info, body[..close + 1].to_string()))
+}
+
+fn extension(info: &str) -> &'static str {
+    match info {
+        "redis" => "redis",
+        "lua" => "lua",
+        "python" | "py" => "py",
+        other => panic!("unsupported example language `{other}`"),
+    }
+}
+
+fn findings(info: &str, body: &str) -> Vec<String> {
+    let d = tempfile::tempdir().unwrap();
+    let file = format!("example.{}", extension(info));
+    std::fs::write(d.path().join(&file), body).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
+        .args(["check", "--format", "json", &file])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_rule_has_a_doc_and_every_doc_a_rule() {
+    let names = rule_names();
+    let mut docs: Vec<String> = std::fs::read_dir(rules_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    docs.sort();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(docs, sorted);
+}
+
+#[test]
+fn examples_trigger_their_rule_and_fixes_trigger_nothing() {
+    let mut failures = Vec::new();
+    for name in rule_names() {
+        let path = rules_dir().join(format!("{name}.md"));
+        let Ok(doc) = std::fs::read_to_string(&path) else {
+            failures.push(format!("{name}: no doc"));
+            continue;
+        };
+        for section in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "Use instead:",
+            "## Options",
+        ] {
+            if !doc.contains(section) {
+                failures.push(format!("{name}: missing `{section}`"));
+            }
+        }
+        let Some((info, example)) = block_after(&doc, "## Example") else {
+            failures.push(format!("{name}: no example block"));
+            continue;
+        };
+        let got = findings(&info, &example);
+        if !got.contains(&name) {
+            failures.push(format!(
+                "{name}: the example triggers {got:?}, not the rule"
+            ));
+        }
+        let Some((info, fixed)) = block_after(&doc, "Use instead:") else {
+            failures.push(format!("{name}: no `Use instead:` block"));
+            continue;
+        };
+        let got = findings(&info, &fixed);
+        if !got.is_empty() {
+            failures.push(format!("{name}: `Use instead:` triggers {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

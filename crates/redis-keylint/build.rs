@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 fn main() {
-    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../../rules");
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("rules");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut entries: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
         .map(|rd| {

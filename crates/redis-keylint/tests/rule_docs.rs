@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn rules_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rules")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("rules")
 }
 
 fn rule_names() -> Vec<String> {

@@ -10,7 +10,7 @@ use std::process::Command;
 const EXTENSIONS: &[&str] = &["redis", "lua", "py"];
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {

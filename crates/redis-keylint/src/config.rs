@@ -370,7 +370,10 @@ impl Resolver {
             for name in CONFIG_FILES {
                 let candidate = d.join(name);
                 if candidate.is_file() {
-                    if let Some(mut c) = Config::load(&candidate)? {
+                    // Messages name the file as the user would: relative to here.
+                    let cwd = std::env::current_dir().unwrap_or_default();
+                    let shown = candidate.strip_prefix(&cwd).unwrap_or(&candidate);
+                    if let Some(mut c) = Config::load(shown)? {
                         // Globs are relative to the config's directory as the user
                         // wrote paths: keep the walk's relative form when possible.
                         c.root = relative_root(path, d);

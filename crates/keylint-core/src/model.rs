@@ -108,9 +108,13 @@ pub struct Script {
     pub span: Span,
     /// Where to point at the script as a whole (the shebang, the function name).
     pub anchor: Span,
-    /// Its [`UnitKind::Script`] unit in [`FileModel::units`]; `None` when the script
-    /// cannot run on a cluster at all (`no-cluster`): then no key of it is modelled.
-    pub unit: Option<usize>,
+    /// Every key it touches, in first-use order (indices into [`FileModel::keys`]).
+    /// Empty when it is not modelled: it cannot run on a cluster at all
+    /// (`no-cluster`), or its flags cannot be read.
+    pub keys: Vec<usize>,
+    /// Its [`UnitKind::Script`] units in [`FileModel::units`]: the sets of keys one
+    /// run can touch together (keys in two arms of one `if` never meet). Usually one.
+    pub units: Vec<usize>,
 }
 
 impl Script {

@@ -497,7 +497,7 @@ fn display_parts<'a>(pieces: impl Iterator<Item = Piece<'a>>, lang: Lang) -> Str
                 }
                 match p {
                     Piece::Bytes(b) => {
-                        let _ = write!(out, "\"{}\"", escape(b, '"'));
+                        let _ = write!(out, "\"{}\"", escape_lua(b));
                     }
                     Piece::Hole(l) => out.push_str(l),
                 }
@@ -551,6 +551,34 @@ pub fn quote_redis_cli(bytes: &[u8]) -> String {
         }
     }
     out.push('"');
+    out
+}
+
+/// A Lua string body for `bytes`: Lua 5.1 (the one Redis embeds) has no `\\x`
+/// escape, so other bytes are written as decimal `\\ddd`.
+pub fn escape_lua(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '"' => out.push_str("\\\""),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if c.is_control() => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        let _ = write!(out, "\\{b:03}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\{b:03}");
+        }
+    }
     out
 }
 
@@ -756,6 +784,11 @@ mod tests {
         let f = b.tag_facts();
         assert!(matches!(f.outcome, TagOutcome::WholeEmptyTag { open: 1 }));
         assert!(f.ignored_pair.is_some());
+    }
+
+    #[test]
+    fn lua_strings_use_decimal_escapes() {
+        assert_eq!(escape_lua(b"a\"b\xff\x00\\"), "a\\\"b\\255\\000\\\\");
     }
 
     #[test]

@@ -1,20 +1,288 @@
-//! Lua frontend of redis-keylint (stub: filled in by the Lua work).
+//! The Lua frontend of redis-keylint: Redis scripts (`EVAL`) and function libraries
+//! (`FUNCTION LOAD`) turned into the neutral model.
+//!
+//! A script runs on one node, so every key it touches must be served there: the whole
+//! script is one atomic unit ([`UnitKind::Script`]), and each multi-key command inside
+//! it is a unit of its own (a single command whose keys span slots fails inside any
+//! script). A library registers functions with `redis.register_function`; each is its
+//! own unit, with its first parameter in the role of `KEYS`.
+//!
+//! Keys are found the way the script runs: `redis.call`, `redis.pcall` and their
+//! aliases, the command key table for argument positions, and an abstract evaluator
+//! (`eval`) for key expressions (string literals with Lua 5.1 escapes, `..`,
+//! `string.format`, `KEYS[i]`, `ARGV[i]`, locals assigned once, `unpack(KEYS)`, local
+//! helper functions). Each key records where it came from ([`KeyOrigin`](keylint_core::KeyOrigin)) so the
+//! script rules can tell declared keys from the rest.
+//!
+//! Hole bindings are a contract other crates rely on (the Python frontend links a
+//! caller's keys into `KEYS[i]`, the live tests substitute `KEYS` and `ARGV`): a hole
+//! for `KEYS[i]` or `ARGV[i]` with a constant `i` is bound to exactly `KEYS[i]` or
+//! `ARGV[i]`, whatever the table is called in the source (`keys[1]` in a function).
+//! Every other binding contains an `@`.
+//!
+//! The shebang (`#!lua flags=…`) decides how the server treats keys outside the
+//! declared slot; this frontend records it in [`Script`] and leaves verdicts to the
+//! rules. The frontend is conservative by construction: what it cannot evaluate
+//! becomes an opaque hole or an unknown origin, never a guess. Broken syntax is
+//! recovered by tree-sitter; anything inside an `ERROR` node is skipped.
 
-use keylint_core::{FileModel, Lang};
+#![deny(missing_docs)]
 
-/// Lowers a Lua script to the neutral model.
+mod eval;
+mod paths;
+mod scope;
+mod strings;
+mod template;
+
+use eval::{Collector, Eval};
+use keylint_core::model::{CrossSlotPolicy, FileModel, Script, ScriptMode, Unit, UnitKind};
+use keylint_core::{Lang, Span};
+use tree_sitter::Node;
+
+/// Flags a `#!lua` shebang or a function registration may declare.
+pub const SCRIPT_FLAGS: &[&str] = &[
+    "no-writes",
+    "allow-oom",
+    "allow-stale",
+    "no-cluster",
+    "allow-cross-slot-keys",
+];
+
+/// A parsed `#!lua …` first line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shebang {
+    /// The line, without its line break.
+    pub span: Span,
+    /// The declared flags.
+    pub flags: Vec<String>,
+    /// True when the server accepts the line for `EVAL`: the engine is `lua` and every
+    /// option is a known `flags=` list.
+    pub valid: bool,
+}
+
+/// Reads the shebang of a script, as the server does: only when the source starts
+/// with `#!`.
+pub fn shebang(source: &str) -> Option<Shebang> {
+    if !source.starts_with("#!") {
+        return None;
+    }
+    let end = source.find('\n').unwrap_or(source.len());
+    let line = &source[..end];
+    let mut parts = line.split_ascii_whitespace();
+    let mut valid = parts.next() == Some("#!lua");
+    let mut flags = Vec::new();
+    for p in parts {
+        match p.strip_prefix("flags=") {
+            Some("") => {}
+            Some(list) => {
+                for f in list.split(',') {
+                    valid &= SCRIPT_FLAGS.contains(&f);
+                    if !f.is_empty() {
+                        flags.push(f.to_string());
+                    }
+                }
+            }
+            None => valid = false,
+        }
+    }
+    Some(Shebang {
+        span: 0..line.trim_end_matches('\r').len(),
+        flags,
+        valid,
+    })
+}
+
+/// True when the tree calls `redis.register_function`: the file is a function library.
+fn registers_functions(root: Node<'_>, src: &[u8]) -> bool {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_call" {
+            if let Some(name) = n.child_by_field_name("name") {
+                let text: Vec<u8> = src[name.byte_range()]
+                    .iter()
+                    .copied()
+                    .filter(|b| !b.is_ascii_whitespace())
+                    .collect();
+                if text == b"redis.register_function" {
+                    return true;
+                }
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
+}
+
+fn policy(flags: &[String], mode: ScriptMode) -> CrossSlotPolicy {
+    // Without a shebang the server runs in compatibility mode, which tolerates keys of
+    // other slots on the same node; so does `allow-cross-slot-keys`.
+    if mode == ScriptMode::Eval || flags.iter().any(|f| f == "allow-cross-slot-keys") {
+        CrossSlotPolicy::SameNode
+    } else {
+        CrossSlotPolicy::Refused
+    }
+}
+
+/// Adds the units of a script or helper (its commands, then one unit per set of keys
+/// one run can touch together); returns the indices of the latter.
+fn push_units(
+    model: &mut FileModel,
+    c: Collector,
+    name: &str,
+    span: Span,
+    anchor: Span,
+    policy: CrossSlotPolicy,
+) -> Vec<usize> {
+    model.units.extend(c.commands);
+    let mut out = Vec::new();
+    for keys in paths::units(&c.occurrences) {
+        model.units.push(Unit {
+            kind: UnitKind::Script,
+            name: name.to_string(),
+            span: span.clone(),
+            anchor: anchor.clone(),
+            keys,
+            policy,
+        });
+        out.push(model.units.len() - 1);
+    }
+    out
+}
+
+/// Adds a script and its units to the model.
+fn push_script(model: &mut FileModel, mut script: Script, collector: Option<Collector>) {
+    if let Some(c) = collector {
+        if script.anchor.is_empty() {
+            if let Some(first) = c.first_call.clone() {
+                script.anchor = first;
+            }
+        }
+        script.keys = c.keys.clone();
+        let policy = policy(&script.flags, script.mode);
+        script.units = push_units(
+            model,
+            c,
+            &script.name,
+            script.span.clone(),
+            script.anchor.clone(),
+            policy,
+        );
+    }
+    model.scripts.push(script);
+}
+
+/// Lowers a Lua script or function library to the neutral model.
 pub fn lower(source: &str) -> FileModel {
-    let _ = source;
-    FileModel::new(Lang::Lua)
+    let mut model = FileModel::new(Lang::Lua);
+    let mut parser = tree_sitter::Parser::new();
+    if parser
+        .set_language(&tree_sitter_lua::LANGUAGE.into())
+        .is_err()
+    {
+        return model;
+    }
+    let Some(tree) = parser.parse(source, None) else {
+        return model;
+    };
+    let root = tree.root_node();
+    let src = source.as_bytes();
+    let scopes = scope::resolve(root, src);
+    let mut ev = Eval::new(src, &scopes);
+
+    if registers_functions(root, src) {
+        ev.library = true;
+        ev.block(root);
+        ev.library = false;
+        let registrations = std::mem::take(&mut ev.registrations);
+        let mut scripts = Vec::new();
+        for reg in registrations {
+            let Some(callback) = reg.callback else {
+                continue;
+            };
+            let mut script = Script {
+                name: reg.name.clone().unwrap_or_else(|| "function".into()),
+                mode: ScriptMode::Function,
+                flags: reg.flags.clone().unwrap_or_default(),
+                flags_span: reg.flags_span.clone(),
+                span: reg.span.clone(),
+                anchor: reg.name_span.clone(),
+                keys: Vec::new(),
+                units: Vec::new(),
+            };
+            let no_cluster = script.has_flag("no-cluster");
+            if no_cluster || reg.flags.is_none() {
+                // Cannot run on a cluster, or flags that cannot be read: not modelled.
+                ev.skip_function(callback);
+                script.flags = reg.flags.unwrap_or_default();
+                scripts.push((script, None));
+                continue;
+            }
+            let params: Vec<String> = callback
+                .child_by_field_name("parameters")
+                .map(|p| {
+                    let mut c = p.walk();
+                    p.named_children(&mut c)
+                        .filter(|n| n.kind() == "identifier")
+                        .map(|n| String::from_utf8_lossy(&src[n.byte_range()]).into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            ev.set_names(
+                params.first().map(String::as_str).unwrap_or("KEYS"),
+                params.get(1).map(String::as_str).unwrap_or("ARGV"),
+            );
+            ev.collector = Some(Collector::default());
+            ev.walk_registered(callback);
+            let collected = ev.collector.take();
+            scripts.push((script, collected));
+        }
+        ev.set_names("KEYS", "ARGV");
+        // A library's helpers that no registered function calls never run.
+        ev.walk_uncalled(root, false);
+        model.keys = std::mem::take(&mut ev.keys);
+        for (script, collected) in scripts {
+            push_script(&mut model, script, collected);
+        }
+        return model;
+    }
+
+    let bang = shebang(source);
+    let mode = if bang.is_some() {
+        ScriptMode::EvalShebang
+    } else {
+        ScriptMode::Eval
+    };
+    let script = Script {
+        name: "script".into(),
+        mode,
+        flags: bang.as_ref().map(|b| b.flags.clone()).unwrap_or_default(),
+        flags_span: bang.as_ref().map(|b| b.span.clone()),
+        span: 0..source.len(),
+        anchor: bang.as_ref().map(|b| b.span.clone()).unwrap_or(0..0),
+        keys: Vec::new(),
+        units: Vec::new(),
+    };
+    if script.has_flag("no-cluster") || bang.as_ref().is_some_and(|b| !b.valid) {
+        // A `no-cluster` script never runs on a cluster, and the server refuses to
+        // load a script with a bad shebang: neither has keys worth checking.
+        model.scripts.push(script);
+        return model;
+    }
+    ev.collector = Some(Collector::default());
+    ev.block(root);
+    let collected = ev.collector.take();
+    // Functions the script never calls (a file of helpers meant to be included in
+    // other scripts, say): whatever script calls one touches all of its keys.
+    let helpers = ev.walk_uncalled(root, true);
+    model.keys = std::mem::take(&mut ev.keys);
+    let policy = policy(&script.flags, script.mode);
+    for h in helpers {
+        push_units(&mut model, h.collector, &h.name, h.span, h.anchor, policy);
+    }
+    push_script(&mut model, script, collected);
+    model
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn grammar_loads() {
-        let mut p = tree_sitter::Parser::new();
-        p.set_language(&tree_sitter_lua::LANGUAGE.into()).unwrap();
-        let t = p.parse("return redis.call('GET', KEYS[1])", None).unwrap();
-        assert!(!t.root_node().has_error());
-    }
-}
+mod tests;

@@ -6,7 +6,7 @@ use crate::model::{CrossSlotPolicy, FileModel, Unit, UnitKind};
 use crate::rule::Rule;
 use crate::suggest::{suggest_tag, NoSuggestion, TagSuggestion};
 use crate::template::KeyTemplate;
-use crate::template::{compare, HashInput, Verdict};
+use crate::template::{compare, HashInput, Lang, Verdict};
 use std::collections::HashSet;
 
 /// Most labels shown on one finding; the rest are counted in a note.
@@ -35,7 +35,10 @@ fn what(unit: &Unit) -> String {
     match unit.kind {
         UnitKind::Command => format!("keys of `{}`", unit.name),
         UnitKind::Transaction => format!("keys of this `{}` transaction", unit.name),
-        UnitKind::Script => "keys of this script".to_string(),
+        UnitKind::Script if unit.name == "script" || unit.name.is_empty() => {
+            "keys of this script".to_string()
+        }
+        UnitKind::Script => format!("keys of function `{}`", unit.name),
     }
 }
 
@@ -111,11 +114,16 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
     f = match (rule, unit.policy) {
         (Rule::CrossSlot, CrossSlotPolicy::SameNode) => {
             f.with_severity(Severity::Warning).with_note(
-                "the script allows cross-slot keys (`allow-cross-slot-keys`), so this works \
+                "the script may touch keys of other slots (no `#!lua` shebang, or \
+                 `allow-cross-slot-keys`), so this works \
                  only while these slots are served by one node; a resharding can break it",
             )
         }
         (Rule::CrossSlot, _) => f.with_note(match unit.kind {
+            UnitKind::Command if model.lang == Lang::Lua => {
+                "inside a script, a command whose keys span slots fails: \
+                 `Script attempted to access a non local key in a cluster node`"
+            }
             UnitKind::Command => {
                 "Redis Cluster refuses a command whose keys span slots: \
                  `CROSSSLOT Keys in request don't hash to the same slot`"

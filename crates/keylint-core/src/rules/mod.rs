@@ -1,7 +1,9 @@
 //! The rules. Each reads only the [`FileModel`] and appends findings.
 
+mod broad_hash_tag;
 mod cross_slot;
 mod hash_tags;
+mod script_keys;
 
 use crate::diagnostic::Finding;
 use crate::model::FileModel;
@@ -51,10 +53,11 @@ impl Default for Settings {
 
 /// Runs every rule on a model. Findings come back sorted by position.
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Finding> {
-    let _ = settings;
     let mut out = model.findings.clone();
     hash_tags::check(model, &mut out);
+    broad_hash_tag::check(model, settings, &mut out);
     cross_slot::check(model, &mut out);
+    script_keys::check(model, &mut out);
     out.sort_by(|a, b| {
         (a.primary.span.start, a.primary.span.end, a.rule).cmp(&(
             b.primary.span.start,

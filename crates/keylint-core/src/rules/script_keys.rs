@@ -1,0 +1,363 @@
+//! `undeclared-script-key` and `script-no-cluster`: what a script does with keys its
+//! caller did not declare, and scripts that cannot run on a cluster at all.
+//!
+//! Cluster clients route `EVAL`/`FCALL` by the keys in `KEYS`; the node that runs the
+//! script owns those keys' slot and nothing else is guaranteed. What the server does
+//! with any other key depends on how the script runs ([`ScriptMode`]), checked on a
+//! live Redis 7.0 cluster:
+//!
+//! - no `#!lua` shebang (compatibility mode): the key works while its slot is served
+//!   by the same node, else `Script attempted to access a non local key in a cluster
+//!   node`;
+//! - a shebang, or a registered function: a key outside the declared keys' slot fails,
+//!   `Script attempted to access keys that do not hash to the same slot`, unless the
+//!   script has `allow-cross-slot-keys` (then: same node only, as above);
+//! - `no-cluster`: `Can not run script on cluster, 'no-cluster' flag is set.`
+//!
+//! Key origins come from the frontend ([`KeyOrigin`]); this rule only reads them.
+
+use crate::diagnostic::{Finding, Label, Severity};
+use crate::model::{FileModel, KeyOrigin, Script, ScriptMode};
+use crate::rule::Rule;
+use crate::template::{HoleKind, Part};
+use std::collections::BTreeMap;
+
+/// Most secondary labels on one finding.
+const MAX_LABELS: usize = 8;
+
+pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
+    for script in &model.scripts {
+        if script.has_flag("no-cluster") {
+            out.push(no_cluster(script));
+            continue;
+        }
+        undeclared(model, script, &script.keys, out);
+        derived(model, script, &script.keys, out);
+    }
+}
+
+fn who(script: &Script) -> String {
+    match script.mode {
+        ScriptMode::Function => format!("function `{}`", script.name),
+        _ => "script".to_string(),
+    }
+}
+
+fn no_cluster(script: &Script) -> Finding {
+    let at = script
+        .flags_span
+        .clone()
+        .unwrap_or_else(|| script.anchor.clone());
+    Finding::new(
+        Rule::ScriptNoCluster,
+        format!(
+            "{} declares `no-cluster`: it cannot run on a Redis Cluster",
+            who(script)
+        ),
+        Label::new(at, "`no-cluster` is declared here"),
+    )
+    .with_unit(script.span.clone())
+    .with_note(
+        "a cluster node refuses to run it: `Can not run script on cluster, 'no-cluster' \
+         flag is set.`",
+    )
+    .with_help(
+        "remove `no-cluster` once every key the script touches is passed in `KEYS` and \
+         shares one slot; keep it only for scripts meant for a standalone server",
+    )
+}
+
+/// What the server does with a key outside the declared slot, for this script.
+fn server_behaviour(script: &Script) -> &'static str {
+    let allow = script.has_flag("allow-cross-slot-keys");
+    match (script.mode, allow) {
+        (ScriptMode::Eval, _) => {
+            "without a `#!lua` shebang the server tolerates such a key only while its slot \
+             is served by the node running the script; otherwise the script fails with \
+             `Script attempted to access a non local key in a cluster node`"
+        }
+        (_, true) => {
+            "with `allow-cross-slot-keys` the server tolerates such a key only while its \
+             slot is served by the node running the script; otherwise the script fails with \
+             `Script attempted to access a non local key in a cluster node`"
+        }
+        (ScriptMode::Function, false) => {
+            "a function may only touch keys in the slot of its declared keys; any other \
+             slot fails with `Script attempted to access keys that do not hash to the same \
+             slot`"
+        }
+        (ScriptMode::EvalShebang, false) => {
+            "with a `#!lua` shebang the server refuses a key outside the slot of the \
+             declared keys: `Script attempted to access keys that do not hash to the same \
+             slot`"
+        }
+    }
+}
+
+/// The label of the hole a key begins with, if it begins with an opaque one.
+fn opaque_prefix(model: &FileModel, k: usize) -> Option<&str> {
+    match model.keys[k].template.parts.first() {
+        Some(Part::Hole(h)) if h.kind == HoleKind::Opaque => Some(&h.label),
+        _ => None,
+    }
+}
+
+fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
+    // One finding per distinct key text; further uses are shown as secondary labels.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for &k in keys {
+        if model.keys[k].origin != KeyOrigin::Undeclared {
+            continue;
+        }
+        // The same text, or the same place reached twice (a helper called twice).
+        match groups.iter_mut().find(|(first, _)| {
+            model.keys[*first].span == model.keys[k].span
+                || model.keys[*first]
+                    .template
+                    .same_text(&model.keys[k].template)
+        }) {
+            Some((_, more)) => more.push(k),
+            None => groups.push((k, Vec::new())),
+        }
+    }
+    for (k, more) in groups {
+        let key = &model.keys[k];
+        let shown = key.template.display(model.lang);
+        let input = key.template.hash_input();
+        let prefix = opaque_prefix(model, k);
+        let label = match prefix {
+            Some(p) => format!("built from `{p}`, not passed in `KEYS`"),
+            None => format!("not passed in `KEYS`; {}", input.describe(model.lang)),
+        };
+        let mut f = Finding::new(
+            Rule::UndeclaredScriptKey,
+            format!(
+                "{} touches `{shown}`, a key its caller does not declare",
+                who(script)
+            ),
+            Label::new(key.span.clone(), label),
+        )
+        .with_unit(script.span.clone());
+        let mut seen = vec![key.span.clone()];
+        for &m in &more {
+            let span = model.keys[m].span.clone();
+            if seen.contains(&span) || seen.len() > MAX_LABELS {
+                continue;
+            }
+            seen.push(span.clone());
+            f = f.with_secondary(Label::new(span, "the same key"));
+        }
+        f = f
+            .with_note(
+                "cluster clients route a script by the keys in `KEYS`: the node that runs it \
+                 serves their slot, and no other slot is guaranteed",
+            )
+            .with_note(server_behaviour(script));
+        f = match prefix {
+            Some(p) => f
+                .with_severity(Severity::Warning)
+                .with_note(format!(
+                    "it is in the declared keys' slot only if `{p}` carries their hash tag"
+                ))
+                .with_help(format!(
+                    "pass the key in `KEYS` instead of building it from `{p}`"
+                )),
+            None => f.with_help(
+                "pass the key in `KEYS` (the caller lists it and the script reads `KEYS[n]`), \
+                 with a hash tag it shares with the script's other keys",
+            ),
+        };
+        out.push(f);
+    }
+}
+
+fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
+    // One finding per declared key that others are derived from.
+    let mut by_base: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &k in keys {
+        if let KeyOrigin::DerivedFromDeclared(i) = model.keys[k].origin {
+            by_base.entry(i).or_default().push(k);
+        }
+    }
+    for (i, ks) in by_base {
+        let mut distinct: Vec<usize> = Vec::new();
+        for &k in &ks {
+            if !distinct
+                .iter()
+                .any(|&d| model.keys[d].span == model.keys[k].span)
+            {
+                distinct.push(k);
+            }
+        }
+        let first = distinct[0];
+        let base = match opaque_prefix(model, first) {
+            Some(l) if i > 0 && l.ends_with(&format!("[{i}]")) => format!("`{l}`"),
+            _ if i > 0 => format!("`KEYS[{i}]`"),
+            _ => "a declared key".to_string(),
+        };
+        let message = if distinct.len() == 1 {
+            format!(
+                "{} derives `{}` from {base} without declaring it",
+                who(script),
+                model.keys[first].template.display(model.lang)
+            )
+        } else {
+            format!(
+                "{} derives {} keys from {base} without declaring them",
+                who(script),
+                distinct.len()
+            )
+        };
+        let mut f = Finding::new(
+            Rule::UndeclaredScriptKey,
+            message,
+            Label::new(
+                model.keys[first].span.clone(),
+                format!("derived from {base}, not passed in `KEYS`"),
+            ),
+        )
+        .with_severity(Severity::Info)
+        .with_unit(script.span.clone());
+        let mut hidden = 0;
+        for &k in &distinct[1..] {
+            if f.secondary.len() >= MAX_LABELS {
+                hidden += 1;
+                continue;
+            }
+            f = f.with_secondary(Label::new(model.keys[k].span.clone(), "also derived"));
+        }
+        if hidden > 0 {
+            f = f.with_note(format!("and {hidden} more derived keys"));
+        }
+        f = f
+            .with_note(format!(
+                "a derived key is in the slot of {base} only when {base} carries a hash tag \
+                 (a prefix such as `queue:{{name}}:`): every caller must pass it tagged"
+            ))
+            .with_note(server_behaviour(script))
+            .with_help(format!(
+                "declare the derived keys in `KEYS` too, or make sure every caller passes {base} \
+                 with a hash tag"
+            ));
+        out.push(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CrossSlotPolicy, KeyUse, Unit, UnitKind};
+    use crate::template::{Hole, KeyTemplate, Lang, Lit, SourceMap};
+
+    fn key(t: KeyTemplate, at: usize, origin: KeyOrigin) -> KeyUse {
+        KeyUse {
+            template: t,
+            span: at..at + 1,
+            command: "GET".into(),
+            origin,
+        }
+    }
+
+    fn hole(label: &str) -> Part {
+        Part::Hole(Hole {
+            label: label.into(),
+            binding: label.into(),
+            kind: HoleKind::Opaque,
+            span: None,
+        })
+    }
+
+    fn model(keys: Vec<KeyUse>, mode: ScriptMode, flags: &[&str]) -> FileModel {
+        let mut m = FileModel::new(Lang::Lua);
+        let n = keys.len();
+        m.keys = keys;
+        m.units.push(Unit {
+            kind: UnitKind::Script,
+            name: "script".into(),
+            span: 0..100,
+            anchor: 0..0,
+            keys: (0..n).collect(),
+            policy: CrossSlotPolicy::Refused,
+        });
+        m.scripts.push(Script {
+            name: "script".into(),
+            mode,
+            flags: flags.iter().map(|s| s.to_string()).collect(),
+            flags_span: None,
+            span: 0..100,
+            anchor: 0..0,
+            keys: (0..n).collect(),
+            units: vec![0],
+        });
+        m
+    }
+
+    #[test]
+    fn literal_key_is_an_error_and_derived_keys_are_info() {
+        let lit = KeyTemplate::literal("stats:views", SourceMap::None);
+        let derived = KeyTemplate {
+            parts: vec![
+                hole("KEYS[1]"),
+                Part::Lit(Lit {
+                    bytes: b":active".to_vec(),
+                    map: SourceMap::None,
+                }),
+            ],
+        };
+        let keys = vec![
+            key(
+                KeyTemplate {
+                    parts: vec![hole("KEYS[1]")],
+                },
+                1,
+                KeyOrigin::Declared(1),
+            ),
+            key(lit.clone(), 5, KeyOrigin::Undeclared),
+            key(lit, 9, KeyOrigin::Undeclared),
+            key(derived, 20, KeyOrigin::DerivedFromDeclared(1)),
+        ];
+        let mut out = Vec::new();
+        check(&model(keys, ScriptMode::EvalShebang, &[]), &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].severity, Severity::Error);
+        assert_eq!(out[0].secondary.len(), 1);
+        assert!(out[0].notes[1].contains("do not hash to the same slot"));
+        assert_eq!(out[1].severity, Severity::Info);
+        assert!(out[1].message.contains("`KEYS[1]`"));
+    }
+
+    #[test]
+    fn argv_prefix_is_a_warning_and_compat_mode_says_non_local() {
+        let t = KeyTemplate {
+            parts: vec![
+                hole("ARGV[1]"),
+                Part::Lit(Lit {
+                    bytes: b":jobs".to_vec(),
+                    map: SourceMap::None,
+                }),
+            ],
+        };
+        let mut out = Vec::new();
+        check(
+            &model(
+                vec![key(t, 1, KeyOrigin::Undeclared)],
+                ScriptMode::Eval,
+                &[],
+            ),
+            &mut out,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].severity, Severity::Warning);
+        assert!(out[0].notes[1].contains("non local key"));
+    }
+
+    #[test]
+    fn no_cluster_is_one_finding() {
+        let mut m = model(Vec::new(), ScriptMode::EvalShebang, &["no-cluster"]);
+        m.scripts[0].units.clear();
+        let mut out = Vec::new();
+        check(&m, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::ScriptNoCluster);
+    }
+}

@@ -1,0 +1,1789 @@
+//! The abstract evaluator: walks a script the way it runs, with values the linter can
+//! know (string templates, `KEYS`, `ARGV`, `redis.call` and its aliases, local
+//! functions) and records every key passed to Redis.
+//!
+//! Values: a string is a [`KeyTemplate`]; a value the linter cannot know becomes a
+//! hole whose *provenance* ([`Prov`]) says where it came from (a declared key, `ARGV`,
+//! data read from Redis, or unknown). Key origins and hole kinds follow from
+//! provenance and position, as documented in `keylint_core::template`:
+//!
+//! - `KEYS[i]`, a value read from Redis, a computed value, and anything held by a
+//!   variable named like a key or a prefix are [`HoleKind::Opaque`]: they may carry a
+//!   hash tag of their own;
+//! - `ARGV[i]` placed after literal text is a [`HoleKind::Fragment`] (an id);
+//! - a hole that begins a key is always opaque.
+//!
+//! Hole bindings identify runtime values: `ARGV[1]` is the same value everywhere in
+//! one script. Only `ARGV[i]` with a constant `i` (and values built from it) ever
+//! become fragments, so two different bindings never stand for one value by accident.
+//!
+//! Control flow: every branch and loop body is walked once; a local assigned more than
+//! once is unknown at its uses (see `scope`). Local functions are evaluated at each
+//! call with the arguments' values (up to a depth and a budget), so a helper
+//! `local function jobKey(prefix, id) return prefix .. id end` yields the caller's
+//! keys; functions never called are walked once with unknown parameters.
+
+use crate::paths::{Choice, Constraint};
+use crate::scope::{child_of_kind, DeclId, Scopes};
+use crate::strings;
+use crate::template as tpl;
+use keylint_core::model::{CrossSlotPolicy, KeyOrigin, KeyUse, Unit, UnitKind};
+use keylint_core::template::{HoleKind, KeyTemplate, Part};
+use keylint_core::Span;
+use std::collections::{HashMap, HashSet};
+use tree_sitter::Node;
+
+/// Deepest chain of inlined local-function calls.
+const MAX_DEPTH: usize = 8;
+/// Statements the evaluator may walk for one file before it stops inlining calls.
+const BUDGET: usize = 200_000;
+/// Deepest nesting of statements and expressions the evaluator walks; deeper code is
+/// unknown (generated code can nest thousands of levels and would exhaust the stack).
+/// Must stay below `scope::MAX_NEST` so that everything walked was resolved.
+const MAX_NEST: usize = 150;
+/// Longest hole label taken from the source.
+const MAX_LABEL: usize = 40;
+
+/// Where an unknown value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prov {
+    /// Only literal bytes went into it (a computation on constants).
+    Literal,
+    /// `KEYS[i]` (0: the index is not a constant).
+    Declared(usize),
+    /// `ARGV`.
+    Argv,
+    /// Read from Redis, or computed from `ARGV`, literals and data.
+    Data,
+    /// Cannot tell (a helper's parameter, a reassigned local, an unknown function).
+    Unknown,
+}
+
+/// Provenance of a value computed from values of these provenances (by an unknown
+/// function, arithmetic, `or`): anything computed from a declared key is unknown.
+fn computed(provs: impl IntoIterator<Item = Prov>) -> Prov {
+    let mut out = Prov::Literal;
+    for p in provs {
+        out = match (out, p) {
+            (_, Prov::Unknown | Prov::Declared(_)) | (Prov::Unknown, _) => return Prov::Unknown,
+            (Prov::Literal, Prov::Literal) => Prov::Literal,
+            (Prov::Argv, Prov::Argv | Prov::Literal) | (Prov::Literal, Prov::Argv) => Prov::Argv,
+            _ => Prov::Data,
+        };
+    }
+    match out {
+        Prov::Literal => Prov::Data,
+        p => p,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Builtin {
+    /// The `redis` table.
+    Redis,
+    /// `redis.call` or `redis.pcall`.
+    Call,
+    /// `redis.register_function`.
+    RegisterFunction,
+    /// The `string` table.
+    StringLib,
+    /// `string.format`.
+    Format,
+    /// The `table` table.
+    TableLib,
+    /// `unpack` / `table.unpack`.
+    Unpack,
+    /// `tostring`.
+    ToString,
+    /// Lua's `pcall`.
+    LuaPcall,
+    /// A library of pure functions (`cjson`, `math`, …).
+    PureLib,
+    /// A pure function returning one value.
+    Pure,
+    /// A pure function that may return several values (`string.gsub`, `cjson.decode`
+    /// is one value but `cmsgpack.unpack` is many).
+    PureMulti,
+    /// Anything else from the standard environment.
+    Other,
+}
+
+/// Several values (a call in last position, `unpack`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spread {
+    /// `unpack(KEYS, i)`: `KEYS[i]`, `KEYS[i+1]`, …
+    Keys(usize),
+    /// `unpack(ARGV, i)`.
+    Argv(usize),
+    /// Unknown values of this provenance.
+    Values(Prov),
+}
+
+#[derive(Debug, Clone)]
+enum Val<'t> {
+    /// A string (or a number written as one).
+    Str(KeyTemplate),
+    /// The script's `KEYS` table.
+    Keys,
+    /// The script's `ARGV` table.
+    Argv,
+    Builtin(Builtin),
+    /// A function defined in this file.
+    Func(Node<'t>),
+    Spread(Spread),
+    Nil,
+    /// Another value (a table, a number, a boolean) of this provenance.
+    Other(Prov),
+}
+
+struct Frame<'t> {
+    id: usize,
+    env: HashMap<DeclId, Val<'t>>,
+    returns: Vec<Val<'t>>,
+    /// The arms of the `if`s being walked.
+    path: Vec<Constraint>,
+    /// Arms that returned earlier in this invocation: what follows is outside them.
+    exits: Vec<Constraint>,
+}
+
+impl<'t> Frame<'t> {
+    fn new(id: usize) -> Frame<'t> {
+        Frame {
+            id,
+            env: HashMap::new(),
+            returns: Vec::new(),
+            path: Vec::new(),
+            exits: Vec::new(),
+        }
+    }
+}
+
+/// Keys and command units collected for one script or function.
+#[derive(Debug, Default)]
+pub(crate) struct Collector {
+    /// Indices into the key list, distinct, in first-use order.
+    pub keys: Vec<usize>,
+    /// One unit per multi-key command.
+    pub commands: Vec<Unit>,
+    /// The first `redis.call` of the unit, to point at.
+    pub first_call: Option<Span>,
+    /// Every key occurrence with the branch arms it is under.
+    pub occurrences: Vec<(usize, Vec<Constraint>)>,
+}
+
+impl Collector {
+    fn add(&mut self, k: usize, constraints: Vec<Constraint>) {
+        if !self.keys.contains(&k) {
+            self.keys.push(k);
+        }
+        if !self
+            .occurrences
+            .iter()
+            .any(|(x, c)| *x == k && *c == constraints)
+        {
+            self.occurrences.push((k, constraints));
+        }
+    }
+}
+
+/// A function nobody in the file calls, with the keys it touches.
+#[derive(Debug)]
+pub(crate) struct Standalone {
+    /// Its name, or `function`.
+    pub name: String,
+    /// The function.
+    pub span: Span,
+    /// Its name in the source.
+    pub anchor: Span,
+    /// Its keys.
+    pub collector: Collector,
+}
+
+/// A function registered with `redis.register_function`.
+#[derive(Debug)]
+pub(crate) struct Registration<'t> {
+    /// The function's name, when it is a literal.
+    pub name: Option<String>,
+    /// The name's expression.
+    pub name_span: Span,
+    /// The `register_function` call.
+    pub span: Span,
+    /// The callback.
+    pub callback: Option<Node<'t>>,
+    /// The flags; `None` when they cannot be read.
+    pub flags: Option<Vec<String>>,
+    /// The `flags` table.
+    pub flags_span: Option<Span>,
+}
+
+/// The evaluator's state for one file.
+pub(crate) struct Eval<'t, 's> {
+    src: &'s [u8],
+    scopes: &'s Scopes,
+    frames: Vec<Frame<'t>>,
+    next_frame: usize,
+    provs: HashMap<String, Prov>,
+    /// Every key use found.
+    pub keys: Vec<KeyUse>,
+    key_index: HashMap<(usize, usize), Vec<usize>>,
+    /// Where the keys of the script being walked go.
+    pub collector: Option<Collector>,
+    /// Function nodes (start byte) walked at least once.
+    evaluated: HashSet<usize>,
+    active: Vec<usize>,
+    budget: usize,
+    /// Spelling of `KEYS` / `ARGV` in hole labels (`keys`/`args` in functions).
+    keys_name: String,
+    argv_name: String,
+    /// Registrations met at the top level.
+    pub registrations: Vec<Registration<'t>>,
+    /// True while walking a library's top level: registrations are collected.
+    pub library: bool,
+    /// Current nesting of statements and expressions being walked.
+    nest: usize,
+}
+
+fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = node.walk();
+    node.named_children(&mut c).collect()
+}
+
+/// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
+fn key_like_name(name: &str) -> bool {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() || c.is_ascii_digit() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_ascii_lowercase();
+        cur.push(c.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "key" | "keys" | "prefix" | "pfx" | "ns" | "namespace" | "base" | "root"
+        )
+    })
+}
+
+impl<'t, 's> Eval<'t, 's> {
+    /// A fresh evaluator.
+    pub(crate) fn new(src: &'s [u8], scopes: &'s Scopes) -> Eval<'t, 's> {
+        Eval {
+            src,
+            scopes,
+            frames: vec![Frame::new(0)],
+            next_frame: 1,
+            provs: HashMap::new(),
+            keys: Vec::new(),
+            key_index: HashMap::new(),
+            collector: None,
+            evaluated: HashSet::new(),
+            active: Vec::new(),
+            budget: BUDGET,
+            keys_name: "KEYS".into(),
+            argv_name: "ARGV".into(),
+            registrations: Vec::new(),
+            library: false,
+            nest: 0,
+        }
+    }
+
+    fn text(&self, node: Node<'_>) -> &'s str {
+        std::str::from_utf8(&self.src[node.byte_range()]).unwrap_or("?")
+    }
+
+    fn label(&self, node: Node<'_>) -> String {
+        let t = self
+            .text(node)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if t.chars().count() > MAX_LABEL {
+            let cut: String = t.chars().take(MAX_LABEL - 1).collect();
+            format!("{cut}…")
+        } else {
+            t
+        }
+    }
+
+    fn frame_id(&self) -> usize {
+        self.frames.last().map(|f| f.id).unwrap_or(0)
+    }
+
+    /// A hole that stands for this value of this node in this invocation.
+    fn fresh(&mut self, node: Node<'_>, prov: Prov) -> KeyTemplate {
+        let label = self.label(node);
+        let binding = format!("~{label}@{}#{}", node.start_byte(), self.frame_id());
+        self.provs.insert(binding.clone(), prov);
+        tpl::hole(&label, binding, HoleKind::Opaque, Some(node.byte_range()))
+    }
+
+    fn prov_of_binding(&self, binding: &str) -> Prov {
+        self.provs.get(binding).copied().unwrap_or(Prov::Unknown)
+    }
+
+    fn prov_of_template(&self, t: &KeyTemplate) -> Prov {
+        computed(tpl::holes(t).map(|h| self.prov_of_binding(&h.binding)))
+    }
+
+    fn prov_of(&self, v: &Val<'t>) -> Prov {
+        match v {
+            Val::Str(t) if !t.has_holes() => Prov::Literal,
+            Val::Str(t) => self.prov_of_template(t),
+            Val::Keys => Prov::Declared(0),
+            Val::Argv => Prov::Argv,
+            Val::Spread(Spread::Keys(_)) => Prov::Declared(0),
+            Val::Spread(Spread::Argv(_)) => Prov::Argv,
+            Val::Spread(Spread::Values(p)) | Val::Other(p) => *p,
+            Val::Nil | Val::Builtin(_) | Val::Func(_) => Prov::Literal,
+        }
+    }
+
+    /// The template of a value used as a string.
+    fn template(&mut self, v: &Val<'t>, node: Node<'_>) -> KeyTemplate {
+        match v {
+            Val::Str(t) => t.clone(),
+            Val::Spread(s) => {
+                let first = self.spread_item(*s, 0, node);
+                self.template(&first, node)
+            }
+            other => {
+                let p = self.prov_of(other);
+                self.fresh(node, p)
+            }
+        }
+    }
+
+    fn declared_hole(&mut self, i: usize, label_node: Option<Node<'_>>) -> Val<'t> {
+        let (label, binding) = if i == 0 {
+            let node = label_node.expect("a non-constant index has a node");
+            let label = self.label(node);
+            let b = format!("~{label}@{}#{}", node.start_byte(), self.frame_id());
+            (label, b)
+        } else {
+            (format!("{}[{i}]", self.keys_name), format!("KEYS[{i}]"))
+        };
+        let tainted = self.scopes.tainted_globals.contains("KEYS");
+        let binding = if tainted && i != 0 {
+            format!("~{binding}@tainted#{}", self.frame_id())
+        } else {
+            binding
+        };
+        let prov = if tainted {
+            Prov::Unknown
+        } else {
+            Prov::Declared(i)
+        };
+        self.provs.insert(binding.clone(), prov);
+        Val::Str(tpl::hole(
+            &label,
+            binding,
+            HoleKind::Opaque,
+            label_node.map(|n| n.byte_range()),
+        ))
+    }
+
+    fn argv_hole(&mut self, i: usize, node: Node<'_>) -> Val<'t> {
+        if i == 0 || self.scopes.tainted_globals.contains("ARGV") {
+            let p = if i == 0 { Prov::Argv } else { Prov::Unknown };
+            return Val::Str(self.fresh(node, p));
+        }
+        let binding = format!("ARGV[{i}]");
+        self.provs.insert(binding.clone(), Prov::Argv);
+        Val::Str(tpl::hole(
+            &format!("{}[{i}]", self.argv_name),
+            binding,
+            HoleKind::Fragment,
+            Some(node.byte_range()),
+        ))
+    }
+
+    fn spread_item(&mut self, s: Spread, j: usize, node: Node<'_>) -> Val<'t> {
+        match s {
+            Spread::Keys(start) if start > 0 => self.declared_hole(start + j, Some(node)),
+            Spread::Keys(_) => self.declared_hole(0, Some(node)),
+            Spread::Argv(start) if start > 0 => self.argv_hole(start + j, node),
+            Spread::Argv(_) => self.argv_hole(0, node),
+            Spread::Values(p) => Val::Other(p),
+        }
+    }
+
+    fn single(&mut self, v: Val<'t>, node: Node<'_>) -> Val<'t> {
+        match v {
+            Val::Spread(s) => self.spread_item(s, 0, node),
+            v => v,
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Environment
+    // ------------------------------------------------------------------
+
+    fn lookup_decl(&self, d: DeclId) -> Option<&Val<'t>> {
+        self.frames.iter().rev().find_map(|f| f.env.get(&d))
+    }
+
+    /// Binds a local or parameter declared by `ident` to `val`.
+    fn bind(&mut self, ident: Node<'_>, val: Val<'t>) {
+        let d = ident.start_byte();
+        if self.scopes.mutated.contains(&d) {
+            return;
+        }
+        let name = self.text(ident).to_string();
+        let val = match val {
+            Val::Str(t) => {
+                let t = if key_like_name(&name) {
+                    tpl::all_opaque(t)
+                } else {
+                    t
+                };
+                // A value with no identity of its own (`~…`: one node, one use) gets
+                // the local's: the local is assigned once.
+                match t.parts.as_slice() {
+                    [Part::Hole(h)] if h.binding.starts_with('~') => {
+                        let prov = self.prov_of_binding(&h.binding);
+                        let binding = format!("{name}@{d}#{}", self.frame_id());
+                        self.provs.insert(binding.clone(), prov);
+                        Val::Str(tpl::hole(&name, binding, h.kind, h.span.clone()))
+                    }
+                    _ => Val::Str(t),
+                }
+            }
+            Val::Other(p) => {
+                // Keep it a table-like value; its fields inherit the provenance.
+                Val::Other(p)
+            }
+            v => v,
+        };
+        if let Some(f) = self.frames.last_mut() {
+            f.env.insert(d, val);
+        }
+    }
+
+    fn identifier(&mut self, node: Node<'t>) -> Val<'t> {
+        let name = self.text(node);
+        if let Some(&d) = self.scopes.uses.get(&node.start_byte()) {
+            if self.scopes.mutated.contains(&d) {
+                return Val::Other(Prov::Unknown);
+            }
+            return match self.lookup_decl(d) {
+                Some(v) => v.clone(),
+                // Declared but not bound here (a parameter of a function walked on its
+                // own, an upvalue of another invocation): unknown.
+                None => Val::Other(Prov::Unknown),
+            };
+        }
+        if self.scopes.tainted_globals.contains(name) {
+            return Val::Other(Prov::Unknown);
+        }
+        match name {
+            "KEYS" => Val::Keys,
+            "ARGV" => Val::Argv,
+            "redis" => Val::Builtin(Builtin::Redis),
+            "string" => Val::Builtin(Builtin::StringLib),
+            "table" => Val::Builtin(Builtin::TableLib),
+            "unpack" => Val::Builtin(Builtin::Unpack),
+            "tostring" => Val::Builtin(Builtin::ToString),
+            "pcall" => Val::Builtin(Builtin::LuaPcall),
+            "tonumber" | "type" => Val::Builtin(Builtin::Pure),
+            "cjson" | "cmsgpack" | "struct" | "bit" | "math" | "os" => {
+                Val::Builtin(Builtin::PureLib)
+            }
+            "nil" => Val::Nil,
+            _ => Val::Other(Prov::Unknown),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Statements
+    // ------------------------------------------------------------------
+
+    /// Walks the statements of a chunk or block.
+    pub(crate) fn block(&mut self, node: Node<'t>) {
+        if self.nest >= MAX_NEST {
+            return;
+        }
+        for s in named_children(node) {
+            self.statement(s);
+        }
+    }
+
+    fn block_field(&mut self, node: Node<'t>, field: &str) {
+        if let Some(b) = node.child_by_field_name(field) {
+            self.block(b);
+        }
+    }
+
+    fn statement(&mut self, node: Node<'t>) {
+        if self.nest >= MAX_NEST {
+            return;
+        }
+        self.nest += 1;
+        self.statement_inner(node);
+        self.nest -= 1;
+    }
+
+    fn statement_inner(&mut self, node: Node<'t>) {
+        if node.is_error() || node.is_missing() {
+            return;
+        }
+        self.budget = self.budget.saturating_sub(1);
+        match node.kind() {
+            "variable_declaration" => self.local_declaration(node),
+            "function_declaration" => {
+                let is_local = node.child(0).is_some_and(|c| c.kind() == "local");
+                if let (true, Some(name)) = (is_local, node.child_by_field_name("name")) {
+                    self.bind(name, Val::Func(node));
+                }
+            }
+            "assignment_statement" => {
+                if let Some(values) = child_of_kind(node, "expression_list") {
+                    for v in named_children(values) {
+                        self.expr(v);
+                    }
+                }
+                if let Some(targets) = child_of_kind(node, "variable_list") {
+                    for t in named_children(targets) {
+                        // Index expressions in targets may contain calls.
+                        if t.kind() == "bracket_index_expression" {
+                            if let Some(f) = t.child_by_field_name("field") {
+                                self.expr(f);
+                            }
+                        }
+                    }
+                }
+            }
+            "function_call" => {
+                self.call(node);
+            }
+            "do_statement" => self.block_field(node, "body"),
+            "while_statement" => {
+                if let Some(c) = node.child_by_field_name("condition") {
+                    self.expr(c);
+                }
+                self.block_field(node, "body");
+            }
+            "repeat_statement" => {
+                self.block_field(node, "body");
+                if let Some(c) = node.child_by_field_name("condition") {
+                    self.expr(c);
+                }
+            }
+            "if_statement" => self.if_statement(node),
+            "for_statement" => self.for_statement(node),
+            "return_statement" => {
+                let mut values = Vec::new();
+                let mut exprs = Vec::new();
+                for e in named_children(node) {
+                    if e.kind() == "expression_list" {
+                        exprs.extend(named_children(e));
+                    } else if e.kind() != "comment" {
+                        exprs.push(e);
+                    }
+                }
+                for e in &exprs {
+                    values.push(self.expr(*e));
+                }
+                let multi = exprs.len() != 1
+                    || matches!(values.first(), Some(Val::Spread(_)))
+                    || exprs[0].kind() == "function_call";
+                let v = match (multi, values.into_iter().next()) {
+                    (false, Some(v)) => v,
+                    (true, Some(v)) => Val::Spread(Spread::Values(self.prov_of(&v))),
+                    _ => Val::Nil,
+                };
+                if let Some(f) = self.frames.last_mut() {
+                    f.returns.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The branch arms the current point is under, across inlined calls.
+    fn constraints(&self) -> Vec<Constraint> {
+        self.frames
+            .iter()
+            .flat_map(|f| f.path.iter().chain(f.exits.iter()).cloned())
+            .collect()
+    }
+
+    /// Walks `f` inside arm `c` of a branch point.
+    fn in_arm(&mut self, c: Constraint, f: impl FnOnce(&mut Self)) {
+        let depth = match self.frames.last_mut() {
+            Some(fr) => {
+                fr.path.push(c);
+                fr.path.len() - 1
+            }
+            None => return f(self),
+        };
+        f(self);
+        if let Some(fr) = self.frames.last_mut() {
+            fr.path.truncate(depth);
+        }
+    }
+
+    fn if_statement(&mut self, node: Node<'t>) {
+        let bp = (node.start_byte(), self.frame_id());
+        if let Some(c) = node.child_by_field_name("condition") {
+            self.expr(c);
+        }
+        let mut exiting = Vec::new();
+        let consequence = node.child_by_field_name("consequence");
+        self.in_arm((bp, Choice::Arm(0)), |me| {
+            if let Some(b) = consequence {
+                me.block(b);
+            }
+        });
+        if consequence.is_some_and(|b| self.exits(b)) {
+            exiting.push(0);
+        }
+        let mut cur = node.walk();
+        let alternatives: Vec<Node<'t>> = node
+            .children_by_field_name("alternative", &mut cur)
+            .collect();
+        for (k, alt) in alternatives.into_iter().enumerate() {
+            let arm = k + 1;
+            if alt.is_error() {
+                continue;
+            }
+            if let Some(c) = alt.child_by_field_name("condition") {
+                // An `elseif` condition runs only when the arms before it were not taken.
+                self.in_arm((bp, Choice::NotArms((0..arm).collect())), |me| {
+                    me.expr(c);
+                });
+            }
+            let body = alt
+                .child_by_field_name("consequence")
+                .or_else(|| alt.child_by_field_name("body"));
+            self.in_arm((bp, Choice::Arm(arm)), |me| {
+                if let Some(b) = body {
+                    me.block(b);
+                }
+            });
+            if body.is_some_and(|b| self.exits(b)) {
+                exiting.push(arm);
+            }
+        }
+        if !exiting.is_empty() {
+            if let Some(f) = self.frames.last_mut() {
+                f.exits.push((bp, Choice::NotArms(exiting)));
+            }
+        }
+    }
+
+    /// True when a block always leaves the function: it ends in `return` or `error(…)`.
+    fn exits(&self, block: Node<'_>) -> bool {
+        let last = named_children(block)
+            .into_iter()
+            .rfind(|n| n.kind() != "comment");
+        match last {
+            Some(n) if n.kind() == "return_statement" => true,
+            Some(n) if n.kind() == "function_call" => n
+                .child_by_field_name("name")
+                .is_some_and(|c| self.text(c) == "error"),
+            _ => false,
+        }
+    }
+
+    fn local_declaration(&mut self, node: Node<'t>) {
+        let Some(first) = named_children(node).into_iter().next() else {
+            return;
+        };
+        if first.kind() == "variable_list" {
+            for n in named_children(first) {
+                if n.kind() == "identifier" {
+                    self.bind(n, Val::Nil);
+                }
+            }
+            return;
+        }
+        if first.kind() != "assignment_statement" {
+            return;
+        }
+        let names: Vec<Node<'t>> = child_of_kind(first, "variable_list")
+            .map(named_children)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| n.kind() == "identifier")
+            .collect();
+        let exprs: Vec<Node<'t>> = child_of_kind(first, "expression_list")
+            .map(named_children)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| n.kind() != "comment")
+            .collect();
+        let mut values: Vec<Val<'t>> = Vec::new();
+        for (i, e) in exprs.iter().enumerate() {
+            let v = self.expr(*e);
+            if i + 1 < exprs.len() {
+                let v = self.single(v, *e);
+                values.push(v);
+            } else {
+                values.push(v);
+            }
+        }
+        for (i, n) in names.iter().enumerate() {
+            let v = if i + 1 < exprs.len() {
+                values[i].clone()
+            } else if let Some(last) = values.last().cloned().filter(|_| !exprs.is_empty()) {
+                let j = i + 1 - exprs.len();
+                match last {
+                    Val::Spread(s) => self.spread_item(s, j, exprs[exprs.len() - 1]),
+                    v if j == 0 => v,
+                    _ => Val::Nil,
+                }
+            } else {
+                Val::Nil
+            };
+            self.bind(*n, v);
+        }
+    }
+
+    fn for_statement(&mut self, node: Node<'t>) {
+        if let Some(clause) = node.child_by_field_name("clause") {
+            match clause.kind() {
+                "for_numeric_clause" => {
+                    for f in ["start", "end", "step"] {
+                        if let Some(e) = clause.child_by_field_name(f) {
+                            self.expr(e);
+                        }
+                    }
+                    if let Some(n) = clause.child_by_field_name("name") {
+                        // A loop variable changes from iteration to iteration.
+                        self.bind(n, Val::Other(Prov::Data));
+                    }
+                }
+                "for_generic_clause" => {
+                    let mut prov = Prov::Unknown;
+                    if let Some(values) = child_of_kind(clause, "expression_list") {
+                        let exprs = named_children(values);
+                        let mut provs = Vec::new();
+                        for e in exprs {
+                            provs.push(self.iterated_prov(e));
+                        }
+                        prov = provs.first().copied().unwrap_or(Prov::Unknown);
+                    }
+                    if let Some(names) = child_of_kind(clause, "variable_list") {
+                        for (i, n) in named_children(names).into_iter().enumerate() {
+                            if n.kind() != "identifier" {
+                                continue;
+                            }
+                            let v = if i == 1 {
+                                match prov {
+                                    Prov::Declared(_) => {
+                                        let label = self.text(n).to_string();
+                                        let binding = format!(
+                                            "{label}@{}#{}",
+                                            n.start_byte(),
+                                            self.frame_id()
+                                        );
+                                        self.provs.insert(binding.clone(), Prov::Declared(0));
+                                        Val::Str(tpl::hole(
+                                            &label,
+                                            binding,
+                                            HoleKind::Opaque,
+                                            Some(n.byte_range()),
+                                        ))
+                                    }
+                                    p => Val::Other(p),
+                                }
+                            } else if prov == Prov::Unknown {
+                                Val::Other(Prov::Unknown)
+                            } else {
+                                Val::Other(Prov::Data)
+                            };
+                            self.bind(n, v);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.block_field(node, "body");
+    }
+
+    /// Evaluates an expression of a generic `for` and returns the provenance of the
+    /// values it iterates over: `ipairs(KEYS)` yields declared keys.
+    fn iterated_prov(&mut self, e: Node<'t>) -> Prov {
+        let callee = (e.kind() == "function_call" && !e.has_error())
+            .then(|| e.child_by_field_name("name").map(|n| self.text(n)))
+            .flatten();
+        let arg = e
+            .child_by_field_name("arguments")
+            .and_then(|a| named_children(a).into_iter().next());
+        let (Some("ipairs" | "pairs"), Some(arg)) = (callee, arg) else {
+            self.expr(e);
+            return Prov::Unknown;
+        };
+        match self.expr(arg) {
+            Val::Keys => Prov::Declared(0),
+            Val::Argv => Prov::Argv,
+            Val::Other(p) if p != Prov::Unknown => computed([p]),
+            _ => Prov::Unknown,
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Expressions
+    // ------------------------------------------------------------------
+
+    fn expr(&mut self, node: Node<'t>) -> Val<'t> {
+        if self.nest >= MAX_NEST {
+            return Val::Other(Prov::Unknown);
+        }
+        self.nest += 1;
+        let v = self.expr_inner(node);
+        self.nest -= 1;
+        v
+    }
+
+    fn expr_inner(&mut self, node: Node<'t>) -> Val<'t> {
+        if node.is_error() || node.is_missing() || node.has_error() {
+            // Evaluate what can be evaluated inside (calls), but trust no value.
+            self.visit_calls(node);
+            return Val::Other(Prov::Unknown);
+        }
+        match node.kind() {
+            "string" => match self.string(node) {
+                Some(t) => Val::Str(t),
+                None => Val::Other(Prov::Unknown),
+            },
+            "number" => {
+                let t = self.text(node);
+                if t == "0" || (t.bytes().all(|b| b.is_ascii_digit()) && !t.starts_with('0')) {
+                    Val::Str(KeyTemplate::literal(
+                        t.as_bytes().to_vec(),
+                        keylint_core::template::SourceMap::Contiguous(node.start_byte()),
+                    ))
+                } else {
+                    Val::Other(Prov::Literal)
+                }
+            }
+            "nil" => Val::Nil,
+            "true" | "false" => Val::Other(Prov::Literal),
+            "identifier" => self.identifier(node),
+            "parenthesized_expression" => match named_children(node)
+                .into_iter()
+                .find(|n| n.kind() != "comment")
+            {
+                Some(inner) => {
+                    let v = self.expr(inner);
+                    self.single(v, inner)
+                }
+                None => Val::Other(Prov::Unknown),
+            },
+            "binary_expression" => self.binary(node),
+            "unary_expression" => {
+                if let Some(o) = node.child_by_field_name("operand") {
+                    let v = self.expr(o);
+                    let p = self.prov_of(&v);
+                    return Val::Other(match p {
+                        Prov::Declared(_) => Prov::Data,
+                        p => computed([p]),
+                    });
+                }
+                Val::Other(Prov::Unknown)
+            }
+            "bracket_index_expression" => self.index(node),
+            "dot_index_expression" => {
+                let Some(t) = node.child_by_field_name("table") else {
+                    return Val::Other(Prov::Unknown);
+                };
+                let field = node
+                    .child_by_field_name("field")
+                    .map(|f| self.text(f))
+                    .unwrap_or("");
+                let base = self.expr(t);
+                match base {
+                    Val::Builtin(b) => Val::Builtin(member(b, field)),
+                    Val::Other(p) => Val::Other(p),
+                    Val::Keys | Val::Argv => Val::Other(Prov::Unknown),
+                    _ => Val::Other(Prov::Unknown),
+                }
+            }
+            "function_call" => self.call(node),
+            "function_definition" => Val::Func(node),
+            "table_constructor" => {
+                self.visit_calls(node);
+                Val::Other(Prov::Unknown)
+            }
+            "vararg_expression" => Val::Spread(Spread::Values(Prov::Unknown)),
+            _ => {
+                self.visit_calls(node);
+                Val::Other(Prov::Unknown)
+            }
+        }
+    }
+
+    /// Evaluates the calls inside an expression whose value is not needed.
+    fn visit_calls(&mut self, node: Node<'t>) {
+        if self.nest >= MAX_NEST {
+            return;
+        }
+        self.nest += 1;
+        self.visit_calls_inner(node);
+        self.nest -= 1;
+    }
+
+    fn visit_calls_inner(&mut self, node: Node<'t>) {
+        for c in named_children(node) {
+            if c.is_error() {
+                continue;
+            }
+            match c.kind() {
+                "function_call" if !c.has_error() => {
+                    self.call(c);
+                }
+                "function_definition" => {}
+                _ => self.visit_calls(c),
+            }
+        }
+    }
+
+    fn string(&self, node: Node<'_>) -> Option<KeyTemplate> {
+        let start = node.child_by_field_name("start")?;
+        let end = node.child_by_field_name("end")?;
+        let body = &self.src[start.end_byte()..end.start_byte()];
+        let open = self.text(start);
+        let decoded = if open == "\"" || open == "'" {
+            strings::decode_quoted(body, start.end_byte())?
+        } else {
+            let level = open.bytes().filter(|&b| b == b'=').count();
+            strings::decode_long(body, start.end_byte(), level)?
+        };
+        Some(KeyTemplate::literal(decoded.bytes, decoded.map))
+    }
+
+    fn binary(&mut self, node: Node<'t>) -> Val<'t> {
+        let (Some(l), Some(r)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return Val::Other(Prov::Unknown);
+        };
+        let op = node
+            .child_by_field_name("operator")
+            .map(|o| self.text(o))
+            .unwrap_or("");
+        let lv = self.expr(l);
+        let lv = self.single(lv, l);
+        let rv = self.expr(r);
+        let rv = self.single(rv, r);
+        match op {
+            ".." => {
+                let a = self.template(&lv, l);
+                let b = self.template(&rv, r);
+                Val::Str(tpl::concat(a, b))
+            }
+            "or" | "and" => {
+                // `unpack or table.unpack`: both sides mean the same function.
+                if let (Val::Builtin(a), Val::Builtin(b)) = (&lv, &rv) {
+                    if a == b {
+                        return lv;
+                    }
+                }
+                if op == "or" {
+                    if let (Val::Builtin(Builtin::Unpack), _) | (_, Val::Builtin(Builtin::Unpack)) =
+                        (&lv, &rv)
+                    {
+                        return Val::Builtin(Builtin::Unpack);
+                    }
+                }
+                let p = computed([self.prov_of(&lv), self.prov_of(&rv)]);
+                Val::Other(p)
+            }
+            "==" | "~=" | "<" | ">" | "<=" | ">=" => Val::Other(Prov::Literal),
+            _ => {
+                let p = computed([self.prov_of(&lv), self.prov_of(&rv)]);
+                Val::Other(p)
+            }
+        }
+    }
+
+    fn index(&mut self, node: Node<'t>) -> Val<'t> {
+        let (Some(t), Some(f)) = (
+            node.child_by_field_name("table"),
+            node.child_by_field_name("field"),
+        ) else {
+            return Val::Other(Prov::Unknown);
+        };
+        let base = self.expr(t);
+        let fv = self.expr(f);
+        let n = match &fv {
+            Val::Str(k) if f.kind() == "number" => k
+                .as_literal()
+                .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
+                .filter(|&n| n > 0),
+            _ => None,
+        };
+        match base {
+            Val::Keys => match n {
+                Some(i) => self.declared_hole(i, Some(node)),
+                None => self.declared_hole(0, Some(node)),
+            },
+            Val::Argv => match n {
+                Some(i) => self.argv_hole(i, node),
+                None => {
+                    let v = self.fresh(node, Prov::Argv);
+                    Val::Str(v)
+                }
+            },
+            Val::Other(p) => Val::Other(computed([p])),
+            _ => Val::Other(Prov::Unknown),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Calls
+    // ------------------------------------------------------------------
+
+    fn args(&self, call: Node<'t>) -> Vec<Node<'t>> {
+        let Some(a) = call.child_by_field_name("arguments") else {
+            return Vec::new();
+        };
+        match a.kind() {
+            "arguments" => named_children(a)
+                .into_iter()
+                .filter(|n| n.kind() != "comment")
+                .collect(),
+            _ => vec![a],
+        }
+    }
+
+    fn call(&mut self, node: Node<'t>) -> Val<'t> {
+        if node.has_error() {
+            self.visit_calls(node);
+            return Val::Other(Prov::Unknown);
+        }
+        let Some(callee) = node.child_by_field_name("name") else {
+            return Val::Other(Prov::Unknown);
+        };
+        let arg_nodes = self.args(node);
+        // `obj:method(…)`
+        if callee.kind() == "method_index_expression" {
+            let obj = callee.child_by_field_name("table");
+            let method = callee
+                .child_by_field_name("method")
+                .map(|m| self.text(m))
+                .unwrap_or("");
+            let ov = match obj {
+                Some(o) => {
+                    let v = self.expr(o);
+                    self.single(v, o)
+                }
+                None => Val::Other(Prov::Unknown),
+            };
+            let args = self.eval_args(&arg_nodes);
+            if method == "format" {
+                if let Val::Str(f) = &ov {
+                    return self.format(f.clone(), &args, &arg_nodes);
+                }
+            }
+            let mut provs = vec![self.prov_of(&ov)];
+            provs.extend(args.iter().map(|a| self.prov_of(a)));
+            return match ov {
+                Val::Str(_) => Val::Other(computed(provs)),
+                _ => Val::Spread(Spread::Values(Prov::Unknown)),
+            };
+        }
+        let f = self.expr(callee);
+        match f {
+            Val::Builtin(Builtin::Call) => self.redis_command(node, callee, &arg_nodes),
+            Val::Builtin(Builtin::RegisterFunction) => {
+                if self.library && self.frames.len() == 1 {
+                    self.registration(node, &arg_nodes);
+                } else {
+                    self.eval_args(&arg_nodes);
+                }
+                Val::Other(Prov::Unknown)
+            }
+            Val::Builtin(Builtin::Format) => {
+                let args = self.eval_args(&arg_nodes);
+                match (args.first(), arg_nodes.first()) {
+                    (Some(Val::Str(fmt)), Some(_)) => {
+                        let fmt = fmt.clone();
+                        self.format(fmt, &args[1..], &arg_nodes[1..])
+                    }
+                    _ => Val::Other(Prov::Unknown),
+                }
+            }
+            Val::Builtin(Builtin::ToString) => {
+                let args = self.eval_args(&arg_nodes);
+                match args.into_iter().next() {
+                    Some(v @ Val::Str(_)) => v,
+                    Some(v) => Val::Other(computed([self.prov_of(&v)])),
+                    None => Val::Other(Prov::Unknown),
+                }
+            }
+            Val::Builtin(Builtin::Unpack) => {
+                let args = self.eval_args(&arg_nodes);
+                let start = match (args.get(1), arg_nodes.get(1)) {
+                    (None, _) => 1,
+                    (Some(Val::Str(t)), Some(n)) if n.kind() == "number" => t
+                        .as_literal()
+                        .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
+                        .unwrap_or(0),
+                    _ => 0,
+                };
+                if args.len() > 2 {
+                    // `unpack(t, i, j)`: a bounded range.
+                    return Val::Spread(Spread::Values(match args.first() {
+                        Some(Val::Keys) => Prov::Declared(0),
+                        Some(Val::Argv) => Prov::Argv,
+                        _ => Prov::Unknown,
+                    }));
+                }
+                match args.first() {
+                    Some(Val::Keys) => Val::Spread(Spread::Keys(start)),
+                    Some(Val::Argv) => Val::Spread(Spread::Argv(start)),
+                    Some(Val::Other(p)) => Val::Spread(Spread::Values(computed([*p]))),
+                    _ => Val::Spread(Spread::Values(Prov::Unknown)),
+                }
+            }
+            Val::Builtin(Builtin::LuaPcall) => {
+                let args = self.eval_args(&arg_nodes);
+                if let Some(Val::Func(func)) = args.first() {
+                    let func = *func;
+                    self.invoke(func, args[1..].to_vec(), None);
+                }
+                Val::Spread(Spread::Values(Prov::Unknown))
+            }
+            Val::Builtin(b @ (Builtin::Pure | Builtin::PureMulti)) => {
+                let args = self.eval_args(&arg_nodes);
+                let provs: Vec<Prov> = args.iter().map(|a| self.prov_of(a)).collect();
+                if b == Builtin::Pure {
+                    Val::Other(computed(provs))
+                } else {
+                    Val::Spread(Spread::Values(computed(provs)))
+                }
+            }
+            Val::Builtin(Builtin::PureLib | Builtin::StringLib | Builtin::TableLib) => {
+                self.eval_args(&arg_nodes);
+                Val::Spread(Spread::Values(Prov::Unknown))
+            }
+            Val::Func(func) => {
+                let args = self.eval_args(&arg_nodes);
+                self.invoke(func, args, Some(&arg_nodes))
+            }
+            _ => {
+                self.eval_args(&arg_nodes);
+                Val::Spread(Spread::Values(Prov::Unknown))
+            }
+        }
+    }
+
+    fn eval_args(&mut self, nodes: &[Node<'t>]) -> Vec<Val<'t>> {
+        let mut out = Vec::with_capacity(nodes.len());
+        for (i, &n) in nodes.iter().enumerate() {
+            let v = self.expr(n);
+            let v = if i + 1 < nodes.len() {
+                self.single(v, n)
+            } else {
+                v
+            };
+            out.push(v);
+        }
+        out
+    }
+
+    /// Calls a function of this file: walks its body with the arguments bound.
+    fn invoke(
+        &mut self,
+        func: Node<'t>,
+        args: Vec<Val<'t>>,
+        arg_nodes: Option<&[Node<'t>]>,
+    ) -> Val<'t> {
+        let id = func.start_byte();
+        if self.active.contains(&id) || self.active.len() >= MAX_DEPTH || self.budget == 0 {
+            return Val::Spread(Spread::Values(Prov::Unknown));
+        }
+        self.run(func, args, arg_nodes, false)
+    }
+
+    /// Walks a function's body in a new frame. `standalone`: nobody called it, its
+    /// parameters are unknown values, each stable within this walk.
+    fn run(
+        &mut self,
+        func: Node<'t>,
+        args: Vec<Val<'t>>,
+        arg_nodes: Option<&[Node<'t>]>,
+        standalone: bool,
+    ) -> Val<'t> {
+        let id = func.start_byte();
+        self.evaluated.insert(id);
+        let params: Vec<Node<'t>> = func
+            .child_by_field_name("parameters")
+            .map(named_children)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.kind() == "identifier")
+            .collect();
+        // Argument values in parameter order; a spread in last position fills the rest.
+        let mut values = Vec::with_capacity(params.len());
+        let last = args.len().checked_sub(1);
+        for (i, p) in params.iter().enumerate() {
+            let node = arg_nodes
+                .and_then(|a| a.get(i.min(a.len().saturating_sub(1))).copied())
+                .unwrap_or(*p);
+            let v = match (args.get(i), last) {
+                (Some(Val::Spread(s)), Some(l)) if i == l => self.spread_item(*s, 0, node),
+                (Some(v), _) => v.clone(),
+                (None, Some(l)) => match &args[l] {
+                    Val::Spread(s) => self.spread_item(*s, i - l, node),
+                    _ => Val::Nil,
+                },
+                (None, None) => Val::Nil,
+            };
+            values.push(v);
+        }
+        self.frames.push(Frame::new(self.next_frame));
+        self.next_frame += 1;
+        self.active.push(id);
+        for (p, v) in params.iter().zip(values) {
+            let v = if standalone {
+                let name = self.text(*p).to_string();
+                let binding = format!("{name}@{}#{}", p.start_byte(), self.frame_id());
+                self.provs.insert(binding.clone(), Prov::Unknown);
+                Val::Str(tpl::hole(
+                    &name,
+                    binding,
+                    HoleKind::Fragment,
+                    Some(p.byte_range()),
+                ))
+            } else {
+                v
+            };
+            self.bind(*p, v);
+        }
+        if let Some(b) = func.child_by_field_name("body") {
+            self.block(b);
+        }
+        self.active.pop();
+        let frame = self.frames.pop().expect("pushed above");
+        match frame.returns.as_slice() {
+            [] => Val::Nil,
+            [v] => v.clone(),
+            many => {
+                let provs: Vec<Prov> = many.iter().map(|v| self.prov_of(v)).collect();
+                Val::Spread(Spread::Values(computed(provs)))
+            }
+        }
+    }
+
+    /// Walks a function once, whatever the budget: a registered function with its
+    /// `keys` and `args`, or a function never called with unknown parameters.
+    fn walk_function(&mut self, func: Node<'t>, params: Option<Vec<Val<'t>>>) {
+        match params {
+            Some(p) => self.run(func, p, None, false),
+            None => {
+                let n = func
+                    .child_by_field_name("parameters")
+                    .map(named_children)
+                    .unwrap_or_default()
+                    .len();
+                self.run(func, vec![Val::Other(Prov::Unknown); n], None, true)
+            }
+        };
+    }
+
+    /// Walks every function of the tree that was never called, with unknown
+    /// parameters, outermost first. Whatever script calls such a function touches all
+    /// of its keys, so with `units` each gets a collector of its own.
+    pub(crate) fn walk_uncalled(&mut self, root: Node<'t>, units: bool) -> Vec<Standalone> {
+        let mut stack = vec![root];
+        let mut found = Vec::new();
+        while let Some(n) = stack.pop() {
+            if n.is_error() {
+                continue;
+            }
+            if matches!(n.kind(), "function_definition" | "function_declaration") {
+                found.push(n);
+            }
+            let mut c = n.walk();
+            let children: Vec<Node<'t>> = n.named_children(&mut c).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        found.sort_by_key(|n| n.start_byte());
+        let mut out = Vec::new();
+        for f in found {
+            if self.evaluated.contains(&f.start_byte()) {
+                continue;
+            }
+            let saved = if units {
+                self.collector.replace(Collector::default())
+            } else {
+                self.collector.take()
+            };
+            self.walk_function(f, None);
+            let collected = std::mem::replace(&mut self.collector, saved);
+            if let Some(c) = collected.filter(|c| !c.keys.is_empty()) {
+                let name = f.child_by_field_name("name");
+                out.push(Standalone {
+                    name: name.map_or_else(|| "function".to_string(), |n| self.text(n).to_string()),
+                    span: f.byte_range(),
+                    anchor: name
+                        .map_or_else(|| f.start_byte()..f.start_byte() + 8, |n| n.byte_range()),
+                    collector: c,
+                });
+            }
+        }
+        out
+    }
+
+    /// Sets how `KEYS` and `ARGV` are spelled in labels.
+    pub(crate) fn set_names(&mut self, keys: &str, argv: &str) {
+        self.keys_name = keys.to_string();
+        self.argv_name = argv.to_string();
+    }
+
+    /// Marks a function as walked (a `no-cluster` function is not modelled).
+    pub(crate) fn skip_function(&mut self, func: Node<'t>) {
+        self.evaluated.insert(func.start_byte());
+    }
+
+    /// Walks a registered function: its first parameter is `KEYS`, its second `ARGV`.
+    pub(crate) fn walk_registered(&mut self, func: Node<'t>) {
+        self.walk_function(func, Some(vec![Val::Keys, Val::Argv]));
+    }
+
+    fn registration(&mut self, node: Node<'t>, arg_nodes: &[Node<'t>]) {
+        let mut reg = Registration {
+            name: None,
+            name_span: node.byte_range(),
+            span: node.byte_range(),
+            callback: None,
+            flags: Some(Vec::new()),
+            flags_span: None,
+        };
+        let callback_val = |me: &mut Self, n: Node<'t>| -> Option<Node<'t>> {
+            match me.expr(n) {
+                Val::Func(f) => Some(f),
+                _ => None,
+            }
+        };
+        match arg_nodes {
+            [table] if table.kind() == "table_constructor" => {
+                for field in named_children(*table) {
+                    if field.kind() != "field" {
+                        continue;
+                    }
+                    let Some(name) = field.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let Some(value) = field.child_by_field_name("value") else {
+                        continue;
+                    };
+                    match self.text(name) {
+                        "function_name" => {
+                            reg.name_span = value.byte_range();
+                            if let Val::Str(t) = self.expr(value) {
+                                reg.name = t
+                                    .as_literal()
+                                    .map(|b| String::from_utf8_lossy(&b).into_owned());
+                            }
+                        }
+                        "callback" => reg.callback = callback_val(self, value),
+                        "flags" => {
+                            reg.flags_span = Some(value.byte_range());
+                            reg.flags = self.flags(value);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            [name, callback, ..] => {
+                reg.name_span = name.byte_range();
+                if let Val::Str(t) = self.expr(*name) {
+                    reg.name = t
+                        .as_literal()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned());
+                }
+                reg.callback = callback_val(self, *callback);
+            }
+            _ => {}
+        }
+        self.registrations.push(reg);
+    }
+
+    fn flags(&mut self, node: Node<'t>) -> Option<Vec<String>> {
+        if node.kind() != "table_constructor" {
+            return None;
+        }
+        let mut out = Vec::new();
+        for field in named_children(node) {
+            if field.kind() != "field" {
+                continue;
+            }
+            if field.child_by_field_name("name").is_some() {
+                return None;
+            }
+            let v = field.child_by_field_name("value")?;
+            match self.expr(v) {
+                Val::Str(t) => out.push(String::from_utf8_lossy(&t.as_literal()?).into_owned()),
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    // ------------------------------------------------------------------
+    // string.format
+    // ------------------------------------------------------------------
+
+    fn format(&mut self, fmt: KeyTemplate, args: &[Val<'t>], arg_nodes: &[Node<'t>]) -> Val<'t> {
+        let unknown = |me: &mut Self| {
+            let provs: Vec<Prov> = args.iter().map(|a| me.prov_of(a)).collect();
+            Val::Other(computed(provs))
+        };
+        let Some(lit) = (match fmt.parts.as_slice() {
+            [Part::Lit(l)] => Some(l.clone()),
+            [] => None,
+            _ => None,
+        }) else {
+            return unknown(self);
+        };
+        let b = &lit.bytes;
+        let mut out = KeyTemplate::default();
+        let mut run_start = 0;
+        let mut i = 0;
+        let mut next_arg = 0;
+        while i < b.len() {
+            if b[i] != b'%' {
+                i += 1;
+                continue;
+            }
+            out = tpl::concat(
+                out,
+                KeyTemplate {
+                    parts: vec![Part::Lit(tpl::sub_lit(&lit, run_start..i))],
+                },
+            );
+            if b.get(i + 1) == Some(&b'%') {
+                out = tpl::concat(
+                    out,
+                    KeyTemplate {
+                        parts: vec![Part::Lit(tpl::sub_lit(&lit, i..i + 1))],
+                    },
+                );
+                i += 2;
+                run_start = i;
+                continue;
+            }
+            // %[flags][width][.precision]conversion
+            let mut j = i + 1;
+            while j < b.len() && b"-+ #0".contains(&b[j]) {
+                j += 1;
+            }
+            let spec_start = j;
+            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
+                j += 1;
+            }
+            let plain = j == spec_start && spec_start == i + 1;
+            let Some(&conv) = b.get(j) else {
+                return unknown(self);
+            };
+            let (Some(arg), Some(&anode)) = (args.get(next_arg), arg_nodes.get(next_arg)) else {
+                return unknown(self);
+            };
+            let arg = arg.clone();
+            next_arg += 1;
+            let piece = match conv {
+                b's' if plain => self.template(&arg, anode),
+                b'd' | b'i' if plain => match &arg {
+                    Val::Str(t) => match t.as_literal() {
+                        Some(v) if is_canonical_int(&v) => t.clone(),
+                        Some(_) => {
+                            let p = self.prov_of(&arg);
+                            self.fresh(anode, p)
+                        }
+                        // An id from ARGV stays that id (`%d` of "42" is "42").
+                        None => t.clone(),
+                    },
+                    other => {
+                        let p = self.prov_of(other);
+                        self.fresh(anode, p)
+                    }
+                },
+                b'd' | b'i' | b'u' | b'c' | b'o' | b'x' | b'X' | b'e' | b'E' | b'f' | b'g'
+                | b'G' | b'q' | b's' => {
+                    // Another rendering of the value: a value of its own.
+                    let p = self.prov_of(&arg);
+                    let spec = String::from_utf8_lossy(&b[i..=j]).into_owned();
+                    let label = format!("string.format(\"{spec}\", {})", self.label(anode));
+                    let binding = format!("~{label}@{}#{}", anode.start_byte(), self.frame_id());
+                    self.provs.insert(binding.clone(), p);
+                    tpl::hole(&label, binding, HoleKind::Opaque, Some(anode.byte_range()))
+                }
+                _ => return unknown(self),
+            };
+            out = tpl::concat(out, piece);
+            i = j + 1;
+            run_start = i;
+        }
+        out = tpl::concat(
+            out,
+            KeyTemplate {
+                parts: vec![Part::Lit(tpl::sub_lit(&lit, run_start..b.len()))],
+            },
+        );
+        Val::Str(out)
+    }
+
+    // ------------------------------------------------------------------
+    // redis.call
+    // ------------------------------------------------------------------
+
+    fn redis_command(
+        &mut self,
+        call: Node<'t>,
+        callee: Node<'t>,
+        arg_nodes: &[Node<'t>],
+    ) -> Val<'t> {
+        let args = self.eval_args(arg_nodes);
+        if let Some(c) = self.collector.as_mut() {
+            if c.first_call.is_none() {
+                c.first_call = Some(callee.byte_range());
+            }
+        }
+        let data = |_: &mut Self| Val::Other(Prov::Data);
+        let Some(Val::Str(name_t)) = args.first() else {
+            return data(self);
+        };
+        let Some(name) = name_t.as_literal() else {
+            return data(self);
+        };
+        // The bytes of each argument: literal where known, else a placeholder that
+        // matches no keyword and no number.
+        const PLACEHOLDER: &[u8] = b"\x00keylint:unknown\x00";
+        let mut fixed: Vec<Vec<u8>> = vec![name.clone()];
+        let mut spread: Option<(usize, Val<'t>)> = None;
+        for (i, v) in args.iter().enumerate().skip(1) {
+            if i + 1 == args.len() {
+                if let Val::Spread(_) = v {
+                    spread = Some((i, v.clone()));
+                    break;
+                }
+                // A call in last position may return several values.
+                if arg_nodes[i].kind() == "function_call" && !single_valued(v) {
+                    spread = Some((i, v.clone()));
+                    break;
+                }
+            }
+            fixed.push(match v {
+                Val::Str(t) => t.as_literal().unwrap_or_else(|| PLACEHOLDER.to_vec()),
+                _ => PLACEHOLDER.to_vec(),
+            });
+        }
+        // Key positions, the same for every number of spread values tried.
+        let mut fixed_keys: Option<Vec<usize>> = None;
+        let mut spread_is_key: Option<bool> = None;
+        let tries: &[usize] = if spread.is_some() {
+            &[0, 1, 2, 3]
+        } else {
+            &[0]
+        };
+        let mut any = false;
+        for &n in tries {
+            let mut argv: Vec<&[u8]> = fixed.iter().map(|v| v.as_slice()).collect();
+            argv.extend(std::iter::repeat_n(PLACEHOLDER, n));
+            let Ok(ex) = keylint_commands::extract_keys(&argv) else {
+                continue;
+            };
+            any = true;
+            let mut fk: Vec<usize> = ex
+                .keys
+                .iter()
+                .map(|k| k.index)
+                .filter(|&i| i < fixed.len())
+                .collect();
+            fk.sort_unstable();
+            fk.dedup();
+            let sk = ex.keys.iter().any(|k| k.index >= fixed.len());
+            if fixed_keys.as_ref().is_some_and(|prev| *prev != fk) {
+                return data(self);
+            }
+            fixed_keys = Some(fk);
+            if n > 0 {
+                match spread_is_key {
+                    Some(prev) if prev != sk => {
+                        // Some counts make spread values keys, others not: the keys
+                        // cannot be told.
+                        return data(self);
+                    }
+                    _ => spread_is_key = Some(sk),
+                }
+            }
+        }
+        if !any {
+            return data(self);
+        }
+        let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
+        let mut unit_keys = Vec::new();
+        for i in fixed_keys.unwrap_or_default() {
+            let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
+                continue;
+            };
+            let t = self.template(v, n);
+            let k = self.add_key(t, n.byte_range(), &command);
+            unit_keys.push(k);
+        }
+        if let (Some(true), Some((i, v))) = (spread_is_key, spread) {
+            let n = arg_nodes[i];
+            let t = match v {
+                Val::Spread(Spread::Keys(_)) => {
+                    let label = self.label(n);
+                    let binding = format!("~{label}@{}#{}", n.start_byte(), self.frame_id());
+                    self.provs.insert(binding.clone(), Prov::Declared(0));
+                    tpl::hole(&label, binding, HoleKind::Opaque, Some(n.byte_range()))
+                }
+                other => {
+                    let p = self.prov_of(&other);
+                    self.fresh(n, p)
+                }
+            };
+            let k = self.add_key(t, n.byte_range(), &command);
+            unit_keys.push(k);
+        }
+        unit_keys.dedup();
+        let mut distinct = unit_keys.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let constraints = self.constraints();
+        if let Some(c) = self.collector.as_mut() {
+            for &k in &unit_keys {
+                c.add(k, constraints.clone());
+            }
+            if distinct.len() >= 2 {
+                c.commands.push(Unit {
+                    kind: UnitKind::Command,
+                    name: command,
+                    span: call.byte_range(),
+                    anchor: arg_nodes[0].byte_range(),
+                    keys: unit_keys,
+                    // A single command whose keys span slots fails inside any script.
+                    policy: CrossSlotPolicy::Refused,
+                });
+            }
+        }
+        data(self)
+    }
+
+    fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {
+        // A hole that begins a key may be a whole key or a prefix with its own tag.
+        if let Some(Part::Hole(h)) = t.parts.first_mut() {
+            h.kind = HoleKind::Opaque;
+        }
+        let origin = self.origin(&t);
+        let slot = self.key_index.entry((span.start, span.end)).or_default();
+        for &k in slot.iter() {
+            if self.keys[k].template == t && self.keys[k].command == command {
+                return k;
+            }
+        }
+        let k = self.keys.len();
+        slot.push(k);
+        self.keys.push(KeyUse {
+            template: t,
+            span,
+            command: command.to_string(),
+            origin,
+        });
+        k
+    }
+
+    fn origin(&self, t: &KeyTemplate) -> KeyOrigin {
+        let provs: Vec<Prov> = tpl::holes(t)
+            .map(|h| self.prov_of_binding(&h.binding))
+            .collect();
+        if provs.contains(&Prov::Unknown) {
+            return KeyOrigin::Unknown;
+        }
+        let declared = provs.iter().find_map(|p| match p {
+            Prov::Declared(i) => Some(*i),
+            _ => None,
+        });
+        match (declared, t.parts.len()) {
+            (Some(i), 1) => KeyOrigin::Declared(i),
+            (Some(i), _) => KeyOrigin::DerivedFromDeclared(i),
+            (None, _) => KeyOrigin::Undeclared,
+        }
+    }
+}
+
+/// A value that is certainly one value, even from a call in last position.
+fn single_valued(v: &Val<'_>) -> bool {
+    !matches!(v, Val::Spread(_))
+}
+
+fn is_canonical_int(b: &[u8]) -> bool {
+    let digits = b.strip_prefix(b"-").unwrap_or(b);
+    !digits.is_empty()
+        && digits.iter().all(|c| c.is_ascii_digit())
+        && (digits == b"0" || digits[0] != b'0')
+        && b != b"-0"
+}
+
+fn member(table: Builtin, field: &str) -> Builtin {
+    match (table, field) {
+        // `redis.pcall` returns a failed command's error instead of raising it; the
+        // command fails all the same.
+        (Builtin::Redis, "call" | "pcall") => Builtin::Call,
+        (Builtin::Redis, "register_function") => Builtin::RegisterFunction,
+        (Builtin::StringLib, "format") => Builtin::Format,
+        (Builtin::Redis, "sha1hex") => Builtin::Pure,
+        (Builtin::StringLib, "gsub" | "find" | "match" | "byte") => Builtin::PureMulti,
+        (Builtin::StringLib, "gmatch") => Builtin::Other,
+        (Builtin::StringLib, _) => Builtin::Pure,
+        (Builtin::TableLib, "unpack") => Builtin::Unpack,
+        (Builtin::TableLib, "concat") => Builtin::Pure,
+        (Builtin::PureLib, "unpack") => Builtin::PureMulti,
+        (Builtin::PureLib, _) => Builtin::Pure,
+        _ => Builtin::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_like_names() {
+        for n in [
+            "key",
+            "queueKey",
+            "job_key",
+            "KEY_PREFIX",
+            "prefix",
+            "ns",
+            "baseKey",
+        ] {
+            assert!(key_like_name(n), "{n}");
+        }
+        for n in ["jobId", "tokens", "monkey", "id", "keyword", "nsfw"] {
+            assert!(!key_like_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn provenance_of_computed_values() {
+        assert_eq!(computed([Prov::Argv, Prov::Literal]), Prov::Argv);
+        assert_eq!(computed([Prov::Argv, Prov::Data]), Prov::Data);
+        assert_eq!(computed([Prov::Literal]), Prov::Data);
+        assert_eq!(computed([Prov::Declared(1), Prov::Argv]), Prov::Unknown);
+        assert_eq!(computed([]), Prov::Data);
+    }
+}

@@ -1,0 +1,512 @@
+use super::*;
+use keylint_core::model::KeyOrigin;
+use keylint_core::rules::{check, Settings};
+use keylint_core::template::HashInput;
+use keylint_core::{Finding, Lang, Rule, Severity};
+
+/// Every key: (source text at its span, display, origin).
+fn keys(src: &str) -> Vec<(String, String, KeyOrigin)> {
+    lower(src)
+        .keys
+        .iter()
+        .map(|k| {
+            (
+                src[k.span.clone()].to_string(),
+                k.template.display(Lang::Lua),
+                k.origin,
+            )
+        })
+        .collect()
+}
+
+fn findings(src: &str) -> Vec<Finding> {
+    check(&lower(src), &Settings::default())
+}
+
+fn rules(src: &str) -> Vec<(Rule, Severity)> {
+    findings(src).iter().map(|f| (f.rule, f.severity)).collect()
+}
+
+fn displays(src: &str) -> Vec<String> {
+    keys(src).into_iter().map(|k| k.1).collect()
+}
+
+#[test]
+fn key_of_a_plain_call() {
+    let k = keys("return redis.call('GET', KEYS[1])");
+    assert_eq!(
+        k,
+        [("KEYS[1]".into(), "KEYS[1]".into(), KeyOrigin::Declared(1))]
+    );
+}
+
+#[test]
+fn every_lua_string_form() {
+    let src = r#"
+redis.call('SET', 'a:1', 'v')
+redis.call('SET', "b:\"2\"", 'v')
+redis.call('SET', [[c:3]], 'v')
+redis.call('SET', [==[
+d:]]4]==], 'v')
+redis.call('SET', 'e:\123x\125', 'v')
+redis.call('SET', 'f:\x41', 'v')
+"#;
+    assert_eq!(
+        displays(src),
+        [
+            "\"a:1\"",
+            "\"b:\\\"2\\\"\"",
+            "\"c:3\"",
+            "\"d:]]4\"",
+            "\"e:{x}\"",
+            "\"f:x41\""
+        ]
+    );
+    assert!(keys(src).iter().all(|k| k.2 == KeyOrigin::Undeclared));
+}
+
+#[test]
+fn hazard_labels_point_at_the_braces_inside_literals() {
+    // `\123` is `{`: the label must cover exactly the escape's first byte and the `}`.
+    let src = "redis.call('SET', 'a\\123b', '1')\nredis.call('SET', [==[x{}]==], '1')\n";
+    let f = findings(src);
+    let unclosed = f
+        .iter()
+        .find(|f| f.rule == Rule::UnclosedHashTag)
+        .expect("unclosed");
+    assert_eq!(&src[unclosed.primary.span.clone()], "\\");
+    assert_eq!(unclosed.primary.span.start, src.find("\\123b").unwrap());
+    let empty = f
+        .iter()
+        .find(|f| f.rule == Rule::EmptyHashTag)
+        .expect("empty");
+    assert_eq!(&src[empty.primary.span.clone()], "{}");
+}
+
+#[test]
+fn concatenation_and_format() {
+    let src = r#"
+local rcall = redis.call
+rcall('GET', 'user:' .. ARGV[1] .. ':cart')
+rcall('GET', string.format('user:%s:%d', ARGV[1], 7))
+rcall('GET', ('q:%s'):format(ARGV[2]))
+local fmt = string.format
+rcall('GET', fmt('%%{%s}', 'x'))
+rcall('GET', string.format('%05d', ARGV[1]))
+"#;
+    assert_eq!(
+        displays(src),
+        [
+            "\"user:\" .. ARGV[1] .. \":cart\"",
+            "\"user:\" .. ARGV[1] .. \":7\"",
+            "\"q:\" .. ARGV[2]",
+            "\"%{x}\"",
+            "string.format(\"%05d\", ARGV[1])",
+        ]
+    );
+    let m = lower(src);
+    // `%05d` of an id is not the id's text: unknown, and opaque.
+    assert_eq!(m.keys[4].template.hash_input(), HashInput::Unknown);
+}
+
+#[test]
+fn aliases_and_command_case() {
+    let src = r#"
+local call = redis.pcall
+local r = redis
+call('hset', KEYS[1], 'f', 'v')
+r.call('Lpush', KEYS[2], 'x')
+local c2 = r.call
+c2('gEt', KEYS[3])
+"#;
+    let m = lower(src);
+    let cmds: Vec<&str> = m.keys.iter().map(|k| k.command.as_str()).collect();
+    assert_eq!(cmds, ["HSET", "LPUSH", "GET"]);
+}
+
+#[test]
+fn whole_script_is_one_unit() {
+    let src = "redis.call('INCR', 'stats:views')\nreturn redis.call('GET', 'stats:clicks')\n";
+    let r = rules(src);
+    // No shebang: cross-slot keys work while one node serves them.
+    assert!(r.contains(&(Rule::CrossSlot, Severity::Warning)), "{r:?}");
+    assert_eq!(
+        r.iter()
+            .filter(|x| **x == (Rule::UndeclaredScriptKey, Severity::Error))
+            .count(),
+        2
+    );
+    let shebang = format!("#!lua\n{src}");
+    assert!(rules(&shebang).contains(&(Rule::CrossSlot, Severity::Error)));
+    let allow = format!("#!lua flags=allow-cross-slot-keys\n{src}");
+    assert!(rules(&allow).contains(&(Rule::CrossSlot, Severity::Warning)));
+}
+
+#[test]
+fn one_command_spanning_slots_is_refused_even_with_allow_cross_slot_keys() {
+    let src = "#!lua flags=allow-cross-slot-keys\nreturn redis.call('MGET', 'stats:views', 'stats:clicks')\n";
+    let f = findings(src);
+    let cross = f.iter().find(|f| f.rule == Rule::CrossSlot).unwrap();
+    assert_eq!(cross.severity, Severity::Error);
+    assert!(cross.message.contains("`MGET`"));
+}
+
+#[test]
+fn origins() {
+    let src = r#"
+local prefix = KEYS[1]
+redis.call('GET', KEYS[2])
+redis.call('GET', prefix .. ':active')
+redis.call('GET', 'cfg:' .. ARGV[1])
+local id = redis.call('INCR', KEYS[3])
+redis.call('GET', 'job:' .. id)
+redis.call('GET', ARGV[2] .. ':x')
+"#;
+    let o: Vec<KeyOrigin> = keys(src).into_iter().map(|k| k.2).collect();
+    assert_eq!(
+        o,
+        [
+            KeyOrigin::Declared(2),
+            KeyOrigin::DerivedFromDeclared(1),
+            KeyOrigin::Undeclared,
+            KeyOrigin::Declared(3),
+            KeyOrigin::Undeclared,
+            KeyOrigin::Undeclared,
+        ]
+    );
+    let f = findings(src);
+    let sev = |needle: &str| {
+        f.iter()
+            .find(|f| f.rule == Rule::UndeclaredScriptKey && f.message.contains(needle))
+            .map(|f| f.severity)
+    };
+    assert_eq!(sev("\"cfg:\""), Some(Severity::Error));
+    assert_eq!(sev("\"job:\""), Some(Severity::Error));
+    // May carry the declared keys' tag: lower.
+    assert_eq!(sev("ARGV[2] .. \":x\""), Some(Severity::Warning));
+    assert_eq!(sev("derives"), Some(Severity::Info));
+}
+
+#[test]
+fn unpack_keys() {
+    let src = r#"
+redis.call('DEL', unpack(KEYS))
+redis.call('MGET', table.unpack(KEYS))
+redis.call('DEL', unpack(ARGV))
+local a, b = unpack(KEYS)
+redis.call('RENAME', a, b)
+redis.call('HSET', KEYS[1], unpack(ARGV))
+"#;
+    let k = keys(src);
+    assert_eq!(k[0].2, KeyOrigin::Declared(0));
+    assert_eq!(k[1].2, KeyOrigin::Declared(0));
+    assert_eq!(k[2].2, KeyOrigin::Undeclared);
+    assert_eq!(k[3].1, "KEYS[1]");
+    assert_eq!(k[4].1, "KEYS[2]");
+    // HSET's field/value pairs are not keys.
+    assert_eq!(k.len(), 6);
+    assert_eq!(k[5].0, "KEYS[1]");
+}
+
+#[test]
+fn unknown_numkeys_skips_the_call() {
+    let src = r#"
+redis.call('ZUNIONSTORE', KEYS[1], #KEYS - 1, unpack(KEYS, 2))
+redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, 2)
+"#;
+    let k = keys(src);
+    assert_eq!(
+        k.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(),
+        ["KEYS[1]", "KEYS[2]", "KEYS[3]"]
+    );
+}
+
+#[test]
+fn reassigned_and_loop_assigned_locals_are_unknown() {
+    let src = r#"
+local k = 'a'
+if ARGV[1] then k = 'b' end
+redis.call('GET', k)
+local j
+for i = 1, 3 do j = 'x' .. i end
+redis.call('GET', j)
+local once = 'c'
+redis.call('GET', once)
+"#;
+    let k = keys(src);
+    assert_eq!(k[0].2, KeyOrigin::Unknown);
+    assert_eq!(k[1].2, KeyOrigin::Unknown);
+    assert_eq!(k[2].1, "\"c\"");
+}
+
+#[test]
+fn closures_assigning_a_local_make_it_unknown() {
+    let src = r#"
+local k = 'a'
+local function f() k = 'b' end
+f()
+redis.call('GET', k)
+"#;
+    assert_eq!(keys(src)[0].2, KeyOrigin::Unknown);
+}
+
+#[test]
+fn helper_functions_are_evaluated_at_their_calls() {
+    let src = r#"
+local rcall = redis.call
+local function jobKey(prefix, id)
+  return prefix .. 'job:' .. id
+end
+rcall('HGETALL', jobKey(KEYS[1], ARGV[1]))
+rcall('HGETALL', jobKey('bull:{q}:', ARGV[2]))
+"#;
+    let k = keys(src);
+    assert_eq!(k[0].1, "KEYS[1] .. \"job:\" .. ARGV[1]");
+    assert_eq!(k[0].2, KeyOrigin::DerivedFromDeclared(1));
+    assert_eq!(k[1].1, "\"bull:{q}:job:\" .. ARGV[2]");
+    assert_eq!(k[1].2, KeyOrigin::Undeclared);
+}
+
+#[test]
+fn recursion_terminates() {
+    let src = r#"
+local function walk(k, n)
+  if n > 0 then return walk(k .. ':x', n - 1) end
+  return redis.call('GET', k)
+end
+walk(KEYS[1], 3)
+"#;
+    let k = keys(src);
+    assert!(!k.is_empty());
+}
+
+#[test]
+fn uncalled_helpers_are_their_own_unit() {
+    let src = r#"
+local function move(uid)
+  redis.call('RENAME', 'user:' .. uid .. ':cart', 'user:' .. uid .. ':profile')
+end
+local function tagged(uid)
+  redis.call('RENAME', '{user:' .. uid .. '}:cart', '{user:' .. uid .. '}:profile')
+end
+"#;
+    assert_eq!(rules(src), [(Rule::CrossSlotLikely, Severity::Warning)]);
+}
+
+#[test]
+fn registered_functions() {
+    let src = r#"#!lua name=lib
+local function impl(keys, args)
+  return redis.call('GET', keys[1] .. ':x')
+end
+redis.register_function('positional', function(keys, args)
+  redis.call('SET', keys[1], args[1])
+  return redis.call('GET', 'cfg:' .. args[1])
+end)
+redis.register_function{function_name='table_form', callback=impl, flags={'no-writes'}}
+redis.register_function{function_name='nc', callback=function(k, a) return redis.call('GET', 'z') end, flags={'no-cluster'}}
+"#;
+    let m = lower(src);
+    let names: Vec<&str> = m.scripts.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["positional", "table_form", "nc"]);
+    assert!(m.scripts.iter().all(|s| s.mode == ScriptMode::Function));
+    assert_eq!(m.scripts[1].flags, ["no-writes"]);
+    assert!(m.scripts[2].keys.is_empty() && m.scripts[2].units.is_empty());
+    let k = keys(src);
+    assert_eq!(
+        k.iter().map(|k| (k.1.as_str(), k.2)).collect::<Vec<_>>(),
+        [
+            ("keys[1]", KeyOrigin::Declared(1)),
+            ("\"cfg:\" .. args[1]", KeyOrigin::Undeclared),
+            ("keys[1] .. \":x\"", KeyOrigin::DerivedFromDeclared(1)),
+        ]
+    );
+    let r = rules(src);
+    assert!(r.contains(&(Rule::ScriptNoCluster, Severity::Error)));
+    assert!(r.contains(&(Rule::UndeclaredScriptKey, Severity::Error)));
+}
+
+#[test]
+fn shebangs() {
+    assert_eq!(shebang("return 1"), None);
+    let s = shebang("#!lua flags=no-writes,allow-cross-slot-keys\r\nreturn 1").unwrap();
+    assert!(s.valid);
+    assert_eq!(s.flags, ["no-writes", "allow-cross-slot-keys"]);
+    assert_eq!(s.span, 0..43);
+    assert!(shebang("#!lua").unwrap().valid);
+    assert!(shebang("#!lua flags=").unwrap().valid);
+    assert!(!shebang("#!lua name=x").unwrap().valid);
+    assert!(!shebang("#!python").unwrap().valid);
+    assert!(!shebang("#!lua flags=bogus").unwrap().valid);
+    let m = lower("#!lua flags=no-cluster\nreturn redis.call('GET', 'a')");
+    assert!(m.keys.is_empty());
+    assert_eq!(
+        rules("#!lua flags=no-cluster\nreturn redis.call('GET', 'a')"),
+        [(Rule::ScriptNoCluster, Severity::Error)]
+    );
+    // Only at the very start.
+    assert_eq!(
+        lower(" #!lua flags=no-cluster\n").scripts[0].mode,
+        ScriptMode::Eval
+    );
+}
+
+#[test]
+fn broken_syntax_keeps_what_is_certain() {
+    // The call after the broken `if` is swallowed by tree-sitter's ERROR node, and
+    // what is inside an ERROR node is skipped.
+    let src = "redis.call('INCR', 'a')\nlocal x = = 1\nredis.call('GET', 'b' .. )\nif then end\nredis.call('GET', 'c')\n";
+    assert_eq!(displays(src), ["\"a\""]);
+}
+
+#[test]
+fn broken_text_may_assign_a_local() {
+    let src = "local k = 'a'\nk = = 'b'\nredis.call('GET', k)\n";
+    assert!(keys(src).iter().all(|k| k.2 == KeyOrigin::Unknown));
+}
+
+#[test]
+fn no_panic_on_any_prefix_of_the_fixtures() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lua");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "lua") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&p).unwrap();
+        let mut cut = 0;
+        while cut <= src.len() {
+            if src.is_char_boundary(cut) {
+                let m = lower(&src[..cut]);
+                let _ = check(&m, &Settings::default());
+            }
+            cut += 3;
+        }
+    }
+}
+
+#[test]
+fn broad_tags_in_lua() {
+    let src = r#"
+local function touch(id)
+  redis.call('EXPIRE', '{global}:session:' .. id, 60)
+end
+local function fine(id)
+  redis.call('EXPIRE', 'session:{' .. id .. '}', 60)
+end
+"#;
+    let f = findings(src);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].rule, Rule::BroadHashTag);
+    assert_eq!(&src[f[0].primary.span.clone()], "{global}");
+}
+
+#[test]
+fn keys_of_exclusive_arms_never_meet() {
+    let src = r#"#!lua
+if ARGV[1] == 'a' then
+  redis.call('GET', 'stats:views')
+elseif ARGV[1] == 'b' then
+  redis.call('GET', 'stats:clicks')
+else
+  redis.call('GET', 'stats:views')
+end
+"#;
+    assert!(
+        !rules(src).iter().any(|r| r.0 == Rule::CrossSlot),
+        "{:?}",
+        rules(src)
+    );
+    // After an arm that returns, the arm's keys are never met again.
+    let src = r#"#!lua
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.call('GET', 'stats:views')
+end
+return redis.call('GET', 'stats:clicks')
+"#;
+    assert!(!rules(src).iter().any(|r| r.0 == Rule::CrossSlot));
+    // Keys before the branch meet both arms.
+    let src = r#"#!lua
+redis.call('INCR', 'stats:total')
+if ARGV[1] == 'a' then
+  redis.call('GET', 'stats:views')
+else
+  error('no')
+end
+"#;
+    assert!(rules(src).contains(&(Rule::CrossSlot, Severity::Error)));
+}
+
+#[test]
+fn a_helper_returning_early_does_not_end_its_caller() {
+    let src = r#"#!lua
+local function get(k)
+  if not k then return nil end
+  return redis.call('GET', k)
+end
+get('stats:views')
+redis.call('GET', 'stats:clicks')
+"#;
+    assert!(rules(src).contains(&(Rule::CrossSlot, Severity::Error)));
+}
+
+#[test]
+fn deep_nesting_does_not_exhaust_the_stack() {
+    let deep = 10_000;
+    let concat = format!(
+        "redis.call('GET', {}KEYS[1]{})\n",
+        "'k' .. (".repeat(deep),
+        ")".repeat(deep)
+    );
+    let chain = format!("redis.call('GET', 'k'{})\n", " .. 'x'".repeat(deep));
+    let blocks = format!(
+        "{}redis.call('GET', KEYS[1]){}\n",
+        "do ".repeat(deep),
+        " end".repeat(deep)
+    );
+    for src in [concat, chain, blocks] {
+        let m = lower(&format!("redis.call('MGET', 'a', 'b')\n{src}"));
+        assert!(rules_of(&m).contains(&Rule::CrossSlot));
+    }
+}
+
+fn rules_of(m: &keylint_core::FileModel) -> Vec<Rule> {
+    check(m, &Settings::default())
+        .iter()
+        .map(|f| f.rule)
+        .collect()
+}
+
+#[test]
+fn a_local_copy_of_a_parameter_is_the_same_value() {
+    let src = r#"
+local function move(uid)
+  local u = uid
+  redis.call('RENAME', '{user:' .. uid .. '}:a', '{user:' .. u .. '}:b')
+end
+"#;
+    assert!(rules(src).is_empty(), "{:?}", rules(src));
+}
+
+#[test]
+fn bindings_follow_the_documented_contract() {
+    let m = lower(
+        "local k = redis.call('GET', KEYS[2])\nredis.call('SET', 'x:' .. ARGV[3] .. k, 1)\nredis.call('GET', KEYS[#KEYS])\n",
+    );
+    let mut seen = Vec::new();
+    for key in &m.keys {
+        for p in &key.template.parts {
+            if let keylint_core::template::Part::Hole(h) = p {
+                seen.push(h.binding.clone());
+            }
+        }
+    }
+    assert!(seen.contains(&"KEYS[2]".to_string()));
+    assert!(seen.contains(&"ARGV[3]".to_string()));
+    for b in seen {
+        assert!(b == "KEYS[2]" || b == "ARGV[3]" || b.contains('@'), "{b}");
+    }
+}

@@ -12,6 +12,9 @@ use std::collections::HashSet;
 /// Most labels shown on one finding; the rest are counted in a note.
 const MAX_LABELS: usize = 8;
 
+/// Most distinct keys a hash-tag suggestion is computed for.
+const MAX_SUGGESTED_KEYS: usize = 32;
+
 pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
     let inputs: Vec<HashInput> = model.keys.iter().map(|k| k.template.hash_input()).collect();
     let mut reported: HashSet<usize> = HashSet::new();
@@ -142,15 +145,24 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
         ),
     };
 
-    let templates: Vec<_> = keys.iter().map(|&k| &model.keys[k].template).collect();
-    // One template per distinct key text keeps the suggestion short.
-    let mut distinct = Vec::new();
-    for t in templates {
-        if !distinct.iter().any(|d: &&KeyTemplate| d.same_text(t)) {
+    // One template per distinct key text keeps the suggestion short; past a few dozen
+    // distinct keys a rewrite is not a useful suggestion (and would cost quadratic time).
+    let mut distinct: Vec<&KeyTemplate> = Vec::new();
+    for &k in &keys {
+        let t = &model.keys[k].template;
+        if !distinct.iter().any(|d| d.same_text(t)) {
             distinct.push(t);
+            if distinct.len() > MAX_SUGGESTED_KEYS {
+                break;
+            }
         }
     }
-    f = match suggest_tag(&distinct, lang) {
+    let suggestion = if distinct.len() > MAX_SUGGESTED_KEYS {
+        Err(NoSuggestion::NotRewritable)
+    } else {
+        suggest_tag(&distinct, lang)
+    };
+    f = match suggestion {
         Ok(s) => {
             if let Some(fix) = tag_fix(model, &keys, &distinct, &s) {
                 f = f.with_fix(fix);
@@ -194,9 +206,10 @@ fn tag_fix(
     s: &TagSuggestion,
 ) -> Option<Fix> {
     let mut edits: Vec<Edit> = Vec::new();
+    let mut seen = HashSet::new();
     for &k in keys {
         let key = &model.keys[k];
-        if edits.iter().any(|e| e.span == key.span) {
+        if !seen.insert(key.span.clone()) {
             continue;
         }
         if !key.template.is_written_within(&key.span) {

@@ -23,6 +23,8 @@ pub enum Language {
     RedisCli,
     /// `*.lua`: Redis Lua scripts and functions.
     Lua,
+    /// `*.py`: Python code using redis-py.
+    Python,
 }
 
 impl Language {
@@ -31,6 +33,7 @@ impl Language {
         match path.extension()?.to_str()? {
             "redis" => Some(Language::RedisCli),
             "lua" => Some(Language::Lua),
+            "py" => Some(Language::Python),
             _ => None,
         }
     }
@@ -40,6 +43,7 @@ impl Language {
         match self {
             Language::RedisCli => Lang::RedisCli,
             Language::Lua => Lang::Lua,
+            Language::Python => Lang::Python,
         }
     }
 
@@ -50,12 +54,16 @@ impl Language {
         match self {
             Language::RedisCli => true,
             Language::Lua => memchr::memmem::find(source, b"redis").is_some(),
+            // redis-py is imported, constructed or named as `redis`/`Redis`.
+            Language::Python => [b"redis".as_slice(), b"Redis", b"REDIS"]
+                .iter()
+                .any(|w| memchr::memmem::find(source, w).is_some()),
         }
     }
 }
 
 /// The extensions `check` lints, for messages.
-const KNOWN_EXTENSIONS: &str = "`.redis` or `.lua`";
+const KNOWN_EXTENSIONS: &str = "`.redis`, `.lua` or `.py`";
 
 /// The result of linting one file.
 #[derive(Debug)]
@@ -81,12 +89,46 @@ pub struct Problem {
 
 /// Runs the frontend and the rules on one file's text: every finding, unfiltered.
 pub fn lint_source(lang: Language, source: &str, config: &Config) -> Vec<Finding> {
-    if !lang.may_use_redis(source.as_bytes()) {
+    lint_source_at(lang, source, config, None)
+}
+
+/// [`lint_source`] for a file at `path`: a Python module may load Lua scripts from
+/// files beside it.
+pub fn lint_source_at(
+    lang: Language,
+    source: &str,
+    config: &Config,
+    path: Option<&Path>,
+) -> Vec<Finding> {
+    let configured = lang == Language::Python && !config.python_receivers.is_empty();
+    if !lang.may_use_redis(source.as_bytes()) && !configured {
         return Vec::new();
     }
     let model = match lang {
         Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
         Language::Lua => keylint_lua::lower(source),
+        Language::Python => {
+            let loader = path
+                .and_then(Path::parent)
+                .map(keylint_python::DirLoader::new);
+            let mut options = keylint_python::Options::default();
+            options
+                .configured_receivers
+                .extend(config.python_receivers.iter().cloned());
+            options.default_client = Some(match config.client {
+                crate::config::ClientProfile::Cluster => keylint_python::ClientProfile::Cluster,
+                crate::config::ClientProfile::Standalone => {
+                    keylint_python::ClientProfile::Standalone
+                }
+            });
+            keylint_python::lower_with(
+                source,
+                &options,
+                loader
+                    .as_ref()
+                    .map(|l| l as &dyn keylint_python::FileLoader),
+            )
+        }
     };
     keylint_core::rules::check(&model, &config.settings)
 }
@@ -237,6 +279,15 @@ fn collect(
             }
             continue;
         }
+        if let Err(e) = std::fs::read_dir(root) {
+            // A directory named on the command line that cannot be read fails the run.
+            problems.push(Problem {
+                path: root.clone(),
+                message: format!("cannot read the directory: {e}"),
+                fatal: true,
+            });
+            continue;
+        }
         let config_error: Arc<Mutex<Option<crate::config::ConfigError>>> = Arc::default();
         let (res, err) = (resolver.clone(), config_error.clone());
         let walker = ignore::WalkBuilder::new(root)
@@ -303,7 +354,7 @@ fn process(job: &Job, args: &CheckArgs, selection: &CliSelection) -> Result<File
         fatal: job.named && !message.starts_with("skipped"),
         message,
     })?;
-    let findings = lint_source(job.lang, &source, &job.config);
+    let findings = lint_source_at(job.lang, &source, &job.config, Some(&job.path));
     let findings = finalize(
         findings,
         job.lang,

@@ -298,6 +298,9 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
                  share (a user, an order, a session), so the family spreads over many slots"
             )),
         };
+        if model.lang == crate::template::Lang::Python {
+            f = f.with_note(super::FSTRING_TRAP);
+        }
         groups.push((tag, f, 0));
     }
     for (_, f, hidden) in groups {

@@ -145,6 +145,21 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
         ),
     };
 
+    // `f"user:{uid}"` (no tag) and `f"user:{{uid}}"` (the constant tag `uid`) are the
+    // f-string trap: explain it when a key looks like either.
+    let fstring_trap = keys.iter().any(|&k| match &inputs[k] {
+        HashInput::Symbolic { whole: true, .. } => true,
+        HashInput::Concrete {
+            whole: false, bytes, ..
+        } => {
+            bytes.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+                && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        }
+        _ => false,
+    });
+    if lang == Lang::Python && fstring_trap {
+        f = f.with_note(super::FSTRING_TRAP);
+    }
     // One template per distinct key text keeps the suggestion short; past a few dozen
     // distinct keys a rewrite is not a useful suggestion (and would cost quadratic time).
     let mut distinct: Vec<&KeyTemplate> = Vec::new();

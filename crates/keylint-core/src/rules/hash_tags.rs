@@ -4,7 +4,7 @@
 use crate::diagnostic::{Finding, Label};
 use crate::model::{FileModel, KeyUse};
 use crate::rule::Rule;
-use crate::template::{Pos, TagOutcome};
+use crate::template::{Lang, Pos, TagOutcome};
 
 pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
     for key in &model.keys {
@@ -13,6 +13,17 @@ pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
 }
 
 fn check_key(model: &FileModel, key: &KeyUse, out: &mut Vec<Finding>) {
+    let before = out.len();
+    check_braces(model, key, out);
+    // Braces in a Python f-string are where most of these come from.
+    if model.lang == Lang::Python && key.template.has_holes() {
+        for f in &mut out[before..] {
+            f.notes.push(super::FSTRING_TRAP.to_string());
+        }
+    }
+}
+
+fn check_braces(model: &FileModel, key: &KeyUse, out: &mut Vec<Finding>) {
     let t = &key.template;
     let facts = t.tag_facts();
     let shown = t.display(model.lang);

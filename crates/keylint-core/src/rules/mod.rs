@@ -8,6 +8,11 @@ mod script_keys;
 use crate::diagnostic::Finding;
 use crate::model::FileModel;
 
+/// The f-string trap, told wherever a Python key's braces matter.
+pub(crate) const FSTRING_TRAP: &str = "in an f-string, `{uid}` is the value and `{{`/`}}` \
+     are literal braces: `f\"user:{uid}\"` has no hash tag, `f\"user:{{uid}}\"` has the \
+     constant tag `uid`, and `f\"user:{{{uid}}}\"` is tagged by the value of `uid`";
+
 /// Settings the rules read. The binary fills them from configuration.
 #[derive(Debug, Clone)]
 pub struct Settings {

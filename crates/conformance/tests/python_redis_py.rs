@@ -1,0 +1,319 @@
+//! Live conformance for Python code: the fixtures under `fixtures/python/` run against
+//! a real three-master cluster with the real redis-py, and the functions that redis-py
+//! refuses for spanning slots must be exactly the ones the linter reports.
+//!
+//! The test creates its own virtual environment (under Cargo's test temp dir) and
+//! installs redis-py from PyPI, pinned to the major version the method table was
+//! checked against; it fails, loudly, when that is impossible. Then:
+//!
+//! 1. `scripts/check-redis-py-methods.py` checks the linter's redis-py method table
+//!    against the installed redis-py and the cluster (signatures, key positions
+//!    through `COMMAND GETKEYS`, what `RedisCluster` and its pipelines do across
+//!    slots), and the linter's one-key rule is compared, method by method, with the
+//!    script's;
+//! 2. `tests/data/python/run_cases.py` imports every fixture module and calls each
+//!    top-level `case_*(r)` with a `RedisCluster` (an asyncio one for `async def`),
+//!    recording whether it raised a redis-py slot error (`RedisClusterException` "all
+//!    keys must map to the same key slot", `CrossSlotTransactionError`, `CROSSSLOT`);
+//! 3. the linter's verdict on each case is the `cross-slot` (proven) or
+//!    `cross-slot-likely` finding whose unit starts inside the function. A proven or
+//!    likely verdict must meet a slot error and no verdict must meet success; a case
+//!    that fails for any other reason is a broken fixture. Every disagreement fails
+//!    the test. (A `cross-slot` warning on a script without a shebang says the keys
+//!    work only while their slots share a node: either outcome agrees with it.)
+
+use conformance::Cluster;
+use keylint_core::rules::{check, Settings};
+use keylint_core::{Rule, Severity};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The redis-py versions the method table was checked against.
+const REDIS_PY: &str = "redis>=8.0,<9";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn venv_python(venv: &Path) -> PathBuf {
+    if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    }
+}
+
+fn run(cmd: &mut Command, what: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A virtual environment with redis-py, made once per target dir.
+fn redis_py_venv() -> PathBuf {
+    let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("redis-py-venv");
+    let py = venv_python(&venv);
+    let ready = py.exists()
+        && Command::new(&py)
+            .args([
+                "-c",
+                "import redis, sys; sys.exit(0 if redis.__version__.startswith('8.') else 1)",
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+    if !ready {
+        let _ = std::fs::remove_dir_all(&venv);
+        run(
+            Command::new(&python).arg("-m").arg("venv").arg(&venv),
+            "creating a Python virtual environment (the live Python test needs python3 \
+             with the venv module; set PYTHON to use another interpreter)",
+        );
+        run(
+            Command::new(&py).args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--quiet",
+                REDIS_PY,
+            ]),
+            "installing redis-py from PyPI into the test's virtual environment",
+        );
+    }
+    let version = run(
+        Command::new(&py).args(["-c", "import redis; print(redis.__version__)"]),
+        "importing redis-py",
+    );
+    eprintln!("redis-py {} in {}", version.trim(), venv.display());
+    py
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    None,
+    /// A script's key in another slot that works while the slots share a node.
+    SameNode,
+    Likely,
+    Proven,
+}
+
+/// The linter's verdict per line of the file where a slot finding's unit starts.
+fn verdicts(path: &Path) -> Vec<(usize, Verdict, String)> {
+    let source = std::fs::read_to_string(path).unwrap();
+    let dir = path.parent().unwrap();
+    let loader = keylint_python::DirLoader::new(dir);
+    // As the binary runs it by default: a client the code does not show is a
+    // RedisCluster.
+    let options = keylint_python::Options {
+        default_client: Some(keylint_python::ClientProfile::Cluster),
+        ..keylint_python::Options::default()
+    };
+    let model = keylint_python::lower_with(&source, &options, Some(&loader));
+    let line_of = |off: usize| source[..off.min(source.len())].matches('\n').count() + 1;
+    check(&model, &Settings::default())
+        .into_iter()
+        .filter_map(|f| {
+            let v = match (f.rule, f.severity) {
+                (Rule::CrossSlot, Severity::Error) => Verdict::Proven,
+                (Rule::CrossSlot, _) => Verdict::SameNode,
+                (Rule::CrossSlotLikely, _) => Verdict::Likely,
+                _ => return None,
+            };
+            let at = f.unit.clone().unwrap_or(f.primary.span.clone()).start;
+            Some((line_of(at), v, f.message.clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn redis_py_refuses_exactly_what_is_reported() {
+    let py = redis_py_venv();
+    let cluster = Cluster::start();
+    let port = cluster.ports()[0].to_string();
+    let root = root();
+
+    // 1. The method table against the installed redis-py.
+    let dump = Path::new(env!("CARGO_TARGET_TMPDIR")).join("redis-py-methods.json");
+    let out = run(
+        Command::new(&py)
+            .current_dir(&root)
+            .args([
+                "-W",
+                "ignore",
+                "scripts/check-redis-py-methods.py",
+                "--port",
+                &port,
+                "--json",
+            ])
+            .arg(&dump),
+        "scripts/check-redis-py-methods.py (the method table disagrees with redis-py)",
+    );
+    eprint!("{out}");
+    let methods: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    let one_key: Vec<&str> = methods["one_key"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut rule_disagreements = Vec::new();
+    let all = methods["methods"].as_array().unwrap();
+    for m in all {
+        let m = m.as_str().unwrap();
+        let ours = keylint_python::methods::single_key_command(m).is_some();
+        if ours != one_key.contains(&m) {
+            rule_disagreements.push(format!(
+                "{m}: the linter's one-key rule says {ours}, the script's {}",
+                !ours
+            ));
+        }
+    }
+    assert!(
+        rule_disagreements.is_empty(),
+        "{}",
+        rule_disagreements.join("\n")
+    );
+    eprintln!(
+        "one-key rule: {} of {} redis.Redis methods, same as the script",
+        one_key.len(),
+        all.len()
+    );
+
+    // 2. The fixtures' cases against the cluster.
+    let dir = root.join("fixtures/python");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no Python fixtures");
+    let report = run(
+        Command::new(&py)
+            .current_dir(&root)
+            .arg("crates/conformance/tests/data/python/run_cases.py")
+            .args(["--port", &port])
+            .args(&files),
+        "running the fixtures' cases against the cluster",
+    );
+    let cases: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let cases = cases.as_array().unwrap();
+
+    // 3. Compare.
+    let mut by_file: BTreeMap<String, Vec<(usize, Verdict, String)>> = BTreeMap::new();
+    let mut disagreements = Vec::new();
+    let mut counts: BTreeMap<(&str, Verdict), usize> = BTreeMap::new();
+    for c in cases {
+        let file = c["file"].as_str().unwrap().to_string();
+        let found = by_file
+            .entry(file.clone())
+            .or_insert_with(|| verdicts(Path::new(&file)));
+        let (first, last) = (
+            c["first_line"].as_u64().unwrap() as usize,
+            c["last_line"].as_u64().unwrap() as usize,
+        );
+        let inside: Vec<&(usize, Verdict, String)> = found
+            .iter()
+            .filter(|(l, _, _)| (first..=last).contains(l))
+            .collect();
+        let verdict = inside
+            .iter()
+            .map(|(_, v, _)| *v)
+            .max()
+            .unwrap_or(Verdict::None);
+        let outcome = c["outcome"].as_str().unwrap();
+        let name = c["name"].as_str().unwrap();
+        let rel = Path::new(&file)
+            .strip_prefix(&root)
+            .map(|p| p.display().to_string())
+            .unwrap_or(file.clone());
+        let outcome_key: &str = match outcome {
+            "slot" => "slot",
+            "ok" => "ok",
+            _ => "error",
+        };
+        *counts.entry((outcome_key, verdict)).or_default() += 1;
+        let agree = match (outcome, verdict) {
+            ("slot", Verdict::Proven | Verdict::Likely) => true,
+            ("ok", Verdict::None) => true,
+            // Depends on which node serves which slot: either outcome is right.
+            ("slot" | "ok", Verdict::SameNode) => true,
+            _ => false,
+        };
+        if !agree {
+            disagreements.push(format!(
+                "{rel}:{first} {name}: redis-py {}, linter {}{}",
+                match outcome {
+                    "slot" => "raised a slot error".to_string(),
+                    "ok" => "accepted it".to_string(),
+                    _ => format!("failed for another reason: {}", c["message"]),
+                },
+                match verdict {
+                    Verdict::Proven => "reports cross-slot",
+                    Verdict::SameNode => "warns the keys need one node",
+                    Verdict::Likely => "reports cross-slot-likely",
+                    Verdict::None => "is silent",
+                },
+                if outcome == "slot" {
+                    format!(" ({})", c["message"].as_str().unwrap_or(""))
+                } else {
+                    inside
+                        .iter()
+                        .map(|(l, _, m)| format!(" [line {l}: {m}]"))
+                        .collect::<String>()
+                }
+            ));
+        }
+    }
+    let total = cases.len();
+    eprintln!(
+        "{} fixture files, {total} cases: {} raised a slot error ({} reported cross-slot, {} \
+         cross-slot-likely), {} accepted ({} with no finding); {} other failures; {} \
+         script keys that need one node ({} raised, {} accepted)",
+        files.len(),
+        counts
+            .iter()
+            .filter(|((o, _), _)| *o == "slot")
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        counts.get(&("slot", Verdict::Proven)).unwrap_or(&0),
+        counts.get(&("slot", Verdict::Likely)).unwrap_or(&0),
+        counts
+            .iter()
+            .filter(|((o, _), _)| *o == "ok")
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        counts.get(&("ok", Verdict::None)).unwrap_or(&0),
+        counts
+            .iter()
+            .filter(|((o, _), _)| *o == "error")
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        counts
+            .iter()
+            .filter(|((_, v), _)| *v == Verdict::SameNode)
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        counts.get(&("slot", Verdict::SameNode)).unwrap_or(&0),
+        counts.get(&("ok", Verdict::SameNode)).unwrap_or(&0),
+    );
+    assert!(total > 0, "no cases ran");
+    assert!(
+        disagreements.is_empty(),
+        "{} of {total} cases disagree:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}

@@ -1,0 +1,2126 @@
+//! Expressions to values: key templates from f-strings, `%`, `.format`, `+`,
+//! `":".join`, constants, attributes, properties and key-builder functions; redis-py
+//! clients, pipelines and registered scripts from constructors, annotations and
+//! assignments.
+//!
+//! Evaluation never guesses. What cannot be known becomes an opaque value with an
+//! identity (the variable and its version), which a key template holds as a hole.
+
+use crate::index::{reaching_def, text, ClassId, Def, DefKind, FuncId, Index};
+use crate::strings::{self, Piece};
+use crate::tpl::{is_keylike_label, HoleInfo, TPart, Tpl};
+use std::collections::HashMap;
+use std::rc::Rc;
+use tree_sitter::Node;
+
+/// Which redis-py client a receiver is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClientKind {
+    /// `RedisCluster` (sync or asyncio).
+    Cluster,
+    /// `Redis` / `StrictRedis` constructed here: talks to one server.
+    Standalone,
+    /// A client known only by its name or a loose annotation.
+    Unknown,
+}
+
+impl ClientKind {
+    fn merge(self, other: ClientKind) -> ClientKind {
+        if self == other {
+            self
+        } else {
+            ClientKind::Unknown
+        }
+    }
+}
+
+/// Whether a pipeline is a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tx {
+    Yes,
+    No,
+    Unknown,
+}
+
+/// Index of a pipeline in [`Analyzer::pipes`].
+pub(crate) type PipeId = usize;
+/// Index of a registered script in [`Analyzer::scripts`].
+pub(crate) type ScriptId = usize;
+
+/// A pipeline object.
+#[derive(Debug, Clone)]
+pub(crate) struct PipeInfo {
+    pub client: ClientKind,
+    pub tx: Tx,
+    /// The call that created it (`r.pipeline(…)`), if in this file.
+    pub created: Option<std::ops::Range<usize>>,
+    /// The span of `pipeline` in that call, to point at.
+    pub anchor: Option<std::ops::Range<usize>>,
+    /// Created by `r.transaction(func, …)`: executes when the function returns.
+    pub transaction_call: Option<std::ops::Range<usize>>,
+}
+
+/// A script registered with `register_script` (or a script body for `eval`).
+#[derive(Debug, Clone)]
+pub(crate) struct ScriptInfo<'t> {
+    /// The expression that gives the body.
+    pub body: Option<Node<'t>>,
+    /// The context to evaluate it in.
+    pub func: Option<FuncId>,
+    /// The client it was registered on.
+    pub client: ClientKind,
+}
+
+/// An element of a list, tuple or dict, with its expression.
+#[derive(Debug, Clone)]
+pub(crate) struct Elem<'t> {
+    pub value: Value<'t>,
+    pub node: Node<'t>,
+    /// `*x` inside a list literal.
+    pub star: bool,
+}
+
+/// What an expression may evaluate to.
+#[derive(Debug, Clone)]
+pub(crate) enum Value<'t> {
+    /// A string or bytes value.
+    Str(Tpl),
+    Int(i64),
+    Bool,
+    Null,
+    /// A list or tuple literal. `family` for a comprehension: one element stands for
+    /// many values.
+    Seq {
+        items: Vec<Elem<'t>>,
+        family: bool,
+    },
+    /// A dict literal: its keys (values are not needed).
+    Dict(Vec<Elem<'t>>),
+    Client(ClientKind),
+    Pipe(PipeId),
+    Script(ScriptId),
+    /// A module or an imported name, by dotted path.
+    Symbol(String),
+    /// A function of this file (a method bound to an instance of `bound`).
+    Func {
+        id: FuncId,
+        bound: Option<ClassId>,
+    },
+    Class(ClassId),
+    /// `cls` in a class method: the class or a subclass.
+    ClsObj(ClassId),
+    /// `self` in a method of a class.
+    SelfObj(ClassId),
+    /// The contents of a file read through a literal path.
+    FileText(Tpl),
+    /// A filesystem path built from literals (`Path(__file__).parent / "x.lua"`).
+    Path(PathValue),
+    /// A value that cannot be known but has an identity.
+    Opaque(HoleInfo),
+    /// Known not to be a redis client (the result of a call into another library).
+    Foreign,
+    Unknown,
+}
+
+/// A path known at lint time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathValue {
+    /// Relative to the Python file's directory (built from `__file__`), or as written.
+    pub from_module_dir: bool,
+    /// `/`-separated components; `..` allowed.
+    pub parts: Vec<String>,
+    /// `__file__` itself (the module file), before `.parent`.
+    pub is_module_file: bool,
+}
+
+/// Parameters bound when a key-builder function is followed through a call.
+#[derive(Debug)]
+pub(crate) struct Env<'t> {
+    pub func: FuncId,
+    pub params: HashMap<String, Value<'t>>,
+    /// Identity of the arguments, appended to the bindings of values made inside.
+    pub tag: String,
+}
+
+/// Where an expression is evaluated.
+#[derive(Debug, Clone)]
+pub(crate) struct Ctx<'t> {
+    pub func: Option<FuncId>,
+    pub env: Option<Rc<Env<'t>>>,
+    pub depth: u32,
+}
+
+const MAX_DEPTH: u32 = 24;
+/// Expressions evaluated per file before everything else is left unknown.
+const MAX_STEPS: usize = 2_000_000;
+
+/// A small string hash for guard keys.
+fn fxhash(s: &str) -> usize {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325usize, |h, b| {
+        (h ^ b as usize).wrapping_mul(0x1000_0000_01b3)
+    })
+}
+
+impl<'t> Ctx<'t> {
+    pub fn at(func: Option<FuncId>) -> Ctx<'t> {
+        Ctx {
+            func,
+            env: None,
+            depth: 0,
+        }
+    }
+
+    fn deeper(&self) -> Ctx<'t> {
+        Ctx {
+            depth: self.depth + 1,
+            ..self.clone()
+        }
+    }
+}
+
+/// Redis client classes and factories, by the last part of their dotted path.
+fn constructor_kind(path: &str) -> Option<ClientKind> {
+    let parts: Vec<&str> = path.split('.').collect();
+    let first = *parts.first()?;
+    let last = *parts.last()?;
+    let prev = parts.len().checked_sub(2).map(|i| parts[i]);
+    let redisish = first == "redis" || first == "aioredis";
+    if !redisish {
+        return None;
+    }
+    match (prev, last) {
+        (_, "RedisCluster") => Some(ClientKind::Cluster),
+        (Some("RedisCluster"), "from_url") => Some(ClientKind::Cluster),
+        (_, "Redis" | "StrictRedis") => Some(ClientKind::Standalone),
+        (Some("Redis" | "StrictRedis"), "from_url" | "from_pool") => Some(ClientKind::Standalone),
+        (Some("redis" | "asyncio" | "aioredis" | "client"), "from_url") => {
+            Some(ClientKind::Standalone)
+        }
+        _ => None,
+    }
+}
+
+/// A type annotation that names a redis-py client or pipeline.
+pub(crate) enum AnnotatedAs {
+    Client(ClientKind),
+    Pipeline(ClientKind),
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    fn ix(&self) -> &Index<'t> {
+        &self.ix
+    }
+
+    pub(crate) fn src(&self) -> &'t str {
+        self.ix.src
+    }
+
+    /// A client kind with the configured profile applied where the code does not say.
+    pub(crate) fn effective(&self, k: ClientKind) -> ClientKind {
+        match (k, self.opts.default_client) {
+            (ClientKind::Unknown, Some(crate::ClientProfile::Cluster)) => ClientKind::Cluster,
+            (ClientKind::Unknown, Some(crate::ClientProfile::Standalone)) => ClientKind::Standalone,
+            (k, _) => k,
+        }
+    }
+
+    fn scope_tag(&self, ctx: &Ctx<'t>) -> String {
+        let base = match ctx.func {
+            Some(f) => format!("f{}", self.ix().funcs[f].node.start_byte()),
+            None => "mod".to_string(),
+        };
+        match &ctx.env {
+            Some(e) => format!("{base}[{}]", e.tag),
+            None => base,
+        }
+    }
+
+    /// An opaque value written as `n`.
+    pub(crate) fn opaque(&self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        const MAX_LABEL: usize = 60;
+        let full = text(n, self.src());
+        // A long expression is shown shortened and identified by a hash of its text.
+        let (label, binding) = if full.len() > MAX_LABEL {
+            let mut cut = 40;
+            while !full.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            (
+                format!("{}…", &full[..cut]),
+                format!("{}:#{:x}", self.scope_tag(ctx), fxhash(full)),
+            )
+        } else {
+            (
+                full.to_string(),
+                format!("{}:{}", self.scope_tag(ctx), full),
+            )
+        };
+        Value::Opaque(HoleInfo {
+            keylike: is_keylike_label(&label),
+            label,
+            binding,
+            span: Some(n.byte_range()),
+        })
+    }
+
+    fn opaque_named(
+        &self,
+        label: &str,
+        binding: String,
+        span: Option<std::ops::Range<usize>>,
+    ) -> Value<'t> {
+        Value::Opaque(HoleInfo {
+            label: label.to_string(),
+            binding,
+            span,
+            keylike: is_keylike_label(label),
+        })
+    }
+
+    /// Reads a type annotation.
+    pub(crate) fn annotation(&self, ann: Node<'t>) -> Option<AnnotatedAs> {
+        let raw = text(ann, self.src());
+        let cleaned: String = raw
+            .chars()
+            .map(|c| if c == '"' || c == '\'' { ' ' } else { c })
+            .collect();
+        let mut client: Option<ClientKind> = None;
+        let mut pipeline: Option<ClientKind> = None;
+        for tok in cleaned.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
+            if tok.is_empty() {
+                continue;
+            }
+            let first = tok.split('.').next().unwrap_or(tok);
+            let path = match self.ix().imports.get(first) {
+                Some(p) => format!("{p}{}", &tok[first.len()..]),
+                None => tok.to_string(),
+            };
+            if !(path.starts_with("redis.") || path.starts_with("aioredis.")) {
+                continue;
+            }
+            let last = path.rsplit('.').next().unwrap_or("");
+            match last {
+                "RedisCluster" => {
+                    client =
+                        Some(client.map_or(ClientKind::Cluster, |k| k.merge(ClientKind::Cluster)))
+                }
+                "Redis" | "StrictRedis" => {
+                    client =
+                        Some(client.map_or(ClientKind::Unknown, |k| k.merge(ClientKind::Unknown)))
+                }
+                "ClusterPipeline" => pipeline = Some(ClientKind::Cluster),
+                "Pipeline" => {
+                    pipeline =
+                        Some(pipeline.map_or(ClientKind::Unknown, |k| k.merge(ClientKind::Unknown)))
+                }
+                _ => {}
+            }
+        }
+        match (client, pipeline) {
+            (Some(_), Some(_)) => Some(AnnotatedAs::Client(ClientKind::Unknown)),
+            (Some(k), None) => Some(AnnotatedAs::Client(k)),
+            (None, Some(k)) => Some(AnnotatedAs::Pipeline(k)),
+            (None, None) => None,
+        }
+    }
+
+    fn annotated_value(&mut self, ann: Node<'t>) -> Option<Value<'t>> {
+        match self.annotation(ann)? {
+            AnnotatedAs::Client(k) => Some(Value::Client(k)),
+            AnnotatedAs::Pipeline(k) => {
+                let k = self.effective(k);
+                Some(Value::Pipe(self.pipe_for(ann, k, Tx::Unknown, None)))
+            }
+        }
+    }
+
+    /// The pipeline created at `node` (one id per creation site).
+    pub(crate) fn pipe_for(
+        &mut self,
+        node: Node<'t>,
+        client: ClientKind,
+        tx: Tx,
+        anchor: Option<std::ops::Range<usize>>,
+    ) -> PipeId {
+        if let Some(&id) = self.pipe_by_node.get(&node.id()) {
+            return id;
+        }
+        let id = self.pipes.len();
+        let created = (node.kind() == "call").then(|| node.byte_range());
+        self.pipes.push(PipeInfo {
+            client,
+            tx,
+            created,
+            anchor,
+            transaction_call: None,
+        });
+        self.pipe_by_node.insert(node.id(), id);
+        id
+    }
+
+    /// Evaluates an expression.
+    pub(crate) fn eval(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        self.steps += 1;
+        if ctx.depth > MAX_DEPTH || self.steps > MAX_STEPS {
+            return self.opaque(n, ctx);
+        }
+        let src = self.src();
+        match n.kind() {
+            "string" => self.eval_string(n, ctx),
+            "concatenated_string" => {
+                let mut out = Tpl::default();
+                let mut c = n.walk();
+                let parts: Vec<Node<'t>> = n.named_children(&mut c).collect();
+                for p in parts {
+                    match self.eval(p, &ctx.deeper()) {
+                        Value::Str(t) => out.push(t),
+                        _ => return self.opaque(n, ctx),
+                    }
+                }
+                Value::Str(out)
+            }
+            "integer" => parse_int(text(n, src)).map_or_else(|| self.opaque(n, ctx), Value::Int),
+            "true" | "false" => Value::Bool,
+            "none" => Value::Null,
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(inner) if inner.kind() != "comment" => self.eval(inner, &ctx.deeper()),
+                _ => Value::Unknown,
+            },
+            "await" => match n.named_child(0) {
+                Some(inner) => self.eval(inner, &ctx.deeper()),
+                None => Value::Unknown,
+            },
+            "named_expression" => match n.child_by_field_name("value") {
+                Some(v) => self.eval(v, &ctx.deeper()),
+                None => Value::Unknown,
+            },
+            "identifier" => self.eval_name(n, ctx),
+            "attribute" => self.eval_attribute(n, ctx),
+            "call" => self.eval_call(n, ctx),
+            "binary_operator" => self.eval_binary(n, ctx),
+            "list" | "tuple" | "expression_list" => {
+                let mut items = Vec::new();
+                let mut c = n.walk();
+                let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
+                for k in kids {
+                    if k.kind() == "comment" {
+                        continue;
+                    }
+                    if k.kind() == "list_splat" {
+                        let inner = k.named_child(0).unwrap_or(k);
+                        let v = self.eval(inner, &ctx.deeper());
+                        match v {
+                            Value::Seq {
+                                items: inner_items,
+                                family: false,
+                            } => items.extend(inner_items),
+                            other => items.push(Elem {
+                                value: other,
+                                node: inner,
+                                star: true,
+                            }),
+                        }
+                        continue;
+                    }
+                    let v = self.eval(k, &ctx.deeper());
+                    items.push(Elem {
+                        value: v,
+                        node: k,
+                        star: false,
+                    });
+                }
+                Value::Seq {
+                    items,
+                    family: false,
+                }
+            }
+            "dictionary" => {
+                let mut keys = Vec::new();
+                let mut c = n.walk();
+                let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
+                for k in kids {
+                    match k.kind() {
+                        "pair" => {
+                            if let Some(key) = k.child_by_field_name("key") {
+                                let v = self.eval(key, &ctx.deeper());
+                                keys.push(Elem {
+                                    value: v,
+                                    node: key,
+                                    star: false,
+                                });
+                            }
+                        }
+                        "comment" => {}
+                        _ => keys.push(Elem {
+                            value: Value::Unknown,
+                            node: k,
+                            star: true,
+                        }),
+                    }
+                }
+                Value::Dict(keys)
+            }
+            "list_comprehension" | "generator_expression" | "set_comprehension" => {
+                // One element standing for the whole family of keys.
+                match n.child_by_field_name("body") {
+                    Some(body) => {
+                        let v = self.eval(body, &ctx.deeper());
+                        Value::Seq {
+                            items: vec![Elem {
+                                value: v,
+                                node: body,
+                                star: false,
+                            }],
+                            family: true,
+                        }
+                    }
+                    None => Value::Unknown,
+                }
+            }
+            "dictionary_comprehension" => match n
+                .child_by_field_name("body")
+                .and_then(|b| b.child_by_field_name("key"))
+            {
+                Some(key) => {
+                    let v = self.eval(key, &ctx.deeper());
+                    Value::Dict(vec![Elem {
+                        value: v,
+                        node: key,
+                        star: true,
+                    }])
+                }
+                None => Value::Unknown,
+            },
+            "subscript" => {
+                // `Redis[bytes]`: a generic alias is the class itself.
+                match n
+                    .child_by_field_name("value")
+                    .map(|v| self.eval(v, &ctx.deeper()))
+                {
+                    Some(Value::Symbol(p)) => Value::Symbol(p),
+                    _ => self.opaque(n, ctx),
+                }
+            }
+            "conditional_expression" => {
+                let mut c = n.walk();
+                let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
+                if kids.len() < 3 {
+                    return self.opaque(n, ctx);
+                }
+                let a = self.eval(kids[0], &ctx.deeper());
+                let b = self.eval(kids[2], &ctx.deeper());
+                match (&a, &b) {
+                    (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
+                    (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
+                        // A client or a pipeline: commands are sent, transactions unknown.
+                        Value::Client(match k {
+                            ClientKind::Cluster => ClientKind::Cluster,
+                            _ => ClientKind::Unknown,
+                        })
+                    }
+                    (Value::Pipe(x), Value::Pipe(y)) if x == y => a,
+                    (Value::Client(k), Value::Null) | (Value::Null, Value::Client(k)) => {
+                        Value::Client(*k)
+                    }
+                    (Value::Str(x), Value::Str(y))
+                        if x.as_bytes().is_some() && x.as_bytes() == y.as_bytes() =>
+                    {
+                        a
+                    }
+                    _ => self.opaque(n, ctx),
+                }
+            }
+            "boolean_operator" => {
+                // `client or redis.Redis()`: a client either way.
+                let l = n
+                    .child_by_field_name("left")
+                    .map(|l| self.eval(l, &ctx.deeper()));
+                let r = n
+                    .child_by_field_name("right")
+                    .map(|r| self.eval(r, &ctx.deeper()));
+                match (l, r) {
+                    (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
+                    (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {
+                        Value::Client(b.merge(ClientKind::Unknown))
+                    }
+                    _ => self.opaque(n, ctx),
+                }
+            }
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    fn eval_string(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let src = self.src();
+        let Some(lit) = strings::decode(n, src) else {
+            return self.opaque(n, ctx);
+        };
+        let mut out = Tpl::default();
+        for piece in lit.pieces {
+            match piece {
+                Piece::Bytes(b, o) => out.push(Tpl::lit(b, o.into_iter().map(Some).collect())),
+                Piece::Field {
+                    expr,
+                    conversion,
+                    spec,
+                } => {
+                    let v = self.eval(expr, &ctx.deeper());
+                    let plain = conversion.as_deref().is_none_or(|c| c == "!s")
+                        && spec.as_deref().is_none_or(str::is_empty);
+                    let t = if plain {
+                        self.to_tpl(&v, expr, ctx)
+                    } else {
+                        let mut h = self.hole_of(&v, expr, ctx);
+                        h.binding = format!(
+                            "{}{}:{}",
+                            h.binding,
+                            conversion.unwrap_or_default(),
+                            spec.unwrap_or_default()
+                        );
+                        Tpl::hole(h)
+                    };
+                    out.push(t);
+                }
+            }
+        }
+        Value::Str(out)
+    }
+
+    /// A hole standing for `v`, written as `n`.
+    pub(crate) fn hole_of(&self, v: &Value<'t>, n: Node<'t>, ctx: &Ctx<'t>) -> HoleInfo {
+        match v {
+            Value::Opaque(h) => h.clone(),
+            _ => match self.opaque(n, ctx) {
+                Value::Opaque(h) => h,
+                _ => unreachable!(),
+            },
+        }
+    }
+
+    /// The template of a value used as (part of) a string.
+    pub(crate) fn to_tpl(&self, v: &Value<'t>, n: Node<'t>, ctx: &Ctx<'t>) -> Tpl {
+        match v {
+            Value::Str(t) => t.clone(),
+            Value::Int(i) => Tpl::text(i.to_string().as_bytes()),
+            _ => Tpl::hole(self.hole_of(v, n, ctx)),
+        }
+    }
+
+    fn eval_binary(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let (Some(l), Some(r), Some(op)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+            n.child_by_field_name("operator"),
+        ) else {
+            return self.opaque(n, ctx);
+        };
+        let op = text(op, self.src());
+        match op {
+            "+" => {
+                let a = self.eval(l, &ctx.deeper());
+                let b = self.eval(r, &ctx.deeper());
+                // `str + x` is a string only if x is one: whatever x is, it is a hole.
+                let unknown = |v: &Value<'t>| {
+                    !matches!(
+                        v,
+                        Value::Str(_)
+                            | Value::Int(_)
+                            | Value::Seq { .. }
+                            | Value::Dict(_)
+                            | Value::Path(_)
+                    )
+                };
+                match (a, b) {
+                    (Value::Str(mut x), Value::Str(y)) => {
+                        x.push(y);
+                        Value::Str(x)
+                    }
+                    (Value::Int(x), Value::Int(y)) => {
+                        x.checked_add(y).map_or(Value::Unknown, Value::Int)
+                    }
+                    // One side is a string: the other must be one too.
+                    (Value::Str(mut x), v) if unknown(&v) => {
+                        x.push(Tpl::hole(self.hole_of(&v, r, ctx)));
+                        Value::Str(x)
+                    }
+                    (v, Value::Str(y)) if unknown(&v) => {
+                        let mut x = Tpl::hole(self.hole_of(&v, l, ctx));
+                        x.push(y);
+                        Value::Str(x)
+                    }
+                    _ => self.opaque(n, ctx),
+                }
+            }
+            "%" => {
+                let a = self.eval(l, &ctx.deeper());
+                match a {
+                    Value::Str(fmt) if fmt.as_bytes().is_some() => {
+                        let b = self.eval(r, &ctx.deeper());
+                        self.percent_format(&fmt, b, r, ctx)
+                            .map_or_else(|| self.opaque(n, ctx), Value::Str)
+                    }
+                    _ => self.opaque(n, ctx),
+                }
+            }
+            "/" => {
+                let a = self.eval(l, &ctx.deeper());
+                let b = self.eval(r, &ctx.deeper());
+                match (a, b) {
+                    (Value::Path(mut p), Value::Str(t)) => {
+                        match t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
+                            Some(s) => {
+                                p.is_module_file = false;
+                                p.parts.extend(
+                                    s.split('/').filter(|s| !s.is_empty()).map(str::to_string),
+                                );
+                                Value::Path(p)
+                            }
+                            None => Value::Unknown,
+                        }
+                    }
+                    _ => self.opaque(n, ctx),
+                }
+            }
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// `"fmt" % args`, for `%s`, `%d`, `%i`, `%%` and named `%(x)s`.
+    fn percent_format(
+        &self,
+        fmt: &Tpl,
+        args: Value<'t>,
+        args_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Tpl> {
+        let TPart::Lit { bytes, offs } = fmt.parts.first()? else {
+            return None;
+        };
+        let positional: Vec<Elem<'t>> = match &args {
+            Value::Seq {
+                items,
+                family: false,
+            } if args_node.kind() == "tuple" || args_node.kind() == "parenthesized_expression" => {
+                items.clone()
+            }
+            Value::Seq { .. } => return None,
+            // Named fields (`%(x)s`) need a mapping: not followed.
+            Value::Dict(_) => return None,
+            other => vec![Elem {
+                value: other.clone(),
+                node: args_node,
+                star: false,
+            }],
+        };
+        if positional.iter().any(|e| e.star) {
+            return None;
+        }
+        let mut out = Tpl::default();
+        let mut next = 0usize;
+        let mut i = 0usize;
+        while i < bytes.len() {
+            if bytes[i] != b'%' {
+                out.push(Tpl::lit(vec![bytes[i]], vec![offs[i]]));
+                i += 1;
+                continue;
+            }
+            let &c = bytes.get(i + 1)?;
+            if c == b'%' {
+                out.push(Tpl::lit(vec![b'%'], vec![offs[i]]));
+                i += 2;
+                continue;
+            }
+            if c == b'(' {
+                // Named fields need a dict literal; not followed.
+                return None;
+            }
+            // Flags, width, precision: any of them makes the text unknown.
+            let mut j = i + 1;
+            while j < bytes.len() && b"#0- +123456789.*hlL".contains(&bytes[j]) {
+                j += 1;
+            }
+            let conv = *bytes.get(j)?;
+            let decorated = j > i + 1;
+            let arg = positional.get(next)?;
+            next += 1;
+            let t = match (conv, &arg.value, decorated) {
+                (b's', v, false) => self.to_tpl(v, arg.node, ctx),
+                (b'd' | b'i' | b'u', Value::Int(n), false) => Tpl::text(n.to_string().as_bytes()),
+                (b'd' | b'i' | b'u', Value::Str(_), _) => return None,
+                (
+                    b's' | b'd' | b'i' | b'u' | b'r' | b'a' | b'x' | b'X' | b'o' | b'f' | b'g'
+                    | b'e',
+                    v,
+                    _,
+                ) => {
+                    let mut h = self.hole_of(v, arg.node, ctx);
+                    h.binding = format!(
+                        "{}%{}",
+                        h.binding,
+                        String::from_utf8_lossy(&bytes[i + 1..=j])
+                    );
+                    Tpl::hole(h)
+                }
+                _ => return None,
+            };
+            out.push(t);
+            i = j + 1;
+        }
+        (next == positional.len()).then_some(out)
+    }
+
+    /// `"fmt".format(…)`.
+    fn str_format(&mut self, fmt: &Tpl, args: Node<'t>, ctx: &Ctx<'t>) -> Option<Tpl> {
+        let TPart::Lit { bytes, offs } = fmt.parts.first()? else {
+            return None;
+        };
+        if fmt.parts.len() != 1 {
+            return None;
+        }
+        let mut positional: Vec<(Value<'t>, Node<'t>)> = Vec::new();
+        let mut named: HashMap<String, (Value<'t>, Node<'t>)> = HashMap::new();
+        let mut c = args.walk();
+        let kids: Vec<Node<'t>> = args.named_children(&mut c).collect();
+        for k in kids {
+            match k.kind() {
+                "keyword_argument" => {
+                    let name = text(k.child_by_field_name("name")?, self.src()).to_string();
+                    let vn = k.child_by_field_name("value")?;
+                    let v = self.eval(vn, &ctx.deeper());
+                    named.insert(name, (v, vn));
+                }
+                "list_splat" | "dictionary_splat" => return None,
+                "comment" => {}
+                _ => {
+                    let v = self.eval(k, &ctx.deeper());
+                    positional.push((v, k));
+                }
+            }
+        }
+        let mut out = Tpl::default();
+        let mut auto = 0usize;
+        let mut i = 0usize;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if (b == b'{' || b == b'}') && bytes.get(i + 1) == Some(&b) {
+                out.push(Tpl::lit(vec![b], vec![offs[i]]));
+                i += 2;
+                continue;
+            }
+            if b == b'}' {
+                return None;
+            }
+            if b != b'{' {
+                out.push(Tpl::lit(vec![b], vec![offs[i]]));
+                i += 1;
+                continue;
+            }
+            let close = bytes[i..].iter().position(|&x| x == b'}')? + i;
+            let field = std::str::from_utf8(&bytes[i + 1..close]).ok()?;
+            if field.contains('{') {
+                return None;
+            }
+            let (name, rest) = match field.find(['!', ':']) {
+                Some(p) => (&field[..p], &field[p..]),
+                None => (field, ""),
+            };
+            let (base, accessor) = match name.find(['.', '[']) {
+                Some(p) => (&name[..p], &name[p..]),
+                None => (name, ""),
+            };
+            let arg = if base.is_empty() {
+                let a = positional.get(auto).cloned();
+                auto += 1;
+                a
+            } else if let Ok(idx) = base.parse::<usize>() {
+                positional.get(idx).cloned()
+            } else {
+                named.get(base).cloned()
+            };
+            let (v, vn) = arg?;
+            let t = if accessor.is_empty() && (rest.is_empty() || rest == "!s") {
+                self.to_tpl(&v, vn, ctx)
+            } else {
+                let mut h = self.hole_of(&v, vn, ctx);
+                h.binding = format!("{}{accessor}{rest}", h.binding);
+                if !accessor.is_empty() {
+                    h.label = format!("{}{accessor}", h.label);
+                }
+                Tpl::hole(h)
+            };
+            out.push(t);
+            i = close + 1;
+        }
+        Some(out)
+    }
+
+    /// Resolves a name.
+    fn eval_name(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        // A name resolves the same way wherever it is evaluated from, unless a key
+        // builder's parameters are bound.
+        let key = (n.id(), ctx.func);
+        if ctx.env.is_none() {
+            if let Some(v) = self.memo_name.get(&key) {
+                return v.clone();
+            }
+        }
+        let v = self.eval_name_inner(n, ctx);
+        if ctx.env.is_none() {
+            self.memo_name.insert(key, v.clone());
+        }
+        v
+    }
+
+    fn eval_name_inner(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let name = text(n, self.src()).to_string();
+        if !self.resolve_names {
+            return self.opaque_named(&name, format!("global:{name}"), Some(n.byte_range()));
+        }
+        // Parameters of a key builder being followed through a call.
+        if let Some(env) = &ctx.env {
+            if Some(env.func) == ctx.func {
+                if let Some(v) = env.params.get(&name) {
+                    return v.clone();
+                }
+            }
+        }
+        if name == "__file__" {
+            return Value::Path(PathValue {
+                from_module_dir: true,
+                parts: Vec::new(),
+                is_module_file: true,
+            });
+        }
+        let mut func = ctx.func;
+        let mut at = n.start_byte();
+        let mut use_node = n;
+        while let Some(f) = func {
+            let info = &self.ix().funcs[f];
+            if info.nonlocal.contains(&name) {
+                break;
+            }
+            if let Some(defs) = info.defs.get(&name) {
+                let defs = defs.clone();
+                let scope_ctx = Ctx {
+                    func: Some(f),
+                    env: ctx.env.clone().filter(|e| e.func == f),
+                    depth: ctx.depth + 1,
+                };
+                return match reaching_def(&defs, use_node, at) {
+                    Ok((def, version)) => self.eval_def(&name, def, version, n, &scope_ctx),
+                    Err(version) => {
+                        // Several definitions may reach: one of them may still say
+                        // what kind of object this is.
+                        if let Some(v) = self.common_client(&defs, &scope_ctx) {
+                            return v;
+                        }
+                        self.opaque_named(
+                            &name,
+                            format!("{}:{name}#{version}", self.scope_tag(&scope_ctx)),
+                            Some(n.byte_range()),
+                        )
+                    }
+                };
+            }
+            // A closure: look in the enclosing function at the point of definition.
+            let node = info.node;
+            func = info.parent;
+            at = node.start_byte();
+            use_node = node;
+        }
+        // Module level.
+        if let Some(defs) = self.ix().module_defs.get(&name).cloned() {
+            let module_ctx = Ctx {
+                func: None,
+                env: None,
+                depth: ctx.depth + 1,
+            };
+            let defs_real: Vec<Def<'t>> = defs.clone();
+            if defs_real.len() == 1 {
+                return self.eval_def(&name, defs_real[0], 1, n, &module_ctx);
+            }
+            // `try: import redis / except ImportError: redis = None` and
+            // `if TYPE_CHECKING: X = A[int] / else: X = A` name one thing.
+            let mut vals = Vec::new();
+            for (i, d) in defs_real.iter().enumerate() {
+                vals.push(self.eval_def(&name, *d, i + 1, n, &module_ctx));
+            }
+            let non_null: Vec<&Value<'t>> =
+                vals.iter().filter(|v| !matches!(v, Value::Null)).collect();
+            if let Some(Value::Symbol(p)) = non_null.first() {
+                if non_null
+                    .iter()
+                    .all(|v| matches!(v, Value::Symbol(q) if q == p))
+                {
+                    return Value::Symbol(p.clone());
+                }
+            }
+            if let Some(k) = merge_clients(&vals) {
+                return Value::Client(k);
+            }
+            return self.opaque_named(&name, format!("mod:{name}"), Some(n.byte_range()));
+        }
+        match name.as_str() {
+            "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
+            | "format" => Value::Symbol(format!("builtins.{name}")),
+            _ => self.opaque_named(&name, format!("global:{name}"), Some(n.byte_range())),
+        }
+    }
+
+    /// When every definition of a name makes a client (or the same pipeline).
+    fn common_client(&mut self, defs: &[Def<'t>], ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let mut values = Vec::new();
+        for d in defs {
+            let v = match d.kind {
+                DefKind::Expr(e) | DefKind::WithAs(e) => self.eval(e, &ctx.deeper()),
+                DefKind::Param(_) => Value::Unknown,
+                DefKind::Other => Value::Unknown,
+            };
+            let v = match (v, d.annotation) {
+                (Value::Opaque(_) | Value::Unknown | Value::Null, Some(a)) => {
+                    self.annotated_value(a).unwrap_or(Value::Unknown)
+                }
+                (v, _) => v,
+            };
+            values.push(v);
+        }
+        merge_clients(&values).map(Value::Client)
+    }
+
+    fn eval_def(
+        &mut self,
+        name: &str,
+        def: Def<'t>,
+        version: usize,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        // A definition that (indirectly) refers to itself is not followed again.
+        let guard = (0u8, def.stmt.id(), def.pos);
+        if !self.in_progress.insert(guard) {
+            return self.opaque_named(
+                name,
+                format!("{}:{name}#{version}", self.scope_tag(ctx)),
+                Some(use_node.byte_range()),
+            );
+        }
+        let v = self.eval_def_inner(name, def, version, use_node, ctx);
+        self.in_progress.remove(&guard);
+        v
+    }
+
+    fn eval_def_inner(
+        &mut self,
+        name: &str,
+        def: Def<'t>,
+        version: usize,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let fallback = |me: &Self, ctx: &Ctx<'t>| {
+            me.opaque_named(
+                name,
+                format!("{}:{name}#{version}", me.scope_tag(ctx)),
+                Some(use_node.byte_range()),
+            )
+        };
+        match def.kind {
+            DefKind::Param(p) => {
+                let f = ctx.func;
+                if let Some(f) = f {
+                    if let Some(v) = self.param_override.get(&(f, p.start_byte())) {
+                        return v.clone();
+                    }
+                    let info = &self.ix().funcs[f];
+                    if info.self_name() == Some(name)
+                        && info.params.first().is_some_and(|fp| fp.node.id() == p.id())
+                    {
+                        if let Some(c) = info.class {
+                            return if info.is_classmethod() {
+                                Value::ClsObj(c)
+                            } else {
+                                Value::SelfObj(c)
+                            };
+                        }
+                    }
+                }
+                if let Some(a) = def.annotation {
+                    if let Some(v) = self.annotated_value(a) {
+                        return v;
+                    }
+                }
+                fallback(self, ctx)
+            }
+            DefKind::Expr(e) => {
+                let v = self.eval(e, &ctx.deeper());
+                match v {
+                    Value::Opaque(_) | Value::Unknown => {
+                        if let Some(a) = def.annotation {
+                            if let Some(v) = self.annotated_value(a) {
+                                return v;
+                            }
+                        }
+                        // A redis-py client that comes from an unknown call keeps its
+                        // identity as this variable.
+                        fallback(self, ctx)
+                    }
+                    other => other,
+                }
+            }
+            DefKind::WithAs(e) => match self.eval(e, &ctx.deeper()) {
+                v @ (Value::Pipe(_) | Value::Client(_) | Value::FileText(_)) => v,
+                _ => fallback(self, ctx),
+            },
+            DefKind::Other => {
+                // Imports bind modules and symbols; functions and classes bind themselves.
+                if let Some(path) = self.ix().imports.get(name) {
+                    if def.stmt.kind().starts_with("import") {
+                        return Value::Symbol(path.clone());
+                    }
+                }
+                match def.stmt.kind() {
+                    "function_definition" => {
+                        if let Some(&id) = self.ix().func_by_node.get(&def.stmt.id()) {
+                            return Value::Func { id, bound: None };
+                        }
+                    }
+                    "class_definition" => {
+                        if let Some(c) = self
+                            .ix()
+                            .classes
+                            .iter()
+                            .position(|c| c.node.id() == def.stmt.id())
+                        {
+                            return Value::Class(c);
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some(a) = def.annotation {
+                    if let Some(v) = self.annotated_value(a) {
+                        return v;
+                    }
+                }
+                fallback(self, ctx)
+            }
+        }
+    }
+
+    fn eval_attribute(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let (Some(obj), Some(attr)) = (
+            n.child_by_field_name("object"),
+            n.child_by_field_name("attribute"),
+        ) else {
+            return self.opaque(n, ctx);
+        };
+        let attr_name = text(attr, self.src()).to_string();
+        let base = self.eval(obj, &ctx.deeper());
+        match base {
+            Value::Symbol(p) => Value::Symbol(format!("{p}.{attr_name}")),
+            Value::SelfObj(c) => self.instance_attr(c, &attr_name, n, ctx, true),
+            Value::Class(c) => self.class_attr(c, &attr_name, n, ctx),
+            Value::ClsObj(c) => self.instance_attr(c, &attr_name, n, ctx, false),
+            Value::Path(p) if attr_name == "parent" => {
+                let mut p = p;
+                if p.is_module_file {
+                    p.is_module_file = false;
+                } else if p.parts.pop().is_none() {
+                    p.parts.push("..".into());
+                }
+                Value::Path(p)
+            }
+            Value::Client(_) | Value::Pipe(_) => Value::Foreign,
+            Value::Opaque(_) | Value::Unknown | Value::Foreign => self.opaque(n, ctx),
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// `self.attr` (instance) or `Cls.attr` (class) in class `c`.
+    fn instance_attr(
+        &mut self,
+        c: ClassId,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+        instance: bool,
+    ) -> Value<'t> {
+        let key = (
+            c,
+            format!("{attr}{}", if self.exact_class { "=" } else { "" }),
+            instance,
+        );
+        let v = match self.memo_attr.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let guard = (
+                    1u8,
+                    c,
+                    self.ix().classes[c].node.start_byte() ^ fxhash(attr),
+                );
+                if !self.in_progress.insert(guard) {
+                    return self.opaque(n, ctx);
+                }
+                let v = self.instance_attr_inner(c, attr, n, ctx, instance);
+                self.in_progress.remove(&guard);
+                self.memo_attr.insert(key, v.clone());
+                v
+            }
+        };
+        // The same value, written here.
+        match v {
+            Value::Opaque(h) => Value::Opaque(HoleInfo {
+                label: text(n, self.src()).to_string(),
+                span: Some(n.byte_range()),
+                ..h
+            }),
+            v => v,
+        }
+    }
+
+    /// `Cls.attr` through the class's own name: exactly this class's attribute.
+    fn class_attr(&mut self, c: ClassId, attr: &str, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        self.exact_class = true;
+        let v = self.instance_attr(c, attr, n, ctx, false);
+        self.exact_class = false;
+        v
+    }
+
+    fn instance_attr_inner(
+        &mut self,
+        c: ClassId,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+        instance: bool,
+    ) -> Value<'t> {
+        let exact = std::mem::take(&mut self.exact_class);
+        let chain = self.ix().class_chain(c);
+        let label = text(n, self.src()).to_string();
+        let binding = format!("{}.self.{attr}", self.ix().classes[c].name);
+        let opaque = |me: &Self| me.opaque_named(&label, binding.clone(), Some(n.byte_range()));
+        // `self` may be an instance of a subclass that defines the attribute its own
+        // way: then nothing is known, except that it is the same value everywhere.
+        if !exact && self.overridden_below(c, attr) {
+            return opaque(self);
+        }
+        for &k in &chain {
+            let cls = &self.ix().classes[k];
+            if let Some(&m) = cls.methods.get(attr) {
+                let decos = &self.ix().funcs[m].decorators;
+                if instance
+                    && decos
+                        .iter()
+                        .any(|d| d == "property" || d == "cached_property")
+                {
+                    return self
+                        .call_builder(m, Some(c), Vec::new(), Vec::new(), ctx)
+                        .unwrap_or_else(|| opaque(self));
+                }
+                return Value::Func {
+                    id: m,
+                    bound: Some(c),
+                };
+            }
+            if instance {
+                if let Some(assigns) = cls.self_assigns.get(attr).cloned() {
+                    let mut values = Vec::new();
+                    for a in &assigns {
+                        let v = match (a.value, a.annotation) {
+                            (Some(v), ann) => {
+                                let actx = Ctx {
+                                    func: Some(a.func),
+                                    env: None,
+                                    depth: ctx.depth + 1,
+                                };
+                                match self.eval(v, &actx) {
+                                    Value::Opaque(_) | Value::Unknown => ann
+                                        .and_then(|an| self.annotated_value(an))
+                                        .unwrap_or(Value::Unknown),
+                                    other => other,
+                                }
+                            }
+                            (None, Some(an)) => self.annotated_value(an).unwrap_or(Value::Unknown),
+                            (None, None) => Value::Unknown,
+                        };
+                        values.push(v);
+                    }
+                    // Annotation-only statements do not assign.
+                    let assigned: Vec<&Value<'t>> = values
+                        .iter()
+                        .zip(&assigns)
+                        .filter(|(_, a)| a.value.is_some())
+                        .map(|(v, _)| v)
+                        .collect();
+                    if assigned.len() == 1 {
+                        return match assigned[0] {
+                            Value::Unknown => opaque(self),
+                            Value::Opaque(h) => Value::Opaque(HoleInfo {
+                                label: label.clone(),
+                                binding: binding.clone(),
+                                span: Some(n.byte_range()),
+                                keylike: h.keylike || is_keylike_label(&label),
+                            }),
+                            v => v.clone(),
+                        };
+                    }
+                    return merge_clients(&values).map_or_else(|| opaque(self), Value::Client);
+                }
+            }
+            if let Some(defs) = cls.defs.get(attr).cloned() {
+                if defs.len() == 1 {
+                    let d = defs[0];
+                    let cctx = Ctx {
+                        func: None,
+                        env: None,
+                        depth: ctx.depth + 1,
+                    };
+                    return match d.kind {
+                        DefKind::Expr(e) => match self.eval(e, &cctx) {
+                            Value::Opaque(_) | Value::Unknown => d
+                                .annotation
+                                .and_then(|a| self.annotated_value(a))
+                                .unwrap_or_else(|| opaque(self)),
+                            v => v,
+                        },
+                        _ => d
+                            .annotation
+                            .and_then(|a| self.annotated_value(a))
+                            .unwrap_or_else(|| opaque(self)),
+                    };
+                }
+                return opaque(self);
+            }
+        }
+        opaque(self)
+    }
+
+    fn eval_call(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let Some(func) = n.child_by_field_name("function") else {
+            return self.opaque(n, ctx);
+        };
+        let args = n.child_by_field_name("arguments");
+        if func.kind() == "attribute" {
+            let (Some(obj), Some(attr)) = (
+                func.child_by_field_name("object"),
+                func.child_by_field_name("attribute"),
+            ) else {
+                return self.opaque(n, ctx);
+            };
+            let m = text(attr, self.src()).to_string();
+            let recv = self.eval(obj, &ctx.deeper());
+            let recv = self.as_receiver(recv, obj);
+            match recv {
+                Value::Str(s) => return self.str_method(&s, &m, args, n, ctx),
+                Value::Client(k) => {
+                    let k = self.effective(k);
+                    return match m.as_str() {
+                        "pipeline" => {
+                            let tx = pipeline_tx(args, k, self.src());
+                            Value::Pipe(self.pipe_for(n, k, tx, Some(attr.byte_range())))
+                        }
+                        "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
+                        _ => self.opaque(n, ctx),
+                    };
+                }
+                Value::Pipe(id) => {
+                    return match m.as_str() {
+                        "execute"
+                        | "immediate_execute_command"
+                        | "watch"
+                        | "multi"
+                        | "unwatch"
+                        | "reset"
+                        | "discard"
+                        | "__enter__"
+                        | "__aenter__" => self.opaque(n, ctx),
+                        "pipeline" => Value::Pipe(id),
+                        _ => Value::Pipe(id),
+                    };
+                }
+                Value::Path(p) => {
+                    return match m.as_str() {
+                        "read_text" | "read_bytes" => self.read_path(&p),
+                        "joinpath" => {
+                            let mut p = p;
+                            for a in arg_nodes(args) {
+                                match self.eval(a, &ctx.deeper()) {
+                                    Value::Str(t) => {
+                                        match t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
+                                            Some(s) => p.parts.extend(
+                                                s.split('/')
+                                                    .filter(|s| !s.is_empty())
+                                                    .map(str::to_string),
+                                            ),
+                                            None => return Value::Unknown,
+                                        }
+                                    }
+                                    _ => return Value::Unknown,
+                                }
+                            }
+                            p.is_module_file = false;
+                            Value::Path(p)
+                        }
+                        "resolve" | "absolute" => Value::Path(p),
+                        _ => self.opaque(n, ctx),
+                    };
+                }
+                Value::FileText(t) if m == "read" || m == "decode" => return Value::FileText(t),
+                Value::SelfObj(c)
+                    if self.defines(c, &m).is_none() && self.client_class(c).is_some() =>
+                {
+                    // A method of a class derived from a redis-py client.
+                    let k = self.client_class(c).unwrap_or(ClientKind::Unknown);
+                    let k = self.effective(k);
+                    return match m.as_str() {
+                        "pipeline" => {
+                            let tx = pipeline_tx(args, k, self.src());
+                            Value::Pipe(self.pipe_for(n, k, tx, Some(attr.byte_range())))
+                        }
+                        "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
+                        _ => self.opaque(n, ctx),
+                    };
+                }
+                Value::SelfObj(c) | Value::Class(c) | Value::ClsObj(c) => {
+                    let callee = match recv {
+                        Value::Class(_) => self.class_attr(c, &m, func, ctx),
+                        _ => {
+                            self.instance_attr(c, &m, func, ctx, matches!(recv, Value::SelfObj(_)))
+                        }
+                    };
+                    let callee = match callee {
+                        Value::Func { id, .. } => Value::Func {
+                            id,
+                            bound: self.bound_for(id, c),
+                        },
+                        other => other,
+                    };
+                    return self.call_value(callee, func, args, n, ctx);
+                }
+                Value::Symbol(p) => {
+                    let full = format!("{p}.{m}");
+                    return self.call_symbol(&full, args, n, ctx);
+                }
+                Value::Opaque(_) | Value::Unknown | Value::Foreign => {
+                    // `self.dependency.Redis(…)`: a client class by its name;
+                    // `sentinel.master_for(…)`: a client from a redis Sentinel.
+                    if matches!(m.as_str(), "master_for" | "slave_for")
+                        && text(obj, self.src())
+                            .to_ascii_lowercase()
+                            .contains("sentinel")
+                    {
+                        return Value::Client(ClientKind::Unknown);
+                    }
+                    match m.as_str() {
+                        "RedisCluster" => return Value::Client(ClientKind::Cluster),
+                        "Redis" | "StrictRedis" => return Value::Client(ClientKind::Unknown),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+            return self.call_result(n, func, ctx);
+        }
+        let callee = self.eval(func, &ctx.deeper());
+        self.call_value(callee, func, args, n, ctx)
+    }
+
+    /// Calls a value.
+    fn call_value(
+        &mut self,
+        callee: Value<'t>,
+        func: Node<'t>,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        match callee {
+            Value::Func { id, bound } => {
+                // A declared return type says what comes back.
+                if let Some(ret) = self.ix().funcs[id].node.child_by_field_name("return_type") {
+                    match self.annotation(ret) {
+                        Some(AnnotatedAs::Client(k)) => return Value::Client(k),
+                        Some(AnnotatedAs::Pipeline(k)) => {
+                            let k = self.effective(k);
+                            return Value::Pipe(self.pipe_for(n, k, Tx::Unknown, None));
+                        }
+                        None => {}
+                    }
+                }
+                let (pos, kw) = self.call_args(args, ctx);
+                self.call_builder(id, bound, pos, kw, ctx)
+                    .unwrap_or_else(|| self.opaque(n, ctx))
+            }
+            Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),
+            Value::Class(c) | Value::ClsObj(c) => match self.client_class(c) {
+                Some(k) => Value::Client(k),
+                None => Value::Foreign,
+            },
+            _ => self.call_result(n, func, ctx),
+        }
+    }
+
+    /// Whether a class of this file derived from `c` defines `attr` itself.
+    fn overridden_below(&self, c: ClassId, attr: &str) -> bool {
+        let ix = self.ix();
+        (0..ix.classes.len()).any(|k| {
+            k != c
+                && ix.class_chain(k).contains(&c)
+                && (ix.classes[k].defs.contains_key(attr)
+                    || ix.classes[k].methods.contains_key(attr)
+                    || ix.classes[k].self_assigns.contains_key(attr))
+        })
+    }
+
+    /// The method `m` of class `c` or a base class of this file.
+    pub(crate) fn defines(&self, c: ClassId, m: &str) -> Option<FuncId> {
+        self.ix()
+            .class_chain(c)
+            .into_iter()
+            .find_map(|k| self.ix().classes[k].methods.get(m).copied())
+    }
+
+    /// The client kind of a class of this file that derives from a redis-py client.
+    pub(crate) fn client_class(&mut self, c: ClassId) -> Option<ClientKind> {
+        let chain = self.ix().class_chain(c);
+        for k in chain {
+            let bases = self.ix().classes[k].bases.clone();
+            for b in bases {
+                let first = b.split(['.', '[']).next().unwrap_or(&b).to_string();
+                let path = match self.ix().imports.get(&first) {
+                    Some(p) => Some(format!("{p}{}", &b[first.len()..])),
+                    None => match self.ix().module_defs.get(&first).cloned() {
+                        Some(defs) => {
+                            let mctx = Ctx::at(None);
+                            let vals: Vec<Value<'t>> = defs
+                                .iter()
+                                .filter_map(|d| match d.kind {
+                                    DefKind::Expr(e) => Some(self.eval(e, &mctx)),
+                                    _ => None,
+                                })
+                                .collect();
+                            match vals.first() {
+                                Some(Value::Symbol(p))
+                                    if vals
+                                        .iter()
+                                        .all(|v| matches!(v, Value::Symbol(q) if q == p)) =>
+                                {
+                                    Some(p.clone())
+                                }
+                                _ => None,
+                            }
+                        }
+                        None => None,
+                    },
+                };
+                if let Some(p) = path {
+                    let p = p.split('[').next().unwrap_or(&p).to_string();
+                    if let Some(k) = constructor_kind(&p) {
+                        return Some(k);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The result of a call the linter does not follow: an unknown value when the
+    /// callee's name suggests a client (`get_redis()`, `pool.get_connection()`), else
+    /// a value known not to be one.
+    fn call_result(&self, n: Node<'t>, func: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let callee = text(func, self.src()).to_ascii_lowercase();
+        if ["redis", "client", "conn", "cluster"]
+            .iter()
+            .any(|w| callee.contains(w))
+        {
+            self.opaque(n, ctx)
+        } else {
+            Value::Foreign
+        }
+    }
+
+    /// The instance class bound to `self` when calling method `id` of class `c`.
+    fn bound_for(&self, id: FuncId, c: ClassId) -> Option<ClassId> {
+        let f = &self.ix().funcs[id];
+        if f.decorators.iter().any(|d| d == "staticmethod") {
+            None
+        } else {
+            Some(c)
+        }
+    }
+
+    /// Applies the receiver-name convention to an unknown receiver.
+    pub(crate) fn as_receiver(&self, v: Value<'t>, n: Node<'t>) -> Value<'t> {
+        match &v {
+            Value::Opaque(_) | Value::Unknown if self.is_receiver_name(n) => {
+                Value::Client(ClientKind::Unknown)
+            }
+            // `from app.extensions import redis`, `current_app.redis`: a name imported
+            // from the application, not the redis library itself.
+            Value::Symbol(p)
+                if !(p == "redis"
+                    || p.starts_with("redis.")
+                    || p == "aioredis"
+                    || p.starts_with("aioredis."))
+                    && self.is_receiver_name(n) =>
+            {
+                Value::Client(ClientKind::Unknown)
+            }
+            _ => v,
+        }
+    }
+
+    fn call_symbol(
+        &mut self,
+        path: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        if let Some(k) = constructor_kind(path) {
+            return Value::Client(k);
+        }
+        // `Sentinel(…)` and the clients it hands out.
+        if path.starts_with("redis.") && path.ends_with(".Sentinel") {
+            return Value::Symbol(format!("{path}()"));
+        }
+        if path.starts_with("redis.")
+            && path.contains("Sentinel()")
+            && (path.ends_with(".master_for") || path.ends_with(".slave_for"))
+        {
+            return Value::Client(ClientKind::Unknown);
+        }
+        match path {
+            "builtins.str" | "builtins.bytes" => {
+                let a = arg_nodes(args);
+                if a.len() == 1 {
+                    let v = self.eval(a[0], &ctx.deeper());
+                    return Value::Str(self.to_tpl(&v, a[0], ctx));
+                }
+                return self.opaque(n, ctx);
+            }
+            "typing.cast" | "typing_extensions.cast" => {
+                let a = arg_nodes(args);
+                if a.len() == 2 {
+                    if let Some(v) = self.annotated_value(a[0]) {
+                        return v;
+                    }
+                    return self.eval(a[1], &ctx.deeper());
+                }
+                return self.opaque(n, ctx);
+            }
+            "builtins.open" | "io.open" | "codecs.open" => {
+                let a = arg_nodes(args);
+                if let Some(first) = a.first() {
+                    if let Some(p) = self.path_of(*first, ctx) {
+                        return self.read_path(&p);
+                    }
+                }
+                return Value::Foreign;
+            }
+            "pathlib.Path" | "pathlib.PurePath" | "pathlib.PosixPath" => {
+                let a = arg_nodes(args);
+                let mut out: Option<PathValue> = None;
+                for x in a {
+                    let Some(p) = self.path_of(x, ctx) else {
+                        return Value::Foreign;
+                    };
+                    out = Some(match out {
+                        None => p,
+                        Some(mut acc) => {
+                            if p.from_module_dir {
+                                p
+                            } else {
+                                acc.parts.extend(p.parts);
+                                acc.is_module_file = false;
+                                acc
+                            }
+                        }
+                    });
+                }
+                return out.map_or(Value::Foreign, Value::Path);
+            }
+            "os.path.join" => {
+                let a = arg_nodes(args);
+                let mut out: Option<PathValue> = None;
+                for x in a {
+                    let Some(p) = self.path_of(x, ctx) else {
+                        return Value::Foreign;
+                    };
+                    out = Some(match out {
+                        None => p,
+                        Some(mut acc) => {
+                            acc.parts.extend(p.parts);
+                            acc.is_module_file = false;
+                            acc
+                        }
+                    });
+                }
+                return out.map_or(Value::Foreign, Value::Path);
+            }
+            "pkgutil.get_data"
+            | "importlib.resources.read_text"
+            | "importlib.resources.read_binary"
+            | "importlib_resources.read_text" => {
+                // A resource of this module's own package.
+                let a = arg_nodes(args);
+                if a.len() == 2 && self.is_own_package(a[0]) {
+                    if let Some(mut p) = self.path_of(a[1], ctx) {
+                        if !p.from_module_dir {
+                            p.from_module_dir = true;
+                            return self.read_path(&p);
+                        }
+                    }
+                }
+                return Value::Foreign;
+            }
+            "importlib.resources.files" | "importlib_resources.files" => {
+                let a = arg_nodes(args);
+                if a.len() == 1 && self.is_own_package(a[0]) {
+                    return Value::Path(PathValue {
+                        from_module_dir: true,
+                        parts: Vec::new(),
+                        is_module_file: false,
+                    });
+                }
+                return Value::Foreign;
+            }
+            "os.path.dirname" => {
+                let a = arg_nodes(args);
+                if let Some(Value::Path(mut p)) = a.first().map(|x| self.eval(*x, &ctx.deeper())) {
+                    if p.is_module_file {
+                        p.is_module_file = false;
+                    } else if p.parts.pop().is_none() {
+                        p.parts.push("..".into());
+                    }
+                    return Value::Path(p);
+                }
+                return Value::Foreign;
+            }
+            "os.path.abspath" | "os.path.realpath" | "os.fspath" => {
+                let a = arg_nodes(args);
+                if let Some(v @ Value::Path(_)) = a.first().map(|x| self.eval(*x, &ctx.deeper())) {
+                    return v;
+                }
+                return Value::Foreign;
+            }
+            _ => {}
+        }
+        // A call into another library: not a redis client, unless it says so.
+        if path.to_ascii_lowercase().contains("redis") || path.starts_with("builtins.") {
+            self.opaque(n, ctx)
+        } else {
+            Value::Foreign
+        }
+    }
+
+    /// `__name__` or `__package__`: resources of this module's directory.
+    fn is_own_package(&self, n: Node<'t>) -> bool {
+        n.kind() == "identifier" && matches!(text(n, self.src()), "__name__" | "__package__")
+    }
+
+    /// A path argument: a string literal or a path value.
+    fn path_of(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<PathValue> {
+        match self.eval(n, &ctx.deeper()) {
+            Value::Path(p) => Some(p),
+            Value::Str(t) => {
+                let s = String::from_utf8(t.as_bytes()?).ok()?;
+                Some(PathValue {
+                    from_module_dir: false,
+                    parts: s
+                        .split('/')
+                        .filter(|s| !s.is_empty() && *s != ".")
+                        .map(str::to_string)
+                        .collect(),
+                    is_module_file: false,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The text of a file named by a path known at lint time.
+    fn read_path(&mut self, p: &PathValue) -> Value<'t> {
+        if p.is_module_file || p.parts.is_empty() {
+            return Value::Foreign;
+        }
+        match self.load_file(p) {
+            Some(text) => Value::FileText(Tpl::text(text.as_bytes())),
+            None => Value::Foreign,
+        }
+    }
+
+    fn str_method(
+        &mut self,
+        s: &Tpl,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        match m {
+            "format" => match args.and_then(|a| self.str_format(s, a, ctx)) {
+                Some(t) => Value::Str(t),
+                None => self.opaque(n, ctx),
+            },
+            "join" => {
+                let a = arg_nodes(args);
+                if a.len() != 1 || s.as_bytes().is_none() {
+                    return self.opaque(n, ctx);
+                }
+                match self.eval(a[0], &ctx.deeper()) {
+                    Value::Seq {
+                        items,
+                        family: false,
+                    } if items.iter().all(|e| !e.star) => {
+                        let mut out = Tpl::default();
+                        for (i, e) in items.iter().enumerate() {
+                            if i > 0 {
+                                out.push(s.clone());
+                            }
+                            match &e.value {
+                                Value::Str(t) => out.push(t.clone()),
+                                Value::Opaque(h) => out.push(Tpl::hole(h.clone())),
+                                // `join` needs strings: anything else fails at run time.
+                                _ => return self.opaque(n, ctx),
+                            }
+                        }
+                        Value::Str(out)
+                    }
+                    _ => self.opaque(n, ctx),
+                }
+            }
+            "encode" | "decode" => {
+                let a = arg_nodes(args);
+                let utf8 = a.first().is_none_or(|x| {
+                    let t = text(*x, self.src())
+                        .to_ascii_lowercase()
+                        .replace(['-', '_', '"', '\''], "");
+                    t == "utf8"
+                });
+                if utf8 {
+                    Value::Str(s.clone())
+                } else {
+                    self.opaque(n, ctx)
+                }
+            }
+            "lower" | "upper" => match s.as_bytes() {
+                Some(b) if arg_nodes(args).is_empty() => Value::Str(Tpl::text(&if m == "lower" {
+                    b.to_ascii_lowercase()
+                } else {
+                    b.to_ascii_uppercase()
+                })),
+                _ => self.opaque(n, ctx),
+            },
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// Evaluated arguments of a call: positional (with `*x` marked) and keyword.
+    pub(crate) fn call_args(
+        &mut self,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> (Vec<Elem<'t>>, Vec<(String, Elem<'t>)>) {
+        let mut pos = Vec::new();
+        let mut kw = Vec::new();
+        let Some(args) = args else {
+            return (pos, kw);
+        };
+        let mut c = args.walk();
+        let kids: Vec<Node<'t>> = args.named_children(&mut c).collect();
+        for k in kids {
+            match k.kind() {
+                "keyword_argument" => {
+                    let (Some(name), Some(v)) = (
+                        k.child_by_field_name("name"),
+                        k.child_by_field_name("value"),
+                    ) else {
+                        continue;
+                    };
+                    let value = self.eval(v, &ctx.deeper());
+                    kw.push((
+                        text(name, self.src()).to_string(),
+                        Elem {
+                            value,
+                            node: v,
+                            star: false,
+                        },
+                    ));
+                }
+                "list_splat" => {
+                    let inner = k.named_child(0).unwrap_or(k);
+                    let value = self.eval(inner, &ctx.deeper());
+                    match value {
+                        Value::Seq {
+                            items,
+                            family: false,
+                        } => pos.extend(items),
+                        other => pos.push(Elem {
+                            value: other,
+                            node: inner,
+                            star: true,
+                        }),
+                    }
+                }
+                "dictionary_splat" => kw.push((
+                    "**".into(),
+                    Elem {
+                        value: Value::Unknown,
+                        node: k,
+                        star: true,
+                    },
+                )),
+                "comment" => {}
+                _ => {
+                    let value = self.eval(k, &ctx.deeper());
+                    pos.push(Elem {
+                        value,
+                        node: k,
+                        star: false,
+                    });
+                }
+            }
+        }
+        (pos, kw)
+    }
+
+    /// Follows a call into a small key-builder function of this file: its body is a
+    /// docstring, simple assignments and one `return`. `None` when it is not one.
+    fn call_builder(
+        &mut self,
+        id: FuncId,
+        bound: Option<ClassId>,
+        pos: Vec<Elem<'t>>,
+        kw: Vec<(String, Elem<'t>)>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        let info = self.ix().funcs[id].clone();
+        const OK_DECORATORS: &[&str] = &[
+            "property",
+            "cached_property",
+            "staticmethod",
+            "classmethod",
+            "lru_cache",
+            "cache",
+        ];
+        if info
+            .decorators
+            .iter()
+            .any(|d| !OK_DECORATORS.contains(&d.as_str()))
+        {
+            return None;
+        }
+        let ret = builder_return(&info)?;
+        if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
+            return None;
+        }
+        let mut params: HashMap<String, Value<'t>> = HashMap::new();
+        let mut plist = info.params.iter();
+        if let Some(c) = bound {
+            if let Some(p) = plist.next() {
+                params.insert(
+                    p.name.clone(),
+                    if info.is_classmethod() {
+                        Value::ClsObj(c)
+                    } else {
+                        Value::SelfObj(c)
+                    },
+                );
+            }
+        } else if info.is_classmethod() {
+            if let (Some(p), Some(c)) = (plist.next(), info.class) {
+                params.insert(p.name.clone(), Value::ClsObj(c));
+            }
+        }
+        let rest: Vec<_> = plist.collect();
+        let mut tag = Vec::new();
+        for (i, p) in rest.iter().enumerate() {
+            if p.star {
+                return None;
+            }
+            let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
+                kw.iter()
+                    .find(|(k, _)| k == &p.name)
+                    .map(|(_, e)| e.value.clone())
+            });
+            let v = match v {
+                Some(v) => v,
+                None => match p.default {
+                    Some(d) => {
+                        let dctx = Ctx {
+                            func: info.parent,
+                            env: None,
+                            depth: ctx.depth + 1,
+                        };
+                        self.eval(d, &dctx)
+                    }
+                    None => return None,
+                },
+            };
+            tag.push(fingerprint(&v));
+            params.insert(p.name.clone(), v);
+        }
+        if pos.len() > rest.len() {
+            return None;
+        }
+        let env = Rc::new(Env {
+            func: id,
+            params,
+            tag: format!("{}({})", info.name, tag.join(",")),
+        });
+        let inner = Ctx {
+            func: Some(id),
+            env: Some(env),
+            depth: ctx.depth + 2,
+        };
+        Some(self.eval(ret, &inner))
+    }
+}
+
+/// The client kind of a name or attribute assigned in several places: at least one
+/// assignment makes a client and none makes something that is certainly not one
+/// (a string, a number, a container).
+fn merge_clients(values: &[Value<'_>]) -> Option<ClientKind> {
+    let mut kind: Option<ClientKind> = None;
+    for v in values {
+        match v {
+            Value::Client(k) => kind = Some(kind.map_or(*k, |p| p.merge(*k))),
+            Value::Null | Value::Opaque(_) | Value::Unknown | Value::Foreign => {}
+            _ => return None,
+        }
+    }
+    let all_clients = values.iter().all(|v| matches!(v, Value::Client(_)));
+    kind.map(|k| {
+        if all_clients {
+            k
+        } else {
+            k.merge(ClientKind::Unknown)
+        }
+    })
+}
+
+/// A short identity of a value, for the bindings of values computed from it.
+fn fingerprint(v: &Value<'_>) -> String {
+    match v {
+        Value::Str(t) => {
+            let mut s = String::new();
+            for p in &t.parts {
+                match p {
+                    TPart::Lit { bytes, .. } => s.push_str(&String::from_utf8_lossy(bytes)),
+                    TPart::Hole(h) => {
+                        s.push('<');
+                        s.push_str(&h.binding);
+                        s.push('>');
+                    }
+                }
+            }
+            s
+        }
+        Value::Int(i) => i.to_string(),
+        Value::Opaque(h) => h.binding.clone(),
+        Value::SelfObj(c) => format!("self{c}"),
+        _ => "?".into(),
+    }
+}
+
+/// The return expression of a key-builder function.
+fn builder_return<'t>(info: &crate::index::FuncInfo<'t>) -> Option<Node<'t>> {
+    if info.is_lambda {
+        return Some(info.body);
+    }
+    let mut c = info.body.walk();
+    let stmts: Vec<Node<'t>> = info
+        .body
+        .named_children(&mut c)
+        .filter(|s| s.kind() != "comment")
+        .collect();
+    let (last, init) = stmts.split_last()?;
+    for (i, s) in init.iter().enumerate() {
+        match s.kind() {
+            "expression_statement" => {
+                let e = s.named_child(0)?;
+                match e.kind() {
+                    "string" if i == 0 => {}
+                    "assignment" => {
+                        let left = e.child_by_field_name("left")?;
+                        if left.kind() != "identifier" {
+                            return None;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            "pass_statement" => {}
+            _ => return None,
+        }
+    }
+    if last.kind() != "return_statement" {
+        return None;
+    }
+    last.named_child(0)
+}
+
+fn parse_int(t: &str) -> Option<i64> {
+    let t = t.replace('_', "");
+    let lower = t.to_ascii_lowercase();
+    if let Some(h) = lower.strip_prefix("0x") {
+        i64::from_str_radix(h, 16).ok()
+    } else if let Some(o) = lower.strip_prefix("0o") {
+        i64::from_str_radix(o, 8).ok()
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        i64::from_str_radix(b, 2).ok()
+    } else if lower.ends_with('j') || lower.ends_with('l') {
+        None
+    } else {
+        lower.parse().ok()
+    }
+}
+
+/// The positional argument nodes of a call (no keywords, no comments).
+pub(crate) fn arg_nodes<'t>(args: Option<Node<'t>>) -> Vec<Node<'t>> {
+    let Some(a) = args else { return Vec::new() };
+    let mut c = a.walk();
+    a.named_children(&mut c)
+        .filter(|k| {
+            !matches!(
+                k.kind(),
+                "keyword_argument" | "comment" | "list_splat" | "dictionary_splat"
+            )
+        })
+        .collect()
+}
+
+/// Whether `pipeline(…)` makes a transaction.
+fn pipeline_tx(args: Option<Node<'_>>, client: ClientKind, src: &str) -> Tx {
+    let mut explicit: Option<Node<'_>> = None;
+    if let Some(a) = args {
+        let mut c = a.walk();
+        for k in a.named_children(&mut c) {
+            if k.kind() == "keyword_argument" {
+                if k.child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "transaction")
+                {
+                    explicit = k.child_by_field_name("value");
+                }
+            } else if explicit.is_none() && k.kind() != "comment" {
+                // Only the first positional argument is `transaction`.
+                explicit = Some(k);
+            }
+        }
+    }
+    match explicit.map(|e| e.kind()) {
+        Some("true") => Tx::Yes,
+        Some("false") => Tx::No,
+        Some("none") | None => match client {
+            // The standalone client's pipeline is transactional by default;
+            // RedisCluster's is not.
+            ClientKind::Standalone => Tx::Yes,
+            ClientKind::Cluster => Tx::No,
+            ClientKind::Unknown => Tx::Unknown,
+        },
+        Some(_) => Tx::Unknown,
+    }
+}

@@ -1,0 +1,946 @@
+//! An index of one Python file: imports, functions with their parameters and local
+//! definitions, classes with their constants, instance attributes and properties.
+//!
+//! Names are resolved the way a reader resolves them: a local is known when one
+//! assignment certainly reaches the use (it precedes the use in a block that encloses
+//! it, and no other assignment can intervene); anything less certain is left as an
+//! unknown value, so that no verdict ever rests on a guess about control flow.
+
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+/// Index of a function (or lambda) in [`Index::funcs`].
+pub(crate) type FuncId = usize;
+/// Index of a class in [`Index::classes`].
+pub(crate) type ClassId = usize;
+
+/// How a name gets its value at one definition.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DefKind<'t> {
+    /// `name = <expr>`.
+    Expr(Node<'t>),
+    /// `with <expr> as name`.
+    WithAs(Node<'t>),
+    /// A parameter (its node).
+    Param(Node<'t>),
+    /// Anything the linter does not follow: loop targets, `+=`, imports, unpacking.
+    Other,
+}
+
+/// One definition of a name.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Def<'t> {
+    /// Where the name is bound (the target).
+    pub pos: usize,
+    /// The statement (or with item) that binds it.
+    pub stmt: Node<'t>,
+    /// How.
+    pub kind: DefKind<'t>,
+    /// Its annotation, if any.
+    pub annotation: Option<Node<'t>>,
+}
+
+/// A parameter.
+#[derive(Debug, Clone)]
+pub(crate) struct ParamInfo<'t> {
+    pub name: String,
+    pub node: Node<'t>,
+    pub annotation: Option<Node<'t>>,
+    pub default: Option<Node<'t>>,
+    /// `*args` or `**kwargs`.
+    pub star: bool,
+}
+
+/// A function, method or lambda.
+#[derive(Debug, Clone)]
+pub(crate) struct FuncInfo<'t> {
+    pub name: String,
+    pub node: Node<'t>,
+    /// The body: a `block`, or the expression of a lambda.
+    pub body: Node<'t>,
+    pub params: Vec<ParamInfo<'t>>,
+    /// Local definitions by name, in source order.
+    pub defs: HashMap<String, Vec<Def<'t>>>,
+    /// Names declared `global` or `nonlocal`.
+    pub nonlocal: Vec<String>,
+    /// The class it is a method of.
+    pub class: Option<ClassId>,
+    /// The enclosing function, for closures.
+    pub parent: Option<FuncId>,
+    /// Decorator names (`property`, `staticmethod`, `functools.lru_cache`).
+    pub decorators: Vec<String>,
+    pub is_lambda: bool,
+}
+
+impl FuncInfo<'_> {
+    /// The name of `self` (or `cls`) for methods that have one.
+    pub fn self_name(&self) -> Option<&str> {
+        if self.class.is_none() || self.decorators.iter().any(|d| d == "staticmethod") {
+            return None;
+        }
+        self.params.first().map(|p| p.name.as_str())
+    }
+
+    /// Whether the method receives the class rather than an instance.
+    pub fn is_classmethod(&self) -> bool {
+        self.decorators.iter().any(|d| d == "classmethod")
+    }
+}
+
+/// An assignment `self.attr = value` inside a method.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SelfAssign<'t> {
+    pub func: FuncId,
+    pub value: Option<Node<'t>>,
+    pub annotation: Option<Node<'t>>,
+}
+
+/// A class.
+#[derive(Debug, Clone)]
+pub(crate) struct ClassInfo<'t> {
+    pub name: String,
+    pub node: Node<'t>,
+    /// Base class expressions, as written.
+    pub bases: Vec<String>,
+    /// Class-level definitions (`PREFIX = "…"`, `redis: Redis`).
+    pub defs: HashMap<String, Vec<Def<'t>>>,
+    pub methods: HashMap<String, FuncId>,
+    /// `self.attr = …` in any method.
+    pub self_assigns: HashMap<String, Vec<SelfAssign<'t>>>,
+}
+
+/// One file.
+#[derive(Debug)]
+pub(crate) struct Index<'t> {
+    pub src: &'t str,
+    pub root: Node<'t>,
+    /// Local name → dotted path (`aioredis` → `redis.asyncio`, `Redis` →
+    /// `redis.client.Redis`).
+    pub imports: HashMap<String, String>,
+    /// Module-level definitions.
+    pub module_defs: HashMap<String, Vec<Def<'t>>>,
+    pub funcs: Vec<FuncInfo<'t>>,
+    pub classes: Vec<ClassInfo<'t>>,
+    /// Function node id → its index.
+    pub func_by_node: HashMap<usize, FuncId>,
+    /// Module-level functions by name.
+    pub module_funcs: HashMap<String, FuncId>,
+    /// Classes by name.
+    pub class_by_name: HashMap<String, ClassId>,
+    /// Part of the tree was too deep to index.
+    pub too_deep: bool,
+    depth: usize,
+}
+
+/// Deepest syntax nesting indexed.
+const MAX_SCAN_DEPTH: usize = 1_000;
+
+pub(crate) fn text<'t>(n: Node<'_>, src: &'t str) -> &'t str {
+    &src[n.byte_range()]
+}
+
+fn children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = n.walk();
+    n.children(&mut c).collect()
+}
+
+fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = n.walk();
+    n.named_children(&mut c).collect()
+}
+
+/// Node kinds that open a new scope.
+pub(crate) fn is_scope(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_definition"
+            | "lambda"
+            | "class_definition"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+    )
+}
+
+impl<'t> Index<'t> {
+    pub fn build(root: Node<'t>, src: &'t str) -> Index<'t> {
+        let mut ix = Index {
+            src,
+            root,
+            imports: HashMap::new(),
+            module_defs: HashMap::new(),
+            funcs: Vec::new(),
+            classes: Vec::new(),
+            func_by_node: HashMap::new(),
+            module_funcs: HashMap::new(),
+            class_by_name: HashMap::new(),
+            too_deep: false,
+            depth: 0,
+        };
+        let mut defs = HashMap::new();
+        let mut nonlocal = Vec::new();
+        ix.scan_block(root, None, None, &mut defs, &mut nonlocal, true);
+        ix.module_defs = defs;
+        ix
+    }
+
+    /// Walks the statements of one scope, recording definitions, and indexes nested
+    /// functions and classes.
+    fn scan_block(
+        &mut self,
+        node: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        nonlocal: &mut Vec<String>,
+        module: bool,
+    ) {
+        for child in children(node) {
+            self.scan_node(child, func, class, defs, nonlocal, module);
+        }
+    }
+
+    fn add_def(defs: &mut HashMap<String, Vec<Def<'t>>>, name: &str, def: Def<'t>) {
+        defs.entry(name.to_string()).or_default().push(def);
+    }
+
+    fn scan_node(
+        &mut self,
+        n: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        nonlocal: &mut Vec<String>,
+        module: bool,
+    ) {
+        // Deeper than any real code: stop indexing, and say so (what was not indexed
+        // may define names, so none can be resolved).
+        if self.depth >= MAX_SCAN_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        self.depth += 1;
+        self.scan_node_inner(n, func, class, defs, nonlocal, module);
+        self.depth -= 1;
+    }
+
+    fn scan_node_inner(
+        &mut self,
+        n: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        nonlocal: &mut Vec<String>,
+        module: bool,
+    ) {
+        let src = self.src;
+        match n.kind() {
+            "decorated_definition" => {
+                let decorators: Vec<String> = children(n)
+                    .into_iter()
+                    .filter(|c| c.kind() == "decorator")
+                    .map(|d| decorator_name(d, src))
+                    .collect();
+                if let Some(def) = n.child_by_field_name("definition") {
+                    self.scan_definition(def, func, class, defs, decorators, module);
+                }
+            }
+            "function_definition" | "class_definition" => {
+                self.scan_definition(n, func, class, defs, Vec::new(), module);
+            }
+            "lambda" => {
+                self.add_func(n, "<lambda>".into(), func, None, Vec::new());
+            }
+            "import_statement" | "import_from_statement" | "future_import_statement" => {
+                let names = self.scan_import(n, module);
+                for name in names {
+                    Self::add_def(
+                        defs,
+                        &name,
+                        Def {
+                            pos: n.start_byte(),
+                            stmt: n,
+                            kind: DefKind::Other,
+                            annotation: None,
+                        },
+                    );
+                }
+            }
+            "global_statement" | "nonlocal_statement" => {
+                for c in named_children(n) {
+                    if c.kind() == "identifier" {
+                        nonlocal.push(text(c, src).to_string());
+                    }
+                }
+            }
+            "assignment" => {
+                self.scan_assignment(n, n, func, class, defs, nonlocal, module);
+            }
+            "augmented_assignment" => {
+                if let Some(left) = n.child_by_field_name("left") {
+                    self.bind_targets(left, n, DefKind::Other, None, defs, func);
+                }
+                if let Some(r) = n.child_by_field_name("right") {
+                    self.scan_node(r, func, class, defs, nonlocal, module);
+                }
+            }
+            "named_expression" => {
+                if let (Some(name), Some(value)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                ) {
+                    Self::add_def(
+                        defs,
+                        text(name, src),
+                        Def {
+                            pos: name.start_byte(),
+                            stmt: n,
+                            kind: DefKind::Expr(value),
+                            annotation: None,
+                        },
+                    );
+                    self.scan_node(value, func, class, defs, nonlocal, module);
+                }
+            }
+            "for_statement" => {
+                if let Some(left) = n.child_by_field_name("left") {
+                    self.bind_targets(left, n, DefKind::Other, None, defs, func);
+                }
+                for c in children(n) {
+                    if Some(c) != n.child_by_field_name("left") {
+                        self.scan_node(c, func, class, defs, nonlocal, module);
+                    }
+                }
+            }
+            "with_item" => {
+                let value = n.child_by_field_name("value");
+                match value {
+                    Some(v) if v.kind() == "as_pattern" => {
+                        let expr = v.named_child(0);
+                        let target = v
+                            .child_by_field_name("alias")
+                            .and_then(|a| a.named_child(0).or(Some(a)));
+                        if let (Some(expr), Some(target)) = (expr, target) {
+                            if target.kind() == "identifier" {
+                                Self::add_def(
+                                    defs,
+                                    text(target, src),
+                                    Def {
+                                        pos: target.start_byte(),
+                                        stmt: n,
+                                        kind: DefKind::WithAs(expr),
+                                        annotation: None,
+                                    },
+                                );
+                            } else {
+                                self.bind_targets(target, n, DefKind::Other, None, defs, func);
+                            }
+                            self.scan_node(expr, func, class, defs, nonlocal, module);
+                        }
+                    }
+                    Some(v) => self.scan_node(v, func, class, defs, nonlocal, module),
+                    None => {}
+                }
+            }
+            "except_clause" => {
+                // `except E as e`: bind e.
+                let cs = children(n);
+                for (i, c) in cs.iter().enumerate() {
+                    if c.kind() == "as" {
+                        if let Some(t) = cs.get(i + 1) {
+                            self.bind_targets(*t, n, DefKind::Other, None, defs, func);
+                        }
+                    }
+                    if c.kind() == "as_pattern" {
+                        if let Some(t) = c
+                            .child_by_field_name("alias")
+                            .and_then(|a| a.named_child(0))
+                        {
+                            self.bind_targets(t, n, DefKind::Other, None, defs, func);
+                        }
+                    }
+                }
+                for c in cs {
+                    if c.kind() == "block" {
+                        self.scan_node(c, func, class, defs, nonlocal, module);
+                    }
+                }
+            }
+            k if is_scope(k) => {
+                // Comprehensions: their own scope; lambdas inside are still indexed.
+                self.scan_nested_lambdas(n, func);
+            }
+            _ => {
+                for c in children(n) {
+                    self.scan_node(c, func, class, defs, nonlocal, module);
+                }
+            }
+        }
+    }
+
+    fn scan_nested_lambdas(&mut self, n: Node<'t>, func: Option<FuncId>) {
+        if self.depth >= MAX_SCAN_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        self.depth += 1;
+        self.scan_nested_lambdas_inner(n, func);
+        self.depth -= 1;
+    }
+
+    fn scan_nested_lambdas_inner(&mut self, n: Node<'t>, func: Option<FuncId>) {
+        for c in children(n) {
+            if c.kind() == "lambda" {
+                self.add_func(c, "<lambda>".into(), func, None, Vec::new());
+            } else {
+                self.scan_nested_lambdas(c, func);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn scan_assignment(
+        &mut self,
+        n: Node<'t>,
+        stmt: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        nonlocal: &mut Vec<String>,
+        module: bool,
+    ) {
+        let left = n.child_by_field_name("left");
+        let right = n.child_by_field_name("right");
+        let ty = n.child_by_field_name("type");
+        // `a = b = value`: the innermost right side is the value of every target.
+        let mut value = right;
+        while let Some(v) = value.filter(|v| v.kind() == "assignment") {
+            value = v.child_by_field_name("right");
+        }
+        if let Some(left) = left {
+            let kind = match value {
+                Some(v) if v.kind() != "yield" => DefKind::Expr(v),
+                Some(_) => DefKind::Other,
+                None => DefKind::Other,
+            };
+            if value.is_some() || ty.is_none() {
+                self.bind_targets(left, stmt, kind, ty, defs, func);
+            } else if let Some(ty) = ty {
+                // `x: T` without a value: an annotation only.
+                if left.kind() == "identifier" {
+                    Self::add_def(
+                        defs,
+                        text(left, self.src),
+                        Def {
+                            pos: left.start_byte(),
+                            stmt,
+                            kind: DefKind::Other,
+                            annotation: Some(ty),
+                        },
+                    );
+                } else {
+                    self.record_self_assign(left, None, Some(ty), func);
+                }
+            }
+        }
+        if let Some(r) = right {
+            if r.kind() == "assignment" {
+                self.scan_assignment(r, stmt, func, class, defs, nonlocal, module);
+            } else {
+                self.scan_node(r, func, class, defs, nonlocal, module);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bind_targets(
+        &mut self,
+        target: Node<'t>,
+        stmt: Node<'t>,
+        kind: DefKind<'t>,
+        annotation: Option<Node<'t>>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        func: Option<FuncId>,
+    ) {
+        match target.kind() {
+            "identifier" => Self::add_def(
+                defs,
+                text(target, self.src),
+                Def {
+                    pos: target.start_byte(),
+                    stmt,
+                    kind,
+                    annotation,
+                },
+            ),
+            "attribute" => {
+                let value = match kind {
+                    DefKind::Expr(v) => Some(v),
+                    _ => None,
+                };
+                if matches!(kind, DefKind::Other) {
+                    // `self.x += 1`: the attribute has several values.
+                    self.record_self_assign(target, None, None, func);
+                } else {
+                    self.record_self_assign(target, value, annotation, func);
+                }
+            }
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression" => {
+                let items: Vec<Node<'t>> = named_children(target);
+                // `a, b = x, y`: pair the targets with the values when both are literal.
+                let values: Option<Vec<Node<'t>>> = match kind {
+                    DefKind::Expr(v)
+                        if matches!(v.kind(), "expression_list" | "tuple" | "list")
+                            && named_children(v).len() == items.len() =>
+                    {
+                        Some(named_children(v))
+                    }
+                    _ => None,
+                };
+                for (i, t) in items.into_iter().enumerate() {
+                    let k = match &values {
+                        Some(vs) if vs[i].kind() != "list_splat" => DefKind::Expr(vs[i]),
+                        _ => DefKind::Other,
+                    };
+                    self.bind_targets(t, stmt, k, None, defs, func);
+                }
+            }
+            "list_splat_pattern" | "list_splat" => {
+                for t in named_children(target) {
+                    self.bind_targets(t, stmt, DefKind::Other, None, defs, func);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn record_self_assign(
+        &mut self,
+        target: Node<'t>,
+        value: Option<Node<'t>>,
+        annotation: Option<Node<'t>>,
+        func: Option<FuncId>,
+    ) {
+        let Some(f) = func else { return };
+        let Some(cls) = self.funcs[f].class else {
+            return;
+        };
+        let Some(self_name) = self.funcs[f].self_name().map(str::to_string) else {
+            return;
+        };
+        let (Some(obj), Some(attr)) = (
+            target.child_by_field_name("object"),
+            target.child_by_field_name("attribute"),
+        ) else {
+            return;
+        };
+        if obj.kind() != "identifier" || text(obj, self.src) != self_name {
+            return;
+        }
+        self.classes[cls]
+            .self_assigns
+            .entry(text(attr, self.src).to_string())
+            .or_default()
+            .push(SelfAssign {
+                func: f,
+                value,
+                annotation,
+            });
+    }
+
+    fn scan_definition(
+        &mut self,
+        def: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        decorators: Vec<String>,
+        module: bool,
+    ) {
+        let src = self.src;
+        let Some(name_node) = def.child_by_field_name("name") else {
+            return;
+        };
+        let name = text(name_node, src).to_string();
+        Self::add_def(
+            defs,
+            &name,
+            Def {
+                pos: name_node.start_byte(),
+                stmt: def,
+                kind: DefKind::Other,
+                annotation: None,
+            },
+        );
+        if def.kind() == "class_definition" {
+            let id = self.classes.len();
+            let bases = def
+                .child_by_field_name("superclasses")
+                .map(|s| {
+                    named_children(s)
+                        .into_iter()
+                        .filter(|b| b.kind() != "keyword_argument")
+                        .map(|b| text(b, src).to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            self.classes.push(ClassInfo {
+                name: name.clone(),
+                node: def,
+                bases,
+                defs: HashMap::new(),
+                methods: HashMap::new(),
+                self_assigns: HashMap::new(),
+            });
+            if module {
+                self.class_by_name.insert(name, id);
+            }
+            if let Some(body) = def.child_by_field_name("body") {
+                let mut cdefs = HashMap::new();
+                let mut nl = Vec::new();
+                // Class bodies: methods belong to the class.
+                for c in children(body) {
+                    self.scan_node(c, func, Some(id), &mut cdefs, &mut nl, false);
+                }
+                self.classes[id].defs = cdefs;
+            }
+        } else {
+            let method_of = class.filter(|_| {
+                // Only functions defined directly in the class body are methods.
+                def.parent()
+                    .map(|p| {
+                        if p.kind() == "decorated_definition" {
+                            p.parent()
+                        } else {
+                            Some(p)
+                        }
+                    })
+                    .and_then(|p| p)
+                    .and_then(|b| b.parent())
+                    .is_some_and(|c| c.kind() == "class_definition")
+            });
+            // `@x.setter` and `@x.deleter` do not replace the property `x`.
+            let accessor = decorators
+                .iter()
+                .any(|d| matches!(d.as_str(), "setter" | "deleter" | "getter"));
+            let id = self.add_func(def, name.clone(), func, method_of, decorators);
+            if let Some(c) = method_of {
+                if accessor && self.classes[c].methods.contains_key(&name) {
+                    return;
+                }
+                self.classes[c].methods.insert(name, id);
+            } else if module && func.is_none() {
+                self.module_funcs.insert(name, id);
+            }
+        }
+    }
+
+    fn add_func(
+        &mut self,
+        node: Node<'t>,
+        name: String,
+        parent: Option<FuncId>,
+        class: Option<ClassId>,
+        decorators: Vec<String>,
+    ) -> FuncId {
+        // Broken code can make one function reachable twice: index it once.
+        if let Some(&id) = self.func_by_node.get(&node.id()) {
+            return id;
+        }
+        let src = self.src;
+        let is_lambda = node.kind() == "lambda";
+        let body = node.child_by_field_name("body").unwrap_or(node);
+        let mut params = Vec::new();
+        if let Some(ps) = node.child_by_field_name("parameters") {
+            for p in named_children(ps) {
+                let (name_node, annotation, default, star) = match p.kind() {
+                    "identifier" => (Some(p), None, None, false),
+                    "typed_parameter" => {
+                        let inner = p.named_child(0);
+                        let star = inner.is_some_and(|i| i.kind() != "identifier");
+                        let name = inner.map(|i| {
+                            if i.kind() == "identifier" {
+                                i
+                            } else {
+                                i.named_child(0).unwrap_or(i)
+                            }
+                        });
+                        (name, p.child_by_field_name("type"), None, star)
+                    }
+                    "default_parameter" => (
+                        p.child_by_field_name("name"),
+                        None,
+                        p.child_by_field_name("value"),
+                        false,
+                    ),
+                    "typed_default_parameter" => (
+                        p.child_by_field_name("name"),
+                        p.child_by_field_name("type"),
+                        p.child_by_field_name("value"),
+                        false,
+                    ),
+                    "list_splat_pattern" | "dictionary_splat_pattern" => {
+                        (p.named_child(0), None, None, true)
+                    }
+                    _ => (None, None, None, false),
+                };
+                if let Some(nn) = name_node {
+                    params.push(ParamInfo {
+                        name: text(nn, src).to_string(),
+                        node: nn,
+                        annotation,
+                        default,
+                        star,
+                    });
+                }
+            }
+        }
+        let id = self.funcs.len();
+        self.funcs.push(FuncInfo {
+            name,
+            node,
+            body,
+            params,
+            defs: HashMap::new(),
+            nonlocal: Vec::new(),
+            class,
+            parent,
+            decorators,
+            is_lambda,
+        });
+        self.func_by_node.insert(node.id(), id);
+        let mut defs = HashMap::new();
+        for p in self.funcs[id].params.clone() {
+            Self::add_def(
+                &mut defs,
+                &p.name,
+                Def {
+                    pos: p.node.start_byte(),
+                    stmt: p.node,
+                    kind: DefKind::Param(p.node),
+                    annotation: p.annotation,
+                },
+            );
+        }
+        // Defaults are evaluated in the enclosing scope; only scan lambdas in them.
+        let mut nonlocal = Vec::new();
+        if is_lambda {
+            if self.depth >= MAX_SCAN_DEPTH {
+                self.too_deep = true;
+            } else if body.kind() == "lambda" {
+                self.depth += 1;
+                self.add_func(body, "<lambda>".into(), Some(id), None, Vec::new());
+                self.depth -= 1;
+            } else {
+                self.scan_nested_lambdas(body, Some(id));
+            }
+        } else {
+            self.scan_block(body, Some(id), None, &mut defs, &mut nonlocal, false);
+        }
+        self.funcs[id].defs = defs;
+        self.funcs[id].nonlocal = nonlocal;
+        id
+    }
+
+    fn scan_import(&mut self, n: Node<'t>, module: bool) -> Vec<String> {
+        let src = self.src;
+        let mut bound = Vec::new();
+        let mut record = |ix: &mut Index<'t>, local: String, path: String| {
+            if module {
+                ix.imports.insert(local.clone(), path);
+            } else {
+                ix.imports.entry(local.clone()).or_insert(path);
+            }
+            bound.push(local);
+        };
+        match n.kind() {
+            "import_statement" => {
+                for c in named_children(n) {
+                    match c.kind() {
+                        "dotted_name" => {
+                            let path = text(c, src).to_string();
+                            let first = path.split('.').next().unwrap_or("").to_string();
+                            // `import redis.asyncio` binds `redis`.
+                            record(self, first.clone(), first);
+                        }
+                        "aliased_import" => {
+                            if let (Some(name), Some(alias)) = (
+                                c.child_by_field_name("name"),
+                                c.child_by_field_name("alias"),
+                            ) {
+                                record(self, text(alias, src).into(), text(name, src).into());
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "import_from_statement" => {
+                let module_name = n
+                    .child_by_field_name("module_name")
+                    .map(|m| text(m, src).to_string())
+                    .unwrap_or_default();
+                let mut cursor = n.walk();
+                let names: Vec<Node<'t>> = n.children_by_field_name("name", &mut cursor).collect();
+                for c in names {
+                    match c.kind() {
+                        "dotted_name" => {
+                            let name = text(c, src).to_string();
+                            record(self, name.clone(), format!("{module_name}.{name}"));
+                        }
+                        "aliased_import" => {
+                            if let (Some(name), Some(alias)) = (
+                                c.child_by_field_name("name"),
+                                c.child_by_field_name("alias"),
+                            ) {
+                                record(
+                                    self,
+                                    text(alias, src).into(),
+                                    format!("{module_name}.{}", text(name, src)),
+                                );
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        bound
+    }
+
+    /// The innermost function (or lambda) containing `n`, if any.
+    pub fn enclosing_func(&self, n: Node<'t>) -> Option<FuncId> {
+        let mut cur = n.parent();
+        while let Some(p) = cur {
+            if matches!(p.kind(), "function_definition" | "lambda") {
+                return self.func_by_node.get(&p.id()).copied();
+            }
+            cur = p.parent();
+        }
+        None
+    }
+
+    /// The class named `name` in this file, following a simple name.
+    pub fn class_named(&self, name: &str) -> Option<ClassId> {
+        self.class_by_name
+            .get(name)
+            .copied()
+            .or_else(|| self.classes.iter().position(|c| c.name == name))
+    }
+
+    /// The class and its base classes defined in this file, nearest first.
+    pub fn class_chain(&self, c: ClassId) -> Vec<ClassId> {
+        let mut out = vec![c];
+        let mut i = 0;
+        while i < out.len() && out.len() < 16 {
+            for b in &self.classes[out[i]].bases {
+                let simple = b.rsplit('.').next().unwrap_or(b);
+                if let Some(bc) = self.class_named(simple) {
+                    if !out.contains(&bc) {
+                        out.push(bc);
+                    }
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+}
+
+fn decorator_name(d: Node<'_>, src: &str) -> String {
+    let inner = d.named_child(0);
+    let expr = match inner {
+        Some(c) if c.kind() == "call" => c.child_by_field_name("function"),
+        other => other,
+    };
+    let t = expr.map(|e| text(e, src)).unwrap_or("");
+    t.rsplit('.').next().unwrap_or(t).to_string()
+}
+
+/// The innermost `block` (or the module) containing `n`.
+pub(crate) fn enclosing_block(n: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = n.parent();
+    while let Some(p) = cur {
+        if matches!(p.kind(), "block" | "module") {
+            return Some(p);
+        }
+        if matches!(p.kind(), "function_definition" | "lambda") {
+            return Some(p);
+        }
+        cur = p.parent();
+    }
+    None
+}
+
+/// Loops (`for`, `while`) containing `n`, innermost first, up to the scope boundary.
+pub(crate) fn enclosing_loops(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut cur = n.parent();
+    while let Some(p) = cur {
+        match p.kind() {
+            "for_statement" | "while_statement" => out.push(p),
+            k if is_scope(k) => break,
+            _ => {}
+        }
+        cur = p.parent();
+    }
+    out
+}
+
+fn contains(outer: Node<'_>, pos: usize) -> bool {
+    outer.start_byte() <= pos && pos < outer.end_byte().max(outer.start_byte() + 1)
+}
+
+/// The definition of a name that certainly reaches position `at`, and the name's
+/// version there (the number of definitions before `at`, for value identities).
+///
+/// `Err(version)` when several definitions may reach the use.
+pub(crate) fn reaching_def<'t>(
+    defs: &[Def<'t>],
+    use_node: Node<'t>,
+    at: usize,
+) -> Result<(Def<'t>, usize), usize> {
+    // A definition does not reach its own value (`key = prefix(key)`).
+    let inside_own_value = |d: &Def<'t>| {
+        let value = match d.kind {
+            DefKind::Expr(v) | DefKind::WithAs(v) => Some(v),
+            DefKind::Other if d.stmt.kind() == "augmented_assignment" => Some(d.stmt),
+            _ => None,
+        };
+        value.is_some_and(|v| contains(v, at))
+    };
+    let before: Vec<&Def<'t>> = defs
+        .iter()
+        .filter(|d| d.pos < at && !inside_own_value(d))
+        .collect();
+    let version = before.len();
+    let Some(nearest) = before.iter().max_by_key(|d| d.pos).copied() else {
+        return Err(0);
+    };
+    // The nearest definition must dominate the use: its block encloses the use.
+    let Some(block) = enclosing_block(nearest.stmt).or_else(|| nearest.stmt.parent()) else {
+        return Err(version);
+    };
+    let dominates = matches!(nearest.kind, DefKind::Param(_)) || contains(block, at);
+    if !dominates {
+        return Err(version);
+    }
+    // A definition after the use, inside a loop around the use that does not also
+    // contain the nearest definition, may reach the use on the next iteration.
+    let loops = enclosing_loops(use_node);
+    for d in defs.iter().filter(|d| d.pos >= at) {
+        for l in &loops {
+            if contains(*l, d.pos) && !contains(*l, nearest.pos) {
+                return Err(version);
+            }
+        }
+    }
+    Ok((*nearest, version))
+}

@@ -1,0 +1,211 @@
+//! The Python frontend of redis-keylint: redis-py client code turned into the neutral
+//! model.
+//!
+//! Most code that talks to Redis is application code, and in Python that means
+//! redis-py. This crate finds the redis-py call sites in a file (clients, pipelines,
+//! transactions, registered scripts), builds the key templates of their arguments
+//! (f-strings, `%`, `.format`, `+`, `":".join`, constants, attributes, properties and
+//! small key-builder functions) and groups the keys into atomic units with what the
+//! client does when they span slots. It decides no verdict: the rules in
+//! `keylint-core` do.
+//!
+//! It never runs or imports the code it reads.
+#![deny(missing_docs)]
+
+mod eval;
+mod index;
+mod lower;
+pub mod methods;
+mod script;
+mod strings;
+mod tpl;
+
+use keylint_core::FileModel;
+
+/// Which redis-py client a call site uses when the code does not show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientProfile {
+    /// `redis.cluster.RedisCluster`: refuses cross-slot multi-key calls, splits
+    /// `delete`, `exists`, `touch`, `unlink`; `pipeline()` is not a transaction.
+    Cluster,
+    /// `redis.Redis`: sends everything (the server refuses cross-slot commands);
+    /// `pipeline()` is a transaction.
+    Standalone,
+}
+
+/// How the frontend finds clients that it cannot see being created.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Receivers with these names (the last name of `self.redis`, `app.r`) are
+    /// treated as redis-py clients in files that mention redis, unless the file
+    /// shows they are something else. Names ending in `_redis` always are.
+    pub receiver_names: Vec<String>,
+    /// Receivers with these names are redis-py clients in every file (names the user
+    /// configured), unless the file shows they are something else.
+    pub configured_receivers: Vec<String>,
+    /// The client assumed where the code does not say (a receiver known by its name, a
+    /// parameter annotated `Redis`, which a `RedisCluster` may be passed as). `None`:
+    /// make only the verdicts that hold for either client.
+    pub default_client: Option<ClientProfile>,
+}
+
+/// The receiver names used when no configuration says otherwise.
+pub const DEFAULT_RECEIVER_NAMES: &[&str] = &[
+    "r",
+    "redis",
+    "rds",
+    "redis_client",
+    "redis_conn",
+    "redis_connection",
+    "redis_cluster",
+    "redis_db",
+    "redis_cli",
+];
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            receiver_names: DEFAULT_RECEIVER_NAMES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            configured_receivers: Vec::new(),
+            default_client: None,
+        }
+    }
+}
+
+/// Reads files that a Python module loads scripts from (`open("x.lua").read()`,
+/// `Path(__file__).parent / "x.lua"`). Only the binary knows files.
+pub trait FileLoader: Sync {
+    /// The text of `path` (`/`-separated, may start with `..`), relative to the
+    /// module's own directory when `from_module_dir`, else as the code wrote it
+    /// (relative to the process's working directory at run time).
+    fn load(&self, path: &str, from_module_dir: bool) -> Option<String>;
+}
+
+/// Lowers a Python file with the default options and no file access.
+pub fn lower(source: &str) -> FileModel {
+    lower_with(source, &Options::default(), None)
+}
+
+/// Lowers a Python file.
+pub fn lower_with(source: &str, options: &Options, loader: Option<&dyn FileLoader>) -> FileModel {
+    // Deeply nested code recurses deeply (up to the index's depth limit): the analysis
+    // runs on a thread of its own with a stack sized for it (reserved, not committed,
+    // memory), or here if no such thread can be made.
+    const STACK: usize = 64 << 20;
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .name("keylint-python".into())
+            .stack_size(STACK)
+            .spawn_scoped(s, || lower_here(source, options, loader))
+        {
+            Ok(h) => match h.join() {
+                Ok(m) => m,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(_) => lower_here(source, options, loader),
+        }
+    })
+}
+
+/// Most nested indentation levels parsed. tree-sitter-python 0.25's scanner overflows
+/// its serialization buffer (and aborts the process) near 511 levels, so a file is
+/// parsed only up to the line that would open the 400th level; what follows is not
+/// linted, and names are not resolved at all in such a file (a definition in the cut
+/// part could change what they hold).
+const MAX_INDENT_LEVELS: usize = 400;
+
+/// The prefix of `source` that is safe to parse, and whether it is all of it.
+fn parse_limit(source: &str) -> (usize, bool) {
+    let mut stack: Vec<usize> = vec![0];
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let body = line.trim_start_matches([' ', '\t']);
+        let width = line.len() - body.len();
+        if !body.trim().is_empty() && !body.starts_with('#') {
+            while stack.len() > 1 && stack.last().is_some_and(|&w| w > width) {
+                stack.pop();
+            }
+            if stack.last().is_some_and(|&w| width > w) {
+                stack.push(width);
+                if stack.len() > MAX_INDENT_LEVELS {
+                    return (offset, false);
+                }
+            }
+        }
+        offset += line.len();
+    }
+    (source.len(), true)
+}
+
+fn lower_here(source: &str, options: &Options, loader: Option<&dyn FileLoader>) -> FileModel {
+    let mut parser = tree_sitter::Parser::new();
+    if parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .is_err()
+    {
+        return FileModel::new(keylint_core::Lang::Python);
+    }
+    let (limit, whole) = parse_limit(source);
+    let Some(tree) = parser.parse(&source[..limit], None) else {
+        return FileModel::new(keylint_core::Lang::Python);
+    };
+    let mut a = lower::Analyzer::new(tree.root_node(), &source[..limit], options, loader);
+    a.resolve_names = whole;
+    a.run()
+}
+
+/// A [`FileLoader`] for a module in directory `dir`: module-relative paths are read
+/// from `dir`; paths the code wrote as relative to its working directory are tried
+/// from `dir` and then from each parent directory (the project root is usually one of
+/// them). Files over 1 MiB or not UTF-8 are not read.
+#[derive(Debug, Clone)]
+pub struct DirLoader {
+    dir: std::path::PathBuf,
+}
+
+impl DirLoader {
+    /// A loader for a module whose file is in `dir`.
+    pub fn new(dir: &std::path::Path) -> DirLoader {
+        DirLoader {
+            dir: dir.to_path_buf(),
+        }
+    }
+}
+
+impl FileLoader for DirLoader {
+    fn load(&self, path: &str, from_module_dir: bool) -> Option<String> {
+        const MAX: u64 = 1 << 20;
+        let read = |p: &std::path::Path| -> Option<String> {
+            let meta = std::fs::metadata(p).ok()?;
+            if !meta.is_file() || meta.len() > MAX {
+                return None;
+            }
+            String::from_utf8(std::fs::read(p).ok()?).ok()
+        };
+        if std::path::Path::new(path).is_absolute() {
+            return None;
+        }
+        if from_module_dir {
+            return read(&self.dir.join(path));
+        }
+        let mut dir: Option<&std::path::Path> = Some(&self.dir);
+        let mut tries = 0;
+        while let Some(d) = dir {
+            if let Some(t) = read(&d.join(path)) {
+                return Some(t);
+            }
+            tries += 1;
+            if tries > 6 {
+                break;
+            }
+            dir = d.parent().filter(|p| !p.as_os_str().is_empty());
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

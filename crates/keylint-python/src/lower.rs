@@ -1,0 +1,1214 @@
+//! Call sites to the model: every redis-py call on a known client or pipeline becomes
+//! key uses and an atomic unit; transactional pipelines and `transaction(func, …)`
+//! become transaction units.
+//!
+//! What a unit does across slots follows the client the code uses (design §1): the
+//! cluster client refuses most multi-key calls before sending, splits `delete`,
+//! `exists`, `touch`, `unlink` and the `*_nonatomic` helpers, and its pipelines block
+//! some commands outright; the standalone client sends everything and the server
+//! refuses. When the client is not known, a verdict is only made where every client
+//! agrees.
+
+use crate::eval::{
+    arg_nodes, ClientKind, Ctx, Elem, PipeId, PipeInfo, ScriptId, ScriptInfo, Tx, Value,
+};
+use crate::index::{text, FuncId, Index};
+use crate::methods::{self, ClusterBehavior, Method, ParamKind, PipelineBehavior};
+use crate::tpl::Tpl;
+use crate::{FileLoader, Options};
+use keylint_core::model::{CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, Unit, UnitKind};
+use keylint_core::template::Lang;
+use keylint_core::Span;
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+/// What happened to a pipeline at one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EvKind {
+    /// Keys were queued (or watched).
+    Keys,
+    /// `execute()`.
+    Execute,
+    /// `reset()` / `discard()`.
+    Reset,
+    /// `multi()`.
+    Multi,
+}
+
+#[derive(Debug, Clone)]
+struct PipeEvent<'t> {
+    pipe: PipeId,
+    kind: EvKind,
+    node: Node<'t>,
+    keys: Vec<usize>,
+}
+
+/// The state of one file's lowering.
+pub(crate) struct Analyzer<'t> {
+    pub ix: Index<'t>,
+    pub opts: &'t Options,
+    pub loader: Option<&'t dyn FileLoader>,
+    pub pipes: Vec<PipeInfo>,
+    pub pipe_by_node: HashMap<usize, PipeId>,
+    pub scripts: Vec<ScriptInfo<'t>>,
+    pub script_by_node: HashMap<usize, ScriptId>,
+    /// Parameters bound by the caller: `transaction(func)` passes a pipeline.
+    pub param_override: HashMap<(FuncId, usize), Value<'t>>,
+    pub mentions_redis: bool,
+    pub model: FileModel,
+    /// Resolved names (by node and function), when no key builder's parameters are
+    /// bound.
+    pub memo_name: HashMap<(usize, Option<FuncId>), Value<'t>>,
+    /// Resolved attributes of classes.
+    pub memo_attr: HashMap<(crate::index::ClassId, String, bool), Value<'t>>,
+    /// Definitions and attributes being evaluated (cycles are not followed).
+    pub in_progress: std::collections::HashSet<(u8, usize, usize)>,
+    /// Expressions evaluated so far.
+    pub steps: usize,
+    /// The function of every call.
+    func_of: HashMap<usize, Option<FuncId>>,
+    /// The next attribute lookup is through a class's own name (`Cls.X`), not `self`.
+    pub exact_class: bool,
+    /// False when only part of the file was parsed: names are then never resolved.
+    pub resolve_names: bool,
+    events: Vec<PipeEvent<'t>>,
+    /// Script units to link with their bodies: (unit index, script body node, ctx func).
+    pub script_links: Vec<crate::script::Link<'t>>,
+}
+
+impl std::fmt::Debug for Analyzer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer").finish_non_exhaustive()
+    }
+}
+
+/// A call's receiver.
+#[derive(Debug, Clone, Copy)]
+struct Recv {
+    client: ClientKind,
+    pipe: Option<PipeId>,
+}
+
+/// Every call in the tree with its enclosing function, without recursion (and
+/// without `Node::parent`, which walks down from the root).
+fn all_calls<'t>(ix: &Index<'t>, out: &mut Vec<(Node<'t>, Option<FuncId>)>) {
+    let mut stack = vec![(ix.root, None)];
+    while let Some((n, func)) = stack.pop() {
+        let func = if matches!(n.kind(), "function_definition" | "lambda") {
+            ix.func_by_node.get(&n.id()).copied().or(func)
+        } else {
+            func
+        };
+        if n.kind() == "call" {
+            out.push((n, func));
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c).map(|ch| (ch, func)));
+    }
+}
+
+impl<'t> Analyzer<'t> {
+    pub fn new(
+        root: Node<'t>,
+        src: &'t str,
+        opts: &'t Options,
+        loader: Option<&'t dyn FileLoader>,
+    ) -> Analyzer<'t> {
+        Analyzer {
+            ix: Index::build(root, src),
+            opts,
+            loader,
+            pipes: Vec::new(),
+            pipe_by_node: HashMap::new(),
+            scripts: Vec::new(),
+            script_by_node: HashMap::new(),
+            param_override: HashMap::new(),
+            mentions_redis: src.to_ascii_lowercase().contains("redis"),
+            model: FileModel::new(Lang::Python),
+            memo_name: HashMap::new(),
+            memo_attr: HashMap::new(),
+            in_progress: std::collections::HashSet::new(),
+            steps: 0,
+            func_of: HashMap::new(),
+            exact_class: false,
+            resolve_names: true,
+            events: Vec::new(),
+            script_links: Vec::new(),
+        }
+    }
+
+    /// Whether an expression's last name is one of the configured receiver names.
+    pub(crate) fn is_receiver_name(&self, n: Node<'t>) -> bool {
+        let last = match n.kind() {
+            "identifier" => n,
+            "attribute" => match n.child_by_field_name("attribute") {
+                Some(a) => a,
+                None => return false,
+            },
+            _ => return false,
+        };
+        let name = text(last, self.src()).trim_start_matches('_');
+        if self.opts.configured_receivers.iter().any(|r| r == name) {
+            return true;
+        }
+        self.mentions_redis
+            && (self.opts.receiver_names.iter().any(|r| r == name) || name.ends_with("_redis"))
+    }
+
+    /// Runs the lowering.
+    pub fn run(mut self) -> FileModel {
+        if self.ix.too_deep {
+            self.resolve_names = false;
+        }
+        let mut calls = Vec::new();
+        all_calls(&self.ix, &mut calls);
+        calls.sort_by_key(|(c, _)| (c.end_byte(), std::cmp::Reverse(c.start_byte())));
+        for &(call, func) in &calls {
+            self.func_of.insert(call.id(), func);
+        }
+        // `transaction(func, …)` first: it tells what `func`'s parameter is.
+        for &(call, func) in &calls {
+            self.prepare_transaction(call, Ctx::at(func));
+        }
+        for &(call, func) in &calls {
+            self.process_call(call, Ctx::at(func));
+        }
+        self.build_transactions();
+        crate::script::link_scripts(&mut self);
+        self.finish()
+    }
+
+    fn finish(mut self) -> FileModel {
+        // Keys in source order; units inner before outer.
+        let mut order: Vec<usize> = (0..self.model.keys.len()).collect();
+        order.sort_by_key(|&i| {
+            (
+                self.model.keys[i].span.start,
+                self.model.keys[i].span.end,
+                i,
+            )
+        });
+        let mut remap = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            remap[old] = new;
+        }
+        let keys = std::mem::take(&mut self.model.keys);
+        let mut slots: Vec<Option<KeyUse>> = keys.into_iter().map(Some).collect();
+        self.model.keys = order
+            .iter()
+            .map(|&i| slots[i].take().expect("each key once"))
+            .collect();
+        for u in &mut self.model.units {
+            for k in &mut u.keys {
+                *k = remap[*k];
+            }
+        }
+        let mut uorder: Vec<usize> = (0..self.model.units.len()).collect();
+        uorder.sort_by_key(|&i| {
+            let u = &self.model.units[i];
+            (u.span.end, u.kind != UnitKind::Command, u.span.start, i)
+        });
+        let mut uremap = vec![0; uorder.len()];
+        for (new, &old) in uorder.iter().enumerate() {
+            uremap[old] = new;
+        }
+        let units = std::mem::take(&mut self.model.units);
+        let mut uslots: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
+        self.model.units = uorder
+            .iter()
+            .map(|&i| uslots[i].take().expect("each unit once"))
+            .collect();
+        for s in &mut self.model.scripts {
+            for k in &mut s.keys {
+                *k = remap[*k];
+            }
+            for u in &mut s.units {
+                *u = uremap[*u];
+            }
+        }
+        self.model
+    }
+
+    /// The function a call is in (calls only).
+    fn func_of_call(&self, n: Node<'t>) -> Option<FuncId> {
+        match self.func_of.get(&n.id()) {
+            Some(f) => *f,
+            None => self.ix.enclosing_func(n),
+        }
+    }
+
+    fn receiver(&mut self, obj: Node<'t>, m: &str, ctx: &Ctx<'t>) -> Option<Recv> {
+        let v = self.eval(obj, ctx);
+        if let Value::SelfObj(c) = v {
+            // `self.mget(…)` in a class derived from a redis-py client.
+            if self.defines(c, m).is_none() {
+                if let Some(client) = self.client_class(c) {
+                    return Some(Recv {
+                        client: self.effective(client),
+                        pipe: None,
+                    });
+                }
+            }
+            return None;
+        }
+        match self.as_receiver(v, obj) {
+            Value::Client(client) => Some(Recv {
+                client: self.effective(client),
+                pipe: None,
+            }),
+            Value::Pipe(id) => Some(Recv {
+                client: self.pipes[id].client,
+                pipe: Some(id),
+            }),
+            _ => None,
+        }
+    }
+
+    fn prepare_transaction(&mut self, call: Node<'t>, ctx: Ctx<'t>) {
+        let Some(func) = call.child_by_field_name("function") else {
+            return;
+        };
+        if func.kind() != "attribute" {
+            return;
+        }
+        let (Some(obj), Some(attr)) = (
+            func.child_by_field_name("object"),
+            func.child_by_field_name("attribute"),
+        ) else {
+            return;
+        };
+        if text(attr, self.src()) != "transaction" {
+            return;
+        }
+        let Some(recv) = self.receiver(obj, "transaction", &ctx) else {
+            return;
+        };
+        if recv.pipe.is_some() {
+            return;
+        }
+        let args = call.child_by_field_name("arguments");
+        let Some(&fnode) = arg_nodes(args).first() else {
+            return;
+        };
+        let target = if fnode.kind() == "lambda" {
+            self.ix.func_by_node.get(&fnode.id()).copied()
+        } else {
+            match self.eval(fnode, &ctx) {
+                Value::Func { id, bound: None } => Some(id),
+                _ => None,
+            }
+        };
+        let Some(target) = target else { return };
+        let Some(param) = self.ix.funcs[target]
+            .params
+            .first()
+            .map(|p| p.node.start_byte())
+        else {
+            return;
+        };
+        let pid = self.pipe_for(call, recv.client, Tx::Yes, Some(attr.byte_range()));
+        self.pipes[pid].transaction_call = Some(call.byte_range());
+        self.param_override
+            .entry((target, param))
+            .or_insert(Value::Pipe(pid));
+    }
+
+    fn process_call(&mut self, call: Node<'t>, ctx: Ctx<'t>) {
+        let Some(func) = call.child_by_field_name("function") else {
+            return;
+        };
+        let args = call.child_by_field_name("arguments");
+        if func.kind() == "attribute" {
+            if let (Some(obj), Some(attr)) = (
+                func.child_by_field_name("object"),
+                func.child_by_field_name("attribute"),
+            ) {
+                let m = text(attr, self.src()).to_string();
+                if let Some(recv) = self.receiver(obj, &m, &ctx) {
+                    self.client_call(recv, &m, attr, call, args, &ctx);
+                    return;
+                }
+            }
+        }
+        if matches!(
+            func.kind(),
+            "identifier" | "attribute" | "call" | "subscript"
+        ) {
+            if let Value::Script(id) = self.eval(func, &ctx) {
+                self.script_object_call(id, call, func, args, &ctx);
+            }
+        }
+    }
+
+    fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {
+        self.events.push(PipeEvent {
+            pipe,
+            kind,
+            node,
+            keys,
+        });
+    }
+
+    /// A key use for an argument, when its value is a string template.
+    fn key_use(&mut self, e: &Elem<'t>, command: &str, ctx: &Ctx<'t>) -> Option<usize> {
+        let tpl: Tpl = match &e.value {
+            Value::Str(t) => t.clone(),
+            Value::Int(_) => self.to_tpl(&e.value, e.node, ctx),
+            _ => return None,
+        };
+        let span = e.node.byte_range();
+        let template = tpl.to_key_template(&span);
+        self.model.keys.push(KeyUse {
+            template,
+            span,
+            command: command.to_string(),
+            origin: KeyOrigin::Direct,
+        });
+        Some(self.model.keys.len() - 1)
+    }
+
+    fn push_unit(
+        &mut self,
+        kind: UnitKind,
+        name: &str,
+        span: Span,
+        anchor: Span,
+        keys: Vec<usize>,
+        policy: CrossSlotPolicy,
+    ) -> usize {
+        self.model.units.push(Unit {
+            kind,
+            name: name.to_string(),
+            span,
+            anchor,
+            keys,
+            policy,
+        });
+        self.model.units.len() - 1
+    }
+
+    fn client_call(
+        &mut self,
+        recv: Recv,
+        m: &str,
+        attr: Node<'t>,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) {
+        if let Some(pipe) = recv.pipe {
+            match m {
+                "execute" => return self.event(pipe, EvKind::Execute, call, Vec::new()),
+                "reset" | "discard" => return self.event(pipe, EvKind::Reset, call, Vec::new()),
+                "multi" => return self.event(pipe, EvKind::Multi, call, Vec::new()),
+                "watch" => {
+                    let (pos, _) = self.call_args(args, ctx);
+                    let mut keys = Vec::new();
+                    for e in pos.iter().take_while(|e| !e.star) {
+                        if let Some(k) = self.key_use(e, "WATCH", ctx) {
+                            keys.push(k);
+                        }
+                    }
+                    return self.event(pipe, EvKind::Keys, call, keys);
+                }
+                _ => {}
+            }
+        }
+        match m {
+            "pipeline" | "register_script" | "transaction" | "lock" | "pubsub" | "unwatch" => {
+                if m == "transaction" && recv.pipe.is_none() {
+                    self.transaction_watches(call, args, ctx);
+                }
+                if m == "register_script" {
+                    // Its body is linted even if the script is never called here.
+                    self.script_for(call, args, recv.client, ctx);
+                }
+                return;
+            }
+            "execute_command" => {
+                return self.execute_command(recv, attr, call, args, ctx);
+            }
+            _ => {}
+        }
+        let table = methods::table();
+        if let Some(method) = table.method(m) {
+            self.table_call(recv, method, attr, call, args, ctx);
+        } else if let Some(cmd) = methods::single_key_command(m) {
+            if recv.pipe.is_some()
+                && recv.client != ClientKind::Standalone
+                && table.blocked_single.iter().any(|b| b == m)
+            {
+                return;
+            }
+            let (pos, kw) = self.call_args(args, ctx);
+            let first = match pos.first() {
+                Some(e) if !e.star => Some(e.clone()),
+                _ => kw
+                    .iter()
+                    .find(|(k, _)| k == "name" || k == "key")
+                    .map(|(_, e)| e.clone()),
+            };
+            let Some(first) = first else { return };
+            let Some(k) = self.key_use(&first, &cmd, ctx) else {
+                return;
+            };
+            self.push_unit(
+                UnitKind::Command,
+                &cmd,
+                call.byte_range(),
+                attr.byte_range(),
+                vec![k],
+                CrossSlotPolicy::Refused,
+            );
+            if let Some(p) = recv.pipe {
+                self.event(p, EvKind::Keys, call, vec![k]);
+            }
+        }
+    }
+
+    /// The watched keys of `r.transaction(func, *watches)`.
+    fn transaction_watches(&mut self, call: Node<'t>, args: Option<Node<'t>>, ctx: &Ctx<'t>) {
+        let Some(&pid) = self.pipe_by_node.get(&call.id()) else {
+            return;
+        };
+        let (pos, _) = self.call_args(args, ctx);
+        let mut keys = Vec::new();
+        for e in pos.iter().skip(1).take_while(|e| !e.star) {
+            if let Some(k) = self.key_use(e, "WATCH", ctx) {
+                keys.push(k);
+            }
+        }
+        if !keys.is_empty() {
+            self.event(pid, EvKind::Keys, call, keys);
+        }
+    }
+
+    /// What a multi-key call does across slots, or `None` when it never sends the
+    /// keys together (or nobody can say).
+    fn policy(&self, recv: Recv, method: &Method) -> Option<CrossSlotPolicy> {
+        let Some(pipe) = recv.pipe else {
+            return Some(match (method.cluster, recv.client) {
+                (ClusterBehavior::Refuse | ClusterBehavior::Script, _) => CrossSlotPolicy::Refused,
+                (ClusterBehavior::Split, ClientKind::Standalone) => CrossSlotPolicy::Refused,
+                (ClusterBehavior::Split | ClusterBehavior::NonAtomic, _) => CrossSlotPolicy::Split,
+            });
+        };
+        let tx = self.pipes[pipe].tx;
+        if method.cluster == ClusterBehavior::NonAtomic {
+            // Cluster pipelines block them; the standalone client has none.
+            return None;
+        }
+        match (method.pipeline, recv.client) {
+            (_, ClientKind::Standalone) => Some(CrossSlotPolicy::Refused),
+            (PipelineBehavior::Ok, _) => Some(CrossSlotPolicy::Refused),
+            (PipelineBehavior::Blocked, _) => None,
+            (PipelineBehavior::Single, _) => (tx == Tx::Yes).then_some(CrossSlotPolicy::Refused),
+            (PipelineBehavior::Direct, ClientKind::Cluster) => Some(CrossSlotPolicy::Split),
+            (PipelineBehavior::Direct, ClientKind::Unknown) => None,
+        }
+    }
+
+    /// The key arguments of a table method.
+    fn method_keys(
+        &self,
+        method: &Method,
+        pos: &[Elem<'t>],
+        kw: &[(String, Elem<'t>)],
+    ) -> (Vec<Elem<'t>>, Option<Elem<'t>>) {
+        let mut keys = Vec::new();
+        let mut body = None;
+        let star_before = |i: usize| pos.iter().take(i).any(|e| e.star);
+        let arg = |p: &methods::Param| -> Option<Elem<'t>> {
+            if p.index < pos.len() && !star_before(p.index + 1) {
+                return Some(pos[p.index].clone());
+            }
+            if star_before(pos.len().min(p.index + 1)) && p.index >= pos.len() {
+                // A `*args` earlier: positions after it are unknown, keywords are not.
+            }
+            kw.iter()
+                .find(|(k, _)| k == &p.name)
+                .map(|(_, e)| e.clone())
+        };
+        let mut numkeys: Option<usize> = None;
+        for p in &method.params {
+            match p.kind {
+                ParamKind::Key => {
+                    if let Some(e) = arg(p) {
+                        keys.push(e);
+                    }
+                }
+                ParamKind::Keys | ParamKind::KeysMap => {
+                    let Some(e) = arg(p) else { continue };
+                    match &e.value {
+                        Value::Seq { items, .. } => {
+                            keys.extend(items.iter().take_while(|i| !i.star).cloned());
+                        }
+                        Value::Dict(ks) if p.kind == ParamKind::KeysMap => {
+                            keys.extend(ks.iter().take_while(|i| !i.star).cloned());
+                        }
+                        // A single key is allowed where redis-py accepts one.
+                        Value::Str(_) | Value::Int(_) if p.kind == ParamKind::Keys => keys.push(e),
+                        _ => {}
+                    }
+                }
+                ParamKind::Map => {
+                    if let Some(Elem {
+                        value: Value::Dict(ks),
+                        ..
+                    }) = arg(p)
+                    {
+                        keys.extend(ks.iter().take_while(|i| !i.star).cloned());
+                    }
+                }
+                ParamKind::VarKeys => {
+                    if !star_before(p.index) {
+                        keys.extend(pos.iter().skip(p.index).take_while(|e| !e.star).cloned());
+                    }
+                }
+                ParamKind::NumKeys => {
+                    numkeys = match arg(p).map(|e| e.value) {
+                        Some(Value::Int(n)) if n >= 0 => Some(n as usize),
+                        _ => None,
+                    };
+                }
+                ParamKind::NumKeyed => {
+                    if let Some(n) = numkeys {
+                        if !star_before(p.index) {
+                            keys.extend(
+                                pos.iter()
+                                    .skip(p.index)
+                                    .take(n)
+                                    .take_while(|e| !e.star)
+                                    .cloned(),
+                            );
+                        }
+                    }
+                }
+                ParamKind::Body => body = arg(p),
+            }
+        }
+        (keys, body)
+    }
+
+    fn table_call(
+        &mut self,
+        recv: Recv,
+        method: &Method,
+        attr: Node<'t>,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) {
+        let (pos, kw) = self.call_args(args, ctx);
+        let Some(policy) = self.policy(recv, method) else {
+            return;
+        };
+        let (key_args, body) = self.method_keys(method, &pos, &kw);
+        let aligned: Vec<Option<usize>> = key_args
+            .iter()
+            .map(|e| self.key_use(e, &method.command, ctx))
+            .collect();
+        let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        let is_script = method.cluster == ClusterBehavior::Script;
+        let name = if is_script {
+            script_unit_name(&method.command, pos.first())
+        } else {
+            method.command.clone()
+        };
+        let unit = self.push_unit(
+            if is_script {
+                UnitKind::Script
+            } else {
+                UnitKind::Command
+            },
+            &name,
+            call.byte_range(),
+            attr.byte_range(),
+            keys.clone(),
+            policy,
+        );
+        if is_script {
+            let nk = method.params.iter().find(|p| p.kind == ParamKind::NumKeys);
+            let positional_numkeys = nk.is_some_and(|p| {
+                p.index < pos.len() && !pos.iter().take(p.index + 1).any(|e| e.star)
+            });
+            let numkeys = nk.and_then(|p| {
+                if positional_numkeys {
+                    pos.get(p.index)
+                } else {
+                    kw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e)
+                }
+            });
+            let args_after = match nk {
+                Some(p) if positional_numkeys && !pos.iter().any(|e| e.star) => {
+                    Some(pos.len() - p.index - 1)
+                }
+                _ => None,
+            };
+            self.link(
+                unit,
+                body.map(|b| b.node),
+                ctx.func,
+                &key_args,
+                aligned,
+                numkeys,
+                args_after,
+                call,
+                None,
+            );
+        }
+        // A cluster pipeline runs `touch` at once: it is not part of a transaction.
+        let joins_tx =
+            !(method.pipeline == PipelineBehavior::Direct && recv.client == ClientKind::Cluster);
+        if let (Some(p), true) = (recv.pipe, joins_tx) {
+            self.event(p, EvKind::Keys, call, keys);
+        }
+    }
+
+    fn execute_command(
+        &mut self,
+        recv: Recv,
+        attr: Node<'t>,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) {
+        let (pos, _) = self.call_args(args, ctx);
+        let Some(first) = pos.first() else { return };
+        let Value::Str(name) = &first.value else {
+            return;
+        };
+        let Some(name) = name.as_bytes() else { return };
+        // redis-py splits a first argument like "OBJECT ENCODING" on spaces.
+        let mut argv: Vec<Vec<u8>> = name
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|s| !s.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        let name_words = argv.len();
+        if name_words == 0 {
+            return;
+        }
+        let mut arg_of: Vec<Option<usize>> = vec![None; name_words];
+        for (i, e) in pos.iter().enumerate().skip(1) {
+            if e.star {
+                return;
+            }
+            let bytes = match &e.value {
+                Value::Str(t) => t.as_bytes(),
+                Value::Int(n) => Some(n.to_string().into_bytes()),
+                _ => None,
+            };
+            // An unknown value can be neither a keyword nor a count.
+            argv.push(bytes.unwrap_or_else(|| b"\x00\x01unknown".to_vec()));
+            arg_of.push(Some(i));
+        }
+        let refs: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
+        let Ok(ex) = keylint_commands::extract_keys(&refs) else {
+            return;
+        };
+        let Some(cmd) = keylint_commands::lookup_argv(&refs) else {
+            return;
+        };
+        if keylint_commands::is_transaction_control(&argv[0]).is_some() {
+            return;
+        }
+        let cmd_name = cmd.name.to_string();
+        let is_script = matches!(
+            cmd_name.as_str(),
+            "EVAL" | "EVALSHA" | "EVAL_RO" | "EVALSHA_RO" | "FCALL" | "FCALL_RO"
+        );
+        if is_script && recv.pipe.is_some() && recv.client != ClientKind::Standalone {
+            return;
+        }
+        let mut aligned = Vec::new();
+        let mut key_args = Vec::new();
+        for k in &ex.keys {
+            let Some(Some(i)) = arg_of.get(k.index) else {
+                continue;
+            };
+            let e = pos[*i].clone();
+            aligned.push(self.key_use(&e, &cmd_name, ctx));
+            key_args.push(e);
+        }
+        let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        let name = if is_script {
+            script_unit_name(&cmd_name, pos.get(1))
+        } else {
+            cmd_name.clone()
+        };
+        let unit = self.push_unit(
+            if is_script {
+                UnitKind::Script
+            } else {
+                UnitKind::Command
+            },
+            &name,
+            call.byte_range(),
+            attr.byte_range(),
+            keys.clone(),
+            CrossSlotPolicy::Refused,
+        );
+        if is_script {
+            let body = (cmd_name.starts_with("EVAL") && !cmd_name.starts_with("EVALSHA"))
+                .then(|| pos.get(1).map(|e| e.node))
+                .flatten();
+            let numkeys = pos.get(2).cloned();
+            let args_after = pos.len().checked_sub(3);
+            self.link(
+                unit,
+                body,
+                ctx.func,
+                &key_args,
+                aligned,
+                numkeys.as_ref(),
+                args_after,
+                call,
+                None,
+            );
+        }
+        if let Some(p) = recv.pipe {
+            self.event(p, EvKind::Keys, call, keys);
+        }
+    }
+
+    /// `script(keys=[…], args=[…], client=…)` on a registered script.
+    fn script_object_call(
+        &mut self,
+        id: ScriptId,
+        call: Node<'t>,
+        func: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) {
+        let (pos, kw) = self.call_args(args, ctx);
+        let keys_arg = pos
+            .first()
+            .filter(|e| !e.star)
+            .cloned()
+            .or_else(|| kw.iter().find(|(k, _)| k == "keys").map(|(_, e)| e.clone()));
+        let client_arg = pos
+            .get(2)
+            .filter(|e| !e.star && !pos.iter().take(3).any(|x| x.star))
+            .cloned()
+            .or_else(|| {
+                kw.iter()
+                    .find(|(k, _)| k == "client")
+                    .map(|(_, e)| e.clone())
+            });
+        let mut recv = Recv {
+            client: self.effective(self.scripts[id].client),
+            pipe: None,
+        };
+        if let Some(c) = &client_arg {
+            match self.as_receiver(c.value.clone(), c.node) {
+                Value::Client(k) => recv.client = self.effective(k),
+                Value::Pipe(p) => {
+                    recv = Recv {
+                        client: self.pipes[p].client,
+                        pipe: Some(p),
+                    }
+                }
+                Value::Null => {}
+                _ => recv.client = ClientKind::Unknown,
+            }
+        }
+        // Cluster pipelines block EVALSHA, which a registered script sends.
+        if recv.pipe.is_some() && recv.client != ClientKind::Standalone {
+            return;
+        }
+        let (key_args, given): (Vec<Elem<'t>>, Option<usize>) = match &keys_arg {
+            None => (Vec::new(), Some(0)),
+            Some(Elem {
+                value:
+                    Value::Seq {
+                        items,
+                        family: false,
+                    },
+                ..
+            }) => {
+                let known: Vec<Elem<'t>> = items.iter().take_while(|i| !i.star).cloned().collect();
+                let exact = (known.len() == items.len()).then_some(items.len());
+                (known, exact)
+            }
+            Some(Elem {
+                value: Value::Null, ..
+            }) => (Vec::new(), Some(0)),
+            _ => (Vec::new(), None),
+        };
+        let aligned: Vec<Option<usize>> = key_args
+            .iter()
+            .map(|e| self.key_use(e, "EVALSHA", ctx))
+            .collect();
+        let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        let unit = self.push_unit(
+            UnitKind::Script,
+            "script",
+            call.byte_range(),
+            func.byte_range(),
+            keys.clone(),
+            CrossSlotPolicy::Refused,
+        );
+        let passed = given.map(|n| {
+            let at = keys_arg
+                .as_ref()
+                .map_or(call.byte_range(), |e| e.node.byte_range());
+            (n, at)
+        });
+        let (body, func) = (self.scripts[id].body, self.scripts[id].func);
+        self.link(
+            unit, body, func, &key_args, aligned, None, None, call, passed,
+        );
+        if let Some(p) = recv.pipe {
+            self.event(p, EvKind::Keys, call, keys);
+        }
+    }
+
+    /// Records a script call to link with its body once every call is seen.
+    #[allow(clippy::too_many_arguments)]
+    fn link(
+        &mut self,
+        unit: usize,
+        body: Option<Node<'t>>,
+        func: Option<FuncId>,
+        key_args: &[Elem<'t>],
+        keys: Vec<Option<usize>>,
+        numkeys: Option<&Elem<'t>>,
+        args_after: Option<usize>,
+        call: Node<'t>,
+        passed: Option<(usize, Span)>,
+    ) {
+        let mut passed = passed;
+        let mut too_few = None;
+        if let Some(Elem {
+            value: Value::Int(n),
+            node,
+            ..
+        }) = numkeys
+        {
+            if *n >= 0 {
+                match args_after {
+                    Some(after) if (*n as usize) > after => {
+                        too_few = Some((*n as usize, after, node.byte_range()));
+                    }
+                    Some(_) => passed = Some((*n as usize, node.byte_range())),
+                    None => {}
+                }
+            }
+        }
+        self.script_links.push(crate::script::Link {
+            unit,
+            body,
+            func,
+            keys,
+            key_nodes: key_args.iter().map(|e| e.node).collect(),
+            passed,
+            too_few,
+            call,
+        });
+    }
+
+    /// A script registered with `client.register_script(body)`.
+    pub(crate) fn script_for(
+        &mut self,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        client: ClientKind,
+        ctx: &Ctx<'t>,
+    ) -> ScriptId {
+        if let Some(&id) = self.script_by_node.get(&call.id()) {
+            return id;
+        }
+        let body = arg_nodes(args).first().copied().or_else(|| {
+            let a = args?;
+            let mut c = a.walk();
+            let found = a
+                .named_children(&mut c)
+                .filter(|k| k.kind() == "keyword_argument")
+                .find(|k| {
+                    k.child_by_field_name("name")
+                        .is_some_and(|n| text(n, self.src()) == "script")
+                })
+                .and_then(|k| k.child_by_field_name("value"));
+            found
+        });
+        let id = self.scripts.len();
+        self.scripts.push(ScriptInfo {
+            body,
+            func: ctx.func,
+            client,
+        });
+        self.script_by_node.insert(call.id(), id);
+        id
+    }
+
+    /// Reads a file through the loader.
+    pub(crate) fn load_file(&self, p: &crate::eval::PathValue) -> Option<String> {
+        let loader = self.loader?;
+        loader.load(&p.parts.join("/"), p.from_module_dir)
+    }
+
+    fn build_transactions(&mut self) {
+        let mut by_pipe: HashMap<PipeId, Vec<PipeEvent<'t>>> = HashMap::new();
+        for e in std::mem::take(&mut self.events) {
+            by_pipe.entry(e.pipe).or_default().push(e);
+        }
+        let mut pipes: Vec<PipeId> = by_pipe.keys().copied().collect();
+        pipes.sort_unstable();
+        for pid in pipes {
+            let mut evs = by_pipe.remove(&pid).unwrap_or_default();
+            evs.sort_by_key(|e| (e.node.end_byte(), e.node.start_byte()));
+            let info = self.pipes[pid].clone();
+            let has_multi = evs.iter().any(|e| e.kind == EvKind::Multi);
+            let tx = match info.tx {
+                Tx::Yes => true,
+                Tx::No => has_multi && info.client != ClientKind::Cluster,
+                Tx::Unknown => has_multi,
+            };
+            if !tx {
+                continue;
+            }
+            let paths: Vec<Path> = evs.iter().map(|e| Path::of(e.node)).collect();
+            if let Some(call) = info.transaction_call.clone() {
+                // Executes when the function returns: every queued key counts.
+                let qs: Vec<usize> = (0..evs.len())
+                    .filter(|&i| evs[i].kind == EvKind::Keys)
+                    .collect();
+                let anchor = info.anchor.clone().unwrap_or(call.clone());
+                for g in groups(&qs, &paths) {
+                    let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
+                    if keys.len() >= 2 {
+                        self.push_unit(
+                            UnitKind::Transaction,
+                            "pipeline",
+                            call.clone(),
+                            anchor.clone(),
+                            keys,
+                            CrossSlotPolicy::Refused,
+                        );
+                    }
+                }
+                continue;
+            }
+            for (ei, e) in evs.iter().enumerate() {
+                if e.kind != EvKind::Execute {
+                    continue;
+                }
+                let mut qs = Vec::new();
+                let scope = self.func_of_call(e.node);
+                for (qi, q) in evs.iter().enumerate().take(ei) {
+                    if q.kind != EvKind::Keys || !paths[qi].compatible(&paths[ei]) {
+                        continue;
+                    }
+                    // A command queued in a nested function runs whenever that
+                    // function is called, if ever: not known to precede this execute.
+                    if self.func_of_call(q.node) != scope {
+                        continue;
+                    }
+                    let cut = evs.iter().enumerate().take(ei).skip(qi + 1).any(|(ri, r)| {
+                        matches!(r.kind, EvKind::Execute | EvKind::Reset)
+                            && paths[ri].compatible(&paths[qi])
+                            && paths[ri].compatible(&paths[ei])
+                    });
+                    if !cut {
+                        qs.push(qi);
+                    }
+                }
+                for g in groups(&qs, &paths) {
+                    let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
+                    if keys.len() < 2 {
+                        continue;
+                    }
+                    let first = g
+                        .iter()
+                        .map(|&i| evs[i].node.start_byte())
+                        .min()
+                        .unwrap_or(0);
+                    let start = match &info.created {
+                        Some(c) if c.start <= first => c.start,
+                        _ => first,
+                    };
+                    let anchor = match (&info.created, &info.anchor) {
+                        (Some(c), Some(a)) if c.start <= first => a.clone(),
+                        _ => evs[g[0]].node.byte_range(),
+                    };
+                    self.push_unit(
+                        UnitKind::Transaction,
+                        "pipeline",
+                        start..e.node.end_byte(),
+                        anchor,
+                        keys,
+                        CrossSlotPolicy::Refused,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The name of a script call's unit in messages: `script`, or the function an
+/// `FCALL` names when it is a literal.
+fn script_unit_name(command: &str, first: Option<&Elem<'_>>) -> String {
+    if command.starts_with("FCALL") {
+        if let Some(Elem {
+            value: Value::Str(t),
+            ..
+        }) = first
+        {
+            if let Some(name) = t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
+                return name;
+            }
+        }
+    }
+    "script".to_string()
+}
+
+/// Where a call sits in the branches of its function: which arm of which `if`,
+/// `try`, `match` or conditional expression, and which arms leave early.
+#[derive(Debug, Clone, Default)]
+struct Path {
+    arms: Vec<(usize, usize)>,
+    /// Constructs (start, end) that the call's arm leaves (`return`, `raise`, …)
+    /// after the call: code after them never runs together with the call.
+    exits: Vec<(usize, usize)>,
+    pos: usize,
+}
+
+impl Path {
+    fn of(n: Node<'_>) -> Path {
+        let mut p = Path {
+            pos: n.start_byte(),
+            ..Path::default()
+        };
+        let mut child = n;
+        let mut cur = n.parent();
+        while let Some(parent) = cur {
+            if crate::index::is_scope(parent.kind()) {
+                break;
+            }
+            let arm = match parent.kind() {
+                "if_statement" => {
+                    if parent.child_by_field_name("consequence") == Some(child) {
+                        Some(0)
+                    } else {
+                        let mut c = parent.walk();
+                        let alts: Vec<Node<'_>> = parent
+                            .children_by_field_name("alternative", &mut c)
+                            .collect();
+                        alts.iter().position(|a| *a == child).map(|i| i + 1)
+                    }
+                }
+                "try_statement" => match child.kind() {
+                    "block" | "else_clause" => Some(0),
+                    "except_clause" | "except_group_clause" => {
+                        let mut c = parent.walk();
+                        let idx = parent
+                            .children(&mut c)
+                            .filter(|k| matches!(k.kind(), "except_clause" | "except_group_clause"))
+                            .position(|k| k == child);
+                        idx.map(|i| i + 1)
+                    }
+                    _ => None,
+                },
+                "block"
+                    if parent
+                        .parent()
+                        .is_some_and(|m| m.kind() == "match_statement") =>
+                {
+                    let mut c = parent.walk();
+                    let idx = parent.named_children(&mut c).position(|k| k == child);
+                    idx
+                }
+                "conditional_expression" => {
+                    let mut c = parent.walk();
+                    let kids: Vec<Node<'_>> = parent.named_children(&mut c).collect();
+                    if kids.first() == Some(&child) {
+                        Some(0)
+                    } else if kids.get(2) == Some(&child) {
+                        Some(1)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            if let Some(a) = arm {
+                p.arms.push((parent.id(), a));
+                // Does the arm leave the construct after the call?
+                let block = if child.kind() == "block" {
+                    Some(child)
+                } else {
+                    let mut c = child.walk();
+                    let b = child.named_children(&mut c).find(|k| k.kind() == "block");
+                    b
+                };
+                if let Some(b) = block {
+                    let mut c = b.walk();
+                    let leaves = b.named_children(&mut c).any(|s| {
+                        s.start_byte() >= n.end_byte()
+                            && matches!(
+                                s.kind(),
+                                "return_statement"
+                                    | "raise_statement"
+                                    | "break_statement"
+                                    | "continue_statement"
+                            )
+                    });
+                    if leaves {
+                        p.exits.push((parent.start_byte(), parent.end_byte()));
+                    }
+                }
+            }
+            child = parent;
+            cur = parent.parent();
+        }
+        p
+    }
+
+    fn compatible(&self, other: &Path) -> bool {
+        for (id, arm) in &self.arms {
+            if other
+                .arms
+                .iter()
+                .any(|(oid, oarm)| oid == id && oarm != arm)
+            {
+                return false;
+            }
+        }
+        let leaves_before = |a: &Path, b: &Path| a.exits.iter().any(|(_, end)| b.pos >= *end);
+        !(leaves_before(self, other) || leaves_before(other, self))
+    }
+}
+
+/// Maximal groups of mutually compatible events.
+fn groups(qs: &[usize], paths: &[Path]) -> Vec<Vec<usize>> {
+    const MAX_GROUPS: usize = 16;
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for (n, &q) in qs.iter().enumerate() {
+        let mut placed = false;
+        for g in &mut out {
+            if g.iter().all(|&x| paths[x].compatible(&paths[q])) {
+                g.push(q);
+                placed = true;
+            }
+        }
+        if !placed {
+            let mut g: Vec<usize> = qs[..n]
+                .iter()
+                .copied()
+                .filter(|&x| paths[x].compatible(&paths[q]))
+                .collect();
+            g.push(q);
+            if out.len() < MAX_GROUPS {
+                out.push(g);
+            }
+        }
+    }
+    let snapshot = out.clone();
+    out.retain(|g| {
+        !snapshot
+            .iter()
+            .any(|h| h.len() > g.len() && g.iter().all(|x| h.contains(x)))
+    });
+    out
+}

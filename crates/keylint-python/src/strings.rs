@@ -1,0 +1,317 @@
+//! Python string literals, decoded byte for byte.
+//!
+//! Keys are bytes, and a hash tag is found by byte position, so a literal must decode
+//! exactly as Python decodes it: escapes (`\x7b` is a `{`), raw strings, bytes
+//! literals (`b"\xff"` is one byte, `"\xff"` is two in UTF-8), and in f-strings `{{`
+//! and `}}` are literal braces while `{x}` is a value. Every decoded byte remembers
+//! the source offset it came from.
+
+use tree_sitter::Node;
+
+/// One piece of a string literal.
+#[derive(Debug, Clone)]
+pub(crate) enum Piece<'t> {
+    /// Decoded bytes and the source offset of each.
+    Bytes(Vec<u8>, Vec<usize>),
+    /// An f-string replacement field.
+    Field {
+        /// The expression inside the braces.
+        expr: Node<'t>,
+        /// `!r`, `!s`, `!a`, if any.
+        conversion: Option<String>,
+        /// The text after `:`, if any (it may itself contain fields).
+        spec: Option<String>,
+    },
+}
+
+/// A decoded string literal.
+#[derive(Debug, Clone)]
+pub(crate) struct StrLit<'t> {
+    /// Its pieces, in order.
+    pub pieces: Vec<Piece<'t>>,
+}
+
+/// Decodes a `string` node. `None` when the literal uses something this decoder does
+/// not model (`\N{…}`, a t-string), in which case the caller treats it as unknown.
+pub(crate) fn decode<'t>(node: Node<'t>, src: &str) -> Option<StrLit<'t>> {
+    let mut prefix = String::new();
+    let mut pieces = Vec::new();
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
+    if let Some(start) = children.first().filter(|c| c.kind() == "string_start") {
+        let text = &src[start.byte_range()];
+        prefix = text
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect::<String>()
+            .to_ascii_lowercase();
+    }
+    let raw = prefix.contains('r');
+    let bytes = prefix.contains('b');
+    let fstring = prefix.contains('f');
+    if prefix.contains('t') {
+        return None;
+    }
+    // Content lies between string_start and string_end; string_content nodes cover
+    // the literal text, interpolation nodes the fields. Text between children that
+    // no node covers (tree-sitter leaves some characters bare) is literal too.
+    let content_start = children
+        .first()
+        .filter(|c| c.kind() == "string_start")
+        .map_or(node.start_byte(), |c| c.end_byte());
+    let content_end = children
+        .last()
+        .filter(|c| c.kind() == "string_end")
+        .map_or(node.end_byte(), |c| c.start_byte());
+    let mut pos = content_start;
+    for child in &children {
+        match child.kind() {
+            "interpolation" => {
+                if child.start_byte() > pos {
+                    decode_text(
+                        src,
+                        pos,
+                        child.start_byte(),
+                        raw,
+                        bytes,
+                        fstring,
+                        &mut pieces,
+                    )?;
+                }
+                pieces.push(field(*child, src)?);
+                pos = child.end_byte();
+            }
+            "string_content" | "escape_sequence" | "escape_interpolation" => {}
+            _ => {}
+        }
+    }
+    if content_end > pos {
+        decode_text(src, pos, content_end, raw, bytes, fstring, &mut pieces)?;
+    }
+    Some(StrLit { pieces })
+}
+
+fn field<'t>(node: Node<'t>, src: &str) -> Option<Piece<'t>> {
+    let expr = node.child_by_field_name("expression")?;
+    let conversion = node
+        .child_by_field_name("type_conversion")
+        .map(|c| src[c.byte_range()].to_string());
+    let spec = node.child_by_field_name("format_specifier").map(|c| {
+        let t = &src[c.byte_range()];
+        t.strip_prefix(':').unwrap_or(t).to_string()
+    });
+    // `f"{x=}"` prints the expression text too: not modelled.
+    let mut c = node.walk();
+    if node.children(&mut c).any(|ch| ch.kind() == "=") {
+        return None;
+    }
+    Some(Piece::Field {
+        expr,
+        conversion,
+        spec,
+    })
+}
+
+fn push(pieces: &mut Vec<Piece<'_>>, b: &[u8], off: usize) {
+    if let Some(Piece::Bytes(v, o)) = pieces.last_mut() {
+        v.extend_from_slice(b);
+        o.extend(std::iter::repeat_n(off, b.len()));
+    } else {
+        pieces.push(Piece::Bytes(b.to_vec(), vec![off; b.len()]));
+    }
+}
+
+fn push_char(pieces: &mut Vec<Piece<'_>>, c: char, off: usize) {
+    let mut buf = [0u8; 4];
+    push(pieces, c.encode_utf8(&mut buf).as_bytes(), off);
+}
+
+/// Decodes literal text `src[from..to]`.
+fn decode_text(
+    src: &str,
+    from: usize,
+    to: usize,
+    raw: bool,
+    bytes: bool,
+    fstring: bool,
+    pieces: &mut Vec<Piece<'_>>,
+) -> Option<()> {
+    let text = &src[from..to];
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let off = from + i;
+        let c = b[i];
+        if fstring && (c == b'{' || c == b'}') {
+            // `{{` / `}}`: one literal brace, at the first of the two.
+            if b.get(i + 1) == Some(&c) {
+                push(pieces, &[c], off);
+                i += 2;
+                continue;
+            }
+            return None;
+        }
+        if c != b'\\' || raw {
+            // Copy one UTF-8 character byte by byte: each byte at its own offset.
+            let len = utf8_len(c);
+            for k in 0..len.min(b.len() - i) {
+                push(pieces, &[b[i + k]], off + k);
+            }
+            i += len.max(1);
+            continue;
+        }
+        // An escape sequence.
+        let Some(&e) = b.get(i + 1) else {
+            push(pieces, b"\\", off);
+            i += 1;
+            continue;
+        };
+        let simple = match e {
+            b'\\' => Some(b'\\'),
+            b'\'' => Some(b'\''),
+            b'"' => Some(b'"'),
+            b'a' => Some(0x07),
+            b'b' => Some(0x08),
+            b'f' => Some(0x0c),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'v' => Some(0x0b),
+            _ => None,
+        };
+        if let Some(v) = simple {
+            push(pieces, &[v], off);
+            i += 2;
+            continue;
+        }
+        match e {
+            b'\n' => {
+                i += 2;
+            }
+            b'\r' => {
+                i += if b.get(i + 2) == Some(&b'\n') { 3 } else { 2 };
+            }
+            b'0'..=b'7' => {
+                let mut n = 0u32;
+                let mut k = i + 1;
+                while k < b.len() && k < i + 4 && (b'0'..=b'7').contains(&b[k]) {
+                    n = n * 8 + u32::from(b[k] - b'0');
+                    k += 1;
+                }
+                if bytes {
+                    push(pieces, &[(n & 0xff) as u8], off);
+                } else {
+                    push_char(pieces, char::from_u32(n)?, off);
+                }
+                i = k;
+            }
+            b'x' => {
+                let h = text.get(i + 2..i + 4)?;
+                let n = u32::from_str_radix(h, 16).ok()?;
+                if bytes {
+                    push(pieces, &[n as u8], off);
+                } else {
+                    push_char(pieces, char::from_u32(n)?, off);
+                }
+                i += 4;
+            }
+            b'u' | b'U' if !bytes => {
+                let len = if e == b'u' { 4 } else { 8 };
+                let h = text.get(i + 2..i + 2 + len)?;
+                let n = u32::from_str_radix(h, 16).ok()?;
+                push_char(pieces, char::from_u32(n)?, off);
+                i += 2 + len;
+            }
+            b'N' if !bytes => return None,
+            _ => {
+                // Unknown escapes keep their backslash.
+                push(pieces, b"\\", off);
+                i += 1;
+            }
+        }
+    }
+    Some(())
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> tree_sitter::Tree {
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&tree_sitter_python::LANGUAGE.into())
+            .unwrap();
+        p.parse(src, None).unwrap()
+    }
+
+    fn first_string(n: Node<'_>) -> Option<Node<'_>> {
+        if n.kind() == "string" {
+            return Some(n);
+        }
+        let mut c = n.walk();
+        let children: Vec<_> = n.children(&mut c).collect();
+        children.into_iter().find_map(first_string)
+    }
+
+    fn lit(src: &str) -> (Vec<u8>, Vec<usize>) {
+        let t = parse(src);
+        let s = first_string(t.root_node()).unwrap();
+        let d = decode(s, src).unwrap();
+        let mut bytes = Vec::new();
+        let mut offs = Vec::new();
+        for p in d.pieces {
+            match p {
+                Piece::Bytes(b, o) => {
+                    bytes.extend(b);
+                    offs.extend(o);
+                }
+                Piece::Field { .. } => bytes.push(b'?'),
+            }
+        }
+        (bytes, offs)
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(lit(r#"x = "a\x7bb\}""#).0, b"a{b\\}");
+        assert_eq!(lit(r#"x = "\xff""#).0, "\u{ff}".as_bytes());
+        assert_eq!(lit(r#"x = b"\xff\101""#).0, b"\xffA");
+        assert_eq!(lit(r#"x = r"\x7b""#).0, b"\\x7b");
+        assert_eq!(lit(r#"x = "\u00e9\t""#).0, "é\t".as_bytes());
+        assert_eq!(lit("x = 'a\\\nb'").0, b"ab");
+        assert_eq!(lit("x = '''a\nb'''").0, b"a\nb");
+    }
+
+    #[test]
+    fn fstrings() {
+        let (b, o) = lit(r#"x = f"{{user:{uid}}}:cart""#);
+        assert_eq!(b, b"{user:?}:cart");
+        assert_eq!(o[0], 6); // the first `{` of `{{`
+        assert_eq!(lit(r#"x = f"{a!r:>5}-{{}}""#).0, b"?-{}");
+        assert_eq!(lit(r#"x = rf"\{{x}}""#).0, b"\\{x}");
+    }
+
+    #[test]
+    fn unsupported() {
+        let src = r#"x = "\N{BULLET}""#;
+        let t = parse(src);
+        assert!(decode(first_string(t.root_node()).unwrap(), src).is_none());
+    }
+
+    #[test]
+    fn non_ascii_offsets() {
+        let (b, o) = lit("x = 'é{'");
+        assert_eq!(b, "é{".as_bytes());
+        assert_eq!(o, [5, 6, 7]);
+    }
+}

@@ -1,0 +1,436 @@
+//! Unit tests of the lowering: what becomes a unit, with which keys and policy.
+
+use crate::{lower, lower_with, ClientProfile, Options};
+use keylint_core::model::{CrossSlotPolicy, FileModel, UnitKind};
+use keylint_core::rules::{check, Settings};
+use keylint_core::{Lang, Rule};
+
+fn units(m: &FileModel) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
+    m.units
+        .iter()
+        .map(|u| {
+            (
+                u.kind.clone(),
+                u.name.clone(),
+                u.policy,
+                u.keys
+                    .iter()
+                    .map(|&k| m.keys[k].template.display(Lang::Python))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn multi(m: &FileModel) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
+    units(m).into_iter().filter(|u| u.3.len() >= 2).collect()
+}
+
+fn rules(src: &str) -> Vec<Rule> {
+    let m = lower(src);
+    check(&m, &Settings::default())
+        .into_iter()
+        .map(|f| f.rule)
+        .collect()
+}
+
+fn with_profile(src: &str, p: ClientProfile) -> FileModel {
+    let o = Options {
+        default_client: Some(p),
+        ..Options::default()
+    };
+    lower_with(src, &o, None)
+}
+
+#[test]
+fn lookalikes_are_never_clients() {
+    let m = lower(
+        r#"
+import os, shutil, redis
+def f(session, User, doc):
+    os.rename("user:1000:profile", "user:1000:cart")
+    shutil.move("user:1000:profile", "user:1000:cart")
+    d = {}
+    d.get("user:{}")
+    session.query(User).delete()
+    doc.delete("a{}", "b")
+    r = sorted(["b", "a"])
+    r.sort()
+    rows = []
+    rows.delete("a", "b")
+"#,
+    );
+    assert!(m.keys.is_empty(), "{:?}", units(&m));
+}
+
+#[test]
+fn receiver_names_need_a_file_that_mentions_redis() {
+    let src = "def f(r):\n    r.mget('user:1000:profile', 'user:1000:cart')\n";
+    assert!(lower(src).units.is_empty());
+    let src = format!("import redis\n{src}");
+    assert_eq!(multi(&lower(&src)).len(), 1);
+}
+
+#[test]
+fn clients_from_constructors_annotations_and_attributes() {
+    let m = lower(
+        r#"
+import redis
+from redis.cluster import RedisCluster as RC
+from typing import Optional
+
+class Store:
+    def __init__(self, conn: Optional[redis.Redis] = None):
+        self.conn = conn or redis.Redis()
+
+    def both(self):
+        return self.conn.mget("a:{1}", "b:{1}")
+
+def g(c: "RC"):
+    c.rename("a", "b")
+
+def h():
+    x = redis.from_url("redis://")
+    x.smove("a", "b", "m")
+"#,
+    );
+    let got: Vec<String> = multi(&m).into_iter().map(|u| u.1).collect();
+    assert_eq!(got, ["MGET", "RENAME", "SMOVE"]);
+}
+
+#[test]
+fn split_methods_follow_the_client() {
+    let src = r#"
+import redis
+from redis.cluster import RedisCluster
+def a(c: RedisCluster):
+    c.delete("a", "b")
+def b():
+    c = redis.Redis()
+    c.delete("a", "b")
+def d(r):
+    r.delete("a", "b")
+    r.mget_nonatomic("a", "b")
+    r.execute_command("DEL", "a", "b")
+"#;
+    let policies: Vec<CrossSlotPolicy> = multi(&lower(src)).into_iter().map(|u| u.2).collect();
+    assert_eq!(
+        policies,
+        [
+            CrossSlotPolicy::Split,
+            CrossSlotPolicy::Refused,
+            CrossSlotPolicy::Split,
+            CrossSlotPolicy::Split,
+            CrossSlotPolicy::Refused,
+        ]
+    );
+    let policies: Vec<CrossSlotPolicy> = multi(&with_profile(src, ClientProfile::Standalone))
+        .into_iter()
+        .map(|u| u.2)
+        .collect();
+    assert_eq!(policies[2], CrossSlotPolicy::Refused);
+}
+
+#[test]
+fn pipelines_are_transactions_when_the_client_says_so() {
+    let src = r#"
+import redis
+from redis.cluster import RedisCluster
+def standalone():
+    p = redis.Redis().pipeline()
+    p.set("a", 1)
+    p.set("b", 1)
+    p.execute()
+def cluster(c: RedisCluster):
+    p = c.pipeline()
+    p.set("a", 1)
+    p.set("b", 1)
+    p.execute()
+def unknown(r):
+    p = r.pipeline()
+    p.set("a", 1)
+    p.set("b", 1)
+    p.execute()
+def explicit_multi(r):
+    p = r.pipeline()
+    p.multi()
+    p.set("c", 1)
+    p.set("d", 1)
+    p.execute()
+"#;
+    let tx: Vec<Vec<String>> = units(&lower(src))
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect();
+    assert_eq!(tx, [vec!["\"a\"", "\"b\""], vec!["\"c\"", "\"d\""]]);
+    let tx = units(&with_profile(src, ClientProfile::Standalone))
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .count();
+    assert_eq!(tx, 3);
+}
+
+#[test]
+fn cluster_pipelines_block_some_methods() {
+    let m = lower(
+        r#"
+from redis.cluster import RedisCluster
+def f(c: RedisCluster):
+    p = c.pipeline(transaction=True)
+    p.mget("a", "b")
+    p.zunionstore("d", ["a", "b"])
+    p.touch("a", "b")
+    p.execute()
+"#,
+    );
+    let names: Vec<String> = multi(&m)
+        .into_iter()
+        .map(|u| format!("{}:{:?}", u.1, u.2))
+        .collect();
+    // MGET never leaves a cluster pipeline; TOUCH runs outside it, split.
+    assert_eq!(
+        names,
+        ["ZUNIONSTORE:Refused", "TOUCH:Split", "pipeline:Refused"]
+    );
+    let tx = m
+        .units
+        .iter()
+        .find(|u| u.kind == UnitKind::Transaction)
+        .unwrap();
+    assert_eq!(tx.keys.len(), 3);
+}
+
+#[test]
+fn branches_that_never_run_together() {
+    let src = r#"
+from redis.cluster import RedisCluster
+def f(c: RedisCluster, x, y):
+    p = c.pipeline(transaction=True)
+    if x:
+        p.set("user:1000:profile", 1)
+    elif y:
+        p.set("user:1000:cart", 1)
+    else:
+        p.set("user:1000:cart", 2)
+    p.execute()
+def g(c: RedisCluster, x):
+    p = c.pipeline(transaction=True)
+    try:
+        p.set("user:1000:profile", 1)
+    except Exception:
+        p.set("user:1000:cart", 1)
+    p.execute()
+def g2(c: RedisCluster, x):
+    p = c.pipeline(transaction=True)
+    if x:
+        p.set("job:7:pending", 1)
+        return
+    p.set("job:7:done", 1)
+    p.execute()
+def h(c: RedisCluster):
+    p = c.pipeline(transaction=True)
+    p.set("job:7:pending", 1)
+    p.execute()
+    p.set("job:7:done", 1)
+    p.execute()
+def k(c: RedisCluster):
+    p = c.pipeline(transaction=True)
+    def never_called():
+        p.set("job:7:pending", 1)
+    p.set("job:7:done", 1)
+    p.execute()
+"#;
+    assert!(
+        !rules(src).contains(&Rule::CrossSlot),
+        "{:?}",
+        units(&lower(src))
+    );
+}
+
+#[test]
+fn transaction_functions_and_watches() {
+    let m = lower(
+        r#"
+from redis.cluster import RedisCluster
+def f(c: RedisCluster):
+    def body(pipe):
+        pipe.get("{a}:x")
+        pipe.multi()
+        pipe.set("{b}:y", 1)
+    c.transaction(body, "{a}:w")
+"#,
+    );
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .collect();
+    assert_eq!(tx.len(), 1);
+    assert_eq!(tx[0].3.len(), 3);
+}
+
+#[test]
+fn templates() {
+    let m = lower(
+        r#"
+import redis
+NS = "user"
+FMT = "order:%s:%s"
+class K:
+    CART = "cart:{}"
+def key(uid, kind="profile"):
+    return f"{NS}:{uid}:{kind}"
+def f(r, uid, x):
+    r.mget(
+        f"{{{NS}:{uid}}}:a",
+        f"{uid!r}:{x:>4}",
+        FMT % (uid, 2),
+        "{0}:{name}".format(uid, name="n"),
+        ":".join([NS, str(uid)]),
+        K.CART.format(7),
+        key(1000),
+        key(uid, kind="cart"),
+        b"\x7b1}" + b"x",
+        "a" "b",
+    )
+"#,
+    );
+    let shown: Vec<String> = m
+        .keys
+        .iter()
+        .map(|k| k.template.display(Lang::Python))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "f\"{{user:{uid}}}:a\"",
+            "f\"{uid}:{x}\"",
+            "f\"order:{uid}:2\"",
+            "f\"{uid}:n\"",
+            "f\"user:{uid}\"",
+            "\"cart:7\"",
+            "\"user:1000:profile\"",
+            "f\"user:{uid}:cart\"",
+            "\"{1}x\"",
+            "\"ab\"",
+        ]
+    );
+    // The conversion and the format spec make other values: other identities.
+    let holes: Vec<String> = m.keys[1]
+        .template
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            keylint_core::template::Part::Hole(h) => Some(h.binding.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        holes[0].ends_with("!r:") && holes[1].ends_with(":>4"),
+        "{holes:?}"
+    );
+}
+
+#[test]
+fn locals_are_known_only_when_one_assignment_reaches() {
+    let m = lower(
+        r#"
+import redis
+def f(r, flag, items):
+    k = "user:1000:profile"
+    k = "{u}:a"
+    r.get(k)
+    if flag:
+        j = "a"
+    else:
+        j = "b"
+    r.get(j)
+    for i in items:
+        r.get(m)
+        m = "x"
+    m = "y"
+    key = "p"
+    key = key + ":q"
+    r.get(key)
+"#,
+    );
+    let shown: Vec<String> = m
+        .keys
+        .iter()
+        .map(|k| k.template.display(Lang::Python))
+        .collect();
+    assert_eq!(shown, ["\"{u}:a\"", "\"p:q\""]);
+}
+
+#[test]
+fn scripts_are_linked_to_their_callers() {
+    let src = r##"
+import redis
+from redis.cluster import RedisCluster
+LUA = """#!lua
+return redis.call('GET', KEYS[1] .. ':meta') .. redis.call('GET', KEYS[2])
+"""
+def f(c: RedisCluster):
+    s = c.register_script(LUA)
+    s(keys=["user:1000"])
+    s(keys=["{u}", "{u}:b"])
+    s(keys=["user:1000", "{u}:b"])
+    c.eval(LUA, 3, "a")
+"##;
+    let m = lower(src);
+    let found = check(&m, &Settings::default());
+    let count = |r: Rule| found.iter().filter(|f| f.rule == r).count();
+    // Passing one key to a script that reads two; numkeys above the arguments.
+    assert_eq!(count(Rule::ScriptKeysMismatch), 2);
+    // `user:1000:meta` is not in the slot of `user:1000`; the call with two keys in
+    // two slots is refused by the client.
+    assert_eq!(count(Rule::CrossSlot), 2, "{found:#?}");
+    // The script itself was linted in place.
+    assert!(m.scripts.iter().any(|s| s.span.start > 0));
+}
+
+#[test]
+fn attributes_a_subclass_overrides_are_unknown() {
+    let m = lower(
+        r#"
+from redis.cluster import RedisCluster
+class Base:
+    PREFIX = "job:"
+    def move(self, c: RedisCluster):
+        c.rename(self.PREFIX + "a", self.PREFIX + "b")
+class Tagged(Base):
+    PREFIX = "{job}:"
+class Plain(Base):
+    pass
+def f(c: RedisCluster):
+    c.rename(Plain.PREFIX + "a", Base.PREFIX + "b")
+"#,
+    );
+    let shown: Vec<String> = m
+        .keys
+        .iter()
+        .map(|k| k.template.display(Lang::Python))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "f\"{self.PREFIX}a\"",
+            "f\"{self.PREFIX}b\"",
+            "\"job:a\"",
+            "\"job:b\""
+        ]
+    );
+}
+
+#[test]
+fn broken_code_does_not_panic() {
+    for src in [
+        "def f(r:\n    r.mget('a', 'b'\n",
+        "import redis\nx = f'{'\n",
+        "import redis\nr.mget(*)\n",
+        "import redis\nclass A(A):\n    x = A.x\n    def f(self): return self.f()\n",
+        "import redis\na = b\nb = a\nredis_client.mget(a, b)\n",
+    ] {
+        let _ = rules(src);
+    }
+}

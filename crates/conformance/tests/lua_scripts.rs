@@ -187,7 +187,13 @@ fn instantiate(model: &FileModel, k: usize, run: &Run) -> Option<Vec<u8>> {
 }
 
 /// The server's answer, replayed from the model.
-fn simulate(cluster: &Cluster, model: &FileModel, script: &Script, run: &Run, node: usize) -> Option<Outcome> {
+fn simulate(
+    cluster: &Cluster,
+    model: &FileModel,
+    script: &Script,
+    run: &Run,
+    node: usize,
+) -> Option<Outcome> {
     if script.has_flag("no-cluster") {
         return Some(Outcome::NoCluster);
     }

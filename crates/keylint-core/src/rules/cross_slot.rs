@@ -150,10 +150,16 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
     let fstring_trap = keys.iter().any(|&k| match &inputs[k] {
         HashInput::Symbolic { whole: true, .. } => true,
         HashInput::Concrete {
-            whole: false, bytes, ..
+            whole: false,
+            bytes,
+            ..
         } => {
-            bytes.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-                && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            bytes
+                .first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
         }
         _ => false,
     });

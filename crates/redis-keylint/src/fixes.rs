@@ -82,13 +82,13 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
             }
             // A run of changed lines: all removals, then all additions.
             let run_end = (k..end).find(|&x| a[x] == b[x]).unwrap_or(end);
-            for x in k..run_end {
+            for old_line in &a[k..run_end] {
                 out.push('-');
-                out.push_str(&line(a[x]));
+                out.push_str(&line(old_line));
             }
-            for x in k..run_end {
+            for new_line in &b[k..run_end] {
                 out.push('+');
-                out.push_str(&line(b[x]));
+                out.push_str(&line(new_line));
             }
             k = run_end;
         }

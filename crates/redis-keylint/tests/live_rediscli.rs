@@ -186,7 +186,7 @@ fn cluster_refuses_exactly_what_is_reported() {
                         .copied()
                         .collect();
                     matched.extend(got.iter().copied());
-                    if expected != !got.is_empty() {
+                    if expected == got.is_empty() {
                         disagreements.push(format!(
                             "{}:{}-{}: cluster {} the transaction, linter {}",
                             rel.display(),

@@ -93,8 +93,10 @@ pub struct KeyTemplate {
 
 /// One element of a flattened template: a byte with its source offset, or a hole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Item<'a> {
+pub enum Item<'a> {
+    /// A literal byte and where it is in the source, if known.
     Byte(u8, Option<usize>),
+    /// A hole.
     Hole(&'a Hole),
 }
 
@@ -239,7 +241,9 @@ impl KeyTemplate {
         self.parts.iter().any(|p| matches!(p, Part::Hole(_)))
     }
 
-    fn items(&self) -> Vec<Item<'_>> {
+    /// The template flattened to bytes (with source offsets) and holes; a [`Pos`]
+    /// indexes this sequence.
+    pub fn items(&self) -> Vec<Item<'_>> {
         let mut items = Vec::new();
         for p in &self.parts {
             match p {

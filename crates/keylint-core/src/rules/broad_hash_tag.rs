@@ -26,30 +26,10 @@ use crate::Span;
 /// Most secondary labels on one finding.
 const MAX_LABELS: usize = 5;
 
-#[derive(Debug, Clone, Copy)]
-enum Tok<'a> {
-    Byte(u8, Option<usize>),
-    Hole(&'a Hole),
-}
+use crate::template::Item as Tok;
 
 fn tokens(t: &KeyTemplate) -> Vec<Tok<'_>> {
-    let mut out = Vec::new();
-    for p in &t.parts {
-        match p {
-            Part::Lit(l) => {
-                for (i, &b) in l.bytes.iter().enumerate() {
-                    let off = match &l.map {
-                        SourceMap::None => None,
-                        SourceMap::Contiguous(s) => Some(s + i),
-                        SourceMap::PerByte(v) => v.get(i).copied(),
-                    };
-                    out.push(Tok::Byte(b, off));
-                }
-            }
-            Part::Hole(h) => out.push(Tok::Hole(h)),
-        }
-    }
-    out
+    t.items()
 }
 
 /// Why a tag is broad.

@@ -22,7 +22,7 @@ pub fn escape_property(s: &str) -> String {
 
 /// Writes one annotation per finding.
 pub fn write(reports: &[FileReport]) -> io::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     for r in reports {
         let path = normalized_path(&r.path);
         let file = SimpleFile::new(path.as_str(), r.source.as_str());

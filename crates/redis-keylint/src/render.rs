@@ -3,7 +3,7 @@
 use crate::lint::FileReport;
 use codespan_reporting::diagnostic::{Diagnostic, Label, LabelStyle, Severity as CsSeverity};
 use codespan_reporting::files::{Files, SimpleFile};
-use codespan_reporting::term::{self, termcolor::StandardStream};
+use codespan_reporting::term::{self, termcolor::BufferedStandardStream};
 use keylint_core::{Finding, Severity, Span};
 use std::io::{self, Write};
 
@@ -58,7 +58,8 @@ pub fn human(
     quiet: bool,
     fix_inline: bool,
 ) -> io::Result<()> {
-    let mut stream = StandardStream::stdout(color);
+    // Buffered: a run with thousands of findings would otherwise write line by line.
+    let mut stream = BufferedStandardStream::stdout(color);
     let config = term::Config::default();
     let (mut errors, mut warnings, mut infos, mut files_with) = (0, 0, 0, 0);
     for r in reports {
@@ -131,16 +132,17 @@ fn line_col(file: &SimpleFile<String, &str>, offset: usize) -> (usize, usize) {
     }
 }
 
-/// The JSON value of one finding.
-pub fn finding_json(path: &str, source: &str, f: &Finding) -> serde_json::Value {
-    let file = SimpleFile::new(path.to_string(), source);
+/// The JSON value of one finding; `file` is the finding's file, built once per file
+/// (it indexes the line starts).
+pub fn finding_json(file: &SimpleFile<String, &str>, f: &Finding) -> serde_json::Value {
+    let (path, source) = (file.name().as_str(), *file.source());
     let span = clamp(source, &f.primary.span);
-    let (line, column) = line_col(&file, span.start);
-    let (end_line, end_column) = line_col(&file, span.end);
+    let (line, column) = line_col(file, span.start);
+    let (end_line, end_column) = line_col(file, span.end);
     let label = |l: &keylint_core::Label| {
         let s = clamp(source, &l.span);
-        let (line, column) = line_col(&file, s.start);
-        let (end_line, end_column) = line_col(&file, s.end);
+        let (line, column) = line_col(file, s.start);
+        let (end_line, end_column) = line_col(file, s.end);
         serde_json::json!({
             "line": line, "column": column, "end_line": end_line, "end_column": end_column,
             "message": l.message,
@@ -149,8 +151,8 @@ pub fn finding_json(path: &str, source: &str, f: &Finding) -> serde_json::Value 
     let unit = f.unit.as_ref().map(|u| {
         let s = clamp(source, u);
         serde_json::json!({
-            "line": line_col(&file, s.start).0,
-            "end_line": line_col(&file, s.end).0,
+            "line": line_col(file, s.start).0,
+            "end_line": line_col(file, s.end).0,
         })
     });
     serde_json::json!({
@@ -176,15 +178,17 @@ pub fn json(reports: &[FileReport]) -> io::Result<()> {
     let all: Vec<serde_json::Value> = reports
         .iter()
         .flat_map(|r| {
-            let path = r.path.display().to_string();
+            let file = SimpleFile::new(r.path.display().to_string(), r.source.as_str());
             r.findings
                 .iter()
-                .map(move |f| finding_json(&path, &r.source, f))
+                .map(|f| finding_json(&file, f))
+                .collect::<Vec<_>>()
         })
         .collect();
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, &all).map_err(json_io)?;
-    writeln!(out)
+    writeln!(out)?;
+    out.flush()
 }
 
 /// A serde_json error as an I/O error that keeps its kind (a closed pipe stays

@@ -116,7 +116,8 @@ pub fn log(reports: &[FileReport]) -> serde_json::Value {
 
 /// Writes the SARIF log.
 pub fn write(reports: &[FileReport]) -> io::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, &log(reports)).map_err(json_io)?;
-    writeln!(out)
+    writeln!(out)?;
+    out.flush()
 }

@@ -104,7 +104,7 @@ fn codes(findings: &[serde_json::Value]) -> Vec<String> {
 }
 
 /// `MGET a b`: `a` is slot 15495 and `b` slot 3300, so this is a certain RK001, on
-/// the line [`CERTAIN_LINE`] of each prelude.
+/// the last line of each prelude ([`certain_line`]).
 const LUA_CERTAIN: &str = "-- a certain finding first\nredis.call('MGET', 'a', 'b')\n";
 const PY_CERTAIN: &str = "import redis\nr = redis.Redis()\nr.mget('a', 'b')\n";
 const CLI_CERTAIN: &str = "# a certain finding first\nMGET a b\n";
@@ -272,6 +272,41 @@ fn redis_cli_huge_line() {
     src.push('\n');
     let findings = lint_one("huge_line.redis", src.as_bytes(), SLOW);
     assert!(!findings.is_empty());
+}
+
+/// Every key of a script is compared with every other when the script-key rules
+/// group them (`KeyTemplate::same_text` in `rules/script_keys.rs`, which also
+/// allocates two flattened copies per comparison): 20,000 literal keys took 9 s in a
+/// release build, 200,000 keys in one call did not finish in two minutes.
+#[test]
+fn lua_script_with_20_000_keys() {
+    let mut src = String::from(LUA_CERTAIN);
+    for i in 0..20_000 {
+        src.push_str(&format!("redis.call('GET', 'k{i}')\n"));
+    }
+    lint_one("many_calls.lua", src.as_bytes(), SLOW);
+}
+
+#[test]
+fn lua_call_with_200_000_keys() {
+    let mut src = String::from(LUA_CERTAIN);
+    src.push_str("redis.call('DEL'");
+    for i in 0..200_000 {
+        src.push_str(&format!(", 'k{i}'"));
+    }
+    src.push_str(")\n");
+    lint_one("huge_call.lua", src.as_bytes(), SLOW);
+}
+
+#[test]
+fn python_call_with_200_000_keys() {
+    let mut src = String::from(PY_CERTAIN);
+    src.push_str("r.delete(");
+    for i in 0..200_000 {
+        src.push_str(&format!("'k{i}', "));
+    }
+    src.push_str(")\n");
+    lint_one("huge_call.py", src.as_bytes(), SLOW);
 }
 
 #[test]
@@ -714,4 +749,51 @@ fn many_small_files_in_a_deep_tree() {
     let o = run(&["check", "--format", "json", "."], d.path());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(json(&o).len(), 1);
+}
+
+#[test]
+fn output_is_the_same_whatever_the_thread_count() {
+    // Files of every language, some slow and some fast to lint, so that workers
+    // finish out of order.
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..60 {
+        let big = i % 7 == 0;
+        let mut py = String::from(PY_CERTAIN);
+        let mut lua = String::from(LUA_CERTAIN);
+        for j in 0..if big { 400 } else { 2 } {
+            py.push_str(&format!("r.mget('u:{i}:{j}', 'v:{i}:{j}')\n"));
+            lua.push_str(&format!("redis.call('MGET', 'u:{i}:{j}', 'v:{i}:{j}')\n"));
+        }
+        write(d.path(), &format!("p{}/m{i}.py", i % 5), py.as_bytes());
+        write(d.path(), &format!("l{}/s{i}.lua", i % 3), lua.as_bytes());
+        write(d.path(), &format!("c/{i}.redis"), CLI_CERTAIN.as_bytes());
+    }
+    let outputs: Vec<Output> = ["1", "2", "3", "8"]
+        .iter()
+        .map(|t| {
+            run(
+                &["check", "--threads", t, "--color", "never", "."],
+                d.path(),
+            )
+        })
+        .collect();
+    for o in &outputs {
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(o));
+    }
+    for o in &outputs[1..] {
+        assert!(
+            o.stdout == outputs[0].stdout,
+            "the output depends on the thread count"
+        );
+    }
+    let json1 = run(
+        &["check", "--threads", "1", "--format", "json", "."],
+        d.path(),
+    );
+    let json8 = run(
+        &["check", "--threads", "8", "--format", "json", "."],
+        d.path(),
+    );
+    assert_eq!(json(&json1), json(&json8));
+    assert!(json(&json1).len() >= 180);
 }

@@ -213,27 +213,30 @@ impl KeyTemplate {
         Some(out)
     }
 
+    /// What the template evaluates to, independent of where it is written: merged
+    /// bytes and holes. Equal for two templates exactly when [`Self::same_text`].
+    pub fn text_parts(&self) -> Vec<SymPart> {
+        let mut out: Vec<SymPart> = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(l) => match out.last_mut() {
+                    Some(SymPart::Bytes(b)) => b.extend_from_slice(&l.bytes),
+                    _ => out.push(SymPart::Bytes(l.bytes.clone())),
+                },
+                Part::Hole(h) => out.push(SymPart::Hole {
+                    binding: h.binding.clone(),
+                    label: h.label.clone(),
+                }),
+            }
+        }
+        out.retain(|p| !matches!(p, SymPart::Bytes(b) if b.is_empty()));
+        out
+    }
+
     /// True when both templates evaluate to the same text: same bytes, same holes,
     /// wherever they are written.
     pub fn same_text(&self, other: &KeyTemplate) -> bool {
-        fn flat(t: &KeyTemplate) -> Vec<SymPart> {
-            let mut out: Vec<SymPart> = Vec::new();
-            for p in &t.parts {
-                match p {
-                    Part::Lit(l) => match out.last_mut() {
-                        Some(SymPart::Bytes(b)) => b.extend_from_slice(&l.bytes),
-                        _ => out.push(SymPart::Bytes(l.bytes.clone())),
-                    },
-                    Part::Hole(h) => out.push(SymPart::Hole {
-                        binding: h.binding.clone(),
-                        label: h.label.clone(),
-                    }),
-                }
-            }
-            out.retain(|p| !matches!(p, SymPart::Bytes(b) if b.is_empty()));
-            out
-        }
-        flat(self) == flat(other)
+        self.text_parts() == other.text_parts()
     }
 
     /// True when the template has at least one hole.

@@ -169,18 +169,19 @@ pub(crate) struct Collector {
     pub first_call: Option<Span>,
     /// Every key occurrence with the branch arms it is under.
     pub occurrences: Vec<(usize, Vec<Constraint>)>,
+    /// `keys` as a set.
+    key_set: std::collections::HashSet<usize>,
+    /// `occurrences` as a set.
+    occurrence_set: std::collections::HashSet<(usize, Vec<Constraint>)>,
 }
 
 impl Collector {
     fn add(&mut self, k: usize, constraints: Vec<Constraint>) {
-        if !self.keys.contains(&k) {
+        // Sets beside the ordered lists keep a script with thousands of keys linear.
+        if self.key_set.insert(k) {
             self.keys.push(k);
         }
-        if !self
-            .occurrences
-            .iter()
-            .any(|(x, c)| *x == k && *c == constraints)
-        {
+        if self.occurrence_set.insert((k, constraints.clone())) {
             self.occurrences.push((k, constraints));
         }
     }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 pub(crate) type BranchPoint = (usize, usize);
 
 /// Where an occurrence is, relative to one branch point.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Choice {
     /// Inside arm `i` (0: `then`, then each `elseif`, then `else`).
     Arm(usize),
@@ -90,8 +90,9 @@ pub(crate) fn units(occurrences: &[(usize, Vec<Constraint>)]) -> Vec<Vec<usize>>
     };
     let collect = |keep: &dyn Fn(&[Constraint]) -> bool| {
         let mut out: Vec<usize> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (k, cs) in occurrences {
-            if keep(cs) && !out.contains(k) {
+            if keep(cs) && seen.insert(*k) {
                 out.push(*k);
             }
         }

@@ -6,8 +6,9 @@ use crate::model::{CrossSlotPolicy, FileModel, Unit, UnitKind};
 use crate::rule::Rule;
 use crate::suggest::{suggest_tag, NoSuggestion, TagSuggestion};
 use crate::template::KeyTemplate;
-use crate::template::{compare, HashInput, Lang, Verdict};
-use std::collections::HashSet;
+use crate::template::{compare, HashInput, Lang, SymPart, Verdict};
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
 /// Most labels shown on one finding; the rest are counted in a note.
 const MAX_LABELS: usize = 8;
@@ -169,9 +170,11 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
     // One template per distinct key text keeps the suggestion short; past a few dozen
     // distinct keys a rewrite is not a useful suggestion (and would cost quadratic time).
     let mut distinct: Vec<&KeyTemplate> = Vec::new();
+    let mut index: HashMap<Vec<SymPart>, usize> = HashMap::new();
     for &k in &keys {
         let t = &model.keys[k].template;
-        if !distinct.iter().any(|d| d.same_text(t)) {
+        if let Entry::Vacant(e) = index.entry(t.text_parts()) {
+            e.insert(distinct.len());
             distinct.push(t);
             if distinct.len() > MAX_SUGGESTED_KEYS {
                 break;
@@ -185,7 +188,7 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
     };
     f = match suggestion {
         Ok(s) => {
-            if let Some(fix) = tag_fix(model, &keys, &distinct, &s) {
+            if let Some(fix) = tag_fix(model, &keys, &index, &s) {
                 f = f.with_fix(fix);
             }
             f.with_help(format!(
@@ -223,7 +226,7 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
 fn tag_fix(
     model: &FileModel,
     keys: &[usize],
-    distinct: &[&KeyTemplate],
+    index: &HashMap<Vec<SymPart>, usize>,
     s: &TagSuggestion,
 ) -> Option<Fix> {
     let mut edits: Vec<Edit> = Vec::new();
@@ -236,7 +239,7 @@ fn tag_fix(
         if !key.template.is_written_within(&key.span) {
             return None;
         }
-        let i = distinct.iter().position(|t| t.same_text(&key.template))?;
+        let i = *index.get(&key.template.text_parts())?;
         edits.push(Edit {
             span: key.span.clone(),
             replacement: s.templates[i].replacement(model.lang)?,

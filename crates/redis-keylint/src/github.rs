@@ -3,8 +3,7 @@
 
 use crate::baseline::normalized_path;
 use crate::lint::FileReport;
-use crate::render::clamp;
-use codespan_reporting::files::{Files, SimpleFile};
+use crate::render::{clamp, Locator};
 use keylint_core::Severity;
 use std::io::{self, Write};
 
@@ -25,13 +24,11 @@ pub fn write(reports: &[FileReport]) -> io::Result<()> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     for r in reports {
         let path = normalized_path(&r.path);
-        let file = SimpleFile::new(path.as_str(), r.source.as_str());
+        let mut loc = Locator::new(&r.source);
         for f in &r.findings {
             let s = clamp(&r.source, &f.primary.span);
-            let (Ok(start), Ok(end)) = (file.location((), s.start), file.location((), s.end))
-            else {
-                continue;
-            };
+            let (start_line, start_column) = loc.locate(s.start);
+            let (end_line, end_column) = loc.locate(s.end);
             let kind = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
@@ -45,10 +42,10 @@ pub fn write(reports: &[FileReport]) -> io::Result<()> {
                 out,
                 "::{kind} file={},line={},col={},endLine={},endColumn={},title={}::{}",
                 escape_property(&path),
-                start.line_number,
-                start.column_number,
-                end.line_number,
-                end.column_number,
+                start_line,
+                start_column,
+                end_line,
+                end_column,
                 escape_property(&format!("{} {}", f.rule.code(), f.rule.name())),
                 escape_data(&message),
             )?;

@@ -2,7 +2,7 @@
 
 use crate::lint::FileReport;
 use codespan_reporting::diagnostic::{Diagnostic, Label, LabelStyle, Severity as CsSeverity};
-use codespan_reporting::files::{Files, SimpleFile};
+use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor::BufferedStandardStream};
 use keylint_core::{Finding, Severity, Span};
 use std::io::{self, Write};
@@ -124,35 +124,77 @@ fn io_error(e: codespan_reporting::files::Error) -> io::Error {
     }
 }
 
-/// 1-based line and column (in characters) of a byte offset.
-fn line_col(file: &SimpleFile<String, &str>, offset: usize) -> (usize, usize) {
-    match file.location((), offset) {
-        Ok(loc) => (loc.line_number, loc.column_number),
-        Err(_) => (1, 1),
+/// Byte offsets to 1-based lines and columns (columns count characters), in time
+/// independent of the line's length for ASCII lines: a file with one 2 MB line and
+/// thousands of findings on it must not take quadratic time.
+#[derive(Debug)]
+pub struct Locator<'a> {
+    source: &'a str,
+    line_starts: Vec<usize>,
+    ascii: Vec<Option<bool>>,
+}
+
+impl<'a> Locator<'a> {
+    /// Indexes the line starts of `source`.
+    pub fn new(source: &'a str) -> Locator<'a> {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1));
+        let ascii = vec![None; line_starts.len()];
+        Locator {
+            source,
+            line_starts,
+            ascii,
+        }
+    }
+
+    /// The 1-based line and column of a byte offset.
+    pub fn locate(&mut self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.source.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.source.len());
+        let ascii = *self.ascii[line].get_or_insert_with(|| self.source[start..end].is_ascii());
+        let col = if ascii {
+            offset - start
+        } else {
+            let mut o = offset;
+            while !self.source.is_char_boundary(o) {
+                o -= 1;
+            }
+            self.source[start..o].chars().count()
+        };
+        (line + 1, col + 1)
     }
 }
 
-/// The JSON value of one finding; `file` is the finding's file, built once per file
-/// (it indexes the line starts).
-pub fn finding_json(file: &SimpleFile<String, &str>, f: &Finding) -> serde_json::Value {
-    let (path, source) = (file.name().as_str(), *file.source());
+/// The JSON value of one finding in the file at `path`.
+pub fn finding_json(path: &str, loc: &mut Locator<'_>, f: &Finding) -> serde_json::Value {
+    let source = loc.source;
     let span = clamp(source, &f.primary.span);
-    let (line, column) = line_col(file, span.start);
-    let (end_line, end_column) = line_col(file, span.end);
-    let label = |l: &keylint_core::Label| {
-        let s = clamp(source, &l.span);
-        let (line, column) = line_col(file, s.start);
-        let (end_line, end_column) = line_col(file, s.end);
-        serde_json::json!({
-            "line": line, "column": column, "end_line": end_line, "end_column": end_column,
-            "message": l.message,
+    let (line, column) = loc.locate(span.start);
+    let (end_line, end_column) = loc.locate(span.end);
+    let related: Vec<serde_json::Value> = f
+        .secondary
+        .iter()
+        .map(|l| {
+            let s = clamp(source, &l.span);
+            let (line, column) = loc.locate(s.start);
+            let (end_line, end_column) = loc.locate(s.end);
+            serde_json::json!({
+                "line": line, "column": column, "end_line": end_line, "end_column": end_column,
+                "message": l.message,
+            })
         })
-    };
+        .collect();
     let unit = f.unit.as_ref().map(|u| {
         let s = clamp(source, u);
         serde_json::json!({
-            "line": line_col(file, s.start).0,
-            "end_line": line_col(file, s.end).0,
+            "line": loc.locate(s.start).0,
+            "end_line": loc.locate(s.end).0,
         })
     });
     serde_json::json!({
@@ -166,7 +208,7 @@ pub fn finding_json(file: &SimpleFile<String, &str>, f: &Finding) -> serde_json:
         "end_column": end_column,
         "message": f.message,
         "label": f.primary.message,
-        "related": f.secondary.iter().map(label).collect::<Vec<_>>(),
+        "related": related,
         "notes": f.notes,
         "help": f.help,
         "unit": unit,
@@ -178,10 +220,11 @@ pub fn json(reports: &[FileReport]) -> io::Result<()> {
     let all: Vec<serde_json::Value> = reports
         .iter()
         .flat_map(|r| {
-            let file = SimpleFile::new(r.path.display().to_string(), r.source.as_str());
+            let path = r.path.display().to_string();
+            let mut loc = Locator::new(&r.source);
             r.findings
                 .iter()
-                .map(|f| finding_json(&file, f))
+                .map(|f| finding_json(&path, &mut loc, f))
                 .collect::<Vec<_>>()
         })
         .collect();

@@ -2,9 +2,8 @@
 
 use crate::baseline::{fingerprint, normalized_path};
 use crate::lint::FileReport;
-use crate::render::clamp;
 use crate::render::json_io;
-use codespan_reporting::files::{Files, SimpleFile};
+use crate::render::{clamp, Locator};
 use keylint_core::{Rule, Severity};
 use std::io::{self, Write};
 
@@ -16,19 +15,15 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-fn region(
-    file: &SimpleFile<&str, &str>,
-    source: &str,
-    span: &keylint_core::Span,
-) -> serde_json::Value {
+fn region(loc: &mut Locator<'_>, source: &str, span: &keylint_core::Span) -> serde_json::Value {
     let s = clamp(source, span);
-    let start = file.location((), s.start).ok();
-    let end = file.location((), s.end).ok();
+    let (start_line, start_column) = loc.locate(s.start);
+    let (end_line, end_column) = loc.locate(s.end);
     serde_json::json!({
-        "startLine": start.as_ref().map_or(1, |l| l.line_number),
-        "startColumn": start.as_ref().map_or(1, |l| l.column_number),
-        "endLine": end.as_ref().map_or(1, |l| l.line_number),
-        "endColumn": end.as_ref().map_or(1, |l| l.column_number),
+        "startLine": start_line,
+        "startColumn": start_column,
+        "endLine": end_line,
+        "endColumn": end_column,
     })
 }
 
@@ -54,7 +49,7 @@ pub fn log(reports: &[FileReport]) -> serde_json::Value {
     let mut results = Vec::new();
     for r in reports {
         let uri = normalized_path(&r.path);
-        let file = SimpleFile::new(uri.as_str(), r.source.as_str());
+        let mut loc = Locator::new(&r.source);
         for f in &r.findings {
             let rule_index = Rule::ALL.iter().position(|x| *x == f.rule).unwrap_or(0);
             let mut text = f.message.clone();
@@ -71,7 +66,7 @@ pub fn log(reports: &[FileReport]) -> serde_json::Value {
                         "message": { "text": l.message },
                         "physicalLocation": {
                             "artifactLocation": { "uri": uri },
-                            "region": region(&file, &r.source, &l.span),
+                            "region": region(&mut loc, &r.source, &l.span),
                         }
                     })
                 })
@@ -84,7 +79,7 @@ pub fn log(reports: &[FileReport]) -> serde_json::Value {
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": { "uri": uri },
-                        "region": region(&file, &r.source, &f.primary.span),
+                        "region": region(&mut loc, &r.source, &f.primary.span),
                     },
                     "message": { "text": f.primary.message },
                 }],

@@ -19,8 +19,9 @@
 use crate::diagnostic::{Finding, Label, Severity};
 use crate::model::{FileModel, KeyOrigin, Script, ScriptMode};
 use crate::rule::Rule;
-use crate::template::{HoleKind, Part};
-use std::collections::BTreeMap;
+use crate::template::{HoleKind, Part, SymPart};
+use crate::Span;
+use std::collections::{BTreeMap, HashMap};
 
 /// Most secondary labels on one finding.
 const MAX_LABELS: usize = 8;
@@ -105,19 +106,30 @@ fn opaque_prefix(model: &FileModel, k: usize) -> Option<&str> {
 fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
     // One finding per distinct key text; further uses are shown as secondary labels.
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    // Each group is found by its first key's place or text (hashed: scripts can have
+    // tens of thousands of keys).
+    let mut by_span: HashMap<Span, usize> = HashMap::new();
+    let mut by_text: HashMap<Vec<SymPart>, usize> = HashMap::new();
     for &k in keys {
         if model.keys[k].origin != KeyOrigin::Undeclared {
             continue;
         }
         // The same text, or the same place reached twice (a helper called twice).
-        match groups.iter_mut().find(|(first, _)| {
-            model.keys[*first].span == model.keys[k].span
-                || model.keys[*first]
-                    .template
-                    .same_text(&model.keys[k].template)
-        }) {
-            Some((_, more)) => more.push(k),
-            None => groups.push((k, Vec::new())),
+        let text = model.keys[k].template.text_parts();
+        let found = [
+            by_span.get(&model.keys[k].span).copied(),
+            by_text.get(&text).copied(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        match found {
+            Some(g) => groups[g].1.push(k),
+            None => {
+                by_span.insert(model.keys[k].span.clone(), groups.len());
+                by_text.insert(text, groups.len());
+                groups.push((k, Vec::new()));
+            }
         }
     }
     for (k, more) in groups {

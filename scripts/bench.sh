@@ -205,7 +205,7 @@ cargo bench --bench analysis -- --warm-up-time 1 --measurement-time 3 >&2
     echo "hyperfine=$(hyperfine --version)"
     echo "ruff=$($RUFF --version)"
     [ -n "${BENCH_SKIP_SEMGREP:-}" ] || echo "semgrep=$($SEMGREP --version 2>/dev/null | tail -1)"
-    echo "python=$(python3 --version) ($STDLIB)"
+    echo "python=$(python3 --version)"
     echo "date=$(date -u +%Y-%m-%d)"
 } >"$RES/machine.txt"
 

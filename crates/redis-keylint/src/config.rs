@@ -332,7 +332,7 @@ impl Config {
 /// Finds the nearest config for each directory, caching by directory.
 #[derive(Debug, Default)]
 pub struct Resolver {
-    explicit: Option<Config>,
+    explicit: Option<std::sync::Arc<Config>>,
     cache: HashMap<PathBuf, Option<std::sync::Arc<Config>>>,
     defaults: Option<std::sync::Arc<Config>>,
 }
@@ -341,7 +341,7 @@ impl Resolver {
     /// A resolver that always answers `config` (from `--config`).
     pub fn explicit(config: Config) -> Resolver {
         Resolver {
-            explicit: Some(config),
+            explicit: Some(std::sync::Arc::new(config)),
             ..Resolver::default()
         }
     }
@@ -349,7 +349,7 @@ impl Resolver {
     /// The config that governs `path` (a file or a directory).
     pub fn for_path(&mut self, path: &Path) -> Result<std::sync::Arc<Config>, ConfigError> {
         if let Some(c) = &self.explicit {
-            return Ok(std::sync::Arc::new(c.clone()));
+            return Ok(c.clone());
         }
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let start = if abs.is_dir() {

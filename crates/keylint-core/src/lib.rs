@@ -8,6 +8,7 @@
 
 pub mod diagnostic;
 pub mod model;
+pub mod prefilter;
 pub mod rule;
 pub mod rules;
 pub mod suggest;

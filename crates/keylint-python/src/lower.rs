@@ -123,7 +123,7 @@ impl<'t> Analyzer<'t> {
             scripts: Vec::new(),
             script_by_node: HashMap::new(),
             param_override: HashMap::new(),
-            mentions_redis: src.to_ascii_lowercase().contains("redis"),
+            mentions_redis: keylint_core::prefilter::mentions_redis(src.as_bytes()),
             model: FileModel::new(Lang::Python),
             memo_name: HashMap::new(),
             memo_attr: HashMap::new(),

@@ -335,6 +335,8 @@ pub struct Resolver {
     explicit: Option<std::sync::Arc<Config>>,
     cache: HashMap<PathBuf, Option<std::sync::Arc<Config>>>,
     defaults: Option<std::sync::Arc<Config>>,
+    /// The working directory, read once.
+    cwd: Option<PathBuf>,
 }
 
 impl Resolver {
@@ -348,15 +350,37 @@ impl Resolver {
 
     /// The config that governs `path` (a file or a directory).
     pub fn for_path(&mut self, path: &Path) -> Result<std::sync::Arc<Config>, ConfigError> {
+        let is_dir = path.is_dir();
+        self.for_entry(path, is_dir)
+    }
+
+    /// [`Resolver::for_path`] when the caller already knows whether `path` is a
+    /// directory (a walk does): no file-system call when the answer is cached.
+    pub fn for_entry(
+        &mut self,
+        path: &Path,
+        is_dir: bool,
+    ) -> Result<std::sync::Arc<Config>, ConfigError> {
         if let Some(c) = &self.explicit {
             return Ok(c.clone());
         }
-        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let start = if abs.is_dir() {
+        let cwd = self
+            .cwd
+            .get_or_insert_with(|| std::env::current_dir().unwrap_or_default())
+            .clone();
+        // Like `std::path::absolute`, without asking for the working directory again.
+        let abs = cwd.join(path);
+        let start = if is_dir {
             abs.clone()
         } else {
             abs.parent().map(Path::to_path_buf).unwrap_or_default()
         };
+        if let Some(hit) = self.cache.get(start.as_path()) {
+            return Ok(match hit {
+                Some(c) => c.clone(),
+                None => self.defaults(),
+            });
+        }
         let mut visited = Vec::new();
         let mut dir = Some(start.as_path());
         let mut found = None;
@@ -371,7 +395,6 @@ impl Resolver {
                 let candidate = d.join(name);
                 if candidate.is_file() {
                     // Messages name the file as the user would: relative to here.
-                    let cwd = std::env::current_dir().unwrap_or_default();
                     let shown = candidate.strip_prefix(&cwd).unwrap_or(&candidate);
                     if let Some(mut c) = Config::load(shown)? {
                         // Globs are relative to the config's directory as the user
@@ -393,11 +416,14 @@ impl Resolver {
         }
         Ok(match found {
             Some(c) => c,
-            None => self
-                .defaults
-                .get_or_insert_with(|| std::sync::Arc::new(Config::defaults(Path::new("."))))
-                .clone(),
+            None => self.defaults(),
         })
+    }
+
+    fn defaults(&mut self) -> std::sync::Arc<Config> {
+        self.defaults
+            .get_or_insert_with(|| std::sync::Arc::new(Config::defaults(Path::new("."))))
+            .clone()
     }
 }
 

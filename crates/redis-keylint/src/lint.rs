@@ -48,16 +48,19 @@ impl Language {
     }
 
     /// A cheap byte-level test: false when the file cannot contain Redis usage, so it
-    /// is never parsed. A Lua script reaches Redis only through `redis.call`,
-    /// `redis.pcall` or `redis.register_function`.
-    pub fn may_use_redis(self, source: &[u8]) -> bool {
+    /// is never parsed. A Lua script reaches Redis only through the `redis` global; a
+    /// Python module only through names the Python frontend recognises, all of which
+    /// need the file to mention Redis (or a configured receiver name).
+    pub fn may_use_redis(self, source: &[u8], receivers: &[String]) -> bool {
         match self {
             Language::RedisCli => true,
-            Language::Lua => memchr::memmem::find(source, b"redis").is_some(),
-            // redis-py is imported, constructed or named as `redis`/`Redis`.
-            Language::Python => [b"redis".as_slice(), b"Redis", b"REDIS"]
-                .iter()
-                .any(|w| memchr::memmem::find(source, w).is_some()),
+            Language::Lua => keylint_core::prefilter::mentions_redis(source),
+            Language::Python => {
+                keylint_core::prefilter::mentions_redis(source)
+                    || receivers
+                        .iter()
+                        .any(|r| memchr::memmem::find(source, r.as_bytes()).is_some())
+            }
         }
     }
 }
@@ -100,8 +103,7 @@ pub fn lint_source_at(
     config: &Config,
     path: Option<&Path>,
 ) -> Vec<Finding> {
-    let configured = lang == Language::Python && !config.python_receivers.is_empty();
-    if !lang.may_use_redis(source.as_bytes()) && !configured {
+    if !lang.may_use_redis(source.as_bytes(), &config.python_receivers) {
         return Vec::new();
     }
     let model = match lang {
@@ -193,8 +195,12 @@ fn finalize(
     findings
 }
 
-fn read_file(path: &Path, max: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+/// Reads `path` into `buf` (cleared first; its allocation is reused from file to
+/// file) and checks that it is text.
+fn read_file(path: &Path, max: u64, buf: &mut Vec<u8>) -> Result<(), String> {
+    buf.clear();
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
     if meta.is_dir() {
         return Err("is a directory".into());
     }
@@ -204,28 +210,31 @@ fn read_file(path: &Path, max: u64) -> Result<String, String> {
             meta.len()
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+    buf.reserve(meta.len() as usize);
+    file.take(max + 1)
+        .read_to_end(buf)
         .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > max {
+    if buf.len() as u64 > max {
         return Err(format!(
             "skipped: over the {max}-byte limit (--max-file-size)"
         ));
     }
-    decode(bytes)
+    check_text(buf)
 }
 
-fn decode(bytes: Vec<u8>) -> Result<String, String> {
+/// Binary files and files that are not UTF-8 are skipped with a message.
+fn check_text(bytes: &[u8]) -> Result<(), String> {
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err("skipped: binary file".into());
     }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "skipped: not valid UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    std::str::from_utf8(bytes)
+        .map(|_| ())
+        .map_err(|e| format!("skipped: not valid UTF-8 (byte {})", e.valid_up_to()))
+}
+
+fn decode(bytes: Vec<u8>) -> Result<String, String> {
+    check_text(&bytes)?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
 }
 
 struct Job {
@@ -297,7 +306,8 @@ fn collect(
                 if e.depth() == 0 {
                     return true;
                 }
-                match res.lock().expect("resolver lock").for_path(e.path()) {
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                match res.lock().expect("resolver lock").for_entry(e.path(), is_dir) {
                     Ok(c) => !c.is_excluded(e.path()),
                     Err(e) => {
                         err.lock().expect("error lock").get_or_insert(e);
@@ -319,7 +329,10 @@ fn collect(
                     if !seen.insert(path.clone()) {
                         continue;
                     }
-                    let config = resolver.lock().expect("resolver lock").for_path(&path)?;
+                    let config = resolver
+                        .lock()
+                        .expect("resolver lock")
+                        .for_entry(&path, false)?;
                     jobs.push(Job {
                         path,
                         lang,
@@ -344,16 +357,31 @@ fn collect(
     Ok(jobs)
 }
 
-fn process(job: &Job, args: &CheckArgs, selection: &CliSelection) -> Result<FileReport, Problem> {
+fn process(
+    job: &Job,
+    args: &CheckArgs,
+    selection: &CliSelection,
+    buf: &mut Vec<u8>,
+) -> Result<FileReport, Problem> {
     let max = args
         .max_file_size
         .or(job.config.max_file_size)
         .unwrap_or(DEFAULT_MAX_FILE_SIZE);
-    let source = read_file(&job.path, max).map_err(|message| Problem {
+    read_file(&job.path, max, buf).map_err(|message| Problem {
         path: job.path.clone(),
         fatal: job.named && !message.starts_with("skipped"),
         message,
     })?;
+    if !job.lang.may_use_redis(buf, &job.config.python_receivers) {
+        // Nothing to report (a suppression comment names redis-keylint, so such a file
+        // has none either): keep neither the text nor an allocation for it.
+        return Ok(FileReport {
+            path: job.path.clone(),
+            source: String::new(),
+            findings: Vec::new(),
+        });
+    }
+    let source = String::from_utf8(std::mem::take(buf)).expect("checked by read_file");
     let findings = lint_source_at(job.lang, &source, &job.config, Some(&job.path));
     let findings = finalize(
         findings,
@@ -365,7 +393,12 @@ fn process(job: &Job, args: &CheckArgs, selection: &CliSelection) -> Result<File
     );
     Ok(FileReport {
         path: job.path.clone(),
-        source,
+        // Only output needs the text, and only for files with findings.
+        source: if findings.is_empty() {
+            String::new()
+        } else {
+            source
+        },
         findings,
     })
 }
@@ -385,10 +418,11 @@ fn run_jobs(
             .map(|_| {
                 s.spawn(|| {
                     let mut out = Vec::new();
+                    let mut buf = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
-                        out.push((i, process(job, args, selection)));
+                        out.push((i, process(job, args, selection, &mut buf)));
                     }
                     out
                 })

@@ -23,6 +23,8 @@
 //! `local function jobKey(prefix, id) return prefix .. id end` yields the caller's
 //! keys; functions never called are walked once with unknown parameters.
 
+use crate::ast::{Node, F, K};
+use crate::hash::{FastMap, FastSet, OffsetMap, OffsetSet};
 use crate::paths::{Choice, Constraint};
 use crate::scope::{child_of_kind, DeclId, Scopes};
 use crate::strings;
@@ -30,8 +32,6 @@ use crate::template as tpl;
 use keylint_core::model::{CrossSlotPolicy, KeyOrigin, KeyUse, Unit, UnitKind};
 use keylint_core::template::{HoleKind, KeyTemplate, Part};
 use keylint_core::Span;
-use std::collections::{HashMap, HashSet};
-use tree_sitter::Node;
 
 /// Deepest chain of inlined local-function calls.
 const MAX_DEPTH: usize = 8;
@@ -138,7 +138,7 @@ enum Val<'t> {
 
 struct Frame<'t> {
     id: usize,
-    env: HashMap<DeclId, Val<'t>>,
+    env: OffsetMap<Val<'t>>,
     returns: Vec<Val<'t>>,
     /// The arms of the `if`s being walked.
     path: Vec<Constraint>,
@@ -150,7 +150,7 @@ impl<'t> Frame<'t> {
     fn new(id: usize) -> Frame<'t> {
         Frame {
             id,
-            env: HashMap::new(),
+            env: OffsetMap::default(),
             returns: Vec::new(),
             path: Vec::new(),
             exits: Vec::new(),
@@ -170,9 +170,9 @@ pub(crate) struct Collector {
     /// Every key occurrence with the branch arms it is under.
     pub occurrences: Vec<(usize, Vec<Constraint>)>,
     /// `keys` as a set.
-    key_set: std::collections::HashSet<usize>,
+    key_set: OffsetSet,
     /// `occurrences` as a set.
-    occurrence_set: std::collections::HashSet<(usize, Vec<Constraint>)>,
+    occurrence_set: FastSet<(usize, Vec<Constraint>)>,
 }
 
 impl Collector {
@@ -223,14 +223,14 @@ pub(crate) struct Eval<'t, 's> {
     scopes: &'s Scopes,
     frames: Vec<Frame<'t>>,
     next_frame: usize,
-    provs: HashMap<String, Prov>,
+    provs: FastMap<String, Prov>,
     /// Every key use found.
     pub keys: Vec<KeyUse>,
-    key_index: HashMap<(usize, usize), Vec<usize>>,
+    key_index: FastMap<(usize, usize), Vec<usize>>,
     /// Where the keys of the script being walked go.
     pub collector: Option<Collector>,
     /// Function nodes (start byte) walked at least once.
-    evaluated: HashSet<usize>,
+    evaluated: OffsetSet,
     active: Vec<usize>,
     budget: usize,
     /// Spelling of `KEYS` / `ARGV` in hole labels (`keys`/`args` in functions).
@@ -242,11 +242,6 @@ pub(crate) struct Eval<'t, 's> {
     pub library: bool,
     /// Current nesting of statements and expressions being walked.
     nest: usize,
-}
-
-fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
-    let mut c = node.walk();
-    node.named_children(&mut c).collect()
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -287,11 +282,11 @@ impl<'t, 's> Eval<'t, 's> {
             scopes,
             frames: vec![Frame::new(0)],
             next_frame: 1,
-            provs: HashMap::new(),
+            provs: FastMap::default(),
             keys: Vec::new(),
-            key_index: HashMap::new(),
+            key_index: FastMap::default(),
             collector: None,
-            evaluated: HashSet::new(),
+            evaluated: OffsetSet::default(),
             active: Vec::new(),
             budget: BUDGET,
             keys_name: "KEYS".into(),
@@ -307,11 +302,19 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn label(&self, node: Node<'_>) -> String {
-        let t = self
-            .text(node)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = self.text(node);
+        if text
+            .bytes()
+            .all(|b| b.is_ascii() && !char::from(b).is_whitespace())
+        {
+            // One word of ASCII (`KEYS[1]`, `prefix`): nothing to join, one byte a char.
+            return if text.len() > MAX_LABEL {
+                format!("{}…", &text[..MAX_LABEL - 1])
+            } else {
+                text.to_string()
+            };
+        }
+        let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
         if t.chars().count() > MAX_LABEL {
             let cut: String = t.chars().take(MAX_LABEL - 1).collect();
             format!("{cut}…")
@@ -329,7 +332,7 @@ impl<'t, 's> Eval<'t, 's> {
         let label = self.label(node);
         let binding = format!("~{label}@{}#{}", node.start_byte(), self.frame_id());
         self.provs.insert(binding.clone(), prov);
-        tpl::hole(&label, binding, HoleKind::Opaque, Some(node.byte_range()))
+        tpl::hole(label, binding, HoleKind::Opaque, Some(node.byte_range()))
     }
 
     fn prov_of_binding(&self, binding: &str) -> Prov {
@@ -405,7 +408,7 @@ impl<'t, 's> Eval<'t, 's> {
         let binding = format!("ARGV[{i}]");
         self.provs.insert(binding.clone(), Prov::Argv);
         Val::Str(tpl::hole(
-            &format!("{}[{i}]", self.argv_name),
+            format!("{}[{i}]", self.argv_name),
             binding,
             HoleKind::Fragment,
             Some(node.byte_range()),
@@ -517,13 +520,13 @@ impl<'t, 's> Eval<'t, 's> {
         if self.nest >= MAX_NEST {
             return;
         }
-        for s in named_children(node) {
+        for s in node.named_children() {
             self.statement(s);
         }
     }
 
-    fn block_field(&mut self, node: Node<'t>, field: &str) {
-        if let Some(b) = node.child_by_field_name(field) {
+    fn block_field(&mut self, node: Node<'t>, field: F) {
+        if let Some(b) = node.field(field) {
             self.block(b);
         }
     }
@@ -543,55 +546,55 @@ impl<'t, 's> Eval<'t, 's> {
         }
         self.budget = self.budget.saturating_sub(1);
         match node.kind() {
-            "variable_declaration" => self.local_declaration(node),
-            "function_declaration" => {
-                let is_local = node.child(0).is_some_and(|c| c.kind() == "local");
-                if let (true, Some(name)) = (is_local, node.child_by_field_name("name")) {
+            K::VariableDeclaration => self.local_declaration(node),
+            K::FunctionDeclaration => {
+                let is_local = node.first_child().is_some_and(|c| c.kind() == K::Local);
+                if let (true, Some(name)) = (is_local, node.field(F::Name)) {
                     self.bind(name, Val::Func(node));
                 }
             }
-            "assignment_statement" => {
-                if let Some(values) = child_of_kind(node, "expression_list") {
-                    for v in named_children(values) {
+            K::AssignmentStatement => {
+                if let Some(values) = child_of_kind(node, K::ExpressionList) {
+                    for v in values.named_children() {
                         self.expr(v);
                     }
                 }
-                if let Some(targets) = child_of_kind(node, "variable_list") {
-                    for t in named_children(targets) {
+                if let Some(targets) = child_of_kind(node, K::VariableList) {
+                    for t in targets.named_children() {
                         // Index expressions in targets may contain calls.
-                        if t.kind() == "bracket_index_expression" {
-                            if let Some(f) = t.child_by_field_name("field") {
+                        if t.kind() == K::BracketIndexExpression {
+                            if let Some(f) = t.field(F::Field) {
                                 self.expr(f);
                             }
                         }
                     }
                 }
             }
-            "function_call" => {
+            K::FunctionCall => {
                 self.call(node);
             }
-            "do_statement" => self.block_field(node, "body"),
-            "while_statement" => {
-                if let Some(c) = node.child_by_field_name("condition") {
+            K::DoStatement => self.block_field(node, F::Body),
+            K::WhileStatement => {
+                if let Some(c) = node.field(F::Condition) {
                     self.expr(c);
                 }
-                self.block_field(node, "body");
+                self.block_field(node, F::Body);
             }
-            "repeat_statement" => {
-                self.block_field(node, "body");
-                if let Some(c) = node.child_by_field_name("condition") {
+            K::RepeatStatement => {
+                self.block_field(node, F::Body);
+                if let Some(c) = node.field(F::Condition) {
                     self.expr(c);
                 }
             }
-            "if_statement" => self.if_statement(node),
-            "for_statement" => self.for_statement(node),
-            "return_statement" => {
+            K::IfStatement => self.if_statement(node),
+            K::ForStatement => self.for_statement(node),
+            K::ReturnStatement => {
                 let mut values = Vec::new();
                 let mut exprs = Vec::new();
-                for e in named_children(node) {
-                    if e.kind() == "expression_list" {
-                        exprs.extend(named_children(e));
-                    } else if e.kind() != "comment" {
+                for e in node.named_children() {
+                    if e.kind() == K::ExpressionList {
+                        exprs.extend(e.named_children());
+                    } else if e.kind() != K::Comment {
                         exprs.push(e);
                     }
                 }
@@ -600,7 +603,7 @@ impl<'t, 's> Eval<'t, 's> {
                 }
                 let multi = exprs.len() != 1
                     || matches!(values.first(), Some(Val::Spread(_)))
-                    || exprs[0].kind() == "function_call";
+                    || exprs[0].kind() == K::FunctionCall;
                 let v = match (multi, values.into_iter().next()) {
                     (false, Some(v)) => v,
                     (true, Some(v)) => Val::Spread(Spread::Values(self.prov_of(&v))),
@@ -639,11 +642,11 @@ impl<'t, 's> Eval<'t, 's> {
 
     fn if_statement(&mut self, node: Node<'t>) {
         let bp = (node.start_byte(), self.frame_id());
-        if let Some(c) = node.child_by_field_name("condition") {
+        if let Some(c) = node.field(F::Condition) {
             self.expr(c);
         }
         let mut exiting = Vec::new();
-        let consequence = node.child_by_field_name("consequence");
+        let consequence = node.field(F::Consequence);
         self.in_arm((bp, Choice::Arm(0)), |me| {
             if let Some(b) = consequence {
                 me.block(b);
@@ -652,24 +655,18 @@ impl<'t, 's> Eval<'t, 's> {
         if consequence.is_some_and(|b| self.exits(b)) {
             exiting.push(0);
         }
-        let mut cur = node.walk();
-        let alternatives: Vec<Node<'t>> = node
-            .children_by_field_name("alternative", &mut cur)
-            .collect();
-        for (k, alt) in alternatives.into_iter().enumerate() {
+        for (k, alt) in node.children_by_field(F::Alternative).enumerate() {
             let arm = k + 1;
             if alt.is_error() {
                 continue;
             }
-            if let Some(c) = alt.child_by_field_name("condition") {
+            if let Some(c) = alt.field(F::Condition) {
                 // An `elseif` condition runs only when the arms before it were not taken.
                 self.in_arm((bp, Choice::NotArms((0..arm).collect())), |me| {
                     me.expr(c);
                 });
             }
-            let body = alt
-                .child_by_field_name("consequence")
-                .or_else(|| alt.child_by_field_name("body"));
+            let body = alt.field(F::Consequence).or_else(|| alt.field(F::Body));
             self.in_arm((bp, Choice::Arm(arm)), |me| {
                 if let Some(b) = body {
                     me.block(b);
@@ -688,44 +685,43 @@ impl<'t, 's> Eval<'t, 's> {
 
     /// True when a block always leaves the function: it ends in `return` or `error(…)`.
     fn exits(&self, block: Node<'_>) -> bool {
-        let last = named_children(block)
-            .into_iter()
-            .rfind(|n| n.kind() != "comment");
+        let last = block
+            .named_children()
+            .filter(|n| n.kind() != K::Comment)
+            .last();
         match last {
-            Some(n) if n.kind() == "return_statement" => true,
-            Some(n) if n.kind() == "function_call" => n
-                .child_by_field_name("name")
-                .is_some_and(|c| self.text(c) == "error"),
+            Some(n) if n.kind() == K::ReturnStatement => true,
+            Some(n) if n.kind() == K::FunctionCall => {
+                n.field(F::Name).is_some_and(|c| self.text(c) == "error")
+            }
             _ => false,
         }
     }
 
     fn local_declaration(&mut self, node: Node<'t>) {
-        let Some(first) = named_children(node).into_iter().next() else {
+        let Some(first) = node.named_children().next() else {
             return;
         };
-        if first.kind() == "variable_list" {
-            for n in named_children(first) {
-                if n.kind() == "identifier" {
+        if first.kind() == K::VariableList {
+            for n in first.named_children() {
+                if n.kind() == K::Identifier {
                     self.bind(n, Val::Nil);
                 }
             }
             return;
         }
-        if first.kind() != "assignment_statement" {
+        if first.kind() != K::AssignmentStatement {
             return;
         }
-        let names: Vec<Node<'t>> = child_of_kind(first, "variable_list")
-            .map(named_children)
-            .unwrap_or_default()
+        let names: Vec<Node<'t>> = child_of_kind(first, K::VariableList)
             .into_iter()
-            .filter(|n| n.kind() == "identifier")
+            .flat_map(Node::named_children)
+            .filter(|n| n.kind() == K::Identifier)
             .collect();
-        let exprs: Vec<Node<'t>> = child_of_kind(first, "expression_list")
-            .map(named_children)
-            .unwrap_or_default()
+        let exprs: Vec<Node<'t>> = child_of_kind(first, K::ExpressionList)
             .into_iter()
-            .filter(|n| n.kind() != "comment")
+            .flat_map(Node::named_children)
+            .filter(|n| n.kind() != K::Comment)
             .collect();
         let mut values: Vec<Val<'t>> = Vec::new();
         for (i, e) in exprs.iter().enumerate() {
@@ -755,32 +751,32 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn for_statement(&mut self, node: Node<'t>) {
-        if let Some(clause) = node.child_by_field_name("clause") {
+        if let Some(clause) = node.field(F::Clause) {
             match clause.kind() {
-                "for_numeric_clause" => {
-                    for f in ["start", "end", "step"] {
-                        if let Some(e) = clause.child_by_field_name(f) {
+                K::ForNumericClause => {
+                    for f in [F::Start, F::End, F::Step] {
+                        if let Some(e) = clause.field(f) {
                             self.expr(e);
                         }
                     }
-                    if let Some(n) = clause.child_by_field_name("name") {
+                    if let Some(n) = clause.field(F::Name) {
                         // A loop variable changes from iteration to iteration.
                         self.bind(n, Val::Other(Prov::Data));
                     }
                 }
-                "for_generic_clause" => {
+                K::ForGenericClause => {
                     let mut prov = Prov::Unknown;
-                    if let Some(values) = child_of_kind(clause, "expression_list") {
-                        let exprs = named_children(values);
+                    if let Some(values) = child_of_kind(clause, K::ExpressionList) {
+                        let exprs = values.named_children();
                         let mut provs = Vec::new();
                         for e in exprs {
                             provs.push(self.iterated_prov(e));
                         }
                         prov = provs.first().copied().unwrap_or(Prov::Unknown);
                     }
-                    if let Some(names) = child_of_kind(clause, "variable_list") {
-                        for (i, n) in named_children(names).into_iter().enumerate() {
-                            if n.kind() != "identifier" {
+                    if let Some(names) = child_of_kind(clause, K::VariableList) {
+                        for (i, n) in names.named_children().enumerate() {
+                            if n.kind() != K::Identifier {
                                 continue;
                             }
                             let v = if i == 1 {
@@ -814,18 +810,18 @@ impl<'t, 's> Eval<'t, 's> {
                 _ => {}
             }
         }
-        self.block_field(node, "body");
+        self.block_field(node, F::Body);
     }
 
     /// Evaluates an expression of a generic `for` and returns the provenance of the
     /// values it iterates over: `ipairs(KEYS)` yields declared keys.
     fn iterated_prov(&mut self, e: Node<'t>) -> Prov {
-        let callee = (e.kind() == "function_call" && !e.has_error())
-            .then(|| e.child_by_field_name("name").map(|n| self.text(n)))
+        let callee = (e.kind() == K::FunctionCall && !e.has_error())
+            .then(|| e.field(F::Name).map(|n| self.text(n)))
             .flatten();
         let arg = e
-            .child_by_field_name("arguments")
-            .and_then(|a| named_children(a).into_iter().next());
+            .field(F::Arguments)
+            .and_then(|a| a.named_children().next());
         let (Some("ipairs" | "pairs"), Some(arg)) = (callee, arg) else {
             self.expr(e);
             return Prov::Unknown;
@@ -859,11 +855,11 @@ impl<'t, 's> Eval<'t, 's> {
             return Val::Other(Prov::Unknown);
         }
         match node.kind() {
-            "string" => match self.string(node) {
+            K::String => match self.string(node) {
                 Some(t) => Val::Str(t),
                 None => Val::Other(Prov::Unknown),
             },
-            "number" => {
+            K::Number => {
                 let t = self.text(node);
                 if t == "0" || (t.bytes().all(|b| b.is_ascii_digit()) && !t.starts_with('0')) {
                     Val::Str(KeyTemplate::literal(
@@ -874,22 +870,21 @@ impl<'t, 's> Eval<'t, 's> {
                     Val::Other(Prov::Literal)
                 }
             }
-            "nil" => Val::Nil,
-            "true" | "false" => Val::Other(Prov::Literal),
-            "identifier" => self.identifier(node),
-            "parenthesized_expression" => match named_children(node)
-                .into_iter()
-                .find(|n| n.kind() != "comment")
-            {
-                Some(inner) => {
-                    let v = self.expr(inner);
-                    self.single(v, inner)
+            K::Nil => Val::Nil,
+            K::True | K::False => Val::Other(Prov::Literal),
+            K::Identifier => self.identifier(node),
+            K::ParenthesizedExpression => {
+                match node.named_children().find(|n| n.kind() != K::Comment) {
+                    Some(inner) => {
+                        let v = self.expr(inner);
+                        self.single(v, inner)
+                    }
+                    None => Val::Other(Prov::Unknown),
                 }
-                None => Val::Other(Prov::Unknown),
-            },
-            "binary_expression" => self.binary(node),
-            "unary_expression" => {
-                if let Some(o) = node.child_by_field_name("operand") {
+            }
+            K::BinaryExpression => self.binary(node),
+            K::UnaryExpression => {
+                if let Some(o) = node.field(F::Operand) {
                     let v = self.expr(o);
                     let p = self.prov_of(&v);
                     return Val::Other(match p {
@@ -899,15 +894,12 @@ impl<'t, 's> Eval<'t, 's> {
                 }
                 Val::Other(Prov::Unknown)
             }
-            "bracket_index_expression" => self.index(node),
-            "dot_index_expression" => {
-                let Some(t) = node.child_by_field_name("table") else {
+            K::BracketIndexExpression => self.index(node),
+            K::DotIndexExpression => {
+                let Some(t) = node.field(F::Table) else {
                     return Val::Other(Prov::Unknown);
                 };
-                let field = node
-                    .child_by_field_name("field")
-                    .map(|f| self.text(f))
-                    .unwrap_or("");
+                let field = node.field(F::Field).map(|f| self.text(f)).unwrap_or("");
                 let base = self.expr(t);
                 match base {
                     Val::Builtin(b) => Val::Builtin(member(b, field)),
@@ -916,13 +908,13 @@ impl<'t, 's> Eval<'t, 's> {
                     _ => Val::Other(Prov::Unknown),
                 }
             }
-            "function_call" => self.call(node),
-            "function_definition" => Val::Func(node),
-            "table_constructor" => {
+            K::FunctionCall => self.call(node),
+            K::FunctionDefinition => Val::Func(node),
+            K::TableConstructor => {
                 self.visit_calls(node);
                 Val::Other(Prov::Unknown)
             }
-            "vararg_expression" => Val::Spread(Spread::Values(Prov::Unknown)),
+            K::VarargExpression => Val::Spread(Spread::Values(Prov::Unknown)),
             _ => {
                 self.visit_calls(node);
                 Val::Other(Prov::Unknown)
@@ -941,23 +933,23 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn visit_calls_inner(&mut self, node: Node<'t>) {
-        for c in named_children(node) {
+        for c in node.named_children() {
             if c.is_error() {
                 continue;
             }
             match c.kind() {
-                "function_call" if !c.has_error() => {
+                K::FunctionCall if !c.has_error() => {
                     self.call(c);
                 }
-                "function_definition" => {}
+                K::FunctionDefinition => {}
                 _ => self.visit_calls(c),
             }
         }
     }
 
     fn string(&self, node: Node<'_>) -> Option<KeyTemplate> {
-        let start = node.child_by_field_name("start")?;
-        let end = node.child_by_field_name("end")?;
+        let start = node.field(F::Start)?;
+        let end = node.field(F::End)?;
         let body = &self.src[start.end_byte()..end.start_byte()];
         let open = self.text(start);
         let decoded = if open == "\"" || open == "'" {
@@ -970,16 +962,10 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn binary(&mut self, node: Node<'t>) -> Val<'t> {
-        let (Some(l), Some(r)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(l), Some(r)) = (node.field(F::Left), node.field(F::Right)) else {
             return Val::Other(Prov::Unknown);
         };
-        let op = node
-            .child_by_field_name("operator")
-            .map(|o| self.text(o))
-            .unwrap_or("");
+        let op = node.field(F::Operator).map(|o| self.text(o)).unwrap_or("");
         let lv = self.expr(l);
         let lv = self.single(lv, l);
         let rv = self.expr(r);
@@ -1016,16 +1002,13 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn index(&mut self, node: Node<'t>) -> Val<'t> {
-        let (Some(t), Some(f)) = (
-            node.child_by_field_name("table"),
-            node.child_by_field_name("field"),
-        ) else {
+        let (Some(t), Some(f)) = (node.field(F::Table), node.field(F::Field)) else {
             return Val::Other(Prov::Unknown);
         };
         let base = self.expr(t);
         let fv = self.expr(f);
         let n = match &fv {
-            Val::Str(k) if f.kind() == "number" => k
+            Val::Str(k) if f.kind() == K::Number => k
                 .as_literal()
                 .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
                 .filter(|&n| n > 0),
@@ -1053,13 +1036,13 @@ impl<'t, 's> Eval<'t, 's> {
     // ------------------------------------------------------------------
 
     fn args(&self, call: Node<'t>) -> Vec<Node<'t>> {
-        let Some(a) = call.child_by_field_name("arguments") else {
+        let Some(a) = call.field(F::Arguments) else {
             return Vec::new();
         };
         match a.kind() {
-            "arguments" => named_children(a)
-                .into_iter()
-                .filter(|n| n.kind() != "comment")
+            K::Arguments => a
+                .named_children()
+                .filter(|n| n.kind() != K::Comment)
                 .collect(),
             _ => vec![a],
         }
@@ -1070,17 +1053,14 @@ impl<'t, 's> Eval<'t, 's> {
             self.visit_calls(node);
             return Val::Other(Prov::Unknown);
         }
-        let Some(callee) = node.child_by_field_name("name") else {
+        let Some(callee) = node.field(F::Name) else {
             return Val::Other(Prov::Unknown);
         };
         let arg_nodes = self.args(node);
         // `obj:method(…)`
-        if callee.kind() == "method_index_expression" {
-            let obj = callee.child_by_field_name("table");
-            let method = callee
-                .child_by_field_name("method")
-                .map(|m| self.text(m))
-                .unwrap_or("");
+        if callee.kind() == K::MethodIndexExpression {
+            let obj = callee.field(F::Table);
+            let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
             let ov = match obj {
                 Some(o) => {
                     let v = self.expr(o);
@@ -1134,7 +1114,7 @@ impl<'t, 's> Eval<'t, 's> {
                 let args = self.eval_args(&arg_nodes);
                 let start = match (args.get(1), arg_nodes.get(1)) {
                     (None, _) => 1,
-                    (Some(Val::Str(t)), Some(n)) if n.kind() == "number" => t
+                    (Some(Val::Str(t)), Some(n)) if n.kind() == K::Number => t
                         .as_literal()
                         .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
                         .unwrap_or(0),
@@ -1227,11 +1207,10 @@ impl<'t, 's> Eval<'t, 's> {
         let id = func.start_byte();
         self.evaluated.insert(id);
         let params: Vec<Node<'t>> = func
-            .child_by_field_name("parameters")
-            .map(named_children)
-            .unwrap_or_default()
+            .field(F::Parameters)
             .into_iter()
-            .filter(|p| p.kind() == "identifier")
+            .flat_map(Node::named_children)
+            .filter(|p| p.kind() == K::Identifier)
             .collect();
         // Argument values in parameter order; a spread in last position fills the rest.
         let mut values = Vec::with_capacity(params.len());
@@ -1270,7 +1249,7 @@ impl<'t, 's> Eval<'t, 's> {
             };
             self.bind(*p, v);
         }
-        if let Some(b) = func.child_by_field_name("body") {
+        if let Some(b) = func.field(F::Body) {
             self.block(b);
         }
         self.active.pop();
@@ -1291,11 +1270,7 @@ impl<'t, 's> Eval<'t, 's> {
         match params {
             Some(p) => self.run(func, p, None, false),
             None => {
-                let n = func
-                    .child_by_field_name("parameters")
-                    .map(named_children)
-                    .unwrap_or_default()
-                    .len();
+                let n = func.field(F::Parameters).map_or(0, Node::named_child_count);
                 self.run(func, vec![Val::Other(Prov::Unknown); n], None, true)
             }
         };
@@ -1311,12 +1286,12 @@ impl<'t, 's> Eval<'t, 's> {
             if n.is_error() {
                 continue;
             }
-            if matches!(n.kind(), "function_definition" | "function_declaration") {
+            if matches!(n.kind(), K::FunctionDefinition | K::FunctionDeclaration) {
                 found.push(n);
             }
-            let mut c = n.walk();
-            let children: Vec<Node<'t>> = n.named_children(&mut c).collect();
-            stack.extend(children.into_iter().rev());
+            let first = stack.len();
+            stack.extend(n.named_children());
+            stack[first..].reverse();
         }
         found.sort_by_key(|n| n.start_byte());
         let mut out = Vec::new();
@@ -1332,7 +1307,7 @@ impl<'t, 's> Eval<'t, 's> {
             self.walk_function(f, None);
             let collected = std::mem::replace(&mut self.collector, saved);
             if let Some(c) = collected.filter(|c| !c.keys.is_empty()) {
-                let name = f.child_by_field_name("name");
+                let name = f.field(F::Name);
                 out.push(Standalone {
                     name: name.map_or_else(|| "function".to_string(), |n| self.text(n).to_string()),
                     span: f.byte_range(),
@@ -1377,15 +1352,15 @@ impl<'t, 's> Eval<'t, 's> {
             }
         };
         match arg_nodes {
-            [table] if table.kind() == "table_constructor" => {
-                for field in named_children(*table) {
-                    if field.kind() != "field" {
+            [table] if table.kind() == K::TableConstructor => {
+                for field in table.named_children() {
+                    if field.kind() != K::Field {
                         continue;
                     }
-                    let Some(name) = field.child_by_field_name("name") else {
+                    let Some(name) = field.field(F::Name) else {
                         continue;
                     };
-                    let Some(value) = field.child_by_field_name("value") else {
+                    let Some(value) = field.field(F::Value) else {
                         continue;
                     };
                     match self.text(name) {
@@ -1421,18 +1396,18 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn flags(&mut self, node: Node<'t>) -> Option<Vec<String>> {
-        if node.kind() != "table_constructor" {
+        if node.kind() != K::TableConstructor {
             return None;
         }
         let mut out = Vec::new();
-        for field in named_children(node) {
-            if field.kind() != "field" {
+        for field in node.named_children() {
+            if field.kind() != K::Field {
                 continue;
             }
-            if field.child_by_field_name("name").is_some() {
+            if field.field(F::Name).is_some() {
                 return None;
             }
-            let v = field.child_by_field_name("value")?;
+            let v = field.field(F::Value)?;
             match self.expr(v) {
                 Val::Str(t) => out.push(String::from_utf8_lossy(&t.as_literal()?).into_owned()),
                 _ => return None,
@@ -1579,7 +1554,7 @@ impl<'t, 's> Eval<'t, 's> {
                     break;
                 }
                 // A call in last position may return several values.
-                if arg_nodes[i].kind() == "function_call" && !single_valued(v) {
+                if arg_nodes[i].kind() == K::FunctionCall && !single_valued(v) {
                     spread = Some((i, v.clone()));
                     break;
                 }

@@ -28,16 +28,19 @@
 
 #![deny(missing_docs)]
 
+mod ast;
 mod eval;
+mod hash;
 mod paths;
 mod scope;
 mod strings;
 mod template;
 
+use ast::{Ast, Node, F, K};
 use eval::{Collector, Eval};
 use keylint_core::model::{CrossSlotPolicy, FileModel, Script, ScriptMode, Unit, UnitKind};
 use keylint_core::{Lang, Span};
-use tree_sitter::Node;
+use std::cell::RefCell;
 
 /// Flags a `#!lua` shebang or a function registration may declare.
 pub const SCRIPT_FLAGS: &[&str] = &[
@@ -96,20 +99,18 @@ pub fn shebang(source: &str) -> Option<Shebang> {
 fn registers_functions(root: Node<'_>, src: &[u8]) -> bool {
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
-        if n.kind() == "function_call" {
-            if let Some(name) = n.child_by_field_name("name") {
-                let text: Vec<u8> = src[name.byte_range()]
+        if n.kind() == K::FunctionCall {
+            if let Some(name) = n.field(F::Name) {
+                let text = src[name.byte_range()]
                     .iter()
                     .copied()
-                    .filter(|b| !b.is_ascii_whitespace())
-                    .collect();
-                if text == b"redis.register_function" {
+                    .filter(|b| !b.is_ascii_whitespace());
+                if text.eq(b"redis.register_function".iter().copied()) {
                     return true;
                 }
             }
         }
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
+        stack.extend(n.named_children());
     }
     false
 }
@@ -172,22 +173,41 @@ fn push_script(model: &mut FileModel, mut script: Script, collector: Option<Coll
     model.scripts.push(script);
 }
 
+thread_local! {
+    /// One parser per thread, reused from file to file.
+    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses a script and copies its tree into an [`Ast`].
+fn parse(source: &str) -> Option<Ast> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&tree_sitter_lua::LANGUAGE.into())
+                .ok()?;
+            *slot = Some(parser);
+        }
+        let parser = slot.as_mut()?;
+        let Some(tree) = parser.parse(source, None) else {
+            // Leave no half-done parse behind for the next file.
+            parser.reset();
+            return None;
+        };
+        Some(Ast::new(tree.root_node()))
+    })
+}
+
 /// Lowers a Lua script or function library to the neutral model.
 pub fn lower(source: &str) -> FileModel {
     let mut model = FileModel::new(Lang::Lua);
-    let mut parser = tree_sitter::Parser::new();
-    if parser
-        .set_language(&tree_sitter_lua::LANGUAGE.into())
-        .is_err()
-    {
-        return model;
-    }
-    let Some(tree) = parser.parse(source, None) else {
+    let Some(ast) = parse(source) else {
         return model;
     };
-    let root = tree.root_node();
+    let root = ast.root();
     let src = source.as_bytes();
-    let scopes = scope::resolve(root, src);
+    let scopes = scope::resolve(root, ast.identifiers(), src);
     let mut ev = Eval::new(src, &scopes);
 
     if registers_functions(root, src) {
@@ -219,11 +239,10 @@ pub fn lower(source: &str) -> FileModel {
                 continue;
             }
             let params: Vec<String> = callback
-                .child_by_field_name("parameters")
+                .field(F::Parameters)
                 .map(|p| {
-                    let mut c = p.walk();
-                    p.named_children(&mut c)
-                        .filter(|n| n.kind() == "identifier")
+                    p.named_children()
+                        .filter(|n| n.kind() == K::Identifier)
                         .map(|n| String::from_utf8_lossy(&src[n.byte_range()]).into_owned())
                         .collect()
                 })

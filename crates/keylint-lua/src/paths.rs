@@ -90,7 +90,7 @@ pub(crate) fn units(occurrences: &[(usize, Vec<Constraint>)]) -> Vec<Vec<usize>>
     };
     let collect = |keep: &dyn Fn(&[Constraint]) -> bool| {
         let mut out: Vec<usize> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = crate::hash::OffsetSet::default();
         for (k, cs) in occurrences {
             if keep(cs) && seen.insert(*k) {
                 out.push(*k);

@@ -12,8 +12,9 @@
 //! whose name appears inside one is treated as reassigned, since the broken text might
 //! assign it.
 
-use std::collections::{HashMap, HashSet};
-use tree_sitter::Node;
+use crate::ast::{Node, F, K};
+use crate::hash::{FastMap, FastSet, OffsetMap, OffsetSet};
+use std::borrow::Cow;
 
 /// Deepest nesting resolved; deeper code is handled like broken text (see
 /// `Resolver::error`). Above the evaluator's limit, so what it walks is resolved.
@@ -26,74 +27,82 @@ pub(crate) type DeclId = usize;
 #[derive(Debug, Default)]
 pub(crate) struct Scopes {
     /// Identifier use (start byte) → the local it refers to. Globals are absent.
-    pub uses: HashMap<usize, DeclId>,
+    pub uses: OffsetMap<DeclId>,
     /// Locals assigned somewhere other than their declaration.
-    pub mutated: HashSet<DeclId>,
+    pub mutated: OffsetSet,
     /// Global names that the script assigns (`KEYS = …`, `function foo() end`), or
     /// whose fields it assigns (`KEYS[1] = …`): their values cannot be trusted.
-    pub tainted_globals: HashSet<String>,
+    pub tainted_globals: FastSet<String>,
 }
 
 struct Resolver<'a> {
     src: &'a [u8],
-    scopes: Vec<Vec<(String, DeclId)>>,
+    /// Every name in scope → its declarations, innermost (latest) last.
+    visible: FastMap<Cow<'a, str>, Vec<DeclId>>,
+    /// The names declared in each open scope, innermost scope last.
+    scopes: Vec<Vec<Cow<'a, str>>>,
     out: Scopes,
     nest: usize,
 }
 
 /// Resolves every name in the tree rooted at `root`.
-pub(crate) fn resolve(root: Node<'_>, src: &[u8]) -> Scopes {
+pub(crate) fn resolve(root: Node<'_>, identifiers: usize, src: &[u8]) -> Scopes {
+    let mut out = Scopes::default();
+    // At most one use per identifier: no rehashing on a file of thousands.
+    out.uses.reserve(identifiers);
     let mut r = Resolver {
         src,
+        visible: FastMap::default(),
         scopes: vec![Vec::new()],
-        out: Scopes::default(),
+        out,
         nest: 0,
     };
     r.statements(root);
     r.out
 }
 
-fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
-    let mut c = node.walk();
-    node.named_children(&mut c).collect()
-}
-
-impl Resolver<'_> {
-    fn text(&self, node: Node<'_>) -> String {
-        String::from_utf8_lossy(&self.src[node.byte_range()]).into_owned()
+impl<'a> Resolver<'a> {
+    fn text(&self, node: Node<'_>) -> Cow<'a, str> {
+        String::from_utf8_lossy(&self.src[node.byte_range()])
     }
 
+    /// The innermost declaration of a name in scope: the latest one still visible.
     fn lookup(&self, name: &str) -> Option<DeclId> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, d)| *d)
+        self.visible.get(name).and_then(|d| d.last().copied())
     }
 
     fn declare(&mut self, ident: Node<'_>) {
         let name = self.text(ident);
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push((name, ident.start_byte()));
+            self.visible
+                .entry(name.clone())
+                .or_default()
+                .push(ident.start_byte());
+            scope.push(name);
         }
     }
 
     fn with_scope(&mut self, f: impl FnOnce(&mut Self)) {
         self.scopes.push(Vec::new());
         f(self);
-        self.scopes.pop();
+        if let Some(names) = self.scopes.pop() {
+            for name in names {
+                if let Some(d) = self.visible.get_mut(&name) {
+                    d.pop();
+                }
+            }
+        }
     }
 
     /// The statements of a chunk or block, in the current scope.
     fn statements(&mut self, node: Node<'_>) {
-        for child in named_children(node) {
+        for child in node.named_children() {
             self.statement(child);
         }
     }
 
-    fn block_field(&mut self, node: Node<'_>, field: &str) {
-        if let Some(b) = node.child_by_field_name(field) {
+    fn block_field(&mut self, node: Node<'_>, field: F) {
+        if let Some(b) = node.field(field) {
             self.with_scope(|r| r.statements(b));
         }
     }
@@ -103,19 +112,18 @@ impl Resolver<'_> {
         // (`k = …`, `t[1] = …`, `t.x = …`, `function k`) may be one.
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            if n.kind() == "identifier" && looks_assigned(self.src, n.start_byte(), n.end_byte()) {
+            if n.kind() == K::Identifier && looks_assigned(self.src, n.start_byte(), n.end_byte()) {
                 let name = self.text(n);
                 match self.lookup(&name) {
                     Some(d) => {
                         self.out.mutated.insert(d);
                     }
                     None => {
-                        self.out.tainted_globals.insert(name);
+                        self.out.tainted_globals.insert(name.into_owned());
                     }
                 }
             }
-            let mut c = n.walk();
-            stack.extend(n.children(&mut c));
+            stack.extend(n.children());
         }
     }
 
@@ -135,107 +143,106 @@ impl Resolver<'_> {
             return;
         }
         match node.kind() {
-            "variable_declaration" => {
-                let children = named_children(node);
-                match children.first() {
-                    Some(a) if a.kind() == "assignment_statement" => {
+            K::VariableDeclaration => {
+                match node.named_children().next() {
+                    Some(a) if a.kind() == K::AssignmentStatement => {
                         // Values are evaluated before the names come into scope.
-                        if let Some(values) = child_of_kind(*a, "expression_list") {
+                        if let Some(values) = child_of_kind(a, K::ExpressionList) {
                             self.expressions(values);
                         }
-                        if let Some(names) = child_of_kind(*a, "variable_list") {
+                        if let Some(names) = child_of_kind(a, K::VariableList) {
                             self.declare_names(names);
                         }
                     }
-                    Some(names) if names.kind() == "variable_list" => self.declare_names(*names),
+                    Some(names) if names.kind() == K::VariableList => self.declare_names(names),
                     _ => {}
                 }
             }
-            "function_declaration" => self.function_declaration(node),
-            "assignment_statement" => {
-                if let Some(values) = child_of_kind(node, "expression_list") {
+            K::FunctionDeclaration => self.function_declaration(node),
+            K::AssignmentStatement => {
+                if let Some(values) = child_of_kind(node, K::ExpressionList) {
                     self.expressions(values);
                 }
-                if let Some(targets) = child_of_kind(node, "variable_list") {
-                    for t in named_children(targets) {
+                if let Some(targets) = child_of_kind(node, K::VariableList) {
+                    for t in targets.named_children() {
                         self.assign_target(t);
                     }
                 }
             }
-            "function_call" => self.expression(node),
-            "do_statement" => self.block_field(node, "body"),
-            "while_statement" => {
-                if let Some(c) = node.child_by_field_name("condition") {
+            K::FunctionCall => self.expression(node),
+            K::DoStatement => self.block_field(node, F::Body),
+            K::WhileStatement => {
+                if let Some(c) = node.field(F::Condition) {
                     self.expression(c);
                 }
-                self.block_field(node, "body");
+                self.block_field(node, F::Body);
             }
-            "repeat_statement" => self.with_scope(|r| {
+            K::RepeatStatement => self.with_scope(|r| {
                 // The condition sees the body's locals.
-                if let Some(b) = node.child_by_field_name("body") {
+                if let Some(b) = node.field(F::Body) {
                     r.statements(b);
                 }
-                if let Some(c) = node.child_by_field_name("condition") {
+                if let Some(c) = node.field(F::Condition) {
                     r.expression(c);
                 }
             }),
-            "if_statement" => {
-                if let Some(c) = node.child_by_field_name("condition") {
+            K::IfStatement => {
+                if let Some(c) = node.field(F::Condition) {
                     self.expression(c);
                 }
-                self.block_field(node, "consequence");
-                let mut cur = node.walk();
-                let alternatives: Vec<Node<'_>> = node
-                    .children_by_field_name("alternative", &mut cur)
-                    .collect();
-                for alt in alternatives {
-                    if let Some(c) = alt.child_by_field_name("condition") {
+                self.block_field(node, F::Consequence);
+                for alt in node.children_by_field(F::Alternative) {
+                    if let Some(c) = alt.field(F::Condition) {
                         self.expression(c);
                     }
-                    self.block_field(alt, "consequence");
-                    self.block_field(alt, "body");
+                    self.block_field(alt, F::Consequence);
+                    self.block_field(alt, F::Body);
                 }
             }
-            "for_statement" => {
-                let clause = node.child_by_field_name("clause");
+            K::ForStatement => {
+                let clause = node.field(F::Clause);
                 self.with_scope(|r| {
                     if let Some(clause) = clause {
                         match clause.kind() {
-                            "for_numeric_clause" => {
-                                for f in ["start", "end", "step"] {
-                                    if let Some(e) = clause.child_by_field_name(f) {
+                            K::ForNumericClause => {
+                                for f in [F::Start, F::End, F::Step] {
+                                    if let Some(e) = clause.field(f) {
                                         r.expression(e);
                                     }
                                 }
-                                if let Some(n) = clause.child_by_field_name("name") {
+                                if let Some(n) = clause.field(F::Name) {
                                     r.declare(n);
                                 }
                             }
-                            "for_generic_clause" => {
-                                if let Some(values) = child_of_kind(clause, "expression_list") {
+                            K::ForGenericClause => {
+                                if let Some(values) = child_of_kind(clause, K::ExpressionList) {
                                     r.expressions(values);
                                 }
-                                if let Some(names) = child_of_kind(clause, "variable_list") {
+                                if let Some(names) = child_of_kind(clause, K::VariableList) {
                                     r.declare_names(names);
                                 }
                             }
                             _ => r.error(clause),
                         }
                     }
-                    r.block_field(node, "body");
+                    r.block_field(node, F::Body);
                 });
             }
-            "return_statement" => {
-                for e in named_children(node) {
-                    if e.kind() == "expression_list" {
+            K::ReturnStatement => {
+                for e in node.named_children() {
+                    if e.kind() == K::ExpressionList {
                         self.expressions(e);
                     } else {
                         self.expression(e);
                     }
                 }
             }
-            "hash_bang_line" | "comment" | "empty_statement" | "break_statement"
-            | "goto_statement" | "label_statement" => {}
+            K::HashBangLine
+            | K::Comment
+            | K::EmptyStatement
+            | K::BreakStatement
+            | K::GotoStatement
+            | K::LabelStatement => {}
             _ => {
                 // Anything unexpected (`global` declarations of newer Lua): resolve the
                 // names it mentions conservatively.
@@ -245,16 +252,16 @@ impl Resolver<'_> {
     }
 
     fn declare_names(&mut self, list: Node<'_>) {
-        for n in named_children(list) {
-            if n.kind() == "identifier" {
+        for n in list.named_children() {
+            if n.kind() == K::Identifier {
                 self.declare(n);
             }
         }
     }
 
     fn function_declaration(&mut self, node: Node<'_>) {
-        let is_local = node.child(0).is_some_and(|c| c.kind() == "local");
-        let name = node.child_by_field_name("name");
+        let is_local = node.first_child().is_some_and(|c| c.kind() == K::Local);
+        let name = node.field(F::Name);
         if is_local {
             // `local function f` is visible inside its own body.
             if let Some(n) = name {
@@ -268,14 +275,14 @@ impl Resolver<'_> {
 
     fn function_body(&mut self, node: Node<'_>) {
         self.with_scope(|r| {
-            if let Some(params) = node.child_by_field_name("parameters") {
-                for p in named_children(params) {
-                    if p.kind() == "identifier" {
+            if let Some(params) = node.field(F::Parameters) {
+                for p in params.named_children() {
+                    if p.kind() == K::Identifier {
                         r.declare(p);
                     }
                 }
             }
-            if let Some(b) = node.child_by_field_name("body") {
+            if let Some(b) = node.field(F::Body) {
                 r.statements(b);
             }
         });
@@ -283,7 +290,7 @@ impl Resolver<'_> {
 
     fn assign_target(&mut self, target: Node<'_>) {
         match target.kind() {
-            "identifier" => {
+            K::Identifier => {
                 let name = self.text(target);
                 match self.lookup(&name) {
                     Some(d) => {
@@ -291,20 +298,20 @@ impl Resolver<'_> {
                         self.out.uses.insert(target.start_byte(), d);
                     }
                     None => {
-                        self.out.tainted_globals.insert(name);
+                        self.out.tainted_globals.insert(name.into_owned());
                     }
                 }
             }
-            "bracket_index_expression" | "dot_index_expression" | "method_index_expression" => {
-                if let Some(t) = target.child_by_field_name("table") {
+            K::BracketIndexExpression | K::DotIndexExpression | K::MethodIndexExpression => {
+                if let Some(t) = target.field(F::Table) {
                     // `KEYS[1] = …` changes what `KEYS[1]` means.
-                    if t.kind() == "identifier" && self.lookup(&self.text(t)).is_none() {
-                        self.out.tainted_globals.insert(self.text(t));
+                    if t.kind() == K::Identifier && self.lookup(&self.text(t)).is_none() {
+                        self.out.tainted_globals.insert(self.text(t).into_owned());
                     }
                     self.expression(t);
                 }
-                if target.kind() == "bracket_index_expression" {
-                    if let Some(f) = target.child_by_field_name("field") {
+                if target.kind() == K::BracketIndexExpression {
+                    if let Some(f) = target.field(F::Field) {
                         self.expression(f);
                     }
                 }
@@ -314,7 +321,7 @@ impl Resolver<'_> {
     }
 
     fn expressions(&mut self, list: Node<'_>) {
-        for e in named_children(list) {
+        for e in list.named_children() {
             self.expression(e);
         }
     }
@@ -335,38 +342,44 @@ impl Resolver<'_> {
             return;
         }
         match node.kind() {
-            "identifier" => {
+            K::Identifier => {
                 let name = self.text(node);
                 if let Some(d) = self.lookup(&name) {
                     self.out.uses.insert(node.start_byte(), d);
                 }
             }
-            "dot_index_expression" | "method_index_expression" => {
-                if let Some(t) = node.child_by_field_name("table") {
+            K::DotIndexExpression | K::MethodIndexExpression => {
+                if let Some(t) = node.field(F::Table) {
                     self.expression(t);
                 }
             }
-            "function_definition" => self.function_body(node),
-            "table_constructor" => {
-                for field in named_children(node) {
-                    if field.kind() != "field" {
+            K::FunctionDefinition => self.function_body(node),
+            K::TableConstructor => {
+                for field in node.named_children() {
+                    if field.kind() != K::Field {
                         self.expression(field);
                         continue;
                     }
-                    let bracketed = field.child(0).is_some_and(|c| c.kind() == "[");
+                    let bracketed = field.first_child().is_some_and(|c| c.kind() == K::LBracket);
                     if bracketed {
-                        if let Some(n) = field.child_by_field_name("name") {
+                        if let Some(n) = field.field(F::Name) {
                             self.expression(n);
                         }
                     }
-                    if let Some(v) = field.child_by_field_name("value") {
+                    if let Some(v) = field.field(F::Value) {
                         self.expression(v);
                     }
                 }
             }
-            "string" | "number" | "nil" | "true" | "false" | "vararg_expression" | "comment" => {}
+            K::String
+            | K::Number
+            | K::Nil
+            | K::True
+            | K::False
+            | K::VarargExpression
+            | K::Comment => {}
             _ => {
-                for c in named_children(node) {
+                for c in node.named_children() {
                     self.expression(c);
                 }
             }
@@ -422,8 +435,6 @@ fn looks_assigned(src: &[u8], start: usize, end: usize) -> bool {
 }
 
 /// The first named child of a kind.
-pub(crate) fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    let mut c = node.walk();
-    let found = node.named_children(&mut c).find(|n| n.kind() == kind);
-    found
+pub(crate) fn child_of_kind(node: Node<'_>, kind: K) -> Option<Node<'_>> {
+    node.child_of_kind(kind)
 }

@@ -75,14 +75,14 @@ pub(crate) fn concat(a: KeyTemplate, b: KeyTemplate) -> KeyTemplate {
 
 /// A template of one hole.
 pub(crate) fn hole(
-    label: &str,
+    label: impl Into<String>,
     binding: String,
     kind: HoleKind,
     span: Option<Span>,
 ) -> KeyTemplate {
     KeyTemplate {
         parts: vec![Part::Hole(Hole {
-            label: label.to_string(),
+            label: label.into(),
             binding,
             kind,
             span,

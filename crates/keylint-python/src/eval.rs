@@ -6,8 +6,9 @@
 //! Evaluation never guesses. What cannot be known becomes an opaque value with an
 //! identity (the variable and its version), which a key template holds as a hole.
 
-use crate::index::{reaching_def, text, ClassId, Def, DefKind, FuncId, Index};
+use crate::index::{text, ClassId, Def, DefKind, FuncId, Index};
 use crate::strings::{self, Piece};
+use crate::syntax::{Field, Nav, NodeExt};
 use crate::tpl::{is_keylike_label, HoleInfo, TPart, Tpl};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -346,7 +347,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return id;
         }
         let id = self.pipes.len();
-        let created = (node.kind() == "call").then(|| node.byte_range());
+        let created = (node.kind_name() == "call").then(|| node.byte_range());
         self.pipes.push(PipeInfo {
             client,
             tx,
@@ -365,13 +366,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             return self.opaque(n, ctx);
         }
         let src = self.src();
-        match n.kind() {
+        match n.kind_name() {
             "string" => self.eval_string(n, ctx),
             "concatenated_string" => {
                 let mut out = Tpl::default();
-                let mut c = n.walk();
-                let parts: Vec<Node<'t>> = n.named_children(&mut c).collect();
-                for p in parts {
+                for p in self.ix.nav.named_children(n) {
                     match self.eval(p, &ctx.deeper()) {
                         Value::Str(t) => out.push(t),
                         _ => return self.opaque(n, ctx),
@@ -383,14 +382,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             "true" | "false" => Value::Bool,
             "none" => Value::Null,
             "parenthesized_expression" => match n.named_child(0) {
-                Some(inner) if inner.kind() != "comment" => self.eval(inner, &ctx.deeper()),
+                Some(inner) if inner.kind_name() != "comment" => self.eval(inner, &ctx.deeper()),
                 _ => Value::Unknown,
             },
             "await" => match n.named_child(0) {
                 Some(inner) => self.eval(inner, &ctx.deeper()),
                 None => Value::Unknown,
             },
-            "named_expression" => match n.child_by_field_name("value") {
+            "named_expression" => match n.field(Field::Value) {
                 Some(v) => self.eval(v, &ctx.deeper()),
                 None => Value::Unknown,
             },
@@ -400,13 +399,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             "binary_operator" => self.eval_binary(n, ctx),
             "list" | "tuple" | "expression_list" => {
                 let mut items = Vec::new();
-                let mut c = n.walk();
-                let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
-                for k in kids {
-                    if k.kind() == "comment" {
+                for k in self.ix.nav.named_children(n) {
+                    if k.kind_name() == "comment" {
                         continue;
                     }
-                    if k.kind() == "list_splat" {
+                    if k.kind_name() == "list_splat" {
                         let inner = k.named_child(0).unwrap_or(k);
                         let v = self.eval(inner, &ctx.deeper());
                         match v {
@@ -436,12 +433,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             "dictionary" => {
                 let mut keys = Vec::new();
-                let mut c = n.walk();
-                let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
-                for k in kids {
-                    match k.kind() {
+                for k in self.ix.nav.named_children(n) {
+                    match k.kind_name() {
                         "pair" => {
-                            if let Some(key) = k.child_by_field_name("key") {
+                            if let Some(key) = k.field(Field::Key) {
                                 let v = self.eval(key, &ctx.deeper());
                                 keys.push(Elem {
                                     value: v,
@@ -462,7 +457,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             "list_comprehension" | "generator_expression" | "set_comprehension" => {
                 // One element standing for the whole family of keys.
-                match n.child_by_field_name("body") {
+                match n.field(Field::Body) {
                     Some(body) => {
                         let v = self.eval(body, &ctx.deeper());
                         Value::Seq {
@@ -477,33 +472,28 @@ impl<'t> crate::lower::Analyzer<'t> {
                     None => Value::Unknown,
                 }
             }
-            "dictionary_comprehension" => match n
-                .child_by_field_name("body")
-                .and_then(|b| b.child_by_field_name("key"))
-            {
-                Some(key) => {
-                    let v = self.eval(key, &ctx.deeper());
-                    Value::Dict(vec![Elem {
-                        value: v,
-                        node: key,
-                        star: true,
-                    }])
+            "dictionary_comprehension" => {
+                match n.field(Field::Body).and_then(|b| b.field(Field::Key)) {
+                    Some(key) => {
+                        let v = self.eval(key, &ctx.deeper());
+                        Value::Dict(vec![Elem {
+                            value: v,
+                            node: key,
+                            star: true,
+                        }])
+                    }
+                    None => Value::Unknown,
                 }
-                None => Value::Unknown,
-            },
+            }
             "subscript" => {
                 // `Redis[bytes]`: a generic alias is the class itself.
-                match n
-                    .child_by_field_name("value")
-                    .map(|v| self.eval(v, &ctx.deeper()))
-                {
+                match n.field(Field::Value).map(|v| self.eval(v, &ctx.deeper())) {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
                     _ => self.opaque(n, ctx),
                 }
             }
             "conditional_expression" => {
-                let mut c = n.walk();
-                let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
+                let kids: Vec<Node<'t>> = self.ix.nav.named_children(n).collect();
                 if kids.len() < 3 {
                     return self.opaque(n, ctx);
                 }
@@ -532,12 +522,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             "boolean_operator" => {
                 // `client or redis.Redis()`: a client either way.
-                let l = n
-                    .child_by_field_name("left")
-                    .map(|l| self.eval(l, &ctx.deeper()));
-                let r = n
-                    .child_by_field_name("right")
-                    .map(|r| self.eval(r, &ctx.deeper()));
+                let l = n.field(Field::Left).map(|l| self.eval(l, &ctx.deeper()));
+                let r = n.field(Field::Right).map(|r| self.eval(r, &ctx.deeper()));
                 match (l, r) {
                     (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
                     (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {
@@ -552,7 +538,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     fn eval_string(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
         let src = self.src();
-        let Some(lit) = strings::decode(n, src) else {
+        let Some(lit) = strings::decode(self.ix.nav, n, src) else {
             return self.opaque(n, ctx);
         };
         let mut out = Tpl::default();
@@ -608,9 +594,9 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     fn eval_binary(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
         let (Some(l), Some(r), Some(op)) = (
-            n.child_by_field_name("left"),
-            n.child_by_field_name("right"),
-            n.child_by_field_name("operator"),
+            n.field(Field::Left),
+            n.field(Field::Right),
+            n.field(Field::Operator),
         ) else {
             return self.opaque(n, ctx);
         };
@@ -700,7 +686,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             Value::Seq {
                 items,
                 family: false,
-            } if args_node.kind() == "tuple" || args_node.kind() == "parenthesized_expression" => {
+            } if args_node.kind_name() == "tuple"
+                || args_node.kind_name() == "parenthesized_expression" =>
+            {
                 items.clone()
             }
             Value::Seq { .. } => return None,
@@ -720,13 +708,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut i = 0usize;
         while i < bytes.len() {
             if bytes[i] != b'%' {
-                out.push(Tpl::lit(vec![bytes[i]], vec![offs[i]]));
+                out.push_byte(bytes[i], offs[i]);
                 i += 1;
                 continue;
             }
             let &c = bytes.get(i + 1)?;
             if c == b'%' {
-                out.push(Tpl::lit(vec![b'%'], vec![offs[i]]));
+                out.push_byte(b'%', offs[i]);
                 i += 2;
                 continue;
             }
@@ -779,13 +767,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut positional: Vec<(Value<'t>, Node<'t>)> = Vec::new();
         let mut named: HashMap<String, (Value<'t>, Node<'t>)> = HashMap::new();
-        let mut c = args.walk();
-        let kids: Vec<Node<'t>> = args.named_children(&mut c).collect();
-        for k in kids {
-            match k.kind() {
+        for k in self.ix.nav.named_children(args) {
+            match k.kind_name() {
                 "keyword_argument" => {
-                    let name = text(k.child_by_field_name("name")?, self.src()).to_string();
-                    let vn = k.child_by_field_name("value")?;
+                    let name = text(k.field(Field::Name)?, self.src()).to_string();
+                    let vn = k.field(Field::Value)?;
                     let v = self.eval(vn, &ctx.deeper());
                     named.insert(name, (v, vn));
                 }
@@ -803,7 +789,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         while i < bytes.len() {
             let b = bytes[i];
             if (b == b'{' || b == b'}') && bytes.get(i + 1) == Some(&b) {
-                out.push(Tpl::lit(vec![b], vec![offs[i]]));
+                out.push_byte(b, offs[i]);
                 i += 2;
                 continue;
             }
@@ -811,7 +797,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return None;
             }
             if b != b'{' {
-                out.push(Tpl::lit(vec![b], vec![offs[i]]));
+                out.push_byte(b, offs[i]);
                 i += 1;
                 continue;
             }
@@ -872,14 +858,14 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     fn eval_name_inner(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
-        let name = text(n, self.src()).to_string();
+        let name: &'t str = text(n, self.src());
         if !self.resolve_names {
-            return self.opaque_named(&name, format!("global:{name}"), Some(n.byte_range()));
+            return self.opaque_named(name, format!("global:{name}"), Some(n.byte_range()));
         }
         // Parameters of a key builder being followed through a call.
         if let Some(env) = &ctx.env {
             if Some(env.func) == ctx.func {
-                if let Some(v) = env.params.get(&name) {
+                if let Some(v) = env.params.get(name) {
                     return v.clone();
                 }
             }
@@ -895,27 +881,28 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut at = n.start_byte();
         let mut use_node = n;
         while let Some(f) = func {
-            let info = &self.ix().funcs[f];
-            if info.nonlocal.contains(&name) {
+            let info = &self.ix.funcs[f];
+            if info.nonlocal.iter().any(|x| x == name) {
                 break;
             }
-            if let Some(defs) = info.defs.get(&name) {
-                let defs = defs.clone();
+            if let Some(defs) = info.defs.get(name) {
+                let reaching = self.ix.reaching_def(defs, use_node, at);
                 let scope_ctx = Ctx {
                     func: Some(f),
                     env: ctx.env.clone().filter(|e| e.func == f),
                     depth: ctx.depth + 1,
                 };
-                return match reaching_def(&defs, use_node, at) {
-                    Ok((def, version)) => self.eval_def(&name, def, version, n, &scope_ctx),
+                return match reaching {
+                    Ok((def, version)) => self.eval_def(name, def, version, n, &scope_ctx),
                     Err(version) => {
                         // Several definitions may reach: one of them may still say
                         // what kind of object this is.
+                        let defs = self.ix.funcs[f].defs[name].clone();
                         if let Some(v) = self.common_client(&defs, &scope_ctx) {
                             return v;
                         }
                         self.opaque_named(
-                            &name,
+                            name,
                             format!("{}:{name}#{version}", self.scope_tag(&scope_ctx)),
                             Some(n.byte_range()),
                         )
@@ -929,21 +916,22 @@ impl<'t> crate::lower::Analyzer<'t> {
             use_node = node;
         }
         // Module level.
-        if let Some(defs) = self.ix().module_defs.get(&name).cloned() {
+        if let Some(defs) = self.ix.module_defs.get(name) {
             let module_ctx = Ctx {
                 func: None,
                 env: None,
                 depth: ctx.depth + 1,
             };
-            let defs_real: Vec<Def<'t>> = defs.clone();
-            if defs_real.len() == 1 {
-                return self.eval_def(&name, defs_real[0], 1, n, &module_ctx);
+            if let [only] = defs.as_slice() {
+                let only = *only;
+                return self.eval_def(name, only, 1, n, &module_ctx);
             }
+            let defs_real: Vec<Def<'t>> = defs.clone();
             // `try: import redis / except ImportError: redis = None` and
             // `if TYPE_CHECKING: X = A[int] / else: X = A` name one thing.
             let mut vals = Vec::new();
             for (i, d) in defs_real.iter().enumerate() {
-                vals.push(self.eval_def(&name, *d, i + 1, n, &module_ctx));
+                vals.push(self.eval_def(name, *d, i + 1, n, &module_ctx));
             }
             let non_null: Vec<&Value<'t>> =
                 vals.iter().filter(|v| !matches!(v, Value::Null)).collect();
@@ -958,12 +946,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(k) = merge_clients(&vals) {
                 return Value::Client(k);
             }
-            return self.opaque_named(&name, format!("mod:{name}"), Some(n.byte_range()));
+            return self.opaque_named(name, format!("mod:{name}"), Some(n.byte_range()));
         }
-        match name.as_str() {
+        match name {
             "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
             | "format" => Value::Symbol(format!("builtins.{name}")),
-            _ => self.opaque_named(&name, format!("global:{name}"), Some(n.byte_range())),
+            _ => self.opaque_named(name, format!("global:{name}"), Some(n.byte_range())),
         }
     }
 
@@ -1074,11 +1062,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             DefKind::Other => {
                 // Imports bind modules and symbols; functions and classes bind themselves.
                 if let Some(path) = self.ix().imports.get(name) {
-                    if def.stmt.kind().starts_with("import") {
+                    if def.stmt.kind_name().starts_with("import") {
                         return Value::Symbol(path.clone());
                     }
                 }
-                match def.stmt.kind() {
+                match def.stmt.kind_name() {
                     "function_definition" => {
                         if let Some(&id) = self.ix().func_by_node.get(&def.stmt.id()) {
                             return Value::Func { id, bound: None };
@@ -1107,19 +1095,16 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     fn eval_attribute(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
-        let (Some(obj), Some(attr)) = (
-            n.child_by_field_name("object"),
-            n.child_by_field_name("attribute"),
-        ) else {
+        let (Some(obj), Some(attr)) = (n.field(Field::Object), n.field(Field::Attribute)) else {
             return self.opaque(n, ctx);
         };
-        let attr_name = text(attr, self.src()).to_string();
+        let attr_name: &'t str = text(attr, self.src());
         let base = self.eval(obj, &ctx.deeper());
         match base {
             Value::Symbol(p) => Value::Symbol(format!("{p}.{attr_name}")),
-            Value::SelfObj(c) => self.instance_attr(c, &attr_name, n, ctx, true),
-            Value::Class(c) => self.class_attr(c, &attr_name, n, ctx),
-            Value::ClsObj(c) => self.instance_attr(c, &attr_name, n, ctx, false),
+            Value::SelfObj(c) => self.instance_attr(c, attr_name, n, ctx, true),
+            Value::Class(c) => self.class_attr(c, attr_name, n, ctx),
+            Value::ClsObj(c) => self.instance_attr(c, attr_name, n, ctx, false),
             Value::Path(p) if attr_name == "parent" => {
                 let mut p = p;
                 if p.is_module_file {
@@ -1295,27 +1280,25 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     fn eval_call(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
-        let Some(func) = n.child_by_field_name("function") else {
+        let Some(func) = n.field(Field::Function) else {
             return self.opaque(n, ctx);
         };
-        let args = n.child_by_field_name("arguments");
-        if func.kind() == "attribute" {
-            let (Some(obj), Some(attr)) = (
-                func.child_by_field_name("object"),
-                func.child_by_field_name("attribute"),
-            ) else {
+        let args = n.field(Field::Arguments);
+        if func.kind_name() == "attribute" {
+            let (Some(obj), Some(attr)) = (func.field(Field::Object), func.field(Field::Attribute))
+            else {
                 return self.opaque(n, ctx);
             };
-            let m = text(attr, self.src()).to_string();
+            let m: &'t str = text(attr, self.src());
             let recv = self.eval(obj, &ctx.deeper());
             let recv = self.as_receiver(recv, obj);
             match recv {
-                Value::Str(s) => return self.str_method(&s, &m, args, n, ctx),
+                Value::Str(s) => return self.str_method(&s, m, args, n, ctx),
                 Value::Client(k) => {
                     let k = self.effective(k);
-                    return match m.as_str() {
+                    return match m {
                         "pipeline" => {
-                            let tx = pipeline_tx(args, k, self.src());
+                            let tx = pipeline_tx(self.ix.nav, args, k, self.src());
                             Value::Pipe(self.pipe_for(n, k, tx, Some(attr.byte_range())))
                         }
                         "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
@@ -1323,7 +1306,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     };
                 }
                 Value::Pipe(id) => {
-                    return match m.as_str() {
+                    return match m {
                         "execute"
                         | "immediate_execute_command"
                         | "watch"
@@ -1338,11 +1321,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                     };
                 }
                 Value::Path(p) => {
-                    return match m.as_str() {
+                    return match m {
                         "read_text" | "read_bytes" => self.read_path(&p),
                         "joinpath" => {
                             let mut p = p;
-                            for a in arg_nodes(args) {
+                            for a in arg_nodes(self.ix.nav, args) {
                                 match self.eval(a, &ctx.deeper()) {
                                     Value::Str(t) => {
                                         match t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
@@ -1366,14 +1349,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 Value::FileText(t) if m == "read" || m == "decode" => return Value::FileText(t),
                 Value::SelfObj(c)
-                    if self.defines(c, &m).is_none() && self.client_class(c).is_some() =>
+                    if self.defines(c, m).is_none() && self.client_class(c).is_some() =>
                 {
                     // A method of a class derived from a redis-py client.
                     let k = self.client_class(c).unwrap_or(ClientKind::Unknown);
                     let k = self.effective(k);
-                    return match m.as_str() {
+                    return match m {
                         "pipeline" => {
-                            let tx = pipeline_tx(args, k, self.src());
+                            let tx = pipeline_tx(self.ix.nav, args, k, self.src());
                             Value::Pipe(self.pipe_for(n, k, tx, Some(attr.byte_range())))
                         }
                         "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
@@ -1382,10 +1365,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 Value::SelfObj(c) | Value::Class(c) | Value::ClsObj(c) => {
                     let callee = match recv {
-                        Value::Class(_) => self.class_attr(c, &m, func, ctx),
-                        _ => {
-                            self.instance_attr(c, &m, func, ctx, matches!(recv, Value::SelfObj(_)))
-                        }
+                        Value::Class(_) => self.class_attr(c, m, func, ctx),
+                        _ => self.instance_attr(c, m, func, ctx, matches!(recv, Value::SelfObj(_))),
                     };
                     let callee = match callee {
                         Value::Func { id, .. } => Value::Func {
@@ -1403,14 +1384,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Value::Opaque(_) | Value::Unknown | Value::Foreign => {
                     // `self.dependency.Redis(…)`: a client class by its name;
                     // `sentinel.master_for(…)`: a client from a redis Sentinel.
-                    if matches!(m.as_str(), "master_for" | "slave_for")
+                    if matches!(m, "master_for" | "slave_for")
                         && text(obj, self.src())
                             .to_ascii_lowercase()
                             .contains("sentinel")
                     {
                         return Value::Client(ClientKind::Unknown);
                     }
-                    match m.as_str() {
+                    match m {
                         "RedisCluster" => return Value::Client(ClientKind::Cluster),
                         "Redis" | "StrictRedis" => return Value::Client(ClientKind::Unknown),
                         _ => {}
@@ -1436,7 +1417,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         match callee {
             Value::Func { id, bound } => {
                 // A declared return type says what comes back.
-                if let Some(ret) = self.ix().funcs[id].node.child_by_field_name("return_type") {
+                if let Some(ret) = self.ix().funcs[id].node.field(Field::ReturnType) {
                     match self.annotation(ret) {
                         Some(AnnotatedAs::Client(k)) => return Value::Client(k),
                         Some(AnnotatedAs::Pipeline(k)) => {
@@ -1591,7 +1572,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match path {
             "builtins.str" | "builtins.bytes" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 1 {
                     let v = self.eval(a[0], &ctx.deeper());
                     return Value::Str(self.to_tpl(&v, a[0], ctx));
@@ -1599,7 +1580,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return self.opaque(n, ctx);
             }
             "typing.cast" | "typing_extensions.cast" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 2 {
                     if let Some(v) = self.annotated_value(a[0]) {
                         return v;
@@ -1609,7 +1590,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return self.opaque(n, ctx);
             }
             "builtins.open" | "io.open" | "codecs.open" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if let Some(first) = a.first() {
                     if let Some(p) = self.path_of(*first, ctx) {
                         return self.read_path(&p);
@@ -1618,7 +1599,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return Value::Foreign;
             }
             "pathlib.Path" | "pathlib.PurePath" | "pathlib.PosixPath" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 let mut out: Option<PathValue> = None;
                 for x in a {
                     let Some(p) = self.path_of(x, ctx) else {
@@ -1640,7 +1621,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return out.map_or(Value::Foreign, Value::Path);
             }
             "os.path.join" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 let mut out: Option<PathValue> = None;
                 for x in a {
                     let Some(p) = self.path_of(x, ctx) else {
@@ -1662,7 +1643,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             | "importlib.resources.read_binary"
             | "importlib_resources.read_text" => {
                 // A resource of this module's own package.
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 2 && self.is_own_package(a[0]) {
                     if let Some(mut p) = self.path_of(a[1], ctx) {
                         if !p.from_module_dir {
@@ -1674,7 +1655,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return Value::Foreign;
             }
             "importlib.resources.files" | "importlib_resources.files" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 1 && self.is_own_package(a[0]) {
                     return Value::Path(PathValue {
                         from_module_dir: true,
@@ -1685,7 +1666,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return Value::Foreign;
             }
             "os.path.dirname" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if let Some(Value::Path(mut p)) = a.first().map(|x| self.eval(*x, &ctx.deeper())) {
                     if p.is_module_file {
                         p.is_module_file = false;
@@ -1697,7 +1678,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return Value::Foreign;
             }
             "os.path.abspath" | "os.path.realpath" | "os.fspath" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if let Some(v @ Value::Path(_)) = a.first().map(|x| self.eval(*x, &ctx.deeper())) {
                     return v;
                 }
@@ -1715,7 +1696,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// `__name__` or `__package__`: resources of this module's directory.
     fn is_own_package(&self, n: Node<'t>) -> bool {
-        n.kind() == "identifier" && matches!(text(n, self.src()), "__name__" | "__package__")
+        n.kind_name() == "identifier" && matches!(text(n, self.src()), "__name__" | "__package__")
     }
 
     /// A path argument: a string literal or a path value.
@@ -1763,7 +1744,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => self.opaque(n, ctx),
             },
             "join" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 if a.len() != 1 || s.as_bytes().is_none() {
                     return self.opaque(n, ctx);
                 }
@@ -1790,7 +1771,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             "encode" | "decode" => {
-                let a = arg_nodes(args);
+                let a = arg_nodes(self.ix.nav, args);
                 let utf8 = a.first().is_none_or(|x| {
                     let t = text(*x, self.src())
                         .to_ascii_lowercase()
@@ -1804,11 +1785,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             "lower" | "upper" => match s.as_bytes() {
-                Some(b) if arg_nodes(args).is_empty() => Value::Str(Tpl::text(&if m == "lower" {
-                    b.to_ascii_lowercase()
-                } else {
-                    b.to_ascii_uppercase()
-                })),
+                Some(b) if arg_nodes(self.ix.nav, args).is_empty() => {
+                    Value::Str(Tpl::text(&if m == "lower" {
+                        b.to_ascii_lowercase()
+                    } else {
+                        b.to_ascii_uppercase()
+                    }))
+                }
                 _ => self.opaque(n, ctx),
             },
             _ => self.opaque(n, ctx),
@@ -1826,15 +1809,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(args) = args else {
             return (pos, kw);
         };
-        let mut c = args.walk();
-        let kids: Vec<Node<'t>> = args.named_children(&mut c).collect();
-        for k in kids {
-            match k.kind() {
+        for k in self.ix.nav.named_children(args) {
+            match k.kind_name() {
                 "keyword_argument" => {
-                    let (Some(name), Some(v)) = (
-                        k.child_by_field_name("name"),
-                        k.child_by_field_name("value"),
-                    ) else {
+                    let (Some(name), Some(v)) = (k.field(Field::Name), k.field(Field::Value))
+                    else {
                         continue;
                     };
                     let value = self.eval(v, &ctx.deeper());
@@ -1913,7 +1892,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return None;
         }
-        let ret = builder_return(&info)?;
+        let ret = builder_return(self.ix.nav, &info)?;
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }
@@ -2027,26 +2006,24 @@ fn fingerprint(v: &Value<'_>) -> String {
 }
 
 /// The return expression of a key-builder function.
-fn builder_return<'t>(info: &crate::index::FuncInfo<'t>) -> Option<Node<'t>> {
+fn builder_return<'t>(nav: &Nav<'t>, info: &crate::index::FuncInfo<'t>) -> Option<Node<'t>> {
     if info.is_lambda {
         return Some(info.body);
     }
-    let mut c = info.body.walk();
-    let stmts: Vec<Node<'t>> = info
-        .body
-        .named_children(&mut c)
-        .filter(|s| s.kind() != "comment")
+    let stmts: Vec<Node<'t>> = nav
+        .named_children(info.body)
+        .filter(|s| s.kind_name() != "comment")
         .collect();
     let (last, init) = stmts.split_last()?;
     for (i, s) in init.iter().enumerate() {
-        match s.kind() {
+        match s.kind_name() {
             "expression_statement" => {
                 let e = s.named_child(0)?;
-                match e.kind() {
+                match e.kind_name() {
                     "string" if i == 0 => {}
                     "assignment" => {
-                        let left = e.child_by_field_name("left")?;
-                        if left.kind() != "identifier" {
+                        let left = e.field(Field::Left)?;
+                        if left.kind_name() != "identifier" {
                             return None;
                         }
                     }
@@ -2057,7 +2034,7 @@ fn builder_return<'t>(info: &crate::index::FuncInfo<'t>) -> Option<Node<'t>> {
             _ => return None,
         }
     }
-    if last.kind() != "return_statement" {
+    if last.kind_name() != "return_statement" {
         return None;
     }
     last.named_child(0)
@@ -2080,13 +2057,12 @@ fn parse_int(t: &str) -> Option<i64> {
 }
 
 /// The positional argument nodes of a call (no keywords, no comments).
-pub(crate) fn arg_nodes<'t>(args: Option<Node<'t>>) -> Vec<Node<'t>> {
+pub(crate) fn arg_nodes<'t>(nav: &Nav<'t>, args: Option<Node<'t>>) -> Vec<Node<'t>> {
     let Some(a) = args else { return Vec::new() };
-    let mut c = a.walk();
-    a.named_children(&mut c)
+    nav.named_children(a)
         .filter(|k| {
             !matches!(
-                k.kind(),
+                k.kind_name(),
                 "keyword_argument" | "comment" | "list_splat" | "dictionary_splat"
             )
         })
@@ -2094,24 +2070,23 @@ pub(crate) fn arg_nodes<'t>(args: Option<Node<'t>>) -> Vec<Node<'t>> {
 }
 
 /// Whether `pipeline(…)` makes a transaction.
-fn pipeline_tx(args: Option<Node<'_>>, client: ClientKind, src: &str) -> Tx {
-    let mut explicit: Option<Node<'_>> = None;
+fn pipeline_tx<'t>(nav: &Nav<'t>, args: Option<Node<'t>>, client: ClientKind, src: &str) -> Tx {
+    let mut explicit: Option<Node<'t>> = None;
     if let Some(a) = args {
-        let mut c = a.walk();
-        for k in a.named_children(&mut c) {
-            if k.kind() == "keyword_argument" {
-                if k.child_by_field_name("name")
+        for k in nav.named_children(a) {
+            if k.kind_name() == "keyword_argument" {
+                if k.field(Field::Name)
                     .is_some_and(|n| text(n, src) == "transaction")
                 {
-                    explicit = k.child_by_field_name("value");
+                    explicit = k.field(Field::Value);
                 }
-            } else if explicit.is_none() && k.kind() != "comment" {
+            } else if explicit.is_none() && k.kind_name() != "comment" {
                 // Only the first positional argument is `transaction`.
                 explicit = Some(k);
             }
         }
     }
-    match explicit.map(|e| e.kind()) {
+    match explicit.map(|e| e.kind_name()) {
         Some("true") => Tx::Yes,
         Some("false") => Tx::No,
         Some("none") | None => match client {

@@ -6,6 +6,7 @@
 //! it, and no other assignment can intervene); anything less certain is left as an
 //! unknown value, so that no verdict ever rests on a guess about control flow.
 
+use crate::syntax::{Field, IdMap, Nav, NodeExt};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -113,7 +114,8 @@ pub(crate) struct ClassInfo<'t> {
 #[derive(Debug)]
 pub(crate) struct Index<'t> {
     pub src: &'t str,
-    pub root: Node<'t>,
+    /// Parents and children of every node.
+    pub nav: &'t Nav<'t>,
     /// Local name → dotted path (`aioredis` → `redis.asyncio`, `Redis` →
     /// `redis.client.Redis`).
     pub imports: HashMap<String, String>,
@@ -122,7 +124,7 @@ pub(crate) struct Index<'t> {
     pub funcs: Vec<FuncInfo<'t>>,
     pub classes: Vec<ClassInfo<'t>>,
     /// Function node id → its index.
-    pub func_by_node: HashMap<usize, FuncId>,
+    pub func_by_node: IdMap<usize, FuncId>,
     /// Module-level functions by name.
     pub module_funcs: HashMap<String, FuncId>,
     /// Classes by name.
@@ -137,16 +139,6 @@ const MAX_SCAN_DEPTH: usize = 1_000;
 
 pub(crate) fn text<'t>(n: Node<'_>, src: &'t str) -> &'t str {
     &src[n.byte_range()]
-}
-
-fn children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
-    let mut c = n.walk();
-    n.children(&mut c).collect()
-}
-
-fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
-    let mut c = n.walk();
-    n.named_children(&mut c).collect()
 }
 
 /// Node kinds that open a new scope.
@@ -164,15 +156,16 @@ pub(crate) fn is_scope(kind: &str) -> bool {
 }
 
 impl<'t> Index<'t> {
-    pub fn build(root: Node<'t>, src: &'t str) -> Index<'t> {
+    pub fn build(nav: &'t Nav<'t>, src: &'t str) -> Index<'t> {
+        let root = nav.root();
         let mut ix = Index {
             src,
-            root,
+            nav,
             imports: HashMap::new(),
             module_defs: HashMap::new(),
             funcs: Vec::new(),
             classes: Vec::new(),
-            func_by_node: HashMap::new(),
+            func_by_node: IdMap::default(),
             module_funcs: HashMap::new(),
             class_by_name: HashMap::new(),
             too_deep: false,
@@ -196,13 +189,18 @@ impl<'t> Index<'t> {
         nonlocal: &mut Vec<String>,
         module: bool,
     ) {
-        for child in children(node) {
+        for child in self.nav.children(node) {
             self.scan_node(child, func, class, defs, nonlocal, module);
         }
     }
 
     fn add_def(defs: &mut HashMap<String, Vec<Def<'t>>>, name: &str, def: Def<'t>) {
-        defs.entry(name.to_string()).or_default().push(def);
+        match defs.get_mut(name) {
+            Some(v) => v.push(def),
+            None => {
+                defs.insert(name.to_string(), vec![def]);
+            }
+        }
     }
 
     fn scan_node(
@@ -235,14 +233,15 @@ impl<'t> Index<'t> {
         module: bool,
     ) {
         let src = self.src;
-        match n.kind() {
+        match n.kind_name() {
             "decorated_definition" => {
-                let decorators: Vec<String> = children(n)
-                    .into_iter()
-                    .filter(|c| c.kind() == "decorator")
+                let decorators: Vec<String> = self
+                    .nav
+                    .children(n)
+                    .filter(|c| c.kind_name() == "decorator")
                     .map(|d| decorator_name(d, src))
                     .collect();
-                if let Some(def) = n.child_by_field_name("definition") {
+                if let Some(def) = n.field(Field::Definition) {
                     self.scan_definition(def, func, class, defs, decorators, module);
                 }
             }
@@ -268,8 +267,8 @@ impl<'t> Index<'t> {
                 }
             }
             "global_statement" | "nonlocal_statement" => {
-                for c in named_children(n) {
-                    if c.kind() == "identifier" {
+                for c in self.nav.named_children(n) {
+                    if c.kind_name() == "identifier" {
                         nonlocal.push(text(c, src).to_string());
                     }
                 }
@@ -278,18 +277,15 @@ impl<'t> Index<'t> {
                 self.scan_assignment(n, n, func, class, defs, nonlocal, module);
             }
             "augmented_assignment" => {
-                if let Some(left) = n.child_by_field_name("left") {
+                if let Some(left) = n.field(Field::Left) {
                     self.bind_targets(left, n, DefKind::Other, None, defs, func);
                 }
-                if let Some(r) = n.child_by_field_name("right") {
+                if let Some(r) = n.field(Field::Right) {
                     self.scan_node(r, func, class, defs, nonlocal, module);
                 }
             }
             "named_expression" => {
-                if let (Some(name), Some(value)) = (
-                    n.child_by_field_name("name"),
-                    n.child_by_field_name("value"),
-                ) {
+                if let (Some(name), Some(value)) = (n.field(Field::Name), n.field(Field::Value)) {
                     Self::add_def(
                         defs,
                         text(name, src),
@@ -304,25 +300,25 @@ impl<'t> Index<'t> {
                 }
             }
             "for_statement" => {
-                if let Some(left) = n.child_by_field_name("left") {
+                if let Some(left) = n.field(Field::Left) {
                     self.bind_targets(left, n, DefKind::Other, None, defs, func);
                 }
-                for c in children(n) {
-                    if Some(c) != n.child_by_field_name("left") {
+                for c in self.nav.children(n) {
+                    if Some(c) != n.field(Field::Left) {
                         self.scan_node(c, func, class, defs, nonlocal, module);
                     }
                 }
             }
             "with_item" => {
-                let value = n.child_by_field_name("value");
+                let value = n.field(Field::Value);
                 match value {
-                    Some(v) if v.kind() == "as_pattern" => {
+                    Some(v) if v.kind_name() == "as_pattern" => {
                         let expr = v.named_child(0);
                         let target = v
-                            .child_by_field_name("alias")
+                            .field(Field::Alias)
                             .and_then(|a| a.named_child(0).or(Some(a)));
                         if let (Some(expr), Some(target)) = (expr, target) {
-                            if target.kind() == "identifier" {
+                            if target.kind_name() == "identifier" {
                                 Self::add_def(
                                     defs,
                                     text(target, src),
@@ -345,24 +341,21 @@ impl<'t> Index<'t> {
             }
             "except_clause" => {
                 // `except E as e`: bind e.
-                let cs = children(n);
+                let cs: Vec<Node<'t>> = self.nav.children(n).collect();
                 for (i, c) in cs.iter().enumerate() {
-                    if c.kind() == "as" {
+                    if c.kind_name() == "as" {
                         if let Some(t) = cs.get(i + 1) {
                             self.bind_targets(*t, n, DefKind::Other, None, defs, func);
                         }
                     }
-                    if c.kind() == "as_pattern" {
-                        if let Some(t) = c
-                            .child_by_field_name("alias")
-                            .and_then(|a| a.named_child(0))
-                        {
+                    if c.kind_name() == "as_pattern" {
+                        if let Some(t) = c.field(Field::Alias).and_then(|a| a.named_child(0)) {
                             self.bind_targets(t, n, DefKind::Other, None, defs, func);
                         }
                     }
                 }
                 for c in cs {
-                    if c.kind() == "block" {
+                    if c.kind_name() == "block" {
                         self.scan_node(c, func, class, defs, nonlocal, module);
                     }
                 }
@@ -372,7 +365,7 @@ impl<'t> Index<'t> {
                 self.scan_nested_lambdas(n, func);
             }
             _ => {
-                for c in children(n) {
+                for c in self.nav.children(n) {
                     self.scan_node(c, func, class, defs, nonlocal, module);
                 }
             }
@@ -390,8 +383,8 @@ impl<'t> Index<'t> {
     }
 
     fn scan_nested_lambdas_inner(&mut self, n: Node<'t>, func: Option<FuncId>) {
-        for c in children(n) {
-            if c.kind() == "lambda" {
+        for c in self.nav.children(n) {
+            if c.kind_name() == "lambda" {
                 self.add_func(c, "<lambda>".into(), func, None, Vec::new());
             } else {
                 self.scan_nested_lambdas(c, func);
@@ -410,17 +403,17 @@ impl<'t> Index<'t> {
         nonlocal: &mut Vec<String>,
         module: bool,
     ) {
-        let left = n.child_by_field_name("left");
-        let right = n.child_by_field_name("right");
-        let ty = n.child_by_field_name("type");
+        let left = n.field(Field::Left);
+        let right = n.field(Field::Right);
+        let ty = n.field(Field::Type);
         // `a = b = value`: the innermost right side is the value of every target.
         let mut value = right;
-        while let Some(v) = value.filter(|v| v.kind() == "assignment") {
-            value = v.child_by_field_name("right");
+        while let Some(v) = value.filter(|v| v.kind_name() == "assignment") {
+            value = v.field(Field::Right);
         }
         if let Some(left) = left {
             let kind = match value {
-                Some(v) if v.kind() != "yield" => DefKind::Expr(v),
+                Some(v) if v.kind_name() != "yield" => DefKind::Expr(v),
                 Some(_) => DefKind::Other,
                 None => DefKind::Other,
             };
@@ -428,7 +421,7 @@ impl<'t> Index<'t> {
                 self.bind_targets(left, stmt, kind, ty, defs, func);
             } else if let Some(ty) = ty {
                 // `x: T` without a value: an annotation only.
-                if left.kind() == "identifier" {
+                if left.kind_name() == "identifier" {
                     Self::add_def(
                         defs,
                         text(left, self.src),
@@ -445,7 +438,7 @@ impl<'t> Index<'t> {
             }
         }
         if let Some(r) = right {
-            if r.kind() == "assignment" {
+            if r.kind_name() == "assignment" {
                 self.scan_assignment(r, stmt, func, class, defs, nonlocal, module);
             } else {
                 self.scan_node(r, func, class, defs, nonlocal, module);
@@ -463,7 +456,7 @@ impl<'t> Index<'t> {
         defs: &mut HashMap<String, Vec<Def<'t>>>,
         func: Option<FuncId>,
     ) {
-        match target.kind() {
+        match target.kind_name() {
             "identifier" => Self::add_def(
                 defs,
                 text(target, self.src),
@@ -492,27 +485,27 @@ impl<'t> Index<'t> {
             | "tuple"
             | "list"
             | "parenthesized_expression" => {
-                let items: Vec<Node<'t>> = named_children(target);
+                let items: Vec<Node<'t>> = self.nav.named_children(target).collect();
                 // `a, b = x, y`: pair the targets with the values when both are literal.
                 let values: Option<Vec<Node<'t>>> = match kind {
                     DefKind::Expr(v)
-                        if matches!(v.kind(), "expression_list" | "tuple" | "list")
-                            && named_children(v).len() == items.len() =>
+                        if matches!(v.kind_name(), "expression_list" | "tuple" | "list")
+                            && self.nav.named_children(v).count() == items.len() =>
                     {
-                        Some(named_children(v))
+                        Some(self.nav.named_children(v).collect())
                     }
                     _ => None,
                 };
                 for (i, t) in items.into_iter().enumerate() {
                     let k = match &values {
-                        Some(vs) if vs[i].kind() != "list_splat" => DefKind::Expr(vs[i]),
+                        Some(vs) if vs[i].kind_name() != "list_splat" => DefKind::Expr(vs[i]),
                         _ => DefKind::Other,
                     };
                     self.bind_targets(t, stmt, k, None, defs, func);
                 }
             }
             "list_splat_pattern" | "list_splat" => {
-                for t in named_children(target) {
+                for t in self.nav.named_children(target) {
                     self.bind_targets(t, stmt, DefKind::Other, None, defs, func);
                 }
             }
@@ -534,13 +527,11 @@ impl<'t> Index<'t> {
         let Some(self_name) = self.funcs[f].self_name().map(str::to_string) else {
             return;
         };
-        let (Some(obj), Some(attr)) = (
-            target.child_by_field_name("object"),
-            target.child_by_field_name("attribute"),
-        ) else {
+        let (Some(obj), Some(attr)) = (target.field(Field::Object), target.field(Field::Attribute))
+        else {
             return;
         };
-        if obj.kind() != "identifier" || text(obj, self.src) != self_name {
+        if obj.kind_name() != "identifier" || text(obj, self.src) != self_name {
             return;
         }
         self.classes[cls]
@@ -564,7 +555,7 @@ impl<'t> Index<'t> {
         module: bool,
     ) {
         let src = self.src;
-        let Some(name_node) = def.child_by_field_name("name") else {
+        let Some(name_node) = def.field(Field::Name) else {
             return;
         };
         let name = text(name_node, src).to_string();
@@ -578,14 +569,14 @@ impl<'t> Index<'t> {
                 annotation: None,
             },
         );
-        if def.kind() == "class_definition" {
+        if def.kind_name() == "class_definition" {
             let id = self.classes.len();
             let bases = def
-                .child_by_field_name("superclasses")
+                .field(Field::Superclasses)
                 .map(|s| {
-                    named_children(s)
-                        .into_iter()
-                        .filter(|b| b.kind() != "keyword_argument")
+                    self.nav
+                        .named_children(s)
+                        .filter(|b| b.kind_name() != "keyword_argument")
                         .map(|b| text(b, src).to_string())
                         .collect()
                 })
@@ -601,11 +592,11 @@ impl<'t> Index<'t> {
             if module {
                 self.class_by_name.insert(name, id);
             }
-            if let Some(body) = def.child_by_field_name("body") {
+            if let Some(body) = def.field(Field::Body) {
                 let mut cdefs = HashMap::new();
                 let mut nl = Vec::new();
                 // Class bodies: methods belong to the class.
-                for c in children(body) {
+                for c in self.nav.children(body) {
                     self.scan_node(c, func, Some(id), &mut cdefs, &mut nl, false);
                 }
                 self.classes[id].defs = cdefs;
@@ -613,17 +604,18 @@ impl<'t> Index<'t> {
         } else {
             let method_of = class.filter(|_| {
                 // Only functions defined directly in the class body are methods.
-                def.parent()
+                let nav = self.nav;
+                nav.parent(def)
                     .map(|p| {
-                        if p.kind() == "decorated_definition" {
-                            p.parent()
+                        if p.kind_name() == "decorated_definition" {
+                            nav.parent(p)
                         } else {
                             Some(p)
                         }
                     })
                     .and_then(|p| p)
-                    .and_then(|b| b.parent())
-                    .is_some_and(|c| c.kind() == "class_definition")
+                    .and_then(|b| nav.parent(b))
+                    .is_some_and(|c| c.kind_name() == "class_definition")
             });
             // `@x.setter` and `@x.deleter` do not replace the property `x`.
             let accessor = decorators
@@ -654,35 +646,32 @@ impl<'t> Index<'t> {
             return id;
         }
         let src = self.src;
-        let is_lambda = node.kind() == "lambda";
-        let body = node.child_by_field_name("body").unwrap_or(node);
+        let is_lambda = node.kind_name() == "lambda";
+        let body = node.field(Field::Body).unwrap_or(node);
         let mut params = Vec::new();
-        if let Some(ps) = node.child_by_field_name("parameters") {
-            for p in named_children(ps) {
-                let (name_node, annotation, default, star) = match p.kind() {
+        if let Some(ps) = node.field(Field::Parameters) {
+            for p in self.nav.named_children(ps) {
+                let (name_node, annotation, default, star) = match p.kind_name() {
                     "identifier" => (Some(p), None, None, false),
                     "typed_parameter" => {
                         let inner = p.named_child(0);
-                        let star = inner.is_some_and(|i| i.kind() != "identifier");
+                        let star = inner.is_some_and(|i| i.kind_name() != "identifier");
                         let name = inner.map(|i| {
-                            if i.kind() == "identifier" {
+                            if i.kind_name() == "identifier" {
                                 i
                             } else {
                                 i.named_child(0).unwrap_or(i)
                             }
                         });
-                        (name, p.child_by_field_name("type"), None, star)
+                        (name, p.field(Field::Type), None, star)
                     }
-                    "default_parameter" => (
-                        p.child_by_field_name("name"),
-                        None,
-                        p.child_by_field_name("value"),
-                        false,
-                    ),
+                    "default_parameter" => {
+                        (p.field(Field::Name), None, p.field(Field::Value), false)
+                    }
                     "typed_default_parameter" => (
-                        p.child_by_field_name("name"),
-                        p.child_by_field_name("type"),
-                        p.child_by_field_name("value"),
+                        p.field(Field::Name),
+                        p.field(Field::Type),
+                        p.field(Field::Value),
                         false,
                     ),
                     "list_splat_pattern" | "dictionary_splat_pattern" => {
@@ -733,7 +722,7 @@ impl<'t> Index<'t> {
         if is_lambda {
             if self.depth >= MAX_SCAN_DEPTH {
                 self.too_deep = true;
-            } else if body.kind() == "lambda" {
+            } else if body.kind_name() == "lambda" {
                 self.depth += 1;
                 self.add_func(body, "<lambda>".into(), Some(id), None, Vec::new());
                 self.depth -= 1;
@@ -759,10 +748,10 @@ impl<'t> Index<'t> {
             }
             bound.push(local);
         };
-        match n.kind() {
+        match n.kind_name() {
             "import_statement" => {
-                for c in named_children(n) {
-                    match c.kind() {
+                for c in self.nav.named_children(n) {
+                    match c.kind_name() {
                         "dotted_name" => {
                             let path = text(c, src).to_string();
                             let first = path.split('.').next().unwrap_or("").to_string();
@@ -770,10 +759,9 @@ impl<'t> Index<'t> {
                             record(self, first.clone(), first);
                         }
                         "aliased_import" => {
-                            if let (Some(name), Some(alias)) = (
-                                c.child_by_field_name("name"),
-                                c.child_by_field_name("alias"),
-                            ) {
+                            if let (Some(name), Some(alias)) =
+                                (c.field(Field::Name), c.field(Field::Alias))
+                            {
                                 record(self, text(alias, src).into(), text(name, src).into());
                             }
                         }
@@ -783,22 +771,21 @@ impl<'t> Index<'t> {
             }
             "import_from_statement" => {
                 let module_name = n
-                    .child_by_field_name("module_name")
+                    .field(Field::ModuleName)
                     .map(|m| text(m, src).to_string())
                     .unwrap_or_default();
                 let mut cursor = n.walk();
                 let names: Vec<Node<'t>> = n.children_by_field_name("name", &mut cursor).collect();
                 for c in names {
-                    match c.kind() {
+                    match c.kind_name() {
                         "dotted_name" => {
                             let name = text(c, src).to_string();
                             record(self, name.clone(), format!("{module_name}.{name}"));
                         }
                         "aliased_import" => {
-                            if let (Some(name), Some(alias)) = (
-                                c.child_by_field_name("name"),
-                                c.child_by_field_name("alias"),
-                            ) {
+                            if let (Some(name), Some(alias)) =
+                                (c.field(Field::Name), c.field(Field::Alias))
+                            {
                                 record(
                                     self,
                                     text(alias, src).into(),
@@ -817,14 +804,45 @@ impl<'t> Index<'t> {
 
     /// The innermost function (or lambda) containing `n`, if any.
     pub fn enclosing_func(&self, n: Node<'t>) -> Option<FuncId> {
-        let mut cur = n.parent();
+        let mut cur = self.nav.parent(n);
         while let Some(p) = cur {
-            if matches!(p.kind(), "function_definition" | "lambda") {
+            if p.is_func_kind() {
                 return self.func_by_node.get(&p.id()).copied();
             }
-            cur = p.parent();
+            cur = self.nav.parent(p);
         }
         None
+    }
+
+    /// The innermost `block` (or the module) containing `n`.
+    pub fn enclosing_block(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let mut cur = self.nav.parent(n);
+        while let Some(p) = cur {
+            if matches!(p.kind_name(), "block" | "module") {
+                return Some(p);
+            }
+            if p.is_func_kind() {
+                return Some(p);
+            }
+            cur = self.nav.parent(p);
+        }
+        None
+    }
+
+    /// Whether a loop (`for`, `while`) containing `n`, up to the scope boundary,
+    /// satisfies `pred` (innermost first).
+    fn any_enclosing_loop(&self, n: Node<'t>, mut pred: impl FnMut(Node<'t>) -> bool) -> bool {
+        let mut cur = self.nav.parent(n);
+        while let Some(p) = cur {
+            match p.kind_name() {
+                "for_statement" | "while_statement" if pred(p) => return true,
+                "for_statement" | "while_statement" => {}
+                _ if p.is_scope_kind() => break,
+                _ => {}
+            }
+            cur = self.nav.parent(p);
+        }
+        false
     }
 
     /// The class named `name` in this file, following a simple name.
@@ -857,90 +875,71 @@ impl<'t> Index<'t> {
 fn decorator_name(d: Node<'_>, src: &str) -> String {
     let inner = d.named_child(0);
     let expr = match inner {
-        Some(c) if c.kind() == "call" => c.child_by_field_name("function"),
+        Some(c) if c.kind_name() == "call" => c.field(Field::Function),
         other => other,
     };
     let t = expr.map(|e| text(e, src)).unwrap_or("");
     t.rsplit('.').next().unwrap_or(t).to_string()
 }
 
-/// The innermost `block` (or the module) containing `n`.
-pub(crate) fn enclosing_block(n: Node<'_>) -> Option<Node<'_>> {
-    let mut cur = n.parent();
-    while let Some(p) = cur {
-        if matches!(p.kind(), "block" | "module") {
-            return Some(p);
-        }
-        if matches!(p.kind(), "function_definition" | "lambda") {
-            return Some(p);
-        }
-        cur = p.parent();
-    }
-    None
-}
-
-/// Loops (`for`, `while`) containing `n`, innermost first, up to the scope boundary.
-pub(crate) fn enclosing_loops(n: Node<'_>) -> Vec<Node<'_>> {
-    let mut out = Vec::new();
-    let mut cur = n.parent();
-    while let Some(p) = cur {
-        match p.kind() {
-            "for_statement" | "while_statement" => out.push(p),
-            k if is_scope(k) => break,
-            _ => {}
-        }
-        cur = p.parent();
-    }
-    out
-}
-
 fn contains(outer: Node<'_>, pos: usize) -> bool {
     outer.start_byte() <= pos && pos < outer.end_byte().max(outer.start_byte() + 1)
 }
 
-/// The definition of a name that certainly reaches position `at`, and the name's
-/// version there (the number of definitions before `at`, for value identities).
-///
-/// `Err(version)` when several definitions may reach the use.
-pub(crate) fn reaching_def<'t>(
-    defs: &[Def<'t>],
-    use_node: Node<'t>,
-    at: usize,
-) -> Result<(Def<'t>, usize), usize> {
-    // A definition does not reach its own value (`key = prefix(key)`).
-    let inside_own_value = |d: &Def<'t>| {
-        let value = match d.kind {
-            DefKind::Expr(v) | DefKind::WithAs(v) => Some(v),
-            DefKind::Other if d.stmt.kind() == "augmented_assignment" => Some(d.stmt),
-            _ => None,
+impl<'t> Index<'t> {
+    /// The definition of a name that certainly reaches position `at`, and the name's
+    /// version there (the number of definitions before `at`, for value identities).
+    ///
+    /// `Err(version)` when several definitions may reach the use.
+    pub(crate) fn reaching_def(
+        &self,
+        defs: &[Def<'t>],
+        use_node: Node<'t>,
+        at: usize,
+    ) -> Result<(Def<'t>, usize), usize> {
+        // A definition does not reach its own value (`key = prefix(key)`).
+        let inside_own_value = |d: &Def<'t>| {
+            let value = match d.kind {
+                DefKind::Expr(v) | DefKind::WithAs(v) => Some(v),
+                DefKind::Other if d.stmt.kind_name() == "augmented_assignment" => Some(d.stmt),
+                _ => None,
+            };
+            value.is_some_and(|v| contains(v, at))
         };
-        value.is_some_and(|v| contains(v, at))
-    };
-    let before: Vec<&Def<'t>> = defs
-        .iter()
-        .filter(|d| d.pos < at && !inside_own_value(d))
-        .collect();
-    let version = before.len();
-    let Some(nearest) = before.iter().max_by_key(|d| d.pos).copied() else {
-        return Err(0);
-    };
-    // The nearest definition must dominate the use: its block encloses the use.
-    let Some(block) = enclosing_block(nearest.stmt).or_else(|| nearest.stmt.parent()) else {
-        return Err(version);
-    };
-    let dominates = matches!(nearest.kind, DefKind::Param(_)) || contains(block, at);
-    if !dominates {
-        return Err(version);
-    }
-    // A definition after the use, inside a loop around the use that does not also
-    // contain the nearest definition, may reach the use on the next iteration.
-    let loops = enclosing_loops(use_node);
-    for d in defs.iter().filter(|d| d.pos >= at) {
-        for l in &loops {
-            if contains(*l, d.pos) && !contains(*l, nearest.pos) {
-                return Err(version);
+        let mut version = 0;
+        // The last of the definitions nearest to the use.
+        let mut nearest: Option<&Def<'t>> = None;
+        for d in defs {
+            if d.pos < at && !inside_own_value(d) {
+                version += 1;
+                if nearest.is_none_or(|n| d.pos >= n.pos) {
+                    nearest = Some(d);
+                }
             }
         }
+        let Some(nearest) = nearest else {
+            return Err(0);
+        };
+        // The nearest definition must dominate the use: its block encloses the use.
+        let Some(block) = self
+            .enclosing_block(nearest.stmt)
+            .or_else(|| self.nav.parent(nearest.stmt))
+        else {
+            return Err(version);
+        };
+        let dominates = matches!(nearest.kind, DefKind::Param(_)) || contains(block, at);
+        if !dominates {
+            return Err(version);
+        }
+        // A definition after the use, inside a loop around the use that does not also
+        // contain the nearest definition, may reach the use on the next iteration.
+        if defs.iter().any(|d| d.pos >= at)
+            && self.any_enclosing_loop(use_node, |l| {
+                !contains(l, nearest.pos) && defs.iter().any(|d| d.pos >= at && contains(l, d.pos))
+            })
+        {
+            return Err(version);
+        }
+        Ok((*nearest, version))
     }
-    Ok((*nearest, version))
 }

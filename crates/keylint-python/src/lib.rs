@@ -18,6 +18,7 @@ mod lower;
 pub mod methods;
 mod script;
 mod strings;
+mod syntax;
 mod tpl;
 
 use keylint_core::FileModel;
@@ -89,25 +90,77 @@ pub fn lower(source: &str) -> FileModel {
     lower_with(source, &Options::default(), None)
 }
 
+/// Stack that [`lower_on_this_thread`] needs on the thread that calls it: deeply
+/// nested code recurses deeply (up to the index's depth limit).
+pub const STACK_SIZE: usize = 64 << 20;
+
 /// Lowers a Python file.
+///
+/// Runs on a thread of its own with a stack of [`STACK_SIZE`] (reserved, not
+/// committed, memory), or here if no such thread can be made. A caller that lowers
+/// many files from threads it made with that stack can call
+/// [`lower_on_this_thread`] instead and save a thread per file.
 pub fn lower_with(source: &str, options: &Options, loader: Option<&dyn FileLoader>) -> FileModel {
-    // Deeply nested code recurses deeply (up to the index's depth limit): the analysis
-    // runs on a thread of its own with a stack sized for it (reserved, not committed,
-    // memory), or here if no such thread can be made.
-    const STACK: usize = 64 << 20;
     std::thread::scope(|s| {
         match std::thread::Builder::new()
             .name("keylint-python".into())
-            .stack_size(STACK)
-            .spawn_scoped(s, || lower_here(source, options, loader))
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, || lower_on_this_thread(source, options, loader))
         {
             Ok(h) => match h.join() {
                 Ok(m) => m,
                 Err(panic) => std::panic::resume_unwind(panic),
             },
-            Err(_) => lower_here(source, options, loader),
+            Err(_) => lower_on_this_thread(source, options, loader),
         }
     })
+}
+
+/// Lowers a Python file on the calling thread, which must have at least
+/// [`STACK_SIZE`] of stack (deeply nested code may overflow a smaller one). The
+/// result is the same as [`lower_with`]'s.
+pub fn lower_on_this_thread(
+    source: &str,
+    options: &Options,
+    loader: Option<&dyn FileLoader>,
+) -> FileModel {
+    let (limit, whole) = parse_limit(source);
+    let Some(tree) = parse(&source[..limit]) else {
+        return FileModel::new(keylint_core::Lang::Python);
+    };
+    let nav = syntax::Nav::build(tree.root_node());
+    let mut a = lower::Analyzer::new(&nav, &source[..limit], options, loader);
+    a.resolve_names = whole;
+    a.run()
+}
+
+/// Parses with a parser from a pool shared by all threads: making a parser costs
+/// about as much as parsing a small file.
+fn parse(source: &str) -> Option<tree_sitter::Tree> {
+    /// Parsers kept for reuse (at most one per thread lowering at the same time,
+    /// up to this many).
+    const MAX_POOLED: usize = 256;
+    static POOL: std::sync::Mutex<Vec<tree_sitter::Parser>> = std::sync::Mutex::new(Vec::new());
+    let pool = || {
+        POOL.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let pooled = pool().pop();
+    let mut parser = match pooled {
+        Some(p) => p,
+        None => {
+            let mut p = tree_sitter::Parser::new();
+            p.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+            p
+        }
+    };
+    let tree = parser.parse(source, None)?;
+    // A parser that returned a tree is ready for the next file.
+    let mut pool = pool();
+    if pool.len() < MAX_POOLED {
+        pool.push(parser);
+    }
+    Some(tree)
 }
 
 /// Most nested indentation levels parsed. tree-sitter-python 0.25's scanner overflows
@@ -138,23 +191,6 @@ fn parse_limit(source: &str) -> (usize, bool) {
         offset += line.len();
     }
     (source.len(), true)
-}
-
-fn lower_here(source: &str, options: &Options, loader: Option<&dyn FileLoader>) -> FileModel {
-    let mut parser = tree_sitter::Parser::new();
-    if parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .is_err()
-    {
-        return FileModel::new(keylint_core::Lang::Python);
-    }
-    let (limit, whole) = parse_limit(source);
-    let Some(tree) = parser.parse(&source[..limit], None) else {
-        return FileModel::new(keylint_core::Lang::Python);
-    };
-    let mut a = lower::Analyzer::new(tree.root_node(), &source[..limit], options, loader);
-    a.resolve_names = whole;
-    a.run()
 }
 
 /// A [`FileLoader`] for a module in directory `dir`: module-relative paths are read

@@ -14,6 +14,7 @@ use crate::eval::{
 };
 use crate::index::{text, FuncId, Index};
 use crate::methods::{self, ClusterBehavior, Method, ParamKind, PipelineBehavior};
+use crate::syntax::{Field, IdMap, IdSet, Nav, NodeExt};
 use crate::tpl::Tpl;
 use crate::{FileLoader, Options};
 use keylint_core::model::{CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, Unit, UnitKind};
@@ -49,24 +50,24 @@ pub(crate) struct Analyzer<'t> {
     pub opts: &'t Options,
     pub loader: Option<&'t dyn FileLoader>,
     pub pipes: Vec<PipeInfo>,
-    pub pipe_by_node: HashMap<usize, PipeId>,
+    pub pipe_by_node: IdMap<usize, PipeId>,
     pub scripts: Vec<ScriptInfo<'t>>,
-    pub script_by_node: HashMap<usize, ScriptId>,
+    pub script_by_node: IdMap<usize, ScriptId>,
     /// Parameters bound by the caller: `transaction(func)` passes a pipeline.
-    pub param_override: HashMap<(FuncId, usize), Value<'t>>,
+    pub param_override: IdMap<(FuncId, usize), Value<'t>>,
     pub mentions_redis: bool,
     pub model: FileModel,
     /// Resolved names (by node and function), when no key builder's parameters are
     /// bound.
-    pub memo_name: HashMap<(usize, Option<FuncId>), Value<'t>>,
+    pub memo_name: IdMap<(usize, Option<FuncId>), Value<'t>>,
     /// Resolved attributes of classes.
     pub memo_attr: HashMap<(crate::index::ClassId, String, bool), Value<'t>>,
     /// Definitions and attributes being evaluated (cycles are not followed).
-    pub in_progress: std::collections::HashSet<(u8, usize, usize)>,
+    pub in_progress: IdSet<(u8, usize, usize)>,
     /// Expressions evaluated so far.
     pub steps: usize,
     /// The function of every call.
-    func_of: HashMap<usize, Option<FuncId>>,
+    func_of: IdMap<usize, Option<FuncId>>,
     /// The next attribute lookup is through a class's own name (`Cls.X`), not `self`.
     pub exact_class: bool,
     /// False when only part of the file was parsed: names are then never resolved.
@@ -89,47 +90,29 @@ struct Recv {
     pipe: Option<PipeId>,
 }
 
-/// Every call in the tree with its enclosing function, without recursion (and
-/// without `Node::parent`, which walks down from the root).
-fn all_calls<'t>(ix: &Index<'t>, out: &mut Vec<(Node<'t>, Option<FuncId>)>) {
-    let mut stack = vec![(ix.root, None)];
-    while let Some((n, func)) = stack.pop() {
-        let func = if matches!(n.kind(), "function_definition" | "lambda") {
-            ix.func_by_node.get(&n.id()).copied().or(func)
-        } else {
-            func
-        };
-        if n.kind() == "call" {
-            out.push((n, func));
-        }
-        let mut c = n.walk();
-        stack.extend(n.children(&mut c).map(|ch| (ch, func)));
-    }
-}
-
 impl<'t> Analyzer<'t> {
     pub fn new(
-        root: Node<'t>,
+        nav: &'t Nav<'t>,
         src: &'t str,
         opts: &'t Options,
         loader: Option<&'t dyn FileLoader>,
     ) -> Analyzer<'t> {
         Analyzer {
-            ix: Index::build(root, src),
+            ix: Index::build(nav, src),
             opts,
             loader,
             pipes: Vec::new(),
-            pipe_by_node: HashMap::new(),
+            pipe_by_node: IdMap::default(),
             scripts: Vec::new(),
-            script_by_node: HashMap::new(),
-            param_override: HashMap::new(),
+            script_by_node: IdMap::default(),
+            param_override: IdMap::default(),
             mentions_redis: keylint_core::prefilter::mentions_redis(src.as_bytes()),
             model: FileModel::new(Lang::Python),
-            memo_name: HashMap::new(),
+            memo_name: IdMap::default(),
             memo_attr: HashMap::new(),
-            in_progress: std::collections::HashSet::new(),
+            in_progress: IdSet::default(),
             steps: 0,
-            func_of: HashMap::new(),
+            func_of: IdMap::default(),
             exact_class: false,
             resolve_names: true,
             events: Vec::new(),
@@ -139,9 +122,9 @@ impl<'t> Analyzer<'t> {
 
     /// Whether an expression's last name is one of the configured receiver names.
     pub(crate) fn is_receiver_name(&self, n: Node<'t>) -> bool {
-        let last = match n.kind() {
+        let last = match n.kind_name() {
             "identifier" => n,
-            "attribute" => match n.child_by_field_name("attribute") {
+            "attribute" => match n.field(Field::Attribute) {
                 Some(a) => a,
                 None => return false,
             },
@@ -160,8 +143,11 @@ impl<'t> Analyzer<'t> {
         if self.ix.too_deep {
             self.resolve_names = false;
         }
-        let mut calls = Vec::new();
-        all_calls(&self.ix, &mut calls);
+        // Every call with its enclosing function.
+        let mut calls = self
+            .ix
+            .nav
+            .calls(|f| self.ix.func_by_node.get(&f.id()).copied());
         calls.sort_by_key(|(c, _)| (c.end_byte(), std::cmp::Reverse(c.start_byte())));
         for &(call, func) in &calls {
             self.func_of.insert(call.id(), func);
@@ -265,16 +251,14 @@ impl<'t> Analyzer<'t> {
     }
 
     fn prepare_transaction(&mut self, call: Node<'t>, ctx: Ctx<'t>) {
-        let Some(func) = call.child_by_field_name("function") else {
+        let Some(func) = call.field(Field::Function) else {
             return;
         };
-        if func.kind() != "attribute" {
+        if func.kind_name() != "attribute" {
             return;
         }
-        let (Some(obj), Some(attr)) = (
-            func.child_by_field_name("object"),
-            func.child_by_field_name("attribute"),
-        ) else {
+        let (Some(obj), Some(attr)) = (func.field(Field::Object), func.field(Field::Attribute))
+        else {
             return;
         };
         if text(attr, self.src()) != "transaction" {
@@ -286,11 +270,11 @@ impl<'t> Analyzer<'t> {
         if recv.pipe.is_some() {
             return;
         }
-        let args = call.child_by_field_name("arguments");
-        let Some(&fnode) = arg_nodes(args).first() else {
+        let args = call.field(Field::Arguments);
+        let Some(&fnode) = arg_nodes(self.ix.nav, args).first() else {
             return;
         };
-        let target = if fnode.kind() == "lambda" {
+        let target = if fnode.kind_name() == "lambda" {
             self.ix.func_by_node.get(&fnode.id()).copied()
         } else {
             match self.eval(fnode, &ctx) {
@@ -314,24 +298,23 @@ impl<'t> Analyzer<'t> {
     }
 
     fn process_call(&mut self, call: Node<'t>, ctx: Ctx<'t>) {
-        let Some(func) = call.child_by_field_name("function") else {
+        let Some(func) = call.field(Field::Function) else {
             return;
         };
-        let args = call.child_by_field_name("arguments");
-        if func.kind() == "attribute" {
-            if let (Some(obj), Some(attr)) = (
-                func.child_by_field_name("object"),
-                func.child_by_field_name("attribute"),
-            ) {
-                let m = text(attr, self.src()).to_string();
-                if let Some(recv) = self.receiver(obj, &m, &ctx) {
-                    self.client_call(recv, &m, attr, call, args, &ctx);
+        let args = call.field(Field::Arguments);
+        if func.kind_name() == "attribute" {
+            if let (Some(obj), Some(attr)) =
+                (func.field(Field::Object), func.field(Field::Attribute))
+            {
+                let m = text(attr, self.src());
+                if let Some(recv) = self.receiver(obj, m, &ctx) {
+                    self.client_call(recv, m, attr, call, args, &ctx);
                     return;
                 }
             }
         }
         if matches!(
-            func.kind(),
+            func.kind_name(),
             "identifier" | "attribute" | "call" | "subscript"
         ) {
             if let Value::Script(id) = self.eval(func, &ctx) {
@@ -351,9 +334,13 @@ impl<'t> Analyzer<'t> {
 
     /// A key use for an argument, when its value is a string template.
     fn key_use(&mut self, e: &Elem<'t>, command: &str, ctx: &Ctx<'t>) -> Option<usize> {
-        let tpl: Tpl = match &e.value {
-            Value::Str(t) => t.clone(),
-            Value::Int(_) => self.to_tpl(&e.value, e.node, ctx),
+        let int_tpl: Tpl;
+        let tpl: &Tpl = match &e.value {
+            Value::Str(t) => t,
+            Value::Int(_) => {
+                int_tpl = self.to_tpl(&e.value, e.node, ctx);
+                &int_tpl
+            }
             _ => return None,
         };
         let span = e.node.byte_range();
@@ -919,17 +906,18 @@ impl<'t> Analyzer<'t> {
         if let Some(&id) = self.script_by_node.get(&call.id()) {
             return id;
         }
-        let body = arg_nodes(args).first().copied().or_else(|| {
+        let body = arg_nodes(self.ix.nav, args).first().copied().or_else(|| {
             let a = args?;
-            let mut c = a.walk();
-            let found = a
-                .named_children(&mut c)
-                .filter(|k| k.kind() == "keyword_argument")
+            let found = self
+                .ix
+                .nav
+                .named_children(a)
+                .filter(|k| k.kind_name() == "keyword_argument")
                 .find(|k| {
-                    k.child_by_field_name("name")
+                    k.field(Field::Name)
                         .is_some_and(|n| text(n, self.src()) == "script")
                 })
-                .and_then(|k| k.child_by_field_name("value"));
+                .and_then(|k| k.field(Field::Value));
             found
         });
         let id = self.scripts.len();
@@ -968,7 +956,7 @@ impl<'t> Analyzer<'t> {
             if !tx {
                 continue;
             }
-            let paths: Vec<Path> = evs.iter().map(|e| Path::of(e.node)).collect();
+            let paths: Vec<Path> = evs.iter().map(|e| Path::of(self.ix.nav, e.node)).collect();
             if let Some(call) = info.transaction_call.clone() {
                 // Executes when the function returns: every queued key counts.
                 let qs: Vec<usize> = (0..evs.len())
@@ -1075,20 +1063,20 @@ struct Path {
 }
 
 impl Path {
-    fn of(n: Node<'_>) -> Path {
+    fn of<'t>(nav: &Nav<'t>, n: Node<'t>) -> Path {
         let mut p = Path {
             pos: n.start_byte(),
             ..Path::default()
         };
         let mut child = n;
-        let mut cur = n.parent();
+        let mut cur = nav.parent(n);
         while let Some(parent) = cur {
-            if crate::index::is_scope(parent.kind()) {
+            if parent.is_scope_kind() {
                 break;
             }
-            let arm = match parent.kind() {
+            let arm = match parent.kind_name() {
                 "if_statement" => {
-                    if parent.child_by_field_name("consequence") == Some(child) {
+                    if parent.field(Field::Consequence) == Some(child) {
                         Some(0)
                     } else {
                         let mut c = parent.walk();
@@ -1098,33 +1086,31 @@ impl Path {
                         alts.iter().position(|a| *a == child).map(|i| i + 1)
                     }
                 }
-                "try_statement" => match child.kind() {
+                "try_statement" => match child.kind_name() {
                     "block" | "else_clause" => Some(0),
                     "except_clause" | "except_group_clause" => {
-                        let mut c = parent.walk();
-                        let idx = parent
-                            .children(&mut c)
-                            .filter(|k| matches!(k.kind(), "except_clause" | "except_group_clause"))
+                        let idx = nav
+                            .children(parent)
+                            .filter(|k| {
+                                matches!(k.kind_name(), "except_clause" | "except_group_clause")
+                            })
                             .position(|k| k == child);
                         idx.map(|i| i + 1)
                     }
                     _ => None,
                 },
                 "block"
-                    if parent
-                        .parent()
-                        .is_some_and(|m| m.kind() == "match_statement") =>
+                    if nav
+                        .parent(parent)
+                        .is_some_and(|m| m.kind_name() == "match_statement") =>
                 {
-                    let mut c = parent.walk();
-                    let idx = parent.named_children(&mut c).position(|k| k == child);
-                    idx
+                    nav.named_children(parent).position(|k| k == child)
                 }
                 "conditional_expression" => {
-                    let mut c = parent.walk();
-                    let kids: Vec<Node<'_>> = parent.named_children(&mut c).collect();
-                    if kids.first() == Some(&child) {
+                    let mut kids = nav.named_children(parent);
+                    if kids.next() == Some(child) {
                         Some(0)
-                    } else if kids.get(2) == Some(&child) {
+                    } else if kids.nth(1) == Some(child) {
                         Some(1)
                     } else {
                         None
@@ -1135,19 +1121,16 @@ impl Path {
             if let Some(a) = arm {
                 p.arms.push((parent.id(), a));
                 // Does the arm leave the construct after the call?
-                let block = if child.kind() == "block" {
+                let block = if child.kind_name() == "block" {
                     Some(child)
                 } else {
-                    let mut c = child.walk();
-                    let b = child.named_children(&mut c).find(|k| k.kind() == "block");
-                    b
+                    nav.named_children(child).find(|k| k.kind_name() == "block")
                 };
                 if let Some(b) = block {
-                    let mut c = b.walk();
-                    let leaves = b.named_children(&mut c).any(|s| {
+                    let leaves = nav.named_children(b).any(|s| {
                         s.start_byte() >= n.end_byte()
                             && matches!(
-                                s.kind(),
+                                s.kind_name(),
                                 "return_statement"
                                     | "raise_statement"
                                     | "break_statement"
@@ -1160,7 +1143,7 @@ impl Path {
                 }
             }
             child = parent;
-            cur = parent.parent();
+            cur = nav.parent(parent);
         }
         p
     }

@@ -184,6 +184,26 @@ impl Table {
 /// command (or `container_subcommand`) whose only key is its first argument.
 /// Returns the upper-case command name.
 pub fn single_key_command(method: &str) -> Option<String> {
+    /// Answers kept per thread (method names repeat across files), up to this many.
+    const MAX_CACHED: usize = 4096;
+    thread_local! {
+        static CACHE: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(method).cloned()) {
+        return hit;
+    }
+    let answer = single_key_command_uncached(method);
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() < MAX_CACHED {
+            c.insert(method.to_string(), answer.clone());
+        }
+    });
+    answer
+}
+
+fn single_key_command_uncached(method: &str) -> Option<String> {
     let t = table();
     if t.not_first_key.iter().any(|m| m == method) || t.method(method).is_some() {
         return None;

@@ -6,6 +6,7 @@
 //! and `}}` are literal braces while `{x}` is a value. Every decoded byte remembers
 //! the source offset it came from.
 
+use crate::syntax::{Field, Nav, NodeExt};
 use tree_sitter::Node;
 
 /// One piece of a string literal.
@@ -33,39 +34,35 @@ pub(crate) struct StrLit<'t> {
 
 /// Decodes a `string` node. `None` when the literal uses something this decoder does
 /// not model (`\N{…}`, a t-string), in which case the caller treats it as unknown.
-pub(crate) fn decode<'t>(node: Node<'t>, src: &str) -> Option<StrLit<'t>> {
-    let mut prefix = String::new();
+pub(crate) fn decode<'t>(nav: &Nav<'t>, node: Node<'t>, src: &str) -> Option<StrLit<'t>> {
     let mut pieces = Vec::new();
-    let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
-    if let Some(start) = children.first().filter(|c| c.kind() == "string_start") {
-        let text = &src[start.byte_range()];
-        prefix = text
-            .chars()
-            .take_while(|c| c.is_ascii_alphabetic())
-            .collect::<String>()
-            .to_ascii_lowercase();
-    }
-    let raw = prefix.contains('r');
-    let bytes = prefix.contains('b');
-    let fstring = prefix.contains('f');
-    if prefix.contains('t') {
+    let mut children = nav.children(node);
+    let first = children.next();
+    let last = children.last().or(first);
+    let start = first.filter(|c| c.kind_name() == "string_start");
+    // The prefix letters, in lower case.
+    let prefix = start.map_or(&b""[..], |s| {
+        let text = src[s.byte_range()].as_bytes();
+        let n = text.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        &text[..n]
+    });
+    let has = |c: u8| prefix.iter().any(|p| p.to_ascii_lowercase() == c);
+    let raw = has(b'r');
+    let bytes = has(b'b');
+    let fstring = has(b'f');
+    if has(b't') {
         return None;
     }
     // Content lies between string_start and string_end; string_content nodes cover
     // the literal text, interpolation nodes the fields. Text between children that
     // no node covers (tree-sitter leaves some characters bare) is literal too.
-    let content_start = children
-        .first()
-        .filter(|c| c.kind() == "string_start")
-        .map_or(node.start_byte(), |c| c.end_byte());
-    let content_end = children
-        .last()
-        .filter(|c| c.kind() == "string_end")
+    let content_start = start.map_or(node.start_byte(), |c| c.end_byte());
+    let content_end = last
+        .filter(|c| c.kind_name() == "string_end")
         .map_or(node.end_byte(), |c| c.start_byte());
     let mut pos = content_start;
-    for child in &children {
-        match child.kind() {
+    for child in nav.children(node) {
+        match child.kind_name() {
             "interpolation" => {
                 if child.start_byte() > pos {
                     decode_text(
@@ -78,7 +75,7 @@ pub(crate) fn decode<'t>(node: Node<'t>, src: &str) -> Option<StrLit<'t>> {
                         &mut pieces,
                     )?;
                 }
-                pieces.push(field(*child, src)?);
+                pieces.push(field(nav, child, src)?);
                 pos = child.end_byte();
             }
             "string_content" | "escape_sequence" | "escape_interpolation" => {}
@@ -91,18 +88,17 @@ pub(crate) fn decode<'t>(node: Node<'t>, src: &str) -> Option<StrLit<'t>> {
     Some(StrLit { pieces })
 }
 
-fn field<'t>(node: Node<'t>, src: &str) -> Option<Piece<'t>> {
-    let expr = node.child_by_field_name("expression")?;
+fn field<'t>(nav: &Nav<'t>, node: Node<'t>, src: &str) -> Option<Piece<'t>> {
+    let expr = node.field(Field::Expression)?;
     let conversion = node
-        .child_by_field_name("type_conversion")
+        .field(Field::TypeConversion)
         .map(|c| src[c.byte_range()].to_string());
-    let spec = node.child_by_field_name("format_specifier").map(|c| {
+    let spec = node.field(Field::FormatSpecifier).map(|c| {
         let t = &src[c.byte_range()];
         t.strip_prefix(':').unwrap_or(t).to_string()
     });
     // `f"{x=}"` prints the expression text too: not modelled.
-    let mut c = node.walk();
-    if node.children(&mut c).any(|ch| ch.kind() == "=") {
+    if nav.children(node).any(|ch| ch.kind_name() == "=") {
         return None;
     }
     Some(Piece::Field {
@@ -118,6 +114,16 @@ fn push(pieces: &mut Vec<Piece<'_>>, b: &[u8], off: usize) {
         o.extend(std::iter::repeat_n(off, b.len()));
     } else {
         pieces.push(Piece::Bytes(b.to_vec(), vec![off; b.len()]));
+    }
+}
+
+/// Pushes bytes that come from consecutive source offsets, from `off` on.
+fn push_run(pieces: &mut Vec<Piece<'_>>, b: &[u8], off: usize) {
+    if let Some(Piece::Bytes(v, o)) = pieces.last_mut() {
+        v.extend_from_slice(b);
+        o.extend(off..off + b.len());
+    } else {
+        pieces.push(Piece::Bytes(b.to_vec(), (off..off + b.len()).collect()));
     }
 }
 
@@ -152,12 +158,15 @@ fn decode_text(
             return None;
         }
         if c != b'\\' || raw {
-            // Copy one UTF-8 character byte by byte: each byte at its own offset.
-            let len = utf8_len(c);
-            for k in 0..len.min(b.len() - i) {
-                push(pieces, &[b[i + k]], off + k);
-            }
-            i += len.max(1);
+            // Plain text up to the next escape (or brace): each byte at its own
+            // offset. What stops the run is ASCII, so it never splits a character.
+            let run = b[i..]
+                .iter()
+                .position(|&x| (x == b'\\' && !raw) || (fstring && (x == b'{' || x == b'}')))
+                .map_or(b.len(), |p| i + p)
+                .max(i + 1);
+            push_run(pieces, &b[i..run], off);
+            i = run;
             continue;
         }
         // An escape sequence.
@@ -233,16 +242,6 @@ fn decode_text(
     Some(())
 }
 
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf7 => 4,
-        _ => 1,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,7 +254,7 @@ mod tests {
     }
 
     fn first_string(n: Node<'_>) -> Option<Node<'_>> {
-        if n.kind() == "string" {
+        if n.kind_name() == "string" {
             return Some(n);
         }
         let mut c = n.walk();
@@ -266,7 +265,8 @@ mod tests {
     fn lit(src: &str) -> (Vec<u8>, Vec<usize>) {
         let t = parse(src);
         let s = first_string(t.root_node()).unwrap();
-        let d = decode(s, src).unwrap();
+        let nav = Nav::build(t.root_node());
+        let d = decode(&nav, s, src).unwrap();
         let mut bytes = Vec::new();
         let mut offs = Vec::new();
         for p in d.pieces {
@@ -305,7 +305,8 @@ mod tests {
     fn unsupported() {
         let src = r#"x = "\N{BULLET}""#;
         let t = parse(src);
-        assert!(decode(first_string(t.root_node()).unwrap(), src).is_none());
+        let nav = Nav::build(t.root_node());
+        assert!(decode(&nav, first_string(t.root_node()).unwrap(), src).is_none());
     }
 
     #[test]

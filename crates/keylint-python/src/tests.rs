@@ -437,3 +437,38 @@ fn broken_code_does_not_panic() {
         let _ = rules(src);
     }
 }
+
+#[test]
+fn lowering_on_this_thread_is_the_same_as_on_a_thread_of_its_own() {
+    let deep = format!(
+        "import redis\nr = redis.RedisCluster()\nr.mget({}'k'{}, 'b')\n",
+        "str(".repeat(2_000),
+        ")".repeat(2_000)
+    );
+    let sources: Vec<String> = vec![
+        include_str!("../../../fixtures/python/transactions.py").into(),
+        include_str!("../../../fixtures/python/templates.py").into(),
+        "import redis\nr = redis.Redis()\nwith r.pipeline() as p:\n    p.set('a', 1)\n    \
+         p.set('b', 2)\n    p.execute()\n"
+            .into(),
+        deep,
+    ];
+    let opts = Options::default();
+    let theirs: Vec<String> = sources
+        .iter()
+        .map(|s| format!("{:?}", lower_with(s, &opts, None)))
+        .collect();
+    let here: Vec<String> = std::thread::Builder::new()
+        .stack_size(crate::STACK_SIZE)
+        .spawn(move || {
+            sources
+                .iter()
+                .map(|s| format!("{:?}", crate::lower_on_this_thread(s, &opts, None)))
+                .collect()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(here, theirs);
+    assert!(here[3].contains("MGET"), "{}", here[3]);
+}

@@ -112,6 +112,20 @@ impl Tpl {
         }
     }
 
+    /// Appends one known byte: the same as pushing `Tpl::lit(vec![b], vec![off])`.
+    pub fn push_byte(&mut self, b: u8, off: Option<usize>) {
+        match self.parts.last_mut() {
+            Some(TPart::Lit { bytes, offs }) => {
+                bytes.push(b);
+                offs.push(off);
+            }
+            _ => self.parts.push(TPart::Lit {
+                bytes: vec![b],
+                offs: vec![off],
+            }),
+        }
+    }
+
     /// The template's bytes when it has no holes.
     pub fn as_bytes(&self) -> Option<Vec<u8>> {
         let mut out = Vec::new();

@@ -155,8 +155,11 @@ def main():
     w("| target | measured | met |")
     w("|---|---|---|")
     if rg:
-        k, r = rg["redis-keylint"]["mean"], rg["rg -l -i redis"]["mean"]
-        w(f"| corpus A: at most 2× `rg -l -i redis` | {k / r:.2f}× ({k:.3f} s vs {r:.3f} s) | {'yes' if k <= 2 * r else 'no'} |")
+        r = rg["rg -l -i redis"]["mean"]
+        for cmd, how in [("redis-keylint", "no cache"), ("redis-keylint --cache (warm)", "warm `--cache`")]:
+            if cmd in rg:
+                k = rg[cmd]["mean"]
+                w(f"| corpus A: at most 2× `rg -l -i redis` ({how}) | {k / r:.2f}× ({k:.3f} s vs {r:.3f} s) | {'yes' if k <= 2 * r else 'no'} |")
     if sg:
         k, s = sg["redis-keylint"]["mean"], sg["semgrep"]["mean"]
         w(f"| corpus A: at least 20× faster than semgrep | {s / k:.0f}× ({k:.3f} s vs {s:.1f} s) | {'yes' if s >= 20 * k else 'no'} |")
@@ -165,7 +168,10 @@ def main():
         w(f"| corpus A: peak memory under 100 MB | {kb / 1024:.0f} MiB | {'yes' if kb * 1024 < 100e6 else 'no'} |")
     if ruff:
         k, r = ruff["redis-keylint"]["mean"], ruff["ruff check"]["mean"]
-        w(f"| corpus B: no slower than `ruff check` | {k / r:.2f}× ruff's time ({k:.3f} s vs {r:.3f} s) | {'yes' if k <= r else 'no'} |")
+        w(f"| corpus B: no slower than `ruff check` (neither cached) | {k / r:.2f}× ruff's time ({k:.3f} s vs {r:.3f} s) | {'yes' if k <= r else 'no'} |")
+        if "redis-keylint --cache (warm)" in ruff and "ruff check, its cache warm" in ruff:
+            k, r = ruff["redis-keylint --cache (warm)"]["mean"], ruff["ruff check, its cache warm"]["mean"]
+            w(f"| corpus B: no slower than `ruff check` (both caches warm) | {k / r:.2f}× ruff's time ({k:.3f} s vs {r:.3f} s) | {'yes' if k <= r else 'no'} |")
     if growth:
         t1, t4 = growth["1x"]["mean"], growth["4x"]["mean"]
         w(f"| linear growth (1×, 2×, 4×) | 4× the tree takes {t4 / t1:.2f}× the time | {'yes' if t4 / t1 <= 4.4 else 'no'} |")
@@ -229,6 +235,8 @@ def main():
 
         def per_core(cmd, r):
             threads_used = 1 if ("1 thread" in cmd or "threads 1" in cmd) else cores
+            if "cache" in cmd:
+                return "(cached)"
             t = r["mean"] * threads_used
             return f"{lines_b / t / 1000:,.0f} k lines/s, {bytes_b / t / 1e6:.1f} MB/s"
 
@@ -301,12 +309,13 @@ def main():
       "--exit-zero --quiet --color never`, `A` and `B` the corpora under `target/bench/`):")
     w("")
     w("```sh")
-    w("hyperfine --warmup 2 \"$KL $A\" \"rg -l -i redis $A\"")
+    w("hyperfine --warmup 2 \"$KL $A\" \"$KL --cache-dir cache-a $A\" \"rg -l -i redis $A\"")
     w("hyperfine --runs 1 \"$KL $A\" \"cd $A && semgrep scan --config semgrep-rules.yml "
       "--metrics=off --disable-version-check --no-git-ignore --max-target-bytes 10000000 "
       "--quiet --jobs $(nproc) -o /dev/null .\"")
     w("hyperfine --warmup 2 \"$KL $B\" \"ruff check --no-cache --exit-zero --quiet "
-      "--no-respect-gitignore $B\" \"$KL --threads 1 $B\" "
+      "--no-respect-gitignore $B\" \"$KL --cache-dir cache-b $B\" \"ruff check --cache-dir ruff-cache "
+      "--exit-zero --quiet --no-respect-gitignore $B\" \"$KL --threads 1 $B\" "
       "\"RAYON_NUM_THREADS=1 ruff check --no-cache --exit-zero --quiet --no-respect-gitignore $B\"")
     w("hyperfine \"$KL $A\" \"$KL growth-2\" \"$KL growth-4\"")
     w("hyperfine \"$KL --threads 1 $A\" \"$KL --threads 2 $A\"")

@@ -127,9 +127,15 @@ hf() { # name, then hyperfine arguments
 cat "$A"/stdlib/*.py >/dev/null
 rg -l -i redis "$WORK/growth-4" >/dev/null || true
 
+# The --cache rows start from an empty cache; hyperfine's warm-up runs fill it, so the
+# timed runs are warm (every file unchanged since the last run).
+rm -rf "$WORK/cache-a" "$WORK/cache-b" "$WORK/ruff-cache"
+
 say "corpus A: redis-keylint vs rg -l -i redis"
 hf corpus-a-rg --warmup 2 --runs "$RUNS" \
     -n redis-keylint "$KL $A" \
+    -n "redis-keylint --cache (warm)" "$KL --cache-dir $WORK/cache-a $A" \
+    -n "redis-keylint --cache (warm), nothing printed" "$KL --cache-dir $WORK/cache-a --select unused-suppression $A" \
     -n "rg -l -i redis" "rg -l -i redis $A"
 
 say "corpus A without the generated files: the cost of a tree with little Redis code"
@@ -148,6 +154,8 @@ say "corpus B: redis-keylint vs ruff check"
 hf corpus-b-ruff --warmup 2 --runs "$RUNS" \
     -n "redis-keylint" "$KL $B" \
     -n "ruff check" "$RUFF check --no-cache --exit-zero --quiet --no-respect-gitignore $B" \
+    -n "redis-keylint --cache (warm)" "$KL --cache-dir $WORK/cache-b $B" \
+    -n "ruff check, its cache warm" "$RUFF check --cache-dir $WORK/ruff-cache --exit-zero --quiet --no-respect-gitignore $B" \
     -n "redis-keylint --threads 1" "$KL --threads 1 $B" \
     -n "ruff check, 1 thread" "RAYON_NUM_THREADS=1 $RUFF check --no-cache --exit-zero --quiet --no-respect-gitignore $B"
 

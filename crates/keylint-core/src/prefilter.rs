@@ -7,18 +7,18 @@
 /// Letters that, following `redis`, make an English word rather than a name.
 /// Compared case-insensitively against the bytes after the match.
 const WORD_TAILS: &[&[u8]] = &[
-    b"tribut",  // redistribute, redistribution, redistributable
-    b"trict",   // redistrict
-    b"play",    // redisplay
-    b"cover",   // rediscover, rediscovery
-    b"pos",     // redispose, predispose, predisposition
-    b"solv",    // redissolve
-    b"count",   // rediscount
-    b"burs",    // redisburse
-    b"pers",    // redisperse
-    b"till",    // redistill
-    b"cuss",    // rediscuss
-    b"ciplin",  // rediscipline
+    b"tribut", // redistribute, redistribution, redistributable
+    b"trict",  // redistrict
+    b"play",   // redisplay
+    b"cover",  // rediscover, rediscovery
+    b"pos",    // redispose, predispose, predisposition
+    b"solv",   // redissolve
+    b"count",  // rediscount
+    b"burs",   // redisburse
+    b"pers",   // redisperse
+    b"till",   // redistill
+    b"cuss",   // rediscuss
+    b"ciplin", // rediscipline
 ];
 
 /// Whether `source` mentions Redis: `redis`, `Redis` or `REDIS` anywhere except as
@@ -48,9 +48,9 @@ pub fn mentions_redis(source: &[u8]) -> bool {
 }
 
 fn is_word_tail(tail: &[u8]) -> bool {
-    WORD_TAILS.iter().any(|w| {
-        tail.len() >= w.len() && tail[..w.len()].eq_ignore_ascii_case(w)
-    })
+    WORD_TAILS
+        .iter()
+        .any(|w| tail.len() >= w.len() && tail[..w.len()].eq_ignore_ascii_case(w))
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint files and directories (the default command).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Print the hash slot of each key and explain which bytes were hashed (offline
     /// `CLUSTER KEYSLOT`).
     Slot(SlotArgs),
@@ -137,6 +137,18 @@ pub struct CheckArgs {
     /// `max-file-size` from the config).
     #[arg(long, value_name = "BYTES")]
     pub max_file_size: Option<u64>,
+    /// Reuse the findings of files whose text, settings and linter build are
+    /// unchanged since an earlier run with `--cache` (stored in `--cache-dir`).
+    #[arg(long)]
+    pub cache: bool,
+    /// Where `--cache` keeps its entries (implies `--cache`; default:
+    /// `$REDIS_KEYLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/redis-keylint`, else
+    /// `~/.cache/redis-keylint`). Never inside the linted tree unless you say so.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Do not use the cache, whatever the other options say.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Worker threads (default: the number of CPUs).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

@@ -2,6 +2,7 @@
 //! configuration, suppressions and baseline, render, and decide the exit status.
 
 use crate::baseline::{self, Baseline};
+use crate::cache::{Cache, Recorder};
 use crate::cli::{CheckArgs, ColorWhen, FixForm, Format};
 use crate::config::{Config, Resolver};
 use crate::{fixes, github, render, sarif};
@@ -103,6 +104,26 @@ pub fn lint_source_at(
     config: &Config,
     path: Option<&Path>,
 ) -> Vec<Finding> {
+    let loader = path
+        .and_then(Path::parent)
+        .map(keylint_python::DirLoader::new);
+    lint_source_with(
+        lang,
+        source,
+        config,
+        loader
+            .as_ref()
+            .map(|l| l as &dyn keylint_python::FileLoader),
+    )
+}
+
+/// [`lint_source`] with the loader a Python module reads Lua files through.
+fn lint_source_with(
+    lang: Language,
+    source: &str,
+    config: &Config,
+    loader: Option<&dyn keylint_python::FileLoader>,
+) -> Vec<Finding> {
     if !lang.may_use_redis(source.as_bytes(), &config.python_receivers) {
         return Vec::new();
     }
@@ -110,9 +131,6 @@ pub fn lint_source_at(
         Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
         Language::Lua => keylint_lua::lower(source),
         Language::Python => {
-            let loader = path
-                .and_then(Path::parent)
-                .map(keylint_python::DirLoader::new);
             let mut options = keylint_python::Options::default();
             options
                 .configured_receivers
@@ -123,13 +141,7 @@ pub fn lint_source_at(
                     keylint_python::ClientProfile::Standalone
                 }
             });
-            keylint_python::lower_with(
-                source,
-                &options,
-                loader
-                    .as_ref()
-                    .map(|l| l as &dyn keylint_python::FileLoader),
-            )
+            keylint_python::lower_with(source, &options, loader)
         }
     };
     keylint_core::rules::check(&model, &config.settings)
@@ -307,7 +319,11 @@ fn collect(
                     return true;
                 }
                 let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                match res.lock().expect("resolver lock").for_entry(e.path(), is_dir) {
+                match res
+                    .lock()
+                    .expect("resolver lock")
+                    .for_entry(e.path(), is_dir)
+                {
                     Ok(c) => !c.is_excluded(e.path()),
                     Err(e) => {
                         err.lock().expect("error lock").get_or_insert(e);
@@ -361,6 +377,7 @@ fn process(
     job: &Job,
     args: &CheckArgs,
     selection: &CliSelection,
+    cache: Option<&Cache>,
     buf: &mut Vec<u8>,
 ) -> Result<FileReport, Problem> {
     let max = args
@@ -382,7 +399,39 @@ fn process(
         });
     }
     let source = String::from_utf8(std::mem::take(buf)).expect("checked by read_file");
-    let findings = lint_source_at(job.lang, &source, &job.config, Some(&job.path));
+    let dir_loader = (job.lang == Language::Python)
+        .then(|| job.path.parent().map(keylint_python::DirLoader::new))
+        .flatten();
+    let loader = dir_loader
+        .as_ref()
+        .map(|l| l as &dyn keylint_python::FileLoader);
+    let findings = match cache {
+        None => lint_source_with(job.lang, &source, &job.config, loader),
+        Some(cache) => {
+            let key = cache.key(
+                job.lang,
+                crate::cache::settings_key(&job.config),
+                source.as_bytes(),
+            );
+            match cache.get(key, loader) {
+                Some(findings) => findings,
+                None => {
+                    let recorder = loader.map(Recorder::new);
+                    let findings = lint_source_with(
+                        job.lang,
+                        &source,
+                        &job.config,
+                        recorder
+                            .as_ref()
+                            .map(|r| r as &dyn keylint_python::FileLoader),
+                    );
+                    let deps = recorder.map(Recorder::into_deps).unwrap_or_default();
+                    cache.put(key, &findings, &deps);
+                    findings
+                }
+            }
+        }
+    };
     let findings = finalize(
         findings,
         job.lang,
@@ -410,6 +459,7 @@ fn run_jobs(
     threads: usize,
     args: &CheckArgs,
     selection: &CliSelection,
+    cache: Option<&Cache>,
 ) -> Vec<Result<FileReport, Problem>> {
     let next = AtomicUsize::new(0);
     let threads = threads.clamp(1, jobs.len().max(1));
@@ -422,7 +472,7 @@ fn run_jobs(
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
-                        out.push((i, process(job, args, selection, &mut buf)));
+                        out.push((i, process(job, args, selection, cache, &mut buf)));
                     }
                     out
                 })
@@ -503,6 +553,26 @@ fn lint_stdin(
     })
 }
 
+/// `--threads`, or the number of CPUs.
+fn threads(args: &CheckArgs) -> usize {
+    args.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The cache `--cache` / `--cache-dir` asks for, unless `--no-cache`.
+fn open_cache(args: &CheckArgs) -> Result<Option<Cache>, String> {
+    if args.no_cache || !(args.cache || args.cache_dir.is_some()) {
+        return Ok(None);
+    }
+    let dir = match &args.cache_dir {
+        Some(d) => d.clone(),
+        None => crate::cache::default_dir().ok_or(
+            "--cache: no cache directory (set --cache-dir, REDIS_KEYLINT_CACHE_DIR, XDG_CACHE_HOME or HOME)",
+        )?,
+    };
+    Cache::open(&dir).map(Some)
+}
+
 /// Runs `check`; returns the exit status.
 pub fn run(args: &CheckArgs) -> u8 {
     let selection = match CliSelection::from_args(&args.select, &args.ignore) {
@@ -533,6 +603,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     let mut problems = Vec::new();
     let mut results = Vec::new();
     let checked;
+    let mut cache_stats = None;
     if args.paths.len() == 1 && args.paths[0] == Path::new("-") {
         checked = 1;
         results.push(lint_stdin(args, &resolver, &selection));
@@ -550,10 +621,21 @@ pub fn run(args: &CheckArgs) -> u8 {
             }
         };
         checked = jobs.len();
-        let threads = args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        results = run_jobs(&jobs, threads, args, &selection);
+        let cache = match open_cache(args) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        };
+        results = run_jobs(&jobs, threads(args), args, &selection, cache.as_ref());
+        if let Some(cache) = &cache {
+            let (stats, error) = cache.finish();
+            if let Some(e) = error {
+                eprintln!("warning: {e}");
+            }
+            cache_stats = Some(stats);
+        }
     }
     let mut reports = Vec::new();
     for r in results {
@@ -612,9 +694,11 @@ pub fn run(args: &CheckArgs) -> u8 {
         (_, Format::Human) => render::human(
             &reports,
             checked,
+            cache_stats.map(|s| s.hits),
             color_choice(args),
             args.quiet,
             args.fix_suggest == Some(FixForm::Inline),
+            threads(args),
         ),
         (_, Format::Json) => render::json(&reports),
         (_, Format::Sarif) => sarif::write(&reports),

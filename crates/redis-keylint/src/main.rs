@@ -2,6 +2,7 @@
 //! terminals and flags.
 
 mod baseline;
+mod cache;
 mod cli;
 mod config;
 mod fixes;

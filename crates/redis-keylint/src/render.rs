@@ -3,9 +3,13 @@
 use crate::lint::FileReport;
 use codespan_reporting::diagnostic::{Diagnostic, Label, LabelStyle, Severity as CsSeverity};
 use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, termcolor::BufferedStandardStream};
+use codespan_reporting::term::{
+    self,
+    termcolor::{Buffer, BufferWriter},
+};
 use keylint_core::{Finding, Severity, Span};
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Widens a byte span to char boundaries inside the source, so that a label on one
 /// byte of a multi-byte character can never split it.
@@ -50,71 +54,108 @@ fn to_diagnostic(source: &str, f: &Finding) -> Diagnostic<()> {
         .with_notes(notes)
 }
 
-/// rustc-style output, then a summary line unless `quiet`.
+/// rustc-style output, then a summary line unless `quiet`. Files are rendered on
+/// `threads` workers (codespan's rendering is most of the cost of a run with
+/// thousands of findings) and printed in order.
+#[allow(clippy::too_many_arguments)]
 pub fn human(
     reports: &[FileReport],
     checked: usize,
+    from_cache: Option<usize>,
     color: term::termcolor::ColorChoice,
     quiet: bool,
     fix_inline: bool,
+    threads: usize,
 ) -> io::Result<()> {
-    // Buffered: a run with thousands of findings would otherwise write line by line.
-    let mut stream = BufferedStandardStream::stdout(color);
-    let config = term::Config::default();
-    let (mut errors, mut warnings, mut infos, mut files_with) = (0, 0, 0, 0);
-    for r in reports {
-        if r.findings.is_empty() {
-            continue;
-        }
-        files_with += 1;
-        let file = SimpleFile::new(r.path.display().to_string(), r.source.as_str());
-        for f in &r.findings {
-            match f.severity {
-                Severity::Error => errors += 1,
-                Severity::Warning => warnings += 1,
-                Severity::Info => infos += 1,
-            }
-            term::emit(&mut stream, &config, &file, &to_diagnostic(&r.source, f))
-                .map_err(io_error)?;
-            if let (true, Some(fix)) = (fix_inline, &f.fix) {
-                let (rewritten, spans) = crate::fixes::apply(&r.source, &fix.edits);
-                let file = SimpleFile::new(r.path.display().to_string(), rewritten.as_str());
-                let help = Diagnostic::help()
-                    .with_message(&fix.title)
-                    .with_labels(
-                        spans
-                            .into_iter()
-                            .map(|s| Label::new(LabelStyle::Primary, (), s))
-                            .collect(),
-                    )
-                    .with_notes(vec![
-                        "note: renaming keys is a data migration: existing keys must be \
-                         moved (or written under both names) before the new code runs"
-                            .to_string(),
-                    ]);
-                term::emit(&mut stream, &config, &file, &help).map_err(io_error)?;
-            }
+    let writer = BufferWriter::stdout(color);
+    let with: Vec<&FileReport> = reports.iter().filter(|r| !r.findings.is_empty()).collect();
+    let next = AtomicUsize::new(0);
+    let threads = threads.clamp(1, with.len().max(1));
+    let mut rendered: Vec<(usize, io::Result<Buffer>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(r) = with.get(i) else { break };
+                        let mut buf = writer.buffer();
+                        out.push((i, render_file(&mut buf, r, fix_inline).map(|()| buf)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a render worker panicked"))
+            .collect()
+    });
+    rendered.sort_by_key(|(i, _)| *i);
+    for (_, buf) in rendered {
+        writer.print(&buf?)?;
+    }
+    let (mut errors, mut warnings, mut infos) = (0, 0, 0);
+    for f in with.iter().flat_map(|r| &r.findings) {
+        match f.severity {
+            Severity::Error => errors += 1,
+            Severity::Warning => warnings += 1,
+            Severity::Info => infos += 1,
         }
     }
     if !quiet {
+        let mut buf = writer.buffer();
         let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        let cached = from_cache.map_or(String::new(), |n| format!(", {n} from the cache"));
         if errors + warnings + infos == 0 {
-            writeln!(stream, "no findings ({} checked)", plural(checked, "file"))?;
+            writeln!(
+                buf,
+                "no findings ({} checked{cached})",
+                plural(checked, "file")
+            )?;
         } else {
             let mut parts = vec![plural(errors, "error"), plural(warnings, "warning")];
             if infos > 0 {
                 parts.push(format!("{infos} info"));
             }
             writeln!(
-                stream,
-                "found {} in {} ({} checked)",
+                buf,
+                "found {} in {} ({checked} checked{cached})",
                 parts.join(", "),
-                plural(files_with, "file"),
-                checked
+                plural(with.len(), "file"),
             )?;
         }
+        writer.print(&buf)?;
     }
-    stream.flush()
+    Ok(())
+}
+
+/// One file's findings, rustc-style.
+fn render_file(out: &mut Buffer, r: &FileReport, fix_inline: bool) -> io::Result<()> {
+    let config = term::Config::default();
+    let file = SimpleFile::new(r.path.display().to_string(), r.source.as_str());
+    for f in &r.findings {
+        term::emit(out, &config, &file, &to_diagnostic(&r.source, f)).map_err(io_error)?;
+        if let (true, Some(fix)) = (fix_inline, &f.fix) {
+            let (rewritten, spans) = crate::fixes::apply(&r.source, &fix.edits);
+            let file = SimpleFile::new(r.path.display().to_string(), rewritten.as_str());
+            let help = Diagnostic::help()
+                .with_message(&fix.title)
+                .with_labels(
+                    spans
+                        .into_iter()
+                        .map(|s| Label::new(LabelStyle::Primary, (), s))
+                        .collect(),
+                )
+                .with_notes(vec![
+                    "note: renaming keys is a data migration: existing keys must be \
+                     moved (or written under both names) before the new code runs"
+                        .to_string(),
+                ]);
+            term::emit(out, &config, &file, &help).map_err(io_error)?;
+        }
+    }
+    Ok(())
 }
 
 fn io_error(e: codespan_reporting::files::Error) -> io::Error {

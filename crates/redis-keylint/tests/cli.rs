@@ -325,3 +325,113 @@ fn human_output_is_rustc_style() {
     let q = stdout(&run(&["check", "--quiet", "a.redis"], d.path()));
     assert!(!q.contains("found 1 error"));
 }
+
+#[test]
+fn the_cache_reuses_findings_until_something_they_depend_on_changes() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    let tree = d.path().join("tree");
+    write(&tree, "a.redis", b"MGET user:1000:profile user:1000:cart\n");
+    write(
+        &tree,
+        "jobs.py",
+        b"from pathlib import Path\nimport redis\n\
+r = redis.RedisCluster()\n\
+MOVE = r.register_script((Path(__file__).parent / \"move.lua\").read_text())\n\
+MOVE(keys=[\"queue:a\", \"queue:b\"])\n",
+    );
+    write(&tree, "move.lua", b"return redis.call('GET', KEYS[1])\n");
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.push(".");
+        json(&run(&args, &tree))
+    };
+    let summary = |extra: &[&str]| {
+        let mut args = vec!["check"];
+        args.extend_from_slice(extra);
+        args.push(".");
+        let s = stdout(&run(&args, &tree));
+        s.lines().last().unwrap_or_default().to_string()
+    };
+    let dir = cache.to_str().unwrap();
+    let cold = check(&[]);
+    assert!(!cold.as_array().unwrap().is_empty());
+    assert_eq!(check(&["--cache-dir", dir]), cold);
+    assert!(cache.join("v1").is_dir());
+    // Second run: every file that can use Redis comes from the cache, same findings.
+    assert_eq!(check(&["--cache-dir", dir]), cold);
+    assert!(
+        summary(&["--cache-dir", dir]).ends_with("(3 checked, 3 from the cache)"),
+        "{}",
+        summary(&["--cache-dir", dir])
+    );
+    // `--no-cache` wins.
+    assert!(summary(&["--cache-dir", dir, "--no-cache"]).ends_with("(3 checked)"));
+    // Selection and suppressions apply after the cache.
+    let only = check(&["--cache-dir", dir, "--select", "cross-slot"]);
+    assert!(only
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["rule"] == "cross-slot"));
+    // A Lua file the module loads is part of its entry: changing it is a miss.
+    write(
+        &tree,
+        "move.lua",
+        b"return redis.call('GET', 'global:counter')\n",
+    );
+    let changed = check(&[]);
+    assert_ne!(changed, cold);
+    assert!(changed
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["rule"] == "undeclared-script-key"));
+    assert_eq!(check(&["--cache-dir", dir]), changed);
+    assert!(summary(&["--cache-dir", dir]).ends_with("(3 checked, 3 from the cache)"));
+    // A damaged entry is a miss, not an error.
+    for e in walk(&cache) {
+        std::fs::write(&e, b"garbage").unwrap();
+    }
+    let o = run(
+        &["check", "--format", "json", "--cache-dir", dir, "."],
+        &tree,
+    );
+    assert_eq!(json(&o), changed);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn an_unwritable_cache_is_a_warning() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.redis", b"MGET a b\n");
+    // A file where the cache directory would be.
+    write(d.path(), "cache", b"");
+    let o = run(&["check", "--cache-dir", "cache", "a.redis"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cannot create the cache directory"), "{err}");
+    let o = run(
+        &["check", "--cache-dir", "cache", "--no-cache", "a.redis"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -114,6 +114,12 @@ count() { # files lines bytes of the files redis-keylint reads under $1
     echo "corpus-a-all $(find "$A" -type f | wc -l) $(du -sb "$A" | cut -f1)"
     echo "corpus-a $(count "$A")"
     echo "corpus-b $(count "$B")"
+    for c in a b; do
+        d=$A
+        [ "$c" = b ] && d=$B
+        echo "findings-$c $("$BIN" check --exit-zero --format json "$d" 2>/dev/null |
+            python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')"
+    done
 } >"$RES/corpora.txt"
 
 KL="$BIN check --exit-zero --quiet --color never"

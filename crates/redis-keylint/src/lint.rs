@@ -141,7 +141,11 @@ fn lint_source_with(
                     keylint_python::ClientProfile::Standalone
                 }
             });
-            keylint_python::lower_with(source, &options, loader)
+            if BIG_STACK.get() {
+                keylint_python::lower_on_this_thread(source, &options, loader)
+            } else {
+                keylint_python::lower_with(source, &options, loader)
+            }
         }
     };
     keylint_core::rules::check(&model, &config.settings)
@@ -452,6 +456,11 @@ fn process(
     })
 }
 
+thread_local! {
+    /// Whether this thread has `keylint_python::STACK_SIZE` of stack.
+    static BIG_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Lints every job on `threads` workers; results come back in job order whatever
 /// the thread count.
 fn run_jobs(
@@ -464,18 +473,30 @@ fn run_jobs(
     let next = AtomicUsize::new(0);
     let threads = threads.clamp(1, jobs.len().max(1));
     let mut results: Vec<(usize, Result<FileReport, Problem>)> = std::thread::scope(|s| {
+        let next = &next;
+        // Captures only references: a copy goes to each worker.
+        let work = move || {
+            let mut out = Vec::new();
+            let mut buf = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                out.push((i, process(job, args, selection, cache, &mut buf)));
+            }
+            out
+        };
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    let mut buf = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(job) = jobs.get(i) else { break };
-                        out.push((i, process(job, args, selection, cache, &mut buf)));
-                    }
-                    out
-                })
+                // Workers get the stack the Python frontend needs for deeply nested
+                // code, so it runs in place instead of on a thread of its own per file.
+                std::thread::Builder::new()
+                    .name("keylint-worker".into())
+                    .stack_size(keylint_python::STACK_SIZE)
+                    .spawn_scoped(s, move || {
+                        BIG_STACK.set(true);
+                        work()
+                    })
+                    .unwrap_or_else(|_| s.spawn(work))
             })
             .collect();
         workers

@@ -2,13 +2,14 @@
 
 use crate::lint::FileReport;
 use codespan_reporting::diagnostic::{Diagnostic, Label, LabelStyle, Severity as CsSeverity};
-use codespan_reporting::files::SimpleFile;
+use codespan_reporting::files::{Error as FilesError, Files, SimpleFile};
 use codespan_reporting::term::{
     self,
     termcolor::{Buffer, BufferWriter},
 };
-use keylint_core::{Finding, Severity, Span};
+use keylint_core::{Edit, Finding, Severity, Span};
 use std::io::{self, Write};
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Widens a byte span to char boundaries inside the source, so that a label on one
@@ -130,32 +131,322 @@ pub fn human(
     Ok(())
 }
 
+/// Lines longer than this are shown as a window around the labels on them: printing
+/// a whole minified or generated line for each of its findings would make the output
+/// (and the time) grow with the square of the line.
+const LONG_LINE: usize = 400;
+/// Bytes of context shown either side of a label on a long line.
+const CONTEXT: usize = 40;
+/// At most this much of one label is shown on a long line.
+const MAX_SHOWN: usize = 160;
+/// Rewritten code is shown under a finding only when the lines it changes are at most
+/// this long in all; otherwise the help lists the replacements.
+const MAX_REWRITE: usize = 2 * LONG_LINE;
+
+const MIGRATION_NOTE: &str = "note: renaming keys is a data migration: existing keys must \
+                              be moved (or written under both names) before the new code runs";
+
 /// One file's findings, rustc-style.
 fn render_file(out: &mut Buffer, r: &FileReport, fix_inline: bool) -> io::Result<()> {
     let config = term::Config::default();
-    let file = SimpleFile::new(r.path.display().to_string(), r.source.as_str());
+    let name = r.path.display().to_string();
+    let file = SimpleFile::new(name.as_str(), r.source.as_str());
+    let mut locator = Locator::new(&r.source);
     for f in &r.findings {
-        term::emit(out, &config, &file, &to_diagnostic(&r.source, f)).map_err(io_error)?;
+        let d = to_diagnostic(&r.source, f);
+        if touches_long_line(&file, &d) {
+            let (view, d) = Window::of(&name, &r.source, &file, &mut locator, d);
+            term::emit(out, &config, &view, &d).map_err(io_error)?;
+        } else {
+            term::emit(out, &config, &file, &d).map_err(io_error)?;
+        }
         if let (true, Some(fix)) = (fix_inline, &f.fix) {
-            let (rewritten, spans) = crate::fixes::apply(&r.source, &fix.edits);
-            let file = SimpleFile::new(r.path.display().to_string(), rewritten.as_str());
-            let help = Diagnostic::help()
-                .with_message(&fix.title)
-                .with_labels(
-                    spans
-                        .into_iter()
-                        .map(|s| Label::new(LabelStyle::Primary, (), s))
-                        .collect(),
-                )
-                .with_notes(vec![
-                    "note: renaming keys is a data migration: existing keys must be \
-                     moved (or written under both names) before the new code runs"
-                        .to_string(),
-                ]);
-            term::emit(out, &config, &file, &help).map_err(io_error)?;
+            render_fix(out, &config, &name, &r.source, &file, fix)?;
         }
     }
     Ok(())
+}
+
+/// The code a fix rewrites, shown rewritten: only the lines it changes.
+fn render_fix(
+    out: &mut Buffer,
+    config: &term::Config,
+    name: &str,
+    source: &str,
+    file: &SimpleFile<&str, &str>,
+    fix: &keylint_core::Fix,
+) -> io::Result<()> {
+    let (Some(lo), Some(hi)) = (
+        fix.edits.iter().map(|e| e.span.start).min(),
+        fix.edits.iter().map(|e| e.span.end).max(),
+    ) else {
+        return Ok(());
+    };
+    let first = file
+        .line_index((), lo.min(source.len()))
+        .map_err(io_error)?;
+    let last = file
+        .line_index((), hi.min(source.len()))
+        .map_err(io_error)?;
+    let from = file.line_range((), first).map_err(io_error)?.start;
+    let to = file.line_range((), last).map_err(io_error)?.end;
+    let help = Diagnostic::help().with_message(&fix.title);
+    if to - from > MAX_REWRITE {
+        // Too long to show rewritten: say what to replace.
+        let mut notes: Vec<String> = fix
+            .edits
+            .iter()
+            .map(|e| {
+                let s = clamp(source, &e.span);
+                format!("replace `{}` with `{}`", &source[s], e.replacement)
+            })
+            .collect();
+        notes.push(MIGRATION_NOTE.to_string());
+        let help = help.with_notes(notes);
+        return term::emit(out, config, file, &help).map_err(io_error);
+    }
+    let edits: Vec<Edit> = fix
+        .edits
+        .iter()
+        .map(|e| {
+            let s = clamp(source, &e.span);
+            Edit {
+                span: s.start.clamp(from, to) - from..s.end.clamp(from, to) - from,
+                replacement: e.replacement.clone(),
+            }
+        })
+        .collect();
+    let (rewritten, spans) = crate::fixes::apply(&source[from..to], &edits);
+    let view = Excerpt {
+        name,
+        text: &rewritten,
+        file: SimpleFile::new(name, rewritten.as_str()),
+        first_line: first,
+    };
+    let help = help
+        .with_labels(
+            spans
+                .into_iter()
+                .map(|s| Label::new(LabelStyle::Primary, (), s))
+                .collect(),
+        )
+        .with_notes(vec![MIGRATION_NOTE.to_string()]);
+    term::emit(out, config, &view, &help).map_err(io_error)
+}
+
+/// Whether a label of `d` starts or ends on a line longer than [`LONG_LINE`].
+fn touches_long_line(file: &SimpleFile<&str, &str>, d: &Diagnostic<()>) -> bool {
+    d.labels.iter().any(|l| {
+        [l.range.start, l.range.end].iter().any(|&at| {
+            file.line_index((), at)
+                .and_then(|i| file.line_range((), i))
+                .is_ok_and(|r| r.len() > LONG_LINE)
+        })
+    })
+}
+
+/// Some lines of a file, numbered as in the file.
+struct Excerpt<'a> {
+    name: &'a str,
+    text: &'a str,
+    file: SimpleFile<&'a str, &'a str>,
+    /// The 0-based line of the file the excerpt starts at.
+    first_line: usize,
+}
+
+impl<'a> Files<'a> for Excerpt<'a> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(self.name)
+    }
+    fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(self.text)
+    }
+    fn line_index(&'a self, (): (), at: usize) -> Result<usize, FilesError> {
+        self.file.line_index((), at)
+    }
+    fn line_number(&'a self, (): (), line: usize) -> Result<usize, FilesError> {
+        Ok(self.first_line + line + 1)
+    }
+    fn line_range(&'a self, (): (), line: usize) -> Result<Range<usize>, FilesError> {
+        self.file.line_range((), line)
+    }
+}
+
+/// The lines one diagnostic touches, each cut to a window around its labels when it
+/// is long (`…` marks a cut), with the file's own line and column numbers.
+struct Window<'a> {
+    name: &'a str,
+    text: String,
+    lines: Vec<WindowLine>,
+}
+
+struct WindowLine {
+    /// Where the line starts in `text`.
+    start: usize,
+    /// Its 1-based number in the file.
+    number: usize,
+    /// Where the shown part of the line starts in `text` (after any `…`).
+    shown: usize,
+    /// The 1-based column, in the file, of the first shown character.
+    column: usize,
+}
+
+impl<'a> Window<'a> {
+    /// The window for `d`, and `d` with its labels moved into it. A label that does
+    /// not fit next to the first label of its line becomes a note with its position.
+    fn of(
+        name: &'a str,
+        source: &str,
+        file: &SimpleFile<&str, &str>,
+        locator: &mut Locator<'_>,
+        mut d: Diagnostic<()>,
+    ) -> (Window<'a>, Diagnostic<()>) {
+        let line_of = |at: usize| file.line_index((), at).unwrap_or(0);
+        let range_of = |line: usize| file.line_range((), line).unwrap_or(0..0);
+        // The part of each line shown: (line, window start, window end) in the file.
+        let mut windows: Vec<(usize, usize, usize)> = Vec::new();
+        let mut kept = Vec::new();
+        let mut notes = Vec::new();
+        for mut label in std::mem::take(&mut d.labels) {
+            let line = line_of(label.range.start);
+            let full = range_of(line);
+            let text_end = trim_newline(source, full.clone());
+            // A label is shown on its first line only.
+            label.range.end = label.range.end.min(text_end).max(label.range.start);
+            let fits = |w: &(usize, usize, usize)| {
+                w.0 == line && label.range.start >= w.1 && label.range.end <= w.2
+            };
+            if windows.iter().any(fits) {
+                kept.push(label);
+                continue;
+            }
+            if windows.iter().any(|w| w.0 == line) {
+                let (l, c) = locator.locate(label.range.start);
+                notes.push(if label.message.is_empty() {
+                    format!("note: also at {name}:{l}:{c}")
+                } else {
+                    format!("note: {}, at {name}:{l}:{c}", label.message)
+                });
+                continue;
+            }
+            let (lo, hi) = if text_end - full.start <= LONG_LINE {
+                (full.start, text_end)
+            } else {
+                let shown_end = label.range.end.min(label.range.start + MAX_SHOWN);
+                label.range.end = shown_end;
+                (
+                    floor_char(
+                        source,
+                        label.range.start.saturating_sub(CONTEXT).max(full.start),
+                    ),
+                    ceil_char(source, (shown_end + CONTEXT).min(text_end)),
+                )
+            };
+            windows.push((line, lo, hi));
+            kept.push(label);
+        }
+        windows.sort();
+        let mut text = String::new();
+        let mut lines = Vec::new();
+        let mut moved = Vec::new();
+        for &(line, lo, hi) in &windows {
+            let full = range_of(line);
+            let start = text.len();
+            if lo > full.start {
+                text.push('…');
+            }
+            let shown = text.len();
+            text.push_str(&source[lo..hi]);
+            if hi < trim_newline(source, full) {
+                text.push('…');
+            }
+            text.push('\n');
+            lines.push(WindowLine {
+                start,
+                number: line + 1,
+                shown,
+                column: locator.locate(lo).1,
+            });
+            moved.push((lo, shown));
+        }
+        for label in &mut kept {
+            let line = line_of(label.range.start);
+            let i = windows.iter().position(|w| w.0 == line).unwrap_or(0);
+            let (lo, shown) = moved[i];
+            let hi = windows[i].2;
+            let map = |at: usize| shown + at.clamp(lo, hi) - lo;
+            label.range = map(label.range.start)..map(label.range.end);
+        }
+        d.labels = kept;
+        // Labels that could not be shown go first among the notes, like labels would.
+        notes.append(&mut d.notes);
+        d.notes = notes;
+        (Window { name, text, lines }, d)
+    }
+
+    fn line_at(&self, at: usize) -> usize {
+        self.lines
+            .partition_point(|l| l.start <= at)
+            .saturating_sub(1)
+    }
+}
+
+impl<'a> Files<'a> for Window<'a> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(self.name)
+    }
+    fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(&self.text)
+    }
+    fn line_index(&'a self, (): (), at: usize) -> Result<usize, FilesError> {
+        Ok(self.line_at(at))
+    }
+    fn line_number(&'a self, (): (), line: usize) -> Result<usize, FilesError> {
+        Ok(self.lines.get(line).map_or(line + 1, |l| l.number))
+    }
+    fn column_number(&'a self, (): (), line: usize, at: usize) -> Result<usize, FilesError> {
+        let Some(l) = self.lines.get(line) else {
+            return Ok(1);
+        };
+        let at = at.clamp(l.shown, self.text.len());
+        Ok(l.column + self.text[l.shown..at].chars().count())
+    }
+    fn line_range(&'a self, (): (), line: usize) -> Result<Range<usize>, FilesError> {
+        let start = self.lines.get(line).map_or(self.text.len(), |l| l.start);
+        let end = self
+            .lines
+            .get(line + 1)
+            .map_or(self.text.len(), |l| l.start);
+        Ok(start..end)
+    }
+}
+
+/// The end of a line's text, before its `\n` (and `\r`).
+fn trim_newline(source: &str, line: Range<usize>) -> usize {
+    let t = &source[line.clone()];
+    line.start + t.trim_end_matches(['\n', '\r']).len()
+}
+
+fn floor_char(source: &str, mut at: usize) -> usize {
+    while !source.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_char(source: &str, mut at: usize) -> usize {
+    while !source.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 fn io_error(e: codespan_reporting::files::Error) -> io::Error {

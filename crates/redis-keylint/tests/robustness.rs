@@ -797,3 +797,51 @@ fn output_is_the_same_whatever_the_thread_count() {
     assert_eq!(json(&json1), json(&json8));
     assert!(json(&json1).len() >= 180);
 }
+
+/// rustc-style output shows a window of a long line around each label, so a minified
+/// script with thousands of findings on one line prints in linear size (it used to
+/// print the whole line per finding: quadratic output, minutes, then out of memory).
+/// Positions stay those of the file: each header agrees with the JSON column, also
+/// after multi-byte characters.
+#[test]
+fn findings_on_one_long_line_print_a_window_of_it() {
+    let d = tempfile::tempdir().unwrap();
+    let mut src = String::from("local pad = '");
+    src.push_str(&"é".repeat(300));
+    src.push_str("' ");
+    for i in 0..2_000 {
+        src.push_str(&format!("redis.call('MGET', 'user:{i}:a', 'user:{i}:b') "));
+    }
+    src.push('\n');
+    write(d.path(), "one_line.lua", src.as_bytes());
+    let j = run(&["check", "--format", "json", "one_line.lua"], d.path());
+    assert_clean_exit(&j, "json");
+    let findings = json(&j);
+    assert!(findings.len() >= 4_000, "{}", findings.len());
+    for args in [
+        &["check", "--color", "never", "one_line.lua"][..],
+        &["check", "--color", "never", "--fix-suggest", "one_line.lua"][..],
+    ] {
+        let o = run(args, d.path());
+        assert_clean_exit(&o, "human");
+        let text = String::from_utf8(o.stdout).unwrap();
+        assert!(
+            text.len() < 3_000 * findings.len(),
+            "{args:?}: {} bytes for {} findings",
+            text.len(),
+            findings.len()
+        );
+        let longest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(longest < 600, "{args:?}: a line of {longest} characters");
+        let headers: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("┌─ one_line.lua:"))
+            .collect();
+        let expected: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{}:{}", f["line"], f["column"]))
+            .collect();
+        assert_eq!(headers, expected, "{args:?}");
+        assert!(text.contains("…"), "{args:?}: the cut is marked");
+    }
+}

@@ -134,33 +134,32 @@ pub fn lower_on_this_thread(
     a.run()
 }
 
-/// Parses with a parser from a pool shared by all threads: making a parser costs
-/// about as much as parsing a small file.
+/// Parses with this thread's parser (making a parser costs about as much as parsing
+/// a small file), or a fresh one if it is busy.
 fn parse(source: &str) -> Option<tree_sitter::Tree> {
-    /// Parsers kept for reuse (at most one per thread lowering at the same time,
-    /// up to this many).
-    const MAX_POOLED: usize = 256;
-    static POOL: std::sync::Mutex<Vec<tree_sitter::Parser>> = std::sync::Mutex::new(Vec::new());
-    let pool = || {
-        POOL.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    let pooled = pool().pop();
-    let mut parser = match pooled {
-        Some(p) => p,
-        None => {
-            let mut p = tree_sitter::Parser::new();
-            p.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
-            p
-        }
-    };
-    let tree = parser.parse(source, None)?;
-    // A parser that returned a tree is ready for the next file.
-    let mut pool = pool();
-    if pool.len() < MAX_POOLED {
-        pool.push(parser);
+    thread_local! {
+        static PARSER: std::cell::RefCell<Option<tree_sitter::Parser>> =
+            const { std::cell::RefCell::new(None) };
     }
-    Some(tree)
+    let fresh = || -> Option<tree_sitter::Parser> {
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+        Some(p)
+    };
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            if slot.is_none() {
+                *slot = fresh();
+            }
+            let tree = slot.as_mut()?.parse(source, None);
+            if tree.is_none() {
+                // A parser that gave up is not reused.
+                *slot = None;
+            }
+            tree
+        }
+        Err(_) => fresh()?.parse(source, None),
+    })
 }
 
 /// Most nested indentation levels parsed. tree-sitter-python 0.25's scanner overflows

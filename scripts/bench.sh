@@ -114,6 +114,8 @@ count() { # files lines bytes of the files redis-keylint reads under $1
     echo "corpus-a-all $(find "$A" -type f | wc -l) $(du -sb "$A" | cut -f1)"
     echo "corpus-a $(count "$A")"
     echo "corpus-b $(count "$B")"
+    echo "generated-a-py-lua $(find "$A/generated" -type f \( -name '*.py' -o -name '*.lua' \) -print0 |
+        xargs -0 cat | wc -c)"
     for c in a b; do
         d=$A
         [ "$c" = b ] && d=$B

@@ -27,6 +27,19 @@ impl Lang {
         }
     }
 
+    /// A tree-sitter parser for the language, to time parsing alone: the floor
+    /// under `lower`.
+    fn parser(self) -> Option<tree_sitter::Parser> {
+        let language: tree_sitter::Language = match self {
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::Lua => tree_sitter_lua::LANGUAGE.into(),
+            Lang::RedisCli => return None,
+        };
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&language).ok()?;
+        Some(parser)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Lang::Python => "python",
@@ -118,6 +131,11 @@ fn per_file(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("lower", &id), src, |b, s| {
             b.iter(|| lang.lower(black_box(s)))
         });
+        if let Some(mut parser) = lang.parser() {
+            g.bench_with_input(BenchmarkId::new("tree-sitter parse", &id), src, |b, s| {
+                b.iter(|| parser.parse(black_box(s), None))
+            });
+        }
     }
     g.finish();
 }

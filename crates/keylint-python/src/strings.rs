@@ -245,13 +245,7 @@ fn decode_text(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse(src: &str) -> tree_sitter::Tree {
-        let mut p = tree_sitter::Parser::new();
-        p.set_language(&tree_sitter_python::LANGUAGE.into())
-            .unwrap();
-        p.parse(src, None).unwrap()
-    }
+    use crate::syntax::tests::parse;
 
     fn first_string(n: Node<'_>) -> Option<Node<'_>> {
         if n.kind_name() == "string" {

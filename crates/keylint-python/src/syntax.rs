@@ -423,10 +423,11 @@ impl<'t> Iterator for Children<'_, 't> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn parse(src: &str) -> tree_sitter::Tree {
+    /// A Python tree, for tests.
+    pub(crate) fn parse(src: &str) -> tree_sitter::Tree {
         let mut p = tree_sitter::Parser::new();
         p.set_language(&tree_sitter_python::LANGUAGE.into())
             .unwrap();

@@ -11,7 +11,6 @@ use keylint_core::{Finding, Rule, Severity};
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Files larger than this are skipped unless configured otherwise.
@@ -470,42 +469,18 @@ fn run_jobs(
     selection: &CliSelection,
     cache: Option<&Cache>,
 ) -> Vec<Result<FileReport, Problem>> {
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, jobs.len().max(1));
-    let mut results: Vec<(usize, Result<FileReport, Problem>)> = std::thread::scope(|s| {
-        let next = &next;
-        // Captures only references: a copy goes to each worker.
-        let work = move || {
-            let mut out = Vec::new();
-            let mut buf = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                out.push((i, process(job, args, selection, cache, &mut buf)));
-            }
-            out
-        };
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                // Workers get the stack the Python frontend needs for deeply nested
-                // code, so it runs in place instead of on a thread of its own per file.
-                std::thread::Builder::new()
-                    .name("keylint-worker".into())
-                    .stack_size(keylint_python::STACK_SIZE)
-                    .spawn_scoped(s, move || {
-                        BIG_STACK.set(true);
-                        work()
-                    })
-                    .unwrap_or_else(|_| s.spawn(work))
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a lint worker panicked"))
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    // Workers get the stack the Python frontend needs for deeply nested code, so it
+    // runs in place instead of on a thread of its own per file.
+    crate::par::map_ordered(
+        jobs,
+        threads,
+        keylint_python::STACK_SIZE,
+        |got_stack| {
+            BIG_STACK.set(got_stack);
+            Vec::new()
+        },
+        |buf, job| process(job, args, selection, cache, buf),
+    )
 }
 
 fn color_choice(args: &CheckArgs) -> termcolor::ColorChoice {

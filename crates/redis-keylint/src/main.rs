@@ -8,6 +8,7 @@ mod config;
 mod fixes;
 mod github;
 mod lint;
+mod par;
 mod render;
 mod sarif;
 mod slot;

@@ -10,7 +10,6 @@ use codespan_reporting::term::{
 use keylint_core::{Edit, Finding, Severity, Span};
 use std::io::{self, Write};
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Widens a byte span to char boundaries inside the source, so that a label on one
 /// byte of a multi-byte character can never split it.
@@ -70,30 +69,17 @@ pub fn human(
 ) -> io::Result<()> {
     let writer = BufferWriter::stdout(color);
     let with: Vec<&FileReport> = reports.iter().filter(|r| !r.findings.is_empty()).collect();
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, with.len().max(1));
-    let mut rendered: Vec<(usize, io::Result<Buffer>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(r) = with.get(i) else { break };
-                        let mut buf = writer.buffer();
-                        out.push((i, render_file(&mut buf, r, fix_inline).map(|()| buf)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a render worker panicked"))
-            .collect()
-    });
-    rendered.sort_by_key(|(i, _)| *i);
-    for (_, buf) in rendered {
+    let rendered = crate::par::map_ordered(
+        &with,
+        threads,
+        RENDER_STACK,
+        |_| (),
+        |(), r| {
+            let mut buf = writer.buffer();
+            render_file(&mut buf, r, fix_inline).map(|()| buf)
+        },
+    );
+    for buf in rendered {
         writer.print(&buf?)?;
     }
     let (mut errors, mut warnings, mut infos) = (0, 0, 0);
@@ -145,6 +131,9 @@ const MAX_REWRITE: usize = 2 * LONG_LINE;
 
 const MIGRATION_NOTE: &str = "note: renaming keys is a data migration: existing keys must \
                               be moved (or written under both names) before the new code runs";
+
+/// Stack of a render worker (the default of a spawned thread).
+const RENDER_STACK: usize = 2 << 20;
 
 /// One file's findings, rustc-style.
 fn render_file(out: &mut Buffer, r: &FileReport, fix_inline: bool) -> io::Result<()> {
@@ -217,12 +206,7 @@ fn render_fix(
         })
         .collect();
     let (rewritten, spans) = crate::fixes::apply(&source[from..to], &edits);
-    let view = Excerpt {
-        name,
-        text: &rewritten,
-        file: SimpleFile::new(name, rewritten.as_str()),
-        first_line: first,
-    };
+    let view = Window::whole_lines(name, rewritten, first);
     let help = help
         .with_labels(
             spans
@@ -243,37 +227,6 @@ fn touches_long_line(file: &SimpleFile<&str, &str>, d: &Diagnostic<()>) -> bool 
                 .is_ok_and(|r| r.len() > LONG_LINE)
         })
     })
-}
-
-/// Some lines of a file, numbered as in the file.
-struct Excerpt<'a> {
-    name: &'a str,
-    text: &'a str,
-    file: SimpleFile<&'a str, &'a str>,
-    /// The 0-based line of the file the excerpt starts at.
-    first_line: usize,
-}
-
-impl<'a> Files<'a> for Excerpt<'a> {
-    type FileId = ();
-    type Name = &'a str;
-    type Source = &'a str;
-
-    fn name(&'a self, (): ()) -> Result<&'a str, FilesError> {
-        Ok(self.name)
-    }
-    fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
-        Ok(self.text)
-    }
-    fn line_index(&'a self, (): (), at: usize) -> Result<usize, FilesError> {
-        self.file.line_index((), at)
-    }
-    fn line_number(&'a self, (): (), line: usize) -> Result<usize, FilesError> {
-        Ok(self.first_line + line + 1)
-    }
-    fn line_range(&'a self, (): (), line: usize) -> Result<Range<usize>, FilesError> {
-        self.file.line_range((), line)
-    }
 }
 
 /// The lines one diagnostic touches, each cut to a window around its labels when it
@@ -386,6 +339,22 @@ impl<'a> Window<'a> {
         notes.append(&mut d.notes);
         d.notes = notes;
         (Window { name, text, lines }, d)
+    }
+
+    /// `text`, whole lines of a file starting at its 0-based line `first_line`.
+    fn whole_lines(name: &'a str, text: String, first_line: usize) -> Window<'a> {
+        let starts =
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        let lines = starts
+            .enumerate()
+            .map(|(i, start)| WindowLine {
+                start,
+                number: first_line + i + 1,
+                shown: start,
+                column: 1,
+            })
+            .collect();
+        Window { name, text, lines }
     }
 
     fn line_at(&self, at: usize) -> usize {

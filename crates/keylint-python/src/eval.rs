@@ -1599,45 +1599,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return Value::Foreign;
             }
             "pathlib.Path" | "pathlib.PurePath" | "pathlib.PosixPath" => {
-                let a = arg_nodes(self.ix.nav, args);
-                let mut out: Option<PathValue> = None;
-                for x in a {
-                    let Some(p) = self.path_of(x, ctx) else {
-                        return Value::Foreign;
-                    };
-                    out = Some(match out {
-                        None => p,
-                        Some(mut acc) => {
-                            if p.from_module_dir {
-                                p
-                            } else {
-                                acc.parts.extend(p.parts);
-                                acc.is_module_file = false;
-                                acc
-                            }
-                        }
-                    });
-                }
-                return out.map_or(Value::Foreign, Value::Path);
+                return self.join_paths(args, ctx, true);
             }
-            "os.path.join" => {
-                let a = arg_nodes(self.ix.nav, args);
-                let mut out: Option<PathValue> = None;
-                for x in a {
-                    let Some(p) = self.path_of(x, ctx) else {
-                        return Value::Foreign;
-                    };
-                    out = Some(match out {
-                        None => p,
-                        Some(mut acc) => {
-                            acc.parts.extend(p.parts);
-                            acc.is_module_file = false;
-                            acc
-                        }
-                    });
-                }
-                return out.map_or(Value::Foreign, Value::Path);
-            }
+            "os.path.join" => return self.join_paths(args, ctx, false),
             "pkgutil.get_data"
             | "importlib.resources.read_text"
             | "importlib.resources.read_binary"
@@ -1700,6 +1664,33 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// A path argument: a string literal or a path value.
+    /// `Path(a, b, …)` or `os.path.join(a, b, …)`: the arguments' paths joined, or a
+    /// value known not to be a path if one is not. With `module_dir_restarts`, an
+    /// argument rooted at the module's directory replaces what came before it.
+    fn join_paths(
+        &mut self,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+        module_dir_restarts: bool,
+    ) -> Value<'t> {
+        let mut out: Option<PathValue> = None;
+        for x in arg_nodes(self.ix.nav, args) {
+            let Some(p) = self.path_of(x, ctx) else {
+                return Value::Foreign;
+            };
+            out = Some(match out {
+                None => p,
+                Some(_) if module_dir_restarts && p.from_module_dir => p,
+                Some(mut acc) => {
+                    acc.parts.extend(p.parts);
+                    acc.is_module_file = false;
+                    acc
+                }
+            });
+        }
+        out.map_or(Value::Foreign, Value::Path)
+    }
+
     fn path_of(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<PathValue> {
         match self.eval(n, &ctx.deeper()) {
             Value::Path(p) => Some(p),

@@ -662,17 +662,19 @@ impl HashInput {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn lit(s: &str) -> Part {
+    /// A literal part without source positions.
+    pub(crate) fn lit(s: &str) -> Part {
         Part::Lit(Lit {
             bytes: s.as_bytes().to_vec(),
             map: SourceMap::None,
         })
     }
 
-    fn hole(name: &str, kind: HoleKind) -> Part {
+    /// A hole whose label and binding are `name`.
+    pub(crate) fn hole(name: &str, kind: HoleKind) -> Part {
         Part::Hole(Hole {
             label: name.into(),
             binding: name.into(),

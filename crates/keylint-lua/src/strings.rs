@@ -86,13 +86,25 @@ pub(crate) fn decode_quoted(body: &[u8], start: usize) -> Option<Decoded> {
             i += 2;
         }
     }
-    offsets.push(start + body.len());
+    Some(decoded(bytes, offsets, plain, start, body.len()))
+}
+
+/// The decoded bytes with their source map: one offset per byte plus the end, unless
+/// the bytes are the source text itself (`plain`), which starts at `start`.
+fn decoded(
+    bytes: Vec<u8>,
+    mut offsets: Vec<usize>,
+    plain: bool,
+    start: usize,
+    len: usize,
+) -> Decoded {
+    offsets.push(start + len);
     let map = if plain {
         SourceMap::Contiguous(start)
     } else {
         SourceMap::PerByte(offsets)
     };
-    Some(Decoded { bytes, map })
+    Decoded { bytes, map }
 }
 
 /// Decodes the body of a long-bracket string (`[[…]]`, `[==[…]==]`): the source text
@@ -139,13 +151,7 @@ pub(crate) fn decode_long(body: &[u8], start: usize, level: usize) -> Option<Dec
         offsets.push(start + i);
         i += 1;
     }
-    offsets.push(start + body.len());
-    let map = if plain {
-        SourceMap::Contiguous(start)
-    } else {
-        SourceMap::PerByte(offsets)
-    };
-    Some(Decoded { bytes, map })
+    Some(decoded(bytes, offsets, plain, start, body.len()))
 }
 
 #[cfg(test)]

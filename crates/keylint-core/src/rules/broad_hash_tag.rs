@@ -298,21 +298,7 @@ mod tests {
     use crate::model::{KeyOrigin, KeyUse};
     use crate::template::Lang;
 
-    fn lit(s: &str) -> Part {
-        Part::Lit(Lit {
-            bytes: s.as_bytes().to_vec(),
-            map: SourceMap::None,
-        })
-    }
-
-    fn hole(label: &str, kind: HoleKind) -> Part {
-        Part::Hole(Hole {
-            label: label.into(),
-            binding: label.into(),
-            kind,
-            span: None,
-        })
-    }
+    use crate::template::tests::{hole, lit};
 
     fn run(parts: Vec<Vec<Part>>) -> Vec<Finding> {
         let mut m = FileModel::new(Lang::Lua);

@@ -1,0 +1,351 @@
+//! The real-code corpus: redis-keylint on pinned public projects, measured against
+//! hand labels (docs/real-code.md).
+//!
+//! Opt-in: without `KEYLINT_REAL=1` this test does nothing and passes. With it, every
+//! project of `corpus/projects.toml` found under `KEYLINT_REAL_DIR` (default
+//! `target/real-corpus`, materialised by `scripts/real-corpus.sh`) is linted with the
+//! built binary, its findings are compared with `corpus/expected/<name>.txt`
+//! (`KEYLINT_BLESS=1` rewrites them) and scored against `corpus/labels/<name>.toml`.
+//! It fails on any snapshot difference, any finding without a review, and any false
+//! error (a finding of severity `error` reviewed as a false positive).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Projects {
+    project: Vec<Project>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the descriptive fields are read by people, not by the test
+struct Project {
+    name: String,
+    repo: String,
+    commit: String,
+    languages: Vec<String>,
+    #[serde(default)]
+    paths: Vec<String>,
+    why: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Labels {
+    #[serde(default)]
+    site: Vec<Site>,
+    #[serde(default)]
+    finding: Vec<Review>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Site {
+    kind: String,
+    file: String,
+    line: Option<usize>,
+    lines: Option<[usize; 2]>,
+    what: String,
+    confidence: String,
+    /// The code pattern that hides the site from the analysis (filled in for missed
+    /// sites; docs/real-code.md groups them).
+    pattern: Option<String>,
+}
+
+impl Site {
+    fn range(&self) -> (usize, usize) {
+        match (self.line, self.lines) {
+            (_, Some([a, b])) => (a, b),
+            (Some(l), None) => (l, l),
+            (None, None) => panic!("site {}: neither `line` nor `lines`", self.file),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Review {
+    rule: String,
+    file: String,
+    line: usize,
+    verdict: String,
+    why: String,
+}
+
+/// One finding of the linter, as the JSON output gives it.
+#[derive(Deserialize)]
+struct Finding {
+    rule: String,
+    severity: String,
+    path: String,
+    line: usize,
+    column: usize,
+    message: String,
+    #[serde(default)]
+    related: Vec<Related>,
+}
+
+#[derive(Deserialize)]
+struct Related {
+    line: usize,
+}
+
+fn norm_path(p: &str) -> String {
+    p.trim_start_matches("./").replace('\\', "/")
+}
+
+impl Finding {
+    fn snapshot_line(&self) -> String {
+        format!(
+            "{}:{}:{} {} {} {}",
+            norm_path(&self.path),
+            self.line,
+            self.column,
+            self.rule,
+            self.severity,
+            self.message.replace('\n', " ")
+        )
+    }
+
+    /// The lines this finding points at: its primary line and its related lines.
+    fn touches(&self, file: &str, (a, b): (usize, usize)) -> bool {
+        norm_path(&self.path) == file
+            && std::iter::once(self.line)
+                .chain(self.related.iter().map(|r| r.line))
+                .any(|l| a <= l && l <= b)
+    }
+}
+
+const CROSS_SLOT_RULES: &[&str] = &["cross-slot", "cross-slot-likely"];
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+#[derive(Default, Clone, Copy)]
+struct Score {
+    cs_sites: usize,
+    cs_found: usize,
+    ud_sites: usize,
+    ud_found: usize,
+    findings: usize,
+    tp: usize,
+    fp: usize,
+    unreviewed: usize,
+    false_errors: usize,
+}
+
+impl Score {
+    fn add(&mut self, o: &Score) {
+        self.cs_sites += o.cs_sites;
+        self.cs_found += o.cs_found;
+        self.ud_sites += o.ud_sites;
+        self.ud_found += o.ud_found;
+        self.findings += o.findings;
+        self.tp += o.tp;
+        self.fp += o.fp;
+        self.unreviewed += o.unreviewed;
+        self.false_errors += o.false_errors;
+    }
+}
+
+fn pct(n: usize, d: usize) -> String {
+    if d == 0 {
+        "-".into()
+    } else {
+        format!("{:.0}%", 100.0 * n as f64 / d as f64)
+    }
+}
+
+fn row(name: &str, s: &Score) -> String {
+    format!(
+        "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        s.cs_sites,
+        s.cs_found,
+        pct(s.cs_found, s.cs_sites),
+        s.ud_sites,
+        s.ud_found,
+        pct(s.ud_found, s.ud_sites),
+        s.findings,
+        s.tp,
+        s.fp,
+        pct(s.tp, s.tp + s.fp),
+        s.false_errors,
+    )
+}
+
+#[test]
+fn real_corpus() {
+    if std::env::var("KEYLINT_REAL").as_deref() != Ok("1") {
+        eprintln!(
+            "real_corpus: skipped (set KEYLINT_REAL=1 and run scripts/real-corpus.sh; \
+             see docs/real-code.md)"
+        );
+        return;
+    }
+    let root = repo_root();
+    let src = std::env::var_os("KEYLINT_REAL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/real-corpus"));
+    let bless = std::env::var("KEYLINT_BLESS").as_deref() == Ok("1");
+    let projects: Projects = toml::from_str(
+        &std::fs::read_to_string(root.join("corpus/projects.toml")).expect("projects.toml"),
+    )
+    .expect("corpus/projects.toml");
+
+    let mut table = String::from(
+        "| project | cross-slot sites | found | recall | undeclared keys | found | recall \
+         | findings | tp | fp | precision | false errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut total = Score::default();
+    let mut failures: Vec<String> = Vec::new();
+    let mut missed = String::new();
+    let mut ran = 0;
+    for p in &projects.project {
+        let dir = src.join(&p.name);
+        if !dir.is_dir() {
+            failures.push(format!(
+                "{}: not materialised under {}",
+                p.name,
+                src.display()
+            ));
+            continue;
+        }
+        ran += 1;
+        let paths: Vec<String> = if p.paths.is_empty() {
+            vec![".".into()]
+        } else {
+            p.paths.clone()
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
+            .args(["check", "--format", "json", "--exit-zero"])
+            .args(&paths)
+            .current_dir(&dir)
+            .env_remove("REDIS_KEYLINT_CACHE_DIR")
+            .output()
+            .expect("run redis-keylint");
+        assert!(
+            out.status.success(),
+            "{}: redis-keylint failed: {}",
+            p.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let findings: Vec<Finding> = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{}: bad JSON: {e}", p.name));
+
+        // The snapshot.
+        let mut lines: Vec<String> = findings.iter().map(Finding::snapshot_line).collect();
+        lines.sort();
+        let actual: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let snap = root.join(format!("corpus/expected/{}.txt", p.name));
+        if bless {
+            std::fs::write(&snap, &actual).expect("write snapshot");
+        } else {
+            let expected = std::fs::read_to_string(&snap).unwrap_or_default();
+            if expected != actual {
+                let mut d = format!("{}: findings differ from {}:\n", p.name, snap.display());
+                for l in expected.lines().filter(|l| !lines.iter().any(|a| a == l)) {
+                    let _ = writeln!(d, "  - {l}");
+                }
+                for l in lines.iter().filter(|l| !expected.lines().any(|e| e == *l)) {
+                    let _ = writeln!(d, "  + {l}");
+                }
+                failures.push(d);
+            }
+        }
+
+        // The labels.
+        let label_path = root.join(format!("corpus/labels/{}.toml", p.name));
+        let labels: Labels = match std::fs::read_to_string(&label_path) {
+            Ok(t) => toml::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}", label_path.display())),
+            Err(_) => Labels::default(),
+        };
+        let mut s = Score::default();
+        for site in &labels.site {
+            let range = site.range();
+            let found = match site.kind.as_str() {
+                "cross-slot" => {
+                    s.cs_sites += 1;
+                    let f = findings.iter().any(|f| {
+                        CROSS_SLOT_RULES.contains(&f.rule.as_str()) && f.touches(&site.file, range)
+                    });
+                    s.cs_found += usize::from(f);
+                    f
+                }
+                "undeclared-key" => {
+                    s.ud_sites += 1;
+                    let f = findings
+                        .iter()
+                        .any(|f| f.rule == "undeclared-script-key" && f.touches(&site.file, range));
+                    s.ud_found += usize::from(f);
+                    f
+                }
+                k => panic!("{}: unknown site kind `{k}`", label_path.display()),
+            };
+            if !found {
+                let _ = writeln!(
+                    missed,
+                    "  {} {}:{}-{} {} [{}] {}",
+                    p.name,
+                    site.file,
+                    range.0,
+                    range.1,
+                    site.kind,
+                    site.pattern.as_deref().unwrap_or("?"),
+                    site.what
+                );
+            }
+        }
+        for f in &findings {
+            s.findings += 1;
+            let file = norm_path(&f.path);
+            let review = labels
+                .finding
+                .iter()
+                .find(|r| r.rule == f.rule && r.file == file && r.line == f.line);
+            match review.map(|r| r.verdict.as_str()) {
+                Some("tp") => s.tp += 1,
+                Some("fp") => {
+                    s.fp += 1;
+                    if f.severity == "error" {
+                        s.false_errors += 1;
+                        failures.push(format!("{}: FALSE ERROR {}", p.name, f.snapshot_line()));
+                    }
+                }
+                Some(v) => panic!("{}: unknown verdict `{v}`", label_path.display()),
+                None => {
+                    s.unreviewed += 1;
+                    failures.push(format!(
+                        "{}: unreviewed finding {}",
+                        p.name,
+                        f.snapshot_line()
+                    ));
+                }
+            }
+        }
+        table.push_str(&row(&p.name, &s));
+        table.push('\n');
+        total.add(&s);
+    }
+    table.push_str(&row("**total**", &total));
+    table.push('\n');
+    println!("\n{table}");
+    println!(
+        "projects: {ran} of {}; unreviewed findings: {}",
+        projects.project.len(),
+        total.unreviewed
+    );
+    if !missed.is_empty() {
+        println!("missed sites (project file:lines kind [pattern] what):\n{missed}");
+    }
+    if bless {
+        println!("blessed: corpus/expected/*.txt rewritten");
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}

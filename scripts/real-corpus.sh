@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs redis-keylint on the real-code corpus (corpus/projects.toml) and measures recall
+# and precision against the hand labels in corpus/labels/. See docs/real-code.md.
+#
+#   bash scripts/real-corpus.sh --mirrors DIR            # materialise, build, run
+#   bash scripts/real-corpus.sh --mirrors DIR --bless    # rewrite corpus/expected/*.txt
+#   bash scripts/real-corpus.sh                          # sources already materialised
+#
+# --mirrors DIR (or $KEYLINT_REAL_MIRRORS): a directory of bare git mirrors of the
+#   repositories listed in corpus/projects.toml, one per repository, laid out as
+#   DIR/<owner>+<name>/repo (the layout a repository fetch of the tool library
+#   produces; a plain `git clone --mirror https://github.com/<owner>/<name>
+#   DIR/<owner>+<name>/repo` gives the same). Each mirror must contain the pinned commit.
+# --src DIR (default target/real-corpus): where the projects are materialised, one
+#   directory per project name. A project whose directory already holds the pinned
+#   commit (recorded in .keylint-commit) is left as it is.
+# --bless: rewrite the expected snapshots instead of comparing with them.
+#
+# The sources are never committed. Each materialised project gets an empty git
+# repository of its own so that ignore files of the directories above it (this
+# repository's `/target` rule, for one) do not apply: the project is linted as a user
+# who cloned it would lint it, with its own ignore files and no redis-keylint config.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+MIRRORS=${KEYLINT_REAL_MIRRORS:-}
+SRC=$ROOT/target/real-corpus
+BLESS=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --mirrors) MIRRORS=$2; shift 2 ;;
+    --src) SRC=$2; shift 2 ;;
+    --bless) BLESS=1; shift ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$SRC"
+SRC=$(cd "$SRC" && pwd)
+
+# name repo commit, one project a line
+projects=$(python3 - <<'PY'
+import tomllib
+with open("corpus/projects.toml", "rb") as f:
+    for p in tomllib.load(f)["project"]:
+        print(p["name"], p["repo"], p["commit"])
+PY
+)
+
+missing=0
+while read -r name repo commit; do
+    dest=$SRC/$name
+    if [ -f "$dest/.keylint-commit" ] && [ "$(cat "$dest/.keylint-commit")" = "$commit" ]; then
+        continue
+    fi
+    if [ -z "$MIRRORS" ]; then
+        echo "missing: $name ($repo) is not materialised and no --mirrors was given" >&2
+        missing=$((missing + 1))
+        continue
+    fi
+    git_dir=$MIRRORS/${repo/\//+}/repo
+    if ! git --git-dir="$git_dir" cat-file -e "$commit^{commit}" 2>/dev/null; then
+        echo "missing: $repo at $commit (no mirror at $git_dir, or it lacks the commit)" >&2
+        missing=$((missing + 1))
+        continue
+    fi
+    echo "materialising $name ($repo @ ${commit:0:12})" >&2
+    rm -rf "$dest"
+    mkdir -p "$dest"
+    git --git-dir="$git_dir" archive --format=tar "$commit" | tar -C "$dest" -xf -
+    git -C "$dest" init -q
+    echo "$commit" >"$dest/.keylint-commit"
+done <<<"$projects"
+if [ "$missing" -gt 0 ]; then
+    echo "$missing project(s) missing: the test runs on the others and reports them" >&2
+fi
+
+cargo build --release -p redis-keylint >&2
+KEYLINT_REAL=1 KEYLINT_REAL_DIR=$SRC KEYLINT_BLESS=$BLESS \
+    cargo test --release --test real_corpus -- --nocapture

@@ -208,6 +208,15 @@ say "Criterion: the slot engine and per-file analysis"
 cargo bench -p keyslot --bench slot -- --warm-up-time 1 --measurement-time 3 >&2
 cargo bench --bench analysis -- --warm-up-time 1 --measurement-time 3 >&2
 
+# --- the real-code corpus (docs/real-code.md), only when its sources are there ------
+if [ -n "${KEYLINT_REAL_MIRRORS:-}" ] || [ -n "$(ls -A "$ROOT/target/real-corpus" 2>/dev/null)" ]; then
+    say "real-code corpus: recall and precision on pinned public projects"
+    bash scripts/real-corpus.sh 2>&1 | tee "$RES/real-corpus.txt" >&2 ||
+        say "real-code corpus: the test failed (see $RES/real-corpus.txt)"
+else
+    say "real-code corpus: skipped (no sources under target/real-corpus and no KEYLINT_REAL_MIRRORS)"
+fi
+
 # --- the machine and the report ---------------------------------------------------
 {
     echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -230,6 +230,8 @@ fn real_corpus() {
     let mut total = Score::default();
     let mut failures: Vec<String> = Vec::new();
     let mut missed = String::new();
+    // Sites labelled "certain" only: [cross-slot labelled, found, undeclared labelled, found].
+    let mut certain = [0usize; 4];
     let mut ran = 0;
     for p in &projects.project {
         let dir = src.join(&p.name);
@@ -317,6 +319,15 @@ fn real_corpus() {
                 }
                 k => panic!("{}: unknown site kind `{k}`", label_path.display()),
             };
+            match site.confidence.as_str() {
+                "certain" => {
+                    let i = if site.kind == "cross-slot" { 0 } else { 2 };
+                    certain[i] += 1;
+                    certain[i + 1] += usize::from(found);
+                }
+                "likely" => {}
+                c => panic!("{}: unknown confidence `{c}`", label_path.display()),
+            }
             if !found {
                 let _ = writeln!(
                     missed,
@@ -365,6 +376,15 @@ fn real_corpus() {
     table.push_str(&row("**total**", &total));
     table.push('\n');
     println!("\n{table}");
+    println!(
+        "sites labelled \"certain\" only: cross-slot {} of {} found ({}), undeclared keys {} of {} found ({})",
+        certain[1],
+        certain[0],
+        pct(certain[1], certain[0]),
+        certain[3],
+        certain[2],
+        pct(certain[3], certain[2]),
+    );
     println!(
         "projects: {ran} of {}; unreviewed findings: {}",
         projects.project.len(),

@@ -233,6 +233,7 @@ fn real_corpus() {
     // Sites labelled "certain" only: [cross-slot labelled, found, undeclared labelled, found].
     let mut certain = [0usize; 4];
     let mut ran = 0;
+    let mut lint_time = std::time::Duration::ZERO;
     for p in &projects.project {
         let dir = src.join(&p.name);
         if !dir.is_dir() {
@@ -249,6 +250,7 @@ fn real_corpus() {
         } else {
             p.paths.clone()
         };
+        let started = std::time::Instant::now();
         let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
             .args(["check", "--format", "json", "--exit-zero"])
             .args(&paths)
@@ -256,6 +258,7 @@ fn real_corpus() {
             .env_remove("REDIS_KEYLINT_CACHE_DIR")
             .output()
             .expect("run redis-keylint");
+        lint_time += started.elapsed();
         assert!(
             out.status.success(),
             "{}: redis-keylint failed: {}",
@@ -386,9 +389,10 @@ fn real_corpus() {
         pct(certain[3], certain[2]),
     );
     println!(
-        "projects: {ran} of {}; unreviewed findings: {}",
+        "projects: {ran} of {}; unreviewed findings: {}; linting took {} ms in all",
         projects.project.len(),
-        total.unreviewed
+        total.unreviewed,
+        lint_time.as_millis()
     );
     if !missed.is_empty() {
         println!("missed sites (project file:lines kind [pattern] what):\n{missed}");

@@ -56,9 +56,8 @@ struct Site {
     /// sites; docs/real-code.md groups them).
     pattern: Option<String>,
     /// For an undeclared key derived from a declared one (`KEYS[1] .. ':x'`): the
-    /// declared key. A finding that says the script derives keys from it without
-    /// declaring them, in the script that holds the site, counts as finding the site
-    /// (such findings name a few of the derived keys and count the rest).
+    /// declared key. Descriptive only: like every site, it is found only by a finding
+    /// that points at it.
     derived_from: Option<String>,
 }
 
@@ -94,13 +93,6 @@ struct Finding {
     message: String,
     #[serde(default)]
     related: Vec<Related>,
-    unit: Option<Unit>,
-}
-
-#[derive(Deserialize)]
-struct Unit {
-    line: usize,
-    end_line: usize,
 }
 
 #[derive(Deserialize)]
@@ -131,18 +123,6 @@ impl Finding {
             && std::iter::once(self.line)
                 .chain(self.related.iter().map(|r| r.line))
                 .any(|l| a <= l && l <= b)
-    }
-
-    /// A finding that says its script derives keys from `from` without declaring
-    /// them, in the script unit that holds line `at`.
-    fn derives(&self, file: &str, from: &str, at: usize) -> bool {
-        norm_path(&self.path) == file
-            && self.message.contains("derives")
-            && self.message.contains(&format!("from `{from}`"))
-            && self
-                .unit
-                .as_ref()
-                .is_some_and(|u| u.line <= at && at <= u.end_line)
     }
 }
 
@@ -309,14 +289,9 @@ fn real_corpus() {
                 }
                 "undeclared-key" => {
                     s.ud_sites += 1;
-                    let f = findings.iter().any(|f| {
-                        f.rule == "undeclared-script-key"
-                            && (f.touches(&site.file, range)
-                                || site
-                                    .derived_from
-                                    .as_deref()
-                                    .is_some_and(|k| f.derives(&site.file, k, range.0)))
-                    });
+                    let f = findings
+                        .iter()
+                        .any(|f| f.rule == "undeclared-script-key" && f.touches(&site.file, range));
                     s.ud_found += usize::from(f);
                     f
                 }

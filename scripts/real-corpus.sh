@@ -6,11 +6,10 @@
 #   bash scripts/real-corpus.sh --mirrors DIR --bless    # rewrite corpus/expected/*.txt
 #   bash scripts/real-corpus.sh                          # sources already materialised
 #
-# --mirrors DIR (or $KEYLINT_REAL_MIRRORS): a directory of bare git mirrors of the
-#   repositories listed in corpus/projects.toml, one per repository, laid out as
-#   DIR/<owner>+<name>/repo (the layout a repository fetch of the tool library
-#   produces; a plain `git clone --mirror https://github.com/<owner>/<name>
-#   DIR/<owner>+<name>/repo` gives the same). Each mirror must contain the pinned commit.
+# --mirrors DIR (or $KEYLINT_REAL_MIRRORS): the git mirrors fetched for the repositories
+#   listed in corpus/projects.toml, one bare git directory per repository, laid out as
+#   DIR/<owner>+<name>/repo (`git clone --mirror https://github.com/<owner>/<name>
+#   DIR/<owner>+<name>/repo` makes one). Each mirror must contain the pinned commit.
 # --src DIR (default target/real-corpus): where the projects are materialised, one
 #   directory per project name. A project whose directory already holds the pinned
 #   commit (recorded in .keylint-commit) is left as it is.
@@ -31,7 +30,7 @@ while [ $# -gt 0 ]; do
     --mirrors) MIRRORS=$2; shift 2 ;;
     --src) SRC=$2; shift 2 ;;
     --bless) BLESS=1; shift ;;
-    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done

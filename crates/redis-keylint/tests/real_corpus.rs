@@ -8,6 +8,7 @@
 //! (`KEYLINT_BLESS=1` rewrites them) and scored against `corpus/labels/<name>.toml`.
 //! It fails on any snapshot difference, any finding without a review, and any false
 //! error (a finding of severity `error` reviewed as a false positive).
+//! `KEYLINT_REAL_ONLY=rq,saq` limits the run to those projects.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -198,6 +199,10 @@ fn real_corpus() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target/real-corpus"));
     let bless = std::env::var("KEYLINT_BLESS").as_deref() == Ok("1");
+    // KEYLINT_REAL_ONLY=rq,saq runs those projects alone.
+    let only: Vec<String> = std::env::var("KEYLINT_REAL_ONLY")
+        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+        .unwrap_or_default();
     let projects: Projects = toml::from_str(
         &std::fs::read_to_string(root.join("corpus/projects.toml")).expect("projects.toml"),
     )
@@ -215,6 +220,9 @@ fn real_corpus() {
     let mut ran = 0;
     let mut lint_time = std::time::Duration::ZERO;
     for p in &projects.project {
+        if !only.is_empty() && !only.contains(&p.name) {
+            continue;
+        }
         let dir = src.join(&p.name);
         if !dir.is_dir() {
             failures.push(format!(

@@ -370,6 +370,47 @@ fn pre_commit_python_hook_installs_the_wheel_without_rust() {
     report_hook_time("language: python (the wheel)", first);
 }
 
+/// The `repo: local` variant of the user guide: a hook in the user's own config that
+/// installs the pinned wheel as an additional dependency.
+#[test]
+fn pre_commit_local_hook_installs_the_pinned_wheel() {
+    let t = tools();
+    wheel();
+    let dir = scratch("local-hook");
+    let user = user_repo(&dir);
+    let guide = std::fs::read_to_string(root().join("docs/user-guide.md")).unwrap();
+    let start = guide
+        .find("  - repo: local\n")
+        .expect("the user guide shows a `repo: local` hook");
+    let block = &guide[start..];
+    let block = &block[..block.find("```").unwrap()];
+    assert!(
+        block.contains(&format!("\"redis-keylint=={VERSION}\"")),
+        "{block}"
+    );
+    std::fs::write(
+        user.join(".pre-commit-config.yaml"),
+        format!("repos:\n{block}"),
+    )
+    .unwrap();
+    ok(Command::new("git").args(["add", "."]).current_dir(&user));
+    let o = sh(Command::new(t.bin.join("pre-commit"))
+        .args(["run", "--all-files", "--color", "never"])
+        .current_dir(&user)
+        .env("PRE_COMMIT_HOME", dir.join("cache"))
+        .env("PATH", path_without_rust(&dir.join("shims")))
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", &t.wheels)
+        .env_remove("NO_COLOR"));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the hook must fail:\n{}",
+        text(&o)
+    );
+    assert!(text(&o).contains("ops/migrate.redis:1:24"), "{}", text(&o));
+}
+
 #[test]
 fn pre_commit_rust_hook_builds_from_source() {
     let this_repo = root();

@@ -99,7 +99,7 @@ fn tools() -> &'static Tools {
             .args(["download", "--quiet", "--disable-pip-version-check"])
             .args(["--only-binary", ":all:", "--dest"])
             .arg(&wheels)
-            .arg("setuptools>=61"));
+            .arg("setuptools>=77"));
         Tools { bin, wheels }
     })
 }

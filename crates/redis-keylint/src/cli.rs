@@ -7,7 +7,12 @@ use std::path::PathBuf;
 /// Finds Redis Cluster CROSSSLOT risks and hash-tag hazards in Lua scripts and
 /// redis-cli command files.
 #[derive(Debug, Parser)]
-#[command(name = "redis-keylint", version, about, long_about = None)]
+#[command(
+    name = "redis-keylint",
+    version = env!("REDIS_KEYLINT_VERSION"),
+    about,
+    long_about = None
+)]
 pub struct Cli {
     /// What to do; `check` when omitted.
     #[command(subcommand)]

@@ -344,6 +344,30 @@ impl Census {
                 }
             }
         }
+        // A hex id whose digits happen to be all decimal was masked as `<n>`: fold
+        // `…<n>…` into `…<hex>…` when that family exists.
+        let mut gone = vec![false; merged.len()];
+        for i in 0..merged.len() {
+            let t = merged[i].template.clone();
+            let mut at = 0;
+            while let Some(p) = memchr::memmem::find(&t[at..], b"<n>") {
+                let p = at + p;
+                let mut variant = t[..p].to_vec();
+                variant.extend_from_slice(b"<hex>");
+                variant.extend_from_slice(&t[p + 3..]);
+                if let Some(&j) = by_template.get(&variant) {
+                    if j != i && !gone[j] {
+                        let e = merged[i].clone();
+                        merged[j].merge(&e);
+                        gone[i] = true;
+                        break;
+                    }
+                }
+                at = p + 3;
+            }
+        }
+        let mut keep = gone.iter().map(|g| !g);
+        merged.retain(|_| keep.next().unwrap_or(true));
         merged.sort_by(|a, b| b.count.cmp(&a.count).then(a.template.cmp(&b.template)));
 
         let nodes_n = layout.nodes.len().max(1) as f64;
@@ -351,8 +375,15 @@ impl Census {
             .iter()
             .map(|e| {
                 let distinct_slots = e.slots.iter().map(|w| w.count_ones()).sum::<u32>();
-                let hot = e.hot_slots.entries();
-                let (hot_slot, hot_count) = hot.first().map(|h| (h.0 as u16, h.1)).unwrap_or((0, 0));
+                // Lower bounds (count - error): an overestimate would invent hot slots
+                // in a family spread evenly.
+                let (hot_slot, hot_count) = e
+                    .hot_slots
+                    .entries()
+                    .iter()
+                    .map(|h| (h.0 as u16, h.1 - h.2))
+                    .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+                    .unwrap_or((0, 0));
                 let tag_values = e.tag_distinct.len();
                 let tag = if e.tagged == 0 {
                     TagKind::None
@@ -368,11 +399,12 @@ impl Census {
                     if let Some(j) = (0..8).find(|&j| e.tags.item_at(j) == Some(h)) {
                         tags.push(TagValue {
                             value: e.tag_names[j].clone(),
-                            keys: c,
+                            keys: c - err,
                             error: err,
                         });
                     }
                 }
+                tags.sort_by(|a, b| b.keys.cmp(&a.keys).then(a.value.cmp(&b.value)));
                 FamilyStat {
                     template: e.template.clone(),
                     example: e.example.clone(),
@@ -437,8 +469,8 @@ impl Census {
                         e.hot_slots
                             .entries()
                             .iter()
-                            .find(|h| h.0 == u64::from(s))
-                            .map(|h| (fi, h.1))
+                            .find(|h| h.0 == u64::from(s) && h.1 > h.2 + 1)
+                            .map(|h| (fi, h.1 - h.2))
                     })
                     .collect();
                 fams.sort_by(|a, b| b.1.cmp(&a.1));
@@ -573,7 +605,10 @@ fn findings(r: &Report) -> Vec<Finding> {
                     severity: rule.default_severity(),
                     family: Some(fi),
                     slot: None,
-                    message: format!("{count} keys of family `{t}` {what}"),
+                    message: format!(
+                        "{count} {} of family `{t}` {what}",
+                        if count == 1 { "key" } else { "keys" }
+                    ),
                     notes: vec![format!("for example `{example}`")],
                     help: None,
                 });
@@ -597,11 +632,12 @@ fn findings(r: &Report) -> Vec<Finding> {
                             keyslot::slot_of_hashed(&top.value)
                         ),
                         notes: vec![format!(
-                            "the family's tag is {}: {} distinct slots for {} keys, where {:.0} would be expected without the tag",
+                            "the family's tag is {}: its keys are in {} {}, where {:.0} would be expected for {} keys without the tag",
                             f.tag.describe(),
                             f.distinct_slots,
-                            f.keys,
-                            f.expected_slots
+                            if f.distinct_slots == 1 { "slot" } else { "slots" },
+                            f.expected_slots,
+                            f.keys
                         )],
                         help: Some("tag by the entity one operation needs together (a user, an order), not by a constant, tenant or date".into()),
                     });

@@ -42,9 +42,9 @@ impl TagKind {
 pub struct TagValue {
     /// The bytes between the braces (at most 80 kept).
     pub value: Vec<u8>,
-    /// Keys with this tag (an upper bound: `keys - error` is a lower bound).
+    /// Keys with this tag: a lower bound, exact when `error` is 0.
     pub keys: u64,
-    /// Overestimate bound of `keys`.
+    /// How many more keys may have it (heavy-hitter counting error).
     pub error: u64,
 }
 
@@ -78,7 +78,7 @@ pub struct FamilyStat {
     pub expected_slots: f64,
     /// The slot holding most of the family's keys.
     pub hottest_slot: u16,
-    /// Keys of the family in that slot (upper bound).
+    /// Keys of the family in that slot (a lower bound).
     pub hottest_slot_keys: u64,
     /// Keys whose first brace pair is empty.
     pub empty_tag: u64,
@@ -101,7 +101,8 @@ pub struct SlotStat {
     pub bytes: u64,
     /// Index of the owning node in [`Report::nodes`].
     pub node: Option<usize>,
-    /// Families with many keys in it: index into [`Report::families`] and keys.
+    /// Families with many keys in it: index into [`Report::families`] and keys (lower
+    /// bounds).
     pub families: Vec<(usize, u64)>,
 }
 

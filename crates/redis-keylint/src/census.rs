@@ -417,11 +417,15 @@ fn human(
             },
             f.tag.as_str(),
             format!("{}/{:.0}", group(u64::from(f.distinct_slots)), f.expected_slots),
-            format!(
-                "{:.0}% in {}",
-                pct(f.hottest_slot_keys, f.keys),
-                f.hottest_slot
-            ),
+            if f.distinct_slots > 8 && f.hottest_slot_keys * 8 <= f.keys {
+                "spread".to_string()
+            } else {
+                format!(
+                    "{:.0}% in {}",
+                    pct(f.hottest_slot_keys, f.keys),
+                    f.hottest_slot
+                )
+            },
             display(&f.template)
         );
         let mut extra = Vec::new();
@@ -536,7 +540,11 @@ fn human(
             pct(s.keys, r.keys),
             human_bytes(s.bytes),
             s.node.map(|n| r.nodes[n].name.as_str()).unwrap_or("-"),
-            fams.join(", ")
+            if fams.is_empty() {
+                "-".to_string()
+            } else {
+                fams.join(", ")
+            }
         );
     }
 
@@ -592,9 +600,10 @@ fn human(
         for f in unmatched.iter().take(top) {
             let _ = writeln!(
                 o,
-                "  in data, not in code: `{}` ({} keys)",
+                "  in data, not in code: `{}` ({} {})",
                 display(&f.template),
-                group(f.keys)
+                group(f.keys),
+                if f.keys == 1 { "key" } else { "keys" }
             );
         }
         for &i in &m.unused {

@@ -737,11 +737,13 @@ fn xml_escape(s: &str) -> String {
 
 /// Heat colour for a share of the fullest slot (0 → pale, 1 → dark red).
 fn heat(v: f64) -> String {
-    let v = v.clamp(0.0, 1.0);
-    let (r0, g0, b0) = (255.0, 237.0, 160.0);
-    let (r1, g1, b1) = (128.0, 0.0, 38.0);
-    let mix = |a: f64, b: f64| (a + (b - a) * v).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(r0, r1), mix(g0, g1), mix(b0, b1))
+    // Three stops: steel blue (one key), orange, dark red (the fullest slot).
+    const STOPS: [(f64, f64, f64); 3] = [(116.0, 169.0, 207.0), (253.0, 141.0, 60.0), (128.0, 0.0, 38.0)];
+    let v = v.clamp(0.0, 1.0) * 2.0;
+    let (i, t) = if v >= 1.0 { (1, v - 1.0) } else { (0, v) };
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    let mix = |x: f64, y: f64| (x + (y - x) * t).round() as u8;
+    format!("#{:02x}{:02x}{:02x}", mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
 /// The SVG plot: a heat strip of the 16384 slots with node boundaries, the skew called
@@ -808,6 +810,21 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
             );
         }
         s = e;
+    }
+    // Slots far above the mean are narrower than a pixel: draw them at least 3 px
+    // wide so the eye finds them.
+    let mean = r.keys as f64 / 16384.0;
+    for t in &r.top_slots {
+        if (t.keys as f64) > 8.0 * mean.max(1.0) {
+            let lv = level(t.keys).unwrap_or(0);
+            let _ = writeln!(
+                o,
+                r#"<rect class="hot" data-slot="{}" x="{:.2}" y="{STRIP_Y}" width="3" height="{STRIP_H}" fill="{}"/>"#,
+                t.slot,
+                LEFT + (f64::from(t.slot) + 0.5) * scale - 1.5,
+                heat(f64::from(lv) / 40.0)
+            );
+        }
     }
     let _ = writeln!(o, "</g>");
     // Node boundaries and labels.
@@ -886,13 +903,22 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
         );
         let _ = writeln!(
             o,
-            r#"<text x="{}" y="{}">{:.1} % · {} · {} slots · hottest slot {:.0} % · {}</text>"#,
+            r#"<text x="{}" y="{}">{:.1} % · {} · {} {} · {} · {}</text>"#,
             LEFT + bar_w + 10.0,
             y + 14.0,
             share * 100.0,
             f.tag.as_str(),
             f.distinct_slots,
-            pct(f.hottest_slot_keys, f.keys),
+            if f.distinct_slots == 1 { "slot" } else { "slots" },
+            if f.distinct_slots > 8 && f.hottest_slot_keys * 8 <= f.keys {
+                "spread".to_string()
+            } else {
+                format!(
+                    "{:.0} % in slot {}",
+                    pct(f.hottest_slot_keys, f.keys),
+                    f.hottest_slot
+                )
+            },
             xml_escape(&display(&f.template))
         );
     }

@@ -20,11 +20,16 @@ pub const BROAD_MIN_KEYS: u64 = 100;
 /// At most this many distinct tag values make a tag low-cardinality.
 pub const LOW_CARDINALITY: usize = 32;
 
+/// Raw templates whose family is cached (the cache is emptied when full).
+const CACHE: usize = 1 << 16;
+
 const SLOT_WORDS: usize = SLOTS as usize / 64;
 
 #[derive(Debug, Clone)]
 struct Entry {
     template: Vec<u8>,
+    /// Bumped when the counter is taken over by another family.
+    generation: u32,
     hash: u64,
     count: u64,
     error: u64,
@@ -48,6 +53,7 @@ impl Entry {
     fn new() -> Entry {
         Entry {
             template: Vec::new(),
+            generation: 0,
             hash: 0,
             count: 0,
             error: 0,
@@ -69,6 +75,7 @@ impl Entry {
     }
 
     fn reset(&mut self, template: &[u8], hash: u64, example: &[u8], base: u64) {
+        self.generation = self.generation.wrapping_add(1);
         self.template.clear();
         self.template.extend_from_slice(template);
         self.hash = hash;
@@ -153,6 +160,8 @@ pub struct Census {
     evictions: u64,
     masker: Masker,
     template: Vec<u8>,
+    raw: Vec<u8>,
+    cache: IdMap<(u32, u32, bool)>,
     slot_keys: Vec<u64>,
     slot_bytes: Vec<u64>,
     keys: u64,
@@ -179,6 +188,8 @@ impl Census {
             evictions: 0,
             masker: Masker::new(),
             template: Vec::with_capacity(256),
+            raw: Vec::with_capacity(256),
+            cache: IdMap::default(),
             slot_keys: vec![0; usize::from(SLOTS)],
             slot_bytes: vec![0; usize::from(SLOTS)],
             keys: 0,
@@ -196,8 +207,25 @@ impl Census {
     pub fn add(&mut self, key: &[u8], bytes: Option<u64>) {
         self.keys += 1;
         let mut hz = KeyHazards::default();
-        let (slot, tag) = if memchr::memchr(b'{', key).is_none() {
+        let mut braces = memchr::memchr_iter(b'{', key);
+        let (slot, tag) = if braces.next().is_none() {
             (keyslot::slot_of_hashed(key), None)
+        } else if braces.next().is_none() {
+            // One `{`: no nested or ignored tag is possible, only the tag rule.
+            let (range, hashed) = keyslot::hashed_range(key);
+            let tag = match hashed {
+                Hashed::Tag { .. } => Some((range.start, range.end)),
+                Hashed::WholeEmptyTag { .. } => {
+                    hz.empty = true;
+                    None
+                }
+                Hashed::WholeUnclosed { .. } => {
+                    hz.unclosed = true;
+                    None
+                }
+                Hashed::WholeNoOpen => None,
+            };
+            (keyslot::slot_of_hashed(&key[range]), tag)
         } else {
             let a = keyslot::analyze(key);
             let tag = match a.hashed {
@@ -227,9 +255,27 @@ impl Census {
             self.bytes += b;
             self.with_bytes += 1;
         }
-        let masked = self.masker.mask(key, tag, &mut self.template);
-        let hash = crate::mask::hash_bytes(&self.template);
-        let i = self.find_or_insert(hash, key);
+        // Keys with the same raw template (words as they are, numbers and ids masked)
+        // have the same family: the cache skips the learning and the table look-up.
+        self.masker.tokenize(key);
+        self.masker.raw(key, &mut self.raw);
+        let raw = crate::mask::hash_bytes(&self.raw);
+        let (i, tag_varies) = match self.cache.get(&raw) {
+            Some(&(i, generation, varies)) if self.entries[i as usize].generation == generation => {
+                (i as usize, varies)
+            }
+            _ => {
+                let masked = self.masker.emit(key, tag, &mut self.template, true);
+                let hash = crate::mask::hash_bytes(&self.template);
+                let i = self.find_or_insert(hash, key);
+                if self.cache.len() >= CACHE {
+                    self.cache.clear();
+                }
+                self.cache
+                    .insert(raw, (i as u32, self.entries[i].generation, masked.tag_varies));
+                (i, masked.tag_varies)
+            }
+        };
         let e = &mut self.entries[i];
         e.count += 1;
         if let Some(b) = bytes {
@@ -240,7 +286,7 @@ impl Census {
         e.hot_slots.add(u64::from(slot), 1);
         if let Some((lo, hi)) = tag {
             e.tagged += 1;
-            if masked.tag_varies {
+            if tag_varies {
                 e.tag_varies += 1;
             }
             let value = &key[lo..hi];
@@ -614,7 +660,9 @@ fn findings(r: &Report) -> Vec<Finding> {
                 });
             }
         }
-        if matches!(f.tag, TagKind::Constant | TagKind::LowCardinality) && f.keys >= BROAD_MIN_KEYS {
+        // A constant tag on a family, or one tag value holding more of its family than
+        // a node's fair share (a hot tenant): that part of the family cannot spread.
+        if f.tag != TagKind::None && f.keys >= BROAD_MIN_KEYS {
             if let Some(top) = f.top_tags.first() {
                 if top.keys * n > f.keys || f.tag == TagKind::Constant {
                     let value = crate::report::display(&top.value);

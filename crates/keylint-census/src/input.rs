@@ -106,6 +106,13 @@ pub fn unquote<'a>(line: &'a [u8], out: &mut Vec<u8>) -> Option<&'a [u8]> {
         return None;
     }
     while i < line.len() {
+        // Copy the run up to the next quote or backslash in one go.
+        let run = memchr::memchr2(b'"', b'\\', &line[i..]).unwrap_or(line.len() - i);
+        out.extend_from_slice(&line[i..i + run]);
+        i += run;
+        if i >= line.len() {
+            break;
+        }
         match line[i] {
             b'"' => return Some(&line[i + 1..]),
             b'\\' => {

@@ -67,6 +67,8 @@ enum Class {
     Date,
     Hex,
     Id,
+    /// Letters (this many bytes) then digits: the letters stay, the digits are `<n>`.
+    PrefixedNum(u8),
 }
 
 impl Class {
@@ -78,12 +80,13 @@ impl Class {
             Class::Date => b"<date>",
             Class::Hex => b"<hex>",
             Class::Id => b"<id>",
+            Class::PrefixedNum(_) => b"<n>",
         }
     }
 }
 
 #[inline]
-fn is_delim(b: u8) -> bool {
+const fn is_delim(b: u8) -> bool {
     matches!(
         b,
         b':' | b'/'
@@ -129,6 +132,51 @@ fn is_date(s: &[u8]) -> bool {
     }
 }
 
+const DELIM: u8 = 1;
+const DIGIT: u8 = 2;
+const NONHEX: u8 = 4;
+const SUB: u8 = 8;
+
+/// Per byte: delimiter, digit, not a hex digit, `-`/`_`.
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let mut f = 0;
+        if is_delim(c) {
+            f |= DELIM;
+        }
+        if c.is_ascii_digit() {
+            f |= DIGIT;
+        }
+        if !c.is_ascii_hexdigit() {
+            f |= NONHEX;
+        }
+        if c == b'-' || c == b'_' {
+            f |= SUB;
+        }
+        t[b] = f;
+        b += 1;
+    }
+    t
+};
+
+/// [`classify_atom`] from the flags gathered while scanning the token.
+#[inline]
+fn classify_fast(s: &[u8], digits: usize, flags: u8) -> Class {
+    if digits == s.len() && !s.is_empty() {
+        return Class::Num;
+    }
+    if s.len() >= 8 && digits > 0 && flags & NONHEX == 0 {
+        return Class::Hex;
+    }
+    if digits == 0 {
+        return Class::Word;
+    }
+    classify_atom(s)
+}
+
 /// The class of a token that has no `-`/`_` sub-tokens to split.
 fn classify_atom(s: &[u8]) -> Class {
     let digits = s.iter().filter(|b| b.is_ascii_digit()).count();
@@ -137,6 +185,14 @@ fn classify_atom(s: &[u8]) -> Class {
     }
     if s.len() >= 8 && digits > 0 && s.iter().all(u8::is_ascii_hexdigit) {
         return Class::Hex;
+    }
+    if digits > 0 && s.len() < 8 {
+        // Letters then digits (`t42`, `u1000`, `v2`): the number varies, the letters
+        // name what it counts.
+        let letters = s.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+        if letters > 0 && letters + digits == s.len() {
+            return Class::PrefixedNum(letters as u8);
+        }
     }
     if digits >= 3 || (s.len() >= 8 && digits > 0) {
         return Class::Id;
@@ -191,26 +247,34 @@ impl Masker {
         self.emit(key, tag, out, false)
     }
 
-    fn tokenize(&mut self, key: &[u8]) {
+    pub(crate) fn tokenize(&mut self, key: &[u8]) {
         self.toks.clear();
         let mut i = 0;
         let n = key.len();
         while i < n {
-            if is_delim(key[i]) {
+            if BYTE_CLASS[usize::from(key[i])] & DELIM != 0 {
                 i += 1;
                 continue;
             }
             let start = i;
-            while i < n && !is_delim(key[i]) {
+            let mut flags = 0u8;
+            let mut digits = 0usize;
+            while i < n {
+                let f = BYTE_CLASS[usize::from(key[i])];
+                if f & DELIM != 0 {
+                    break;
+                }
+                flags |= f;
+                digits += usize::from(f & DIGIT != 0);
                 i += 1;
             }
             let s = &key[start..i];
-            let whole = if is_uuid(s) {
+            let whole = if s.len() == 36 && is_uuid(s) {
                 Some(Class::Uuid)
-            } else if is_date(s) {
+            } else if (s.len() == 8 || s.len() == 10) && is_date(s) {
                 Some(Class::Date)
-            } else if !s.iter().any(|&b| b == b'-' || b == b'_') {
-                Some(classify_atom(s))
+            } else if flags & SUB == 0 {
+                Some(classify_fast(s, digits, flags))
             } else {
                 None
             };
@@ -242,7 +306,29 @@ impl Masker {
         }
     }
 
-    fn emit(&mut self, key: &[u8], tag: Option<(usize, usize)>, out: &mut Vec<u8>, learn: bool) -> Masked {
+    /// The template of the last tokenized key with words kept as they are: what
+    /// [`Masker::mask`] would give if no place varied. Keys with the same raw template
+    /// have the same family, so the census caches families by it.
+    pub(crate) fn raw(&self, key: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        let mut pos = 0usize;
+        for tok in &self.toks {
+            let (start, end) = (tok.start as usize, tok.end as usize);
+            out.extend_from_slice(&key[pos..start]);
+            match tok.class {
+                Class::Word => out.extend_from_slice(&key[start..end]),
+                Class::PrefixedNum(letters) => {
+                    out.extend_from_slice(&key[start..start + usize::from(letters)]);
+                    out.extend_from_slice(b"<n>");
+                }
+                c => out.extend_from_slice(c.mask()),
+            }
+            pos = end;
+        }
+        out.extend_from_slice(&key[pos..]);
+    }
+
+    pub(crate) fn emit(&mut self, key: &[u8], tag: Option<(usize, usize)>, out: &mut Vec<u8>, learn: bool) -> Masked {
         out.clear();
         let mut masked = Masked::default();
         let mut pos = 0usize;
@@ -279,6 +365,9 @@ impl Masker {
                 }
                 _ => true,
             };
+            if let Class::PrefixedNum(letters) = tok.class {
+                out.extend_from_slice(&word[..usize::from(letters)]);
+            }
             if mask {
                 out.extend_from_slice(tok.class.mask());
                 if let Some((lo, hi)) = tag {
@@ -318,7 +407,8 @@ mod tests {
         assert_eq!(t(&mut m, "events:20240501"), "events:<date>");
         assert_eq!(t(&mut m, "blob:9f86d081884c7d65"), "blob:<hex>");
         assert_eq!(t(&mut m, "order-42_item-7"), "order-<n>_item-<n>");
-        assert_eq!(t(&mut m, "cache:v2:home"), "cache:v2:home");
+        assert_eq!(t(&mut m, "cache:v2:home"), "cache:v<n>:home");
+        assert_eq!(t(&mut m, "q:{tenant:t42}"), "q:{tenant:t<n>}");
         assert_eq!(t(&mut m, "tok:ab12cd34ef"), "tok:<hex>");
         assert_eq!(t(&mut m, "tok:xy12z9q"), "tok:<id>");
     }

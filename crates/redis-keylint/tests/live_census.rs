@@ -48,7 +48,14 @@ pub fn keyspace() -> Vec<(Vec<u8>, usize)> {
         }
     }
     // Tenant-tagged job queues: 20 tenants, one of them (acme) deliberately hot.
-    let tenants: Vec<String> = (1..20).map(|i| format!("t{i:02}")).collect();
+    let tenants: Vec<String> = [
+        "globex", "initech", "umbrella", "hooli", "vandelay", "wonka", "stark", "wayne",
+        "tyrell", "cyberdyne", "soylent", "oscorp", "aperture", "monarch", "gringotts",
+        "dunder", "pied", "massive", "nakatomi",
+    ]
+    .iter()
+    .map(|t| t.to_string())
+    .collect();
     for job in 0..4000u64 {
         let tenant = if job < 2800 {
             "acme".to_string()

@@ -27,6 +27,9 @@ pub enum Command {
     /// Print the hash slot of each key and explain which bytes were hashed (offline
     /// `CLUSTER KEYSLOT`).
     Slot(SlotArgs),
+    /// Measure a keyspace dump (`redis-cli --scan` output): key families, hash tags,
+    /// keys and bytes per slot and per node, skew, and hash-tag hazards in the data.
+    Census(Box<CensusArgs>),
     /// List every rule.
     Rules(RulesArgs),
     /// Print the documentation of a rule, by name or code.
@@ -170,6 +173,51 @@ pub struct SlotArgs {
     pub format: ListFormat,
 }
 
+/// How keys are written in a census dump.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KeyInput {
+    /// Quoted when a line starts with `"` and is a well-formed quoted key, raw otherwise.
+    Auto,
+    /// `redis-cli --no-raw --scan`: every key in double quotes with escapes (exact).
+    Quoted,
+    /// `redis-cli --scan` into a pipe: the bytes of the line are the key.
+    Raw,
+}
+
+/// Arguments of `census`.
+#[derive(Debug, Args)]
+pub struct CensusArgs {
+    /// Keyspace dumps: one key per line as `redis-cli --scan` prints it, optionally
+    /// followed by a tab and the key's `MEMORY USAGE` in bytes; `-` (or nothing) reads
+    /// standard input.
+    pub dumps: Vec<PathBuf>,
+    /// `CLUSTER NODES` or `CLUSTER SHARDS` output: the real slot ownership.
+    #[arg(long, value_name = "FILE", conflicts_with = "masters")]
+    pub nodes: Option<PathBuf>,
+    /// Project the keyspace on N masters split evenly, like `redis-cli --cluster create`.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub masters: u16,
+    /// How keys are written.
+    #[arg(long, value_enum, default_value_t = KeyInput::Auto)]
+    pub input: KeyInput,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+    /// Match families to the key templates the linter finds in this code.
+    #[arg(long, value_name = "PATH")]
+    pub code: Vec<PathBuf>,
+    /// Write an SVG plot: the 16384 slots as a heat strip with node boundaries, and
+    /// the largest families.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Families shown in the text report.
+    #[arg(long, value_name = "N", default_value_t = 15)]
+    pub top: usize,
+    /// Size of the family table (memory is bounded by it, not by the key count).
+    #[arg(long, value_name = "N", default_value_t = keylint_census::census::DEFAULT_FAMILIES)]
+    pub families: usize,
+}
+
 /// Arguments of `rules`.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
@@ -184,6 +232,7 @@ pub fn with_default_command(args: Vec<OsString>) -> Vec<OsString> {
     const KNOWN: &[&str] = &[
         "check",
         "slot",
+        "census",
         "rules",
         "explain",
         "completions",

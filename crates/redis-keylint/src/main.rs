@@ -3,6 +3,7 @@
 
 mod baseline;
 mod cache;
+mod census;
 mod cli;
 mod config;
 mod fixes;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => lint::run(&args),
         Command::Slot(args) => slot::run(&args),
+        Command::Census(args) => census::run(&args),
         Command::Rules(args) => rules(args.format),
         Command::Explain { rule } => explain(&rule),
         Command::Completions { shell } => {

@@ -1,0 +1,442 @@
+//! Key families: a key's template with its variable parts masked.
+//!
+//! A key is cut into tokens at delimiters (`:` `/` `|` `#` `,` `;` `=` `.` `@` space,
+//! braces and brackets). A token is masked by what it looks like: `<n>` (digits),
+//! `<uuid>`, `<date>` (`2024-05-01`, `20240501`), `<hex>` (8 or more hex digits with a
+//! digit among them), `<id>` (letters mixed with several digits); inside a token, `-`
+//! and `_` separate sub-tokens that are masked the same way. A token of letters is kept,
+//! unless the words seen at that place after the same prefix vary: once more than
+//! [`VARYING_AFTER`] different words follow one prefix (`user:alice`, `user:bob`, …),
+//! that place is masked as `<*>` from then on. The first token of a key (its namespace)
+//! is never masked for varying.
+//!
+//! Memory is bounded: at most [`MAX_PLACES`] places are watched; beyond that, words at
+//! new places stay as they are.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Different words after one prefix before the place is masked as `<*>`.
+pub const VARYING_AFTER: usize = 4;
+/// Most places (prefix + word position) watched for varying words.
+pub const MAX_PLACES: usize = 1 << 16;
+
+/// A hasher for keys that are already hashes.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = hash_bytes(bytes);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+pub(crate) type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+
+/// A fast non-cryptographic hash of bytes (8 bytes at a time, then a final mix).
+pub fn hash_bytes(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h: u64 = bytes.len() as u64 ^ 0x51_7CC1_B727_220A;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h ^ v).wrapping_mul(K).rotate_left(29);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(buf)).wrapping_mul(K).rotate_left(29);
+    }
+    h ^= h >> 32;
+    h = h.wrapping_mul(K);
+    h ^ (h >> 29)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Word,
+    Num,
+    Uuid,
+    Date,
+    Hex,
+    Id,
+    /// Letters (this many bytes) then digits: the letters stay, the digits are `<n>`.
+    PrefixedNum(u8),
+}
+
+impl Class {
+    fn mask(self) -> &'static [u8] {
+        match self {
+            Class::Word => b"<*>",
+            Class::Num => b"<n>",
+            Class::Uuid => b"<uuid>",
+            Class::Date => b"<date>",
+            Class::Hex => b"<hex>",
+            Class::Id => b"<id>",
+            Class::PrefixedNum(_) => b"<n>",
+        }
+    }
+}
+
+#[inline]
+const fn is_delim(b: u8) -> bool {
+    matches!(
+        b,
+        b':' | b'/'
+            | b'|'
+            | b'#'
+            | b','
+            | b';'
+            | b'='
+            | b'.'
+            | b'@'
+            | b' '
+            | b'{'
+            | b'}'
+            | b'['
+            | b']'
+            | b'\t'
+    )
+}
+
+fn is_uuid(s: &[u8]) -> bool {
+    s.len() == 36
+        && s.iter().enumerate().all(|(i, &b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+fn is_date(s: &[u8]) -> bool {
+    let digits = |r: &[u8]| r.iter().all(u8::is_ascii_digit);
+    let plausible = |y: &[u8], m: &[u8], d: &[u8]| {
+        let n = |r: &[u8]| r.iter().fold(0u32, |a, &b| a * 10 + u32::from(b - b'0'));
+        (y[0] == b'1' || y[0] == b'2') && (1..=12).contains(&n(m)) && (1..=31).contains(&n(d))
+    };
+    match s.len() {
+        10 if s[4] == s[7] && (s[4] == b'-' || s[4] == b'_') => {
+            digits(&s[..4])
+                && digits(&s[5..7])
+                && digits(&s[8..])
+                && plausible(&s[..4], &s[5..7], &s[8..])
+        }
+        8 => digits(s) && plausible(&s[..4], &s[4..6], &s[6..]),
+        _ => false,
+    }
+}
+
+const DELIM: u8 = 1;
+const DIGIT: u8 = 2;
+const NONHEX: u8 = 4;
+const SUB: u8 = 8;
+
+/// Per byte: delimiter, digit, not a hex digit, `-`/`_`.
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let mut f = 0;
+        if is_delim(c) {
+            f |= DELIM;
+        }
+        if c.is_ascii_digit() {
+            f |= DIGIT;
+        }
+        if !c.is_ascii_hexdigit() {
+            f |= NONHEX;
+        }
+        if c == b'-' || c == b'_' {
+            f |= SUB;
+        }
+        t[b] = f;
+        b += 1;
+    }
+    t
+};
+
+/// [`classify_atom`] from the flags gathered while scanning the token.
+#[inline]
+fn classify_fast(s: &[u8], digits: usize, flags: u8) -> Class {
+    if digits == s.len() && !s.is_empty() {
+        return Class::Num;
+    }
+    if s.len() >= 8 && digits > 0 && flags & NONHEX == 0 {
+        return Class::Hex;
+    }
+    if digits == 0 {
+        return Class::Word;
+    }
+    classify_atom(s)
+}
+
+/// The class of a token that has no `-`/`_` sub-tokens to split.
+fn classify_atom(s: &[u8]) -> Class {
+    let digits = s.iter().filter(|b| b.is_ascii_digit()).count();
+    if digits == s.len() && !s.is_empty() {
+        return Class::Num;
+    }
+    if s.len() >= 8 && digits > 0 && s.iter().all(u8::is_ascii_hexdigit) {
+        return Class::Hex;
+    }
+    if digits > 0 && s.len() < 8 {
+        // Letters then digits (`t42`, `u1000`, `v2`): the number varies, the letters
+        // name what it counts.
+        let letters = s.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+        if letters > 0 && letters + digits == s.len() {
+            return Class::PrefixedNum(letters as u8);
+        }
+    }
+    if digits >= 3 || (s.len() >= 8 && digits > 0) {
+        return Class::Id;
+    }
+    Class::Word
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Tok {
+    start: u32,
+    end: u32,
+    class: Class,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Place {
+    seen: [u64; VARYING_AFTER],
+    n: u8,
+    varying: bool,
+}
+
+/// What masking one key produced, besides the template.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Masked {
+    /// A masked part lies inside the key's hash tag (when it has one).
+    pub tag_varies: bool,
+}
+
+/// Turns keys into family templates, learning which word places vary.
+#[derive(Debug, Default)]
+pub struct Masker {
+    places: IdMap<Place>,
+    toks: Vec<Tok>,
+}
+
+impl Masker {
+    /// A masker that has seen nothing yet.
+    pub fn new() -> Masker {
+        Masker::default()
+    }
+
+    /// Writes the template of `key` into `out` (cleared first) and learns from the key.
+    /// `tag` is the byte range of the key's hash tag, if any.
+    pub fn mask(&mut self, key: &[u8], tag: Option<(usize, usize)>, out: &mut Vec<u8>) -> Masked {
+        self.tokenize(key);
+        self.emit(key, tag, out, true)
+    }
+
+    /// Like [`Masker::mask`] with what has been learnt so far, without learning.
+    pub fn remask(&mut self, key: &[u8], tag: Option<(usize, usize)>, out: &mut Vec<u8>) -> Masked {
+        self.tokenize(key);
+        self.emit(key, tag, out, false)
+    }
+
+    pub(crate) fn tokenize(&mut self, key: &[u8]) {
+        self.toks.clear();
+        let mut i = 0;
+        let n = key.len();
+        while i < n {
+            if BYTE_CLASS[usize::from(key[i])] & DELIM != 0 {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut flags = 0u8;
+            let mut digits = 0usize;
+            while i < n {
+                let f = BYTE_CLASS[usize::from(key[i])];
+                if f & DELIM != 0 {
+                    break;
+                }
+                flags |= f;
+                digits += usize::from(f & DIGIT != 0);
+                i += 1;
+            }
+            let s = &key[start..i];
+            let whole = if s.len() == 36 && is_uuid(s) {
+                Some(Class::Uuid)
+            } else if (s.len() == 8 || s.len() == 10) && is_date(s) {
+                Some(Class::Date)
+            } else if flags & SUB == 0 {
+                Some(classify_fast(s, digits, flags))
+            } else {
+                None
+            };
+            match whole {
+                Some(class) => self.toks.push(Tok {
+                    start: start as u32,
+                    end: i as u32,
+                    class,
+                }),
+                None => {
+                    let mut j = start;
+                    while j < i {
+                        if key[j] == b'-' || key[j] == b'_' {
+                            j += 1;
+                            continue;
+                        }
+                        let s0 = j;
+                        while j < i && key[j] != b'-' && key[j] != b'_' {
+                            j += 1;
+                        }
+                        self.toks.push(Tok {
+                            start: s0 as u32,
+                            end: j as u32,
+                            class: classify_atom(&key[s0..j]),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The template of the last tokenized key with words kept as they are: what
+    /// [`Masker::mask`] would give if no place varied. Keys with the same raw template
+    /// have the same family, so the census caches families by it.
+    pub(crate) fn raw(&self, key: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        let mut pos = 0usize;
+        for tok in &self.toks {
+            let (start, end) = (tok.start as usize, tok.end as usize);
+            out.extend_from_slice(&key[pos..start]);
+            match tok.class {
+                Class::Word => out.extend_from_slice(&key[start..end]),
+                Class::PrefixedNum(letters) => {
+                    out.extend_from_slice(&key[start..start + usize::from(letters)]);
+                    out.extend_from_slice(b"<n>");
+                }
+                c => out.extend_from_slice(c.mask()),
+            }
+            pos = end;
+        }
+        out.extend_from_slice(&key[pos..]);
+    }
+
+    pub(crate) fn emit(&mut self, key: &[u8], tag: Option<(usize, usize)>, out: &mut Vec<u8>, learn: bool) -> Masked {
+        out.clear();
+        let mut masked = Masked::default();
+        let mut pos = 0usize;
+        for (t, tok) in self.toks.iter().enumerate() {
+            let (start, end) = (tok.start as usize, tok.end as usize);
+            out.extend_from_slice(&key[pos..start]);
+            let word = &key[start..end];
+            let mask = match tok.class {
+                Class::Word if t == 0 => false,
+                Class::Word => {
+                    let place = hash_bytes(out);
+                    let h = hash_bytes(word);
+                    let full = self.places.len() >= MAX_PLACES;
+                    let entry = if learn && !full {
+                        Some(self.places.entry(place).or_default())
+                    } else {
+                        self.places.get_mut(&place)
+                    };
+                    match entry {
+                        None => false,
+                        Some(p) if p.varying => true,
+                        Some(p) => {
+                            if learn && !p.seen[..usize::from(p.n)].contains(&h) {
+                                if usize::from(p.n) == VARYING_AFTER {
+                                    p.varying = true;
+                                } else {
+                                    p.seen[usize::from(p.n)] = h;
+                                    p.n += 1;
+                                }
+                            }
+                            p.varying
+                        }
+                    }
+                }
+                _ => true,
+            };
+            if let Class::PrefixedNum(letters) = tok.class {
+                out.extend_from_slice(&word[..usize::from(letters)]);
+            }
+            if mask {
+                out.extend_from_slice(tok.class.mask());
+                if let Some((lo, hi)) = tag {
+                    if start >= lo && end <= hi {
+                        masked.tag_varies = true;
+                    }
+                }
+            } else {
+                out.extend_from_slice(word);
+            }
+            pos = end;
+        }
+        out.extend_from_slice(&key[pos..]);
+        masked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(m: &mut Masker, key: &str) -> String {
+        let mut out = Vec::new();
+        m.mask(key.as_bytes(), None, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn masks_by_shape() {
+        let mut m = Masker::new();
+        assert_eq!(t(&mut m, "user:1000:profile"), "user:<n>:profile");
+        assert_eq!(
+            t(&mut m, "sess:{3f2a6b1c-1d2e-4f50-8a9b-0c1d2e3f4a5b}"),
+            "sess:{<uuid>}"
+        );
+        assert_eq!(t(&mut m, "events:2024-05-01:count"), "events:<date>:count");
+        assert_eq!(t(&mut m, "events:20240501"), "events:<date>");
+        assert_eq!(t(&mut m, "blob:9f86d081884c7d65"), "blob:<hex>");
+        assert_eq!(t(&mut m, "order-42_item-7"), "order-<n>_item-<n>");
+        assert_eq!(t(&mut m, "cache:v2:home"), "cache:v<n>:home");
+        assert_eq!(t(&mut m, "q:{tenant:t42}"), "q:{tenant:t<n>}");
+        assert_eq!(t(&mut m, "tok:ab12cd34ef"), "tok:<hex>");
+        assert_eq!(t(&mut m, "tok:xy12z9q"), "tok:<id>");
+    }
+
+    #[test]
+    fn words_that_vary_are_masked_after_a_few() {
+        let mut m = Masker::new();
+        for name in ["alice", "bob", "carol", "dave"] {
+            assert_eq!(t(&mut m, &format!("user:{name}:cart")), format!("user:{name}:cart"));
+        }
+        assert_eq!(t(&mut m, "user:erin:cart"), "user:<*>:cart");
+        assert_eq!(t(&mut m, "user:alice:cart"), "user:<*>:cart");
+        let mut out = Vec::new();
+        m.remask(b"user:bob:cart", None, &mut out);
+        assert_eq!(out, b"user:<*>:cart");
+        // Namespaces never vary away.
+        for ns in ["a", "b", "c", "d", "e", "f"] {
+            assert_eq!(t(&mut m, &format!("{ns}:1")), format!("{ns}:<n>"));
+        }
+    }
+
+    #[test]
+    fn tag_varies() {
+        let mut m = Masker::new();
+        let mut out = Vec::new();
+        let k = b"q:{tenant:7}:jobs:1";
+        assert!(m.mask(k, Some((3, 11)), &mut out).tag_varies);
+        let k = b"{global}:s:1";
+        assert!(!m.mask(k, Some((1, 7)), &mut out).tag_varies);
+    }
+}

@@ -43,6 +43,8 @@ const BUDGET: usize = 200_000;
 const MAX_NEST: usize = 150;
 /// Longest hole label taken from the source.
 const MAX_LABEL: usize = 40;
+/// Most values followed for one reassigned local; beyond, it is unknown.
+const MAX_ALTS: usize = 8;
 
 /// Where an unknown value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +146,12 @@ struct Frame<'t> {
     path: Vec<Constraint>,
     /// Arms that returned earlier in this invocation: what follows is outside them.
     exits: Vec<Constraint>,
+    /// The values a variadic function was called with beyond its named parameters,
+    /// with the caller's argument expressions; `None` when not known.
+    varargs: Option<(Vec<Val<'t>>, Vec<Node<'t>>)>,
+    /// The values each reassigned local declared in this invocation may hold at this
+    /// point, with where each value is written (see [`Eval::assign`]).
+    alts: OffsetMap<Vec<(Val<'t>, Span)>>,
 }
 
 impl<'t> Frame<'t> {
@@ -154,6 +162,8 @@ impl<'t> Frame<'t> {
             returns: Vec::new(),
             path: Vec::new(),
             exits: Vec::new(),
+            varargs: None,
+            alts: OffsetMap::default(),
         }
     }
 }
@@ -173,9 +183,22 @@ pub(crate) struct Collector {
     key_set: OffsetSet,
     /// `occurrences` as a set.
     occurrence_set: FastSet<(usize, Vec<Constraint>)>,
+    /// The highest `i` such that every run passes `KEYS[i]` (or a key built from it)
+    /// to a command.
+    pub required: usize,
+    /// `KEYS` and `SCAN` calls: the command and the call.
+    pub listings: Vec<(String, Span)>,
 }
 
 impl Collector {
+    /// A key some runs may touch (one of several values of a local): it is one of the
+    /// script's keys, but is in no unit.
+    fn add_possible(&mut self, k: usize) {
+        if self.key_set.insert(k) {
+            self.keys.push(k);
+        }
+    }
+
     fn add(&mut self, k: usize, constraints: Vec<Constraint>) {
         // Sets beside the ordered lists keep a script with thousands of keys linear.
         if self.key_set.insert(k) {
@@ -242,6 +265,9 @@ pub(crate) struct Eval<'t, 's> {
     pub library: bool,
     /// Current nesting of statements and expressions being walked.
     nest: usize,
+    /// How many enclosing constructs may skip what is being walked without an `if`
+    /// arm saying so: loop bodies, the right side of `and`/`or`, `pcall`.
+    maybe_skipped: usize,
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -294,6 +320,7 @@ impl<'t, 's> Eval<'t, 's> {
             registrations: Vec::new(),
             library: false,
             nest: 0,
+            maybe_skipped: 0,
         }
     }
 
@@ -444,6 +471,12 @@ impl<'t, 's> Eval<'t, 's> {
     fn bind(&mut self, ident: Node<'_>, val: Val<'t>) {
         let d = ident.start_byte();
         if self.scopes.mutated.contains(&d) {
+            if !self.scopes.captured.contains(&d) {
+                let span = ident.byte_range();
+                if let Some(f) = self.frames.last_mut() {
+                    f.alts.insert(d, vec![(val, span)]);
+                }
+            }
             return;
         }
         let name = self.text(ident).to_string();
@@ -481,7 +514,11 @@ impl<'t, 's> Eval<'t, 's> {
         let name = self.text(node);
         if let Some(&d) = self.scopes.uses.get(&node.start_byte()) {
             if self.scopes.mutated.contains(&d) {
-                return Val::Other(Prov::Unknown);
+                // One value reaches this use: it is the local's value.
+                return match self.alternatives(node).map(Vec::as_slice) {
+                    Some([(v, _)]) if !matches!(v, Val::Other(Prov::Unknown)) => v.clone(),
+                    _ => Val::Other(Prov::Unknown),
+                };
             }
             return match self.lookup_decl(d) {
                 Some(v) => v.clone(),
@@ -554,11 +591,16 @@ impl<'t, 's> Eval<'t, 's> {
                 }
             }
             K::AssignmentStatement => {
+                let mut vals = Vec::new();
                 if let Some(values) = child_of_kind(node, K::ExpressionList) {
                     for v in values.named_children() {
-                        self.expr(v);
+                        if v.kind() != K::Comment {
+                            let val = self.expr(v);
+                            vals.push((val, v));
+                        }
                     }
                 }
+                self.assign(node, vals);
                 if let Some(targets) = child_of_kind(node, K::VariableList) {
                     for t in targets.named_children() {
                         // Index expressions in targets may contain calls.
@@ -578,10 +620,10 @@ impl<'t, 's> Eval<'t, 's> {
                 if let Some(c) = node.field(F::Condition) {
                     self.expr(c);
                 }
-                self.block_field(node, F::Body);
+                self.loop_body(node.field(F::Body));
             }
             K::RepeatStatement => {
-                self.block_field(node, F::Body);
+                self.loop_body(node.field(F::Body));
                 if let Some(c) = node.field(F::Condition) {
                     self.expr(c);
                 }
@@ -617,6 +659,136 @@ impl<'t, 's> Eval<'t, 's> {
         }
     }
 
+    /// Follows `k = v` for reassigned locals: after it, `k` holds `v` (whatever it held
+    /// before). Branches join the values of their arms ([`Eval::if_statement`]), so at
+    /// a use a local holds one of a few known values: each is a possible key.
+    fn assign(&mut self, node: Node<'t>, vals: Vec<(Val<'t>, Node<'t>)>) {
+        let Some(targets) = child_of_kind(node, K::VariableList) else {
+            return;
+        };
+        let n = vals.len();
+        for (i, t) in targets.named_children().enumerate() {
+            if t.kind() != K::Identifier {
+                continue;
+            }
+            let Some(&d) = self.scopes.uses.get(&t.start_byte()) else {
+                continue;
+            };
+            let value = match vals.get(i) {
+                Some((Val::Spread(sp), e)) if i + 1 == n => {
+                    let (sp, e) = (*sp, *e);
+                    (self.spread_item(sp, 0, e), e.byte_range())
+                }
+                Some((v, e)) if i + 1 < n => {
+                    let (v, e) = (v.clone(), *e);
+                    (self.single(v, e), e.byte_range())
+                }
+                Some((v, e)) => (v.clone(), e.byte_range()),
+                None => match vals.last() {
+                    Some((Val::Spread(sp), e)) => {
+                        let (sp, e) = (*sp, *e);
+                        (self.spread_item(sp, i + 1 - n, e), e.byte_range())
+                    }
+                    _ => (Val::Nil, t.byte_range()),
+                },
+            };
+            if let Some(f) = self
+                .frames
+                .iter_mut()
+                .rev()
+                .find(|f| f.alts.contains_key(&d))
+            {
+                f.alts.insert(d, vec![value]);
+            }
+        }
+    }
+
+    /// The values a reassigned local may hold here, if they are followed.
+    fn alternatives(&self, ident: Node<'_>) -> Option<&Vec<(Val<'t>, Span)>> {
+        let d = self.scopes.uses.get(&ident.start_byte())?;
+        self.frames.iter().rev().find_map(|f| f.alts.get(d))
+    }
+
+    /// Walks a loop body: a local reassigned inside the loop may hold, at any point of
+    /// the body, a value of another iteration, so it is unknown there; after the loop
+    /// it holds its value from before or from the end of the body.
+    fn loop_body(&mut self, body: Option<Node<'t>>) {
+        let Some(body) = body else {
+            return;
+        };
+        let before = self
+            .frames
+            .last()
+            .map(|f| f.alts.clone())
+            .unwrap_or_default();
+        let mut assigned = Vec::new();
+        let mut jumps = false;
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            jumps |= matches!(n.kind(), K::BreakStatement | K::GotoStatement);
+            if n.kind() == K::VariableList {
+                for t in n.named_children() {
+                    if let Some(&d) = self.scopes.uses.get(&t.start_byte()) {
+                        assigned.push(d);
+                    }
+                }
+            }
+            stack.extend(n.named_children());
+        }
+        if let Some(f) = self.frames.last_mut() {
+            for d in &assigned {
+                if let Some(v) = f.alts.get_mut(d) {
+                    *v = vec![(Val::Other(Prov::Unknown), 0..0)];
+                }
+            }
+        }
+        self.maybe_skipped += 1;
+        self.block(body);
+        self.maybe_skipped -= 1;
+        let mut after = self
+            .frames
+            .last()
+            .map(|f| f.alts.clone())
+            .unwrap_or_default();
+        if jumps {
+            // A `break` leaves with the values of the middle of the body.
+            for d in &assigned {
+                if let Some(v) = after.get_mut(d) {
+                    v.push((Val::Other(Prov::Unknown), 0..0));
+                }
+            }
+        }
+        self.join(&before, vec![before.clone(), after]);
+    }
+
+    /// Sets the current frame's reassigned locals declared before a branch point to the
+    /// union of their values at the end of each way through it.
+    fn join(
+        &mut self,
+        before: &OffsetMap<Vec<(Val<'t>, Span)>>,
+        ends: Vec<OffsetMap<Vec<(Val<'t>, Span)>>>,
+    ) {
+        let mut merged: OffsetMap<Vec<(Val<'t>, Span)>> = OffsetMap::default();
+        for (&d, _) in before.iter() {
+            let mut out: Vec<(Val<'t>, Span)> = Vec::new();
+            for end in &ends {
+                for (v, sp) in end.get(&d).into_iter().flatten() {
+                    if !out.iter().any(|(_, s)| s == sp && *s != (0..0)) {
+                        out.push((v.clone(), sp.clone()));
+                    }
+                }
+            }
+            out.sort_by_key(|(_, s)| s.start);
+            if out.len() > MAX_ALTS {
+                out = vec![(Val::Other(Prov::Unknown), 0..0)];
+            }
+            merged.insert(d, out);
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.alts = merged;
+        }
+    }
+
     /// The branch arms the current point is under, across inlined calls.
     fn constraints(&self) -> Vec<Constraint> {
         self.frames
@@ -645,6 +817,13 @@ impl<'t, 's> Eval<'t, 's> {
         if let Some(c) = node.field(F::Condition) {
             self.expr(c);
         }
+        let before = self
+            .frames
+            .last()
+            .map(|f| f.alts.clone())
+            .unwrap_or_default();
+        let mut ends = Vec::new();
+        let mut has_else = false;
         let mut exiting = Vec::new();
         let consequence = node.field(F::Consequence);
         self.in_arm((bp, Choice::Arm(0)), |me| {
@@ -654,17 +833,24 @@ impl<'t, 's> Eval<'t, 's> {
         });
         if consequence.is_some_and(|b| self.exits(b)) {
             exiting.push(0);
+        } else if let Some(f) = self.frames.last() {
+            ends.push(f.alts.clone());
         }
         for (k, alt) in node.children_by_field(F::Alternative).enumerate() {
             let arm = k + 1;
             if alt.is_error() {
                 continue;
             }
+            if let Some(f) = self.frames.last_mut() {
+                f.alts = before.clone();
+            }
             if let Some(c) = alt.field(F::Condition) {
                 // An `elseif` condition runs only when the arms before it were not taken.
                 self.in_arm((bp, Choice::NotArms((0..arm).collect())), |me| {
                     me.expr(c);
                 });
+            } else {
+                has_else = true;
             }
             let body = alt.field(F::Consequence).or_else(|| alt.field(F::Body));
             self.in_arm((bp, Choice::Arm(arm)), |me| {
@@ -674,8 +860,14 @@ impl<'t, 's> Eval<'t, 's> {
             });
             if body.is_some_and(|b| self.exits(b)) {
                 exiting.push(arm);
+            } else if let Some(f) = self.frames.last() {
+                ends.push(f.alts.clone());
             }
         }
+        if !has_else {
+            ends.push(before.clone());
+        }
+        self.join(&before, ends);
         if !exiting.is_empty() {
             if let Some(f) = self.frames.last_mut() {
                 f.exits.push((bp, Choice::NotArms(exiting)));
@@ -747,6 +939,15 @@ impl<'t, 's> Eval<'t, 's> {
                 Val::Nil
             };
             self.bind(*n, v);
+            // A reassigned local's first value is written in the declaration.
+            if let Some(&e) = exprs.get(i).or(exprs.last()) {
+                let d = n.start_byte();
+                if let Some(alt) = self.frames.last_mut().and_then(|f| f.alts.get_mut(&d)) {
+                    if let [(_, span)] = alt.as_mut_slice() {
+                        *span = e.byte_range();
+                    }
+                }
+            }
         }
     }
 
@@ -810,7 +1011,7 @@ impl<'t, 's> Eval<'t, 's> {
                 _ => {}
             }
         }
-        self.block_field(node, F::Body);
+        self.loop_body(node.field(F::Body));
     }
 
     /// Evaluates an expression of a generic `for` and returns the provenance of the
@@ -968,7 +1169,11 @@ impl<'t, 's> Eval<'t, 's> {
         let op = node.field(F::Operator).map(|o| self.text(o)).unwrap_or("");
         let lv = self.expr(l);
         let lv = self.single(lv, l);
+        // The right side of `and`/`or` runs only for some values of the left.
+        let short = op == "and" || op == "or";
+        self.maybe_skipped += usize::from(short);
         let rv = self.expr(r);
+        self.maybe_skipped -= usize::from(short);
         let rv = self.single(rv, r);
         match op {
             ".." => {
@@ -1139,7 +1344,10 @@ impl<'t, 's> Eval<'t, 's> {
                 let args = self.eval_args(&arg_nodes);
                 if let Some(Val::Func(func)) = args.first() {
                     let func = *func;
+                    // An error inside is caught: a failing command does not stop the run.
+                    self.maybe_skipped += 1;
                     self.invoke(func, args[1..].to_vec(), None);
+                    self.maybe_skipped -= 1;
                 }
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
@@ -1157,7 +1365,7 @@ impl<'t, 's> Eval<'t, 's> {
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
             Val::Func(func) => {
-                let args = self.eval_args(&arg_nodes);
+                let (args, arg_nodes) = self.expand_args(&arg_nodes);
                 self.invoke(func, args, Some(&arg_nodes))
             }
             _ => {
@@ -1165,6 +1373,30 @@ impl<'t, 's> Eval<'t, 's> {
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
         }
+    }
+
+    /// Evaluates arguments; a `...` in last position inside a variadic function whose
+    /// call is known stands for the values (and expressions) that call passed.
+    fn expand_args(&mut self, nodes: &[Node<'t>]) -> (Vec<Val<'t>>, Vec<Node<'t>>) {
+        if let Some((&last, init)) = nodes.split_last() {
+            if last.kind() == K::VarargExpression {
+                if let Some((vals, vnodes)) = self.frames.last().and_then(|f| f.varargs.clone()) {
+                    let mut args = self.eval_args(init);
+                    if let (Some(Val::Spread(_)), false) = (args.last(), init.is_empty()) {
+                        // Not in last position: one value.
+                        let n = init[init.len() - 1];
+                        let v = args.pop().expect("not empty");
+                        let v = self.single(v, n);
+                        args.push(v);
+                    }
+                    args.extend(vals);
+                    let mut out_nodes = init.to_vec();
+                    out_nodes.extend(vnodes);
+                    return (args, out_nodes);
+                }
+            }
+        }
+        (self.eval_args(nodes), nodes.to_vec())
     }
 
     fn eval_args(&mut self, nodes: &[Node<'t>]) -> Vec<Val<'t>> {
@@ -1230,7 +1462,21 @@ impl<'t, 's> Eval<'t, 's> {
             };
             values.push(v);
         }
-        self.frames.push(Frame::new(self.next_frame));
+        // What `...` holds: the arguments beyond the named parameters, when the call and
+        // every argument expression are known.
+        let variadic = func
+            .field(F::Parameters)
+            .is_some_and(|p| p.named_children().any(|c| c.kind() == K::VarargExpression));
+        let varargs = match arg_nodes {
+            Some(nodes) if variadic && !standalone && nodes.len() == args.len() => Some((
+                args.get(params.len()..).unwrap_or_default().to_vec(),
+                nodes.get(params.len()..).unwrap_or_default().to_vec(),
+            )),
+            _ => None,
+        };
+        let mut frame = Frame::new(self.next_frame);
+        frame.varargs = varargs;
+        self.frames.push(frame);
         self.next_frame += 1;
         self.active.push(id);
         for (p, v) in params.iter().zip(values) {
@@ -1529,7 +1775,9 @@ impl<'t, 's> Eval<'t, 's> {
         callee: Node<'t>,
         arg_nodes: &[Node<'t>],
     ) -> Val<'t> {
-        let args = self.eval_args(arg_nodes);
+        // `redis.call(cmd, ...)` in a wrapper: the wrapper's caller's arguments.
+        let (args, arg_nodes) = self.expand_args(arg_nodes);
+        let arg_nodes = &arg_nodes[..];
         if let Some(c) = self.collector.as_mut() {
             if c.first_call.is_none() {
                 c.first_call = Some(callee.byte_range());
@@ -1542,6 +1790,12 @@ impl<'t, 's> Eval<'t, 's> {
         let Some(name) = name_t.as_literal() else {
             return data(self);
         };
+        if name.eq_ignore_ascii_case(b"keys") || name.eq_ignore_ascii_case(b"scan") {
+            let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
+            if let Some(c) = self.collector.as_mut() {
+                c.listings.push((command, call.byte_range()));
+            }
+        }
         // The bytes of each argument: literal where known, else a placeholder that
         // matches no keyword and no number.
         const PLACEHOLDER: &[u8] = b"\x00keylint:unknown\x00";
@@ -1609,10 +1863,26 @@ impl<'t, 's> Eval<'t, 's> {
         }
         let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
         let mut unit_keys = Vec::new();
+        let mut possible = Vec::new();
         for i in fixed_keys.unwrap_or_default() {
             let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
                 continue;
             };
+            if n.kind() == K::Identifier {
+                if let Some(alts) = self.alternatives(n).filter(|a| a.len() > 1).cloned() {
+                    // A local with several reaching values: each is a possible key,
+                    // shown where it is written. None of them is certain, so they join
+                    // no unit.
+                    for (alt, at) in alts {
+                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
+                            continue;
+                        }
+                        let t = self.template(&alt, n);
+                        possible.push(self.add_key(t, at, &command));
+                    }
+                    continue;
+                }
+            }
             let t = self.template(v, n);
             let k = self.add_key(t, n.byte_range(), &command);
             unit_keys.push(k);
@@ -1639,7 +1909,20 @@ impl<'t, 's> Eval<'t, 's> {
         distinct.sort_unstable();
         distinct.dedup();
         let constraints = self.constraints();
+        let certain = constraints.is_empty() && self.maybe_skipped == 0;
+        let required = unit_keys
+            .iter()
+            .filter_map(|&k| match self.keys[k].origin {
+                KeyOrigin::Declared(i) | KeyOrigin::DerivedFromDeclared(i) if certain => Some(i),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         if let Some(c) = self.collector.as_mut() {
+            c.required = c.required.max(required);
+            for &k in &possible {
+                c.add_possible(k);
+            }
             for &k in &unit_keys {
                 c.add(k, constraints.clone());
             }

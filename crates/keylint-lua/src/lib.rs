@@ -39,7 +39,7 @@ mod template;
 use ast::{Ast, Node, F, K};
 use eval::{Collector, Eval};
 use keylint_core::model::{CrossSlotPolicy, FileModel, Script, ScriptMode, Unit, UnitKind};
-use keylint_core::{Lang, Span};
+use keylint_core::{Finding, Label, Lang, Rule, Severity, Span};
 use std::cell::RefCell;
 
 /// Flags a `#!lua` shebang or a function registration may declare.
@@ -125,6 +125,46 @@ fn policy(flags: &[String], mode: ScriptMode) -> CrossSlotPolicy {
     }
 }
 
+/// A `KEYS` or `SCAN` call inside a script: it lists only the keys of the node that
+/// runs the script, so on a cluster the script silently works on part of the data.
+fn listing(command: &str, span: Span, mode: ScriptMode, unit: Span) -> Finding {
+    let consequence = match mode {
+        ScriptMode::Eval => {
+            "without a `#!lua` shebang the keys it finds can be read and written (they \
+             are on this node), so nothing fails: the script just never sees the keys of \
+             the other nodes"
+        }
+        _ => {
+            "a key it finds outside the declared keys' slot fails with `Script attempted to \
+             access keys that do not hash to the same slot` (unless the script has \
+             `allow-cross-slot-keys`), and the keys of the other nodes are never seen"
+        }
+    };
+    Finding::new(
+        Rule::UndeclaredScriptKey,
+        format!(
+            "the script discovers keys with `{command}`: on a cluster it sees only one node's keys"
+        ),
+        Label::new(
+            span,
+            format!("`{command}` inside a script lists the keys of the node running it"),
+        ),
+    )
+    .with_severity(Severity::Warning)
+    .with_unit(unit)
+    .with_note(
+        "a script runs on one node; `KEYS` and `SCAN` there return that node's share of \
+             the keyspace only, so on a cluster the script silently works on part of the data: \
+             a correctness bug, not an error the server reports",
+    )
+    .with_note(consequence)
+    .with_note("keys found this way can never be declared in `KEYS` by the caller")
+    .with_help(
+        "keep the names in a set or sorted set under the script's hash tag and read that \
+             instead, or scan every primary from the client and pass the keys in `KEYS`",
+    )
+}
+
 /// Adds the units of a script or helper (its commands, then one unit per set of keys
 /// one run can touch together); returns the indices of the latter.
 fn push_units(
@@ -134,7 +174,13 @@ fn push_units(
     span: Span,
     anchor: Span,
     policy: CrossSlotPolicy,
+    mode: ScriptMode,
 ) -> Vec<usize> {
+    for (command, at) in &c.listings {
+        model
+            .findings
+            .push(listing(command, at.clone(), mode, span.clone()));
+    }
     model.units.extend(c.commands);
     let mut out = Vec::new();
     for keys in paths::units(&c.occurrences) {
@@ -160,6 +206,7 @@ fn push_script(model: &mut FileModel, mut script: Script, collector: Option<Coll
             }
         }
         script.keys = c.keys.clone();
+        script.required_keys = c.required;
         let policy = policy(&script.flags, script.mode);
         script.units = push_units(
             model,
@@ -168,6 +215,7 @@ fn push_script(model: &mut FileModel, mut script: Script, collector: Option<Coll
             script.span.clone(),
             script.anchor.clone(),
             policy,
+            script.mode,
         );
     }
     model.scripts.push(script);
@@ -229,6 +277,7 @@ pub fn lower(source: &str) -> FileModel {
                 anchor: reg.name_span.clone(),
                 keys: Vec::new(),
                 units: Vec::new(),
+                required_keys: 0,
             };
             let no_cluster = script.has_flag("no-cluster");
             if no_cluster || reg.flags.is_none() {
@@ -281,6 +330,7 @@ pub fn lower(source: &str) -> FileModel {
         anchor: bang.as_ref().map(|b| b.span.clone()).unwrap_or(0..0),
         keys: Vec::new(),
         units: Vec::new(),
+        required_keys: 0,
     };
     if script.has_flag("no-cluster") || bang.as_ref().is_some_and(|b| !b.valid) {
         // A `no-cluster` script never runs on a cluster, and the server refuses to
@@ -297,7 +347,15 @@ pub fn lower(source: &str) -> FileModel {
     model.keys = std::mem::take(&mut ev.keys);
     let policy = policy(&script.flags, script.mode);
     for h in helpers {
-        push_units(&mut model, h.collector, &h.name, h.span, h.anchor, policy);
+        push_units(
+            &mut model,
+            h.collector,
+            &h.name,
+            h.span,
+            h.anchor,
+            policy,
+            script.mode,
+        );
     }
     push_script(&mut model, script, collected);
     model

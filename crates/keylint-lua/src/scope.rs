@@ -30,6 +30,10 @@ pub(crate) struct Scopes {
     pub uses: OffsetMap<DeclId>,
     /// Locals assigned somewhere other than their declaration.
     pub mutated: OffsetSet,
+    /// Mutated locals whose assignments the evaluator cannot follow in order: assigned
+    /// from inside a function nested in the declaring one (a closure), by a function
+    /// declaration, or inside broken text.
+    pub captured: OffsetSet,
     /// Global names that the script assigns (`KEYS = …`, `function foo() end`), or
     /// whose fields it assigns (`KEYS[1] = …`): their values cannot be trusted.
     pub tainted_globals: FastSet<String>,
@@ -43,6 +47,10 @@ struct Resolver<'a> {
     scopes: Vec<Vec<Cow<'a, str>>>,
     out: Scopes,
     nest: usize,
+    /// How many function bodies enclose the current point.
+    depth: usize,
+    /// The function depth of each declaration.
+    decl_depth: OffsetMap<usize>,
 }
 
 /// Resolves every name in the tree rooted at `root`.
@@ -56,6 +64,8 @@ pub(crate) fn resolve(root: Node<'_>, identifiers: usize, src: &[u8]) -> Scopes 
         scopes: vec![Vec::new()],
         out,
         nest: 0,
+        depth: 0,
+        decl_depth: OffsetMap::default(),
     };
     r.statements(root);
     r.out
@@ -79,6 +89,7 @@ impl<'a> Resolver<'a> {
                 .or_default()
                 .push(ident.start_byte());
             scope.push(name);
+            self.decl_depth.insert(ident.start_byte(), self.depth);
         }
     }
 
@@ -117,6 +128,7 @@ impl<'a> Resolver<'a> {
                 match self.lookup(&name) {
                     Some(d) => {
                         self.out.mutated.insert(d);
+                        self.out.captured.insert(d);
                     }
                     None => {
                         self.out.tainted_globals.insert(name.into_owned());
@@ -166,6 +178,12 @@ impl<'a> Resolver<'a> {
                 if let Some(targets) = child_of_kind(node, K::VariableList) {
                     for t in targets.named_children() {
                         self.assign_target(t);
+                        if node.has_error() {
+                            // A broken assignment: its value cannot be followed.
+                            if let Some(d) = self.out.uses.get(&t.start_byte()).copied() {
+                                self.out.captured.insert(d);
+                            }
+                        }
                     }
                 }
             }
@@ -269,11 +287,15 @@ impl<'a> Resolver<'a> {
             }
         } else if let Some(n) = name {
             self.assign_target(n);
+            if let Some(d) = self.out.uses.get(&n.start_byte()).copied() {
+                self.out.captured.insert(d);
+            }
         }
         self.function_body(node);
     }
 
     fn function_body(&mut self, node: Node<'_>) {
+        self.depth += 1;
         self.with_scope(|r| {
             if let Some(params) = node.field(F::Parameters) {
                 for p in params.named_children() {
@@ -286,6 +308,7 @@ impl<'a> Resolver<'a> {
                 r.statements(b);
             }
         });
+        self.depth -= 1;
     }
 
     fn assign_target(&mut self, target: Node<'_>) {
@@ -296,6 +319,9 @@ impl<'a> Resolver<'a> {
                     Some(d) => {
                         self.out.mutated.insert(d);
                         self.out.uses.insert(target.start_byte(), d);
+                        if self.decl_depth.get(&d) != Some(&self.depth) {
+                            self.out.captured.insert(d);
+                        }
                     }
                     None => {
                         self.out.tainted_globals.insert(name.into_owned());

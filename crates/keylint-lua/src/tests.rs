@@ -222,7 +222,7 @@ redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, 2)
 }
 
 #[test]
-fn reassigned_and_loop_assigned_locals_are_unknown() {
+fn reassigned_locals_have_every_reaching_value() {
     let src = r#"
 local k = 'a'
 if ARGV[1] then k = 'b' end
@@ -232,11 +232,38 @@ for i = 1, 3 do j = 'x' .. i end
 redis.call('GET', j)
 local once = 'c'
 redis.call('GET', once)
+local m = 'tmp'
+m = KEYS[1]
+redis.call('GET', m)
+local n
+if ARGV[2] then n = KEYS[2] else n = 'lit' end
+redis.call('GET', n)
 "#;
     let k = keys(src);
-    assert_eq!(k[0].2, KeyOrigin::Unknown);
-    assert_eq!(k[1].2, KeyOrigin::Unknown);
-    assert_eq!(k[2].1, "\"c\"");
+    // Each value that reaches a use is a possible key, shown where it is written.
+    assert_eq!(
+        k.iter()
+            .map(|k| (k.0.as_str(), k.1.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            ("'a'", "\"a\""),
+            ("'b'", "\"b\""),
+            ("'x' .. i", "\"x\" .. i"),
+            ("once", "\"c\""),
+            // Straight-line code: the later assignment replaces the first value.
+            ("m", "KEYS[1]"),
+            ("KEYS[2]", "KEYS[2]"),
+            ("'lit'", "\"lit\""),
+        ]
+    );
+    assert_eq!(k[0].2, KeyOrigin::Undeclared);
+    assert_eq!(k[4].2, KeyOrigin::Declared(1));
+    // A key one of several values may be is in no unit: no verdict rests on it.
+    let model = lower(src);
+    let script = &model.scripts[0];
+    for &u in &script.units {
+        assert!(!model.units[u].keys.contains(&0));
+    }
 }
 
 #[test]

@@ -17,11 +17,16 @@
 //! one script. Only `ARGV[i]` with a constant `i` (and values built from it) ever
 //! become fragments, so two different bindings never stand for one value by accident.
 //!
-//! Control flow: every branch and loop body is walked once; a local assigned more than
-//! once is unknown at its uses (see `scope`). Local functions are evaluated at each
-//! call with the arguments' values (up to a depth and a budget), so a helper
+//! Control flow: every branch and loop body is walked once. A local assigned more than
+//! once is followed in walk order (`Frame::alts`): an assignment replaces its values,
+//! the arms of an `if` join theirs, a loop makes what it assigns unknown inside it;
+//! one reaching value is the value, several are possible keys that join no unit. A
+//! local assigned from a closure is unknown (see `scope`). Local functions, functions
+//! stored in tables and closures are evaluated at each call with the arguments' values
+//! (up to a depth and a budget), so a helper
 //! `local function jobKey(prefix, id) return prefix .. id end` yields the caller's
-//! keys; functions never called are walked once with unknown parameters.
+//! keys, and `...` in a variadic wrapper is the wrapper's caller's arguments;
+//! functions never called are walked once with unknown parameters.
 
 use crate::ast::{Node, F, K};
 use crate::hash::{FastMap, FastSet, OffsetMap, OffsetSet};
@@ -268,6 +273,16 @@ pub(crate) struct Eval<'t, 's> {
     /// How many enclosing constructs may skip what is being walked without an `if`
     /// arm saying so: loop bodies, the right side of `and`/`or`, `pcall`.
     maybe_skipped: usize,
+    /// Where the script starts in the text: what comes before is included files.
+    pub script_start: usize,
+    /// Each included file's range and the `@include` line that pulled it in.
+    pub regions: Vec<(Span, Span)>,
+    /// The calls being inlined, outermost first.
+    call_sites: Vec<Span>,
+    /// Functions stored in tables by `function t.name()` / `function t:name()`: (the
+    /// table, the name) → the function. A local table is `@<declaration>`, a global
+    /// one its name.
+    methods: FastMap<(String, String), Node<'t>>,
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -321,7 +336,30 @@ impl<'t, 's> Eval<'t, 's> {
             library: false,
             nest: 0,
             maybe_skipped: 0,
+            script_start: 0,
+            regions: Vec::new(),
+            call_sites: Vec::new(),
+            methods: FastMap::default(),
         }
+    }
+
+    /// A span the script's diagnostics can show: a span inside an included file becomes
+    /// the outermost call in the script that led there, or the `@include` line.
+    fn visible(&self, span: Span) -> Span {
+        if span.start >= self.script_start {
+            return span;
+        }
+        if let Some(site) = self
+            .call_sites
+            .iter()
+            .find(|s| s.start >= self.script_start)
+        {
+            return site.clone();
+        }
+        self.regions
+            .iter()
+            .find(|(r, _)| r.contains(&span.start))
+            .map_or(span, |(_, line)| line.clone())
     }
 
     fn text(&self, node: Node<'_>) -> &'s str {
@@ -499,6 +537,10 @@ impl<'t, 's> Eval<'t, 's> {
                     _ => Val::Str(t),
                 }
             }
+            Val::Other(_) if self.scopes.field_written.contains(&d) => {
+                // Its fields change after it is bound: a field may hold anything.
+                Val::Other(Prov::Unknown)
+            }
             Val::Other(p) => {
                 // Keep it a table-like value; its fields inherit the provenance.
                 Val::Other(p)
@@ -588,6 +630,18 @@ impl<'t, 's> Eval<'t, 's> {
                 let is_local = node.first_child().is_some_and(|c| c.kind() == K::Local);
                 if let (true, Some(name)) = (is_local, node.field(F::Name)) {
                     self.bind(name, Val::Func(node));
+                } else if let Some(name) = node.field(F::Name) {
+                    // `function M.key(id)`, `function config:key(id)`.
+                    let member = match name.kind() {
+                        K::DotIndexExpression => name.field(F::Field),
+                        K::MethodIndexExpression => name.field(F::Method),
+                        _ => None,
+                    };
+                    let table = name.field(F::Table).and_then(|t| self.table_identity(t));
+                    if let (Some(table), Some(member)) = (table, member) {
+                        let member = self.text(member).to_string();
+                        self.methods.insert((table, member), node);
+                    }
                 }
             }
             K::AssignmentStatement => {
@@ -668,6 +722,23 @@ impl<'t, 's> Eval<'t, 's> {
         };
         let n = vals.len();
         for (i, t) in targets.named_children().enumerate() {
+            if t.kind() == K::DotIndexExpression {
+                // `M.key = function(id) … end` stores a function; any other value
+                // replaces it.
+                let table = t.field(F::Table).and_then(|tb| self.table_identity(tb));
+                let field = t.field(F::Field).map(|f| self.text(f).to_string());
+                if let (Some(table), Some(field)) = (table, field) {
+                    match vals.get(i) {
+                        Some((Val::Func(f), _)) if i < n => {
+                            self.methods.insert((table, field), *f);
+                        }
+                        _ => {
+                            self.methods.remove(&(table, field));
+                        }
+                    }
+                }
+                continue;
+            }
             if t.kind() != K::Identifier {
                 continue;
             }
@@ -787,6 +858,25 @@ impl<'t, 's> Eval<'t, 's> {
         if let Some(f) = self.frames.last_mut() {
             f.alts = merged;
         }
+    }
+
+    /// The identity of a table named by a plain name, for [`Eval::methods`].
+    fn table_identity(&self, t: Node<'_>) -> Option<String> {
+        if t.kind() != K::Identifier {
+            return None;
+        }
+        Some(match self.scopes.uses.get(&t.start_byte()) {
+            Some(d) => format!("@{d}"),
+            None => self.text(t).to_string(),
+        })
+    }
+
+    /// The function stored as `member` of the table `t`, if the file declares one.
+    fn method(&self, t: Node<'_>, member: Node<'_>) -> Option<Node<'t>> {
+        let table = self.table_identity(t)?;
+        self.methods
+            .get(&(table, self.text(member).to_string()))
+            .copied()
     }
 
     /// The branch arms the current point is under, across inlined calls.
@@ -938,6 +1028,16 @@ impl<'t, 's> Eval<'t, 's> {
             } else {
                 Val::Nil
             };
+            // A table handed to other code may be filled there.
+            let v = match exprs.get(i) {
+                Some(e)
+                    if e.kind() == K::TableConstructor
+                        && self.scopes.escaped.contains(&n.start_byte()) =>
+                {
+                    Val::Other(Prov::Unknown)
+                }
+                _ => v,
+            };
             self.bind(*n, v);
             // A reassigned local's first value is written in the declaration.
             if let Some(&e) = exprs.get(i).or(exprs.last()) {
@@ -1030,6 +1130,7 @@ impl<'t, 's> Eval<'t, 's> {
         match self.expr(arg) {
             Val::Keys => Prov::Declared(0),
             Val::Argv => Prov::Argv,
+            Val::Other(Prov::Declared(_)) => Prov::Declared(0),
             Val::Other(p) if p != Prov::Unknown => computed([p]),
             _ => Prov::Unknown,
         }
@@ -1100,6 +1201,9 @@ impl<'t, 's> Eval<'t, 's> {
                 let Some(t) = node.field(F::Table) else {
                     return Val::Other(Prov::Unknown);
                 };
+                if let Some(f) = node.field(F::Field).and_then(|f| self.method(t, f)) {
+                    return Val::Func(f);
+                }
                 let field = node.field(F::Field).map(|f| self.text(f)).unwrap_or("");
                 let base = self.expr(t);
                 match base {
@@ -1111,16 +1215,50 @@ impl<'t, 's> Eval<'t, 's> {
             }
             K::FunctionCall => self.call(node),
             K::FunctionDefinition => Val::Func(node),
-            K::TableConstructor => {
-                self.visit_calls(node);
-                Val::Other(Prov::Unknown)
-            }
+            K::TableConstructor => Val::Other(self.table_prov(node)),
             K::VarargExpression => Val::Spread(Spread::Values(Prov::Unknown)),
             _ => {
                 self.visit_calls(node);
                 Val::Other(Prov::Unknown)
             }
         }
+    }
+
+    /// The provenance of a table's values, from its constructor: a table of declared
+    /// keys (`{KEYS[1], KEYS[2]}`) holds declared keys; a table of literals, `ARGV` and
+    /// data holds undeclared values; a mix with declared keys is unknown. Whether the
+    /// table is changed later is decided where it is bound ([`Eval::bind`]).
+    fn table_prov(&mut self, node: Node<'t>) -> Prov {
+        let mut provs = Vec::new();
+        for field in node.named_children() {
+            if field.kind() != K::Field {
+                continue;
+            }
+            if let Some(n) = field.field(F::Name) {
+                if field.first_child().is_some_and(|c| c.kind() == K::LBracket) {
+                    self.expr(n);
+                }
+            }
+            if let Some(v) = field.field(F::Value) {
+                let val = self.expr(v);
+                // A declared key itself (`KEYS[1]`), not a value computed from one.
+                let declared = match &val {
+                    Val::Str(t) => match t.parts.as_slice() {
+                        [Part::Hole(h)] => match self.prov_of_binding(&h.binding) {
+                            p @ Prov::Declared(_) => Some(p),
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                provs.push(declared.unwrap_or_else(|| self.prov_of(&val)));
+            }
+        }
+        if !provs.is_empty() && provs.iter().all(|p| matches!(p, Prov::Declared(_))) {
+            return Prov::Declared(0);
+        }
+        computed(provs)
     }
 
     /// Evaluates the calls inside an expression whose value is not needed.
@@ -1231,6 +1369,8 @@ impl<'t, 's> Eval<'t, 's> {
                     Val::Str(v)
                 }
             },
+            // An element of a table of declared keys is a declared key.
+            Val::Other(Prov::Declared(_)) => Val::Other(Prov::Declared(0)),
             Val::Other(p) => Val::Other(computed([p])),
             _ => Val::Other(Prov::Unknown),
         }
@@ -1265,6 +1405,32 @@ impl<'t, 's> Eval<'t, 's> {
         // `obj:method(…)`
         if callee.kind() == K::MethodIndexExpression {
             let obj = callee.field(F::Table);
+            let declared = match (obj, callee.field(F::Method)) {
+                (Some(o), Some(m)) => self.method(o, m),
+                _ => None,
+            };
+            if let (Some(func), Some(o)) = (declared, obj) {
+                // `obj:m(a)` is `obj.m(obj, a)`; a function declared `function T:m(a)`
+                // has `self` as its hidden first parameter.
+                let receiver = self.expr(o);
+                let receiver = self.single(receiver, o);
+                let (args, nodes) = self.expand_args(&arg_nodes);
+                let colon = func
+                    .field(F::Name)
+                    .is_some_and(|n| n.kind() == K::MethodIndexExpression);
+                self.call_sites.push(node.byte_range());
+                let v = if colon {
+                    self.invoke(func, args, Some(&nodes))
+                } else {
+                    let mut all = vec![receiver];
+                    all.extend(args);
+                    let mut all_nodes = vec![o];
+                    all_nodes.extend(nodes);
+                    self.invoke(func, all, Some(&all_nodes))
+                };
+                self.call_sites.pop();
+                return v;
+            }
             let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
             let ov = match obj {
                 Some(o) => {
@@ -1346,7 +1512,9 @@ impl<'t, 's> Eval<'t, 's> {
                     let func = *func;
                     // An error inside is caught: a failing command does not stop the run.
                     self.maybe_skipped += 1;
+                    self.call_sites.push(node.byte_range());
                     self.invoke(func, args[1..].to_vec(), None);
+                    self.call_sites.pop();
                     self.maybe_skipped -= 1;
                 }
                 Val::Spread(Spread::Values(Prov::Unknown))
@@ -1365,8 +1533,20 @@ impl<'t, 's> Eval<'t, 's> {
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
             Val::Func(func) => {
-                let (args, arg_nodes) = self.expand_args(&arg_nodes);
-                self.invoke(func, args, Some(&arg_nodes))
+                let (mut args, mut arg_nodes) = self.expand_args(&arg_nodes);
+                let colon = func.kind() == K::FunctionDeclaration
+                    && func
+                        .field(F::Name)
+                        .is_some_and(|n| n.kind() == K::MethodIndexExpression);
+                if colon && !args.is_empty() {
+                    // `T.m(obj, a)` of `function T:m(a)`: the first argument is `self`.
+                    args.remove(0);
+                    arg_nodes.remove(0);
+                }
+                self.call_sites.push(node.byte_range());
+                let v = self.invoke(func, args, Some(&arg_nodes));
+                self.call_sites.pop();
+                v
             }
             _ => {
                 self.eval_args(&arg_nodes);
@@ -1542,7 +1722,8 @@ impl<'t, 's> Eval<'t, 's> {
         found.sort_by_key(|n| n.start_byte());
         let mut out = Vec::new();
         for f in found {
-            if self.evaluated.contains(&f.start_byte()) {
+            // An included file's functions are checked where that file is linted.
+            if self.evaluated.contains(&f.start_byte()) || f.start_byte() < self.script_start {
                 continue;
             }
             let saved = if units {
@@ -1778,9 +1959,10 @@ impl<'t, 's> Eval<'t, 's> {
         // `redis.call(cmd, ...)` in a wrapper: the wrapper's caller's arguments.
         let (args, arg_nodes) = self.expand_args(arg_nodes);
         let arg_nodes = &arg_nodes[..];
+        let first = self.visible(callee.byte_range());
         if let Some(c) = self.collector.as_mut() {
             if c.first_call.is_none() {
-                c.first_call = Some(callee.byte_range());
+                c.first_call = Some(first);
             }
         }
         let data = |_: &mut Self| Val::Other(Prov::Data);
@@ -1792,8 +1974,9 @@ impl<'t, 's> Eval<'t, 's> {
         };
         if name.eq_ignore_ascii_case(b"keys") || name.eq_ignore_ascii_case(b"scan") {
             let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
+            let at = self.visible(call.byte_range());
             if let Some(c) = self.collector.as_mut() {
-                c.listings.push((command, call.byte_range()));
+                c.listings.push((command, at));
             }
         }
         // The bytes of each argument: literal where known, else a placeholder that
@@ -1910,6 +2093,10 @@ impl<'t, 's> Eval<'t, 's> {
         distinct.dedup();
         let constraints = self.constraints();
         let certain = constraints.is_empty() && self.maybe_skipped == 0;
+        let (unit_span, unit_anchor) = (
+            self.visible(call.byte_range()),
+            self.visible(arg_nodes[0].byte_range()),
+        );
         let required = unit_keys
             .iter()
             .filter_map(|&k| match self.keys[k].origin {
@@ -1930,8 +2117,8 @@ impl<'t, 's> Eval<'t, 's> {
                 c.commands.push(Unit {
                     kind: UnitKind::Command,
                     name: command,
-                    span: call.byte_range(),
-                    anchor: arg_nodes[0].byte_range(),
+                    span: unit_span,
+                    anchor: unit_anchor,
                     keys: unit_keys,
                     // A single command whose keys span slots fails inside any script.
                     policy: CrossSlotPolicy::Refused,
@@ -1942,6 +2129,7 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {
+        let span = self.visible(span);
         // A hole that begins a key may be a whole key or a prefix with its own tag.
         if let Some(Part::Hole(h)) = t.parts.first_mut() {
             h.kind = HoleKind::Opaque;

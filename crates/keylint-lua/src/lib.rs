@@ -10,8 +10,10 @@
 //! Keys are found the way the script runs: `redis.call`, `redis.pcall` and their
 //! aliases, the command key table for argument positions, and an abstract evaluator
 //! (`eval`) for key expressions (string literals with Lua 5.1 escapes, `..`,
-//! `string.format`, `KEYS[i]`, `ARGV[i]`, locals assigned once, `unpack(KEYS)`, local
-//! helper functions). Each key records where it came from ([`KeyOrigin`](keylint_core::KeyOrigin)) so the
+//! `string.format`, `KEYS[i]`, `ARGV[i]`, locals and every value that reaches them,
+//! `unpack(KEYS)`, tables built from `KEYS`, local helper functions, table methods,
+//! closures, variadic wrappers). Files pulled in by `--- @include` lines are read
+//! through an [`IncludeLoader`]. Each key records where it came from ([`KeyOrigin`](keylint_core::KeyOrigin)) so the
 //! script rules can tell declared keys from the rest.
 //!
 //! Hole bindings are a contract other crates rely on (the Python frontend links a
@@ -31,6 +33,7 @@
 mod ast;
 mod eval;
 mod hash;
+mod include;
 mod paths;
 mod scope;
 mod strings;
@@ -41,6 +44,8 @@ use eval::{Collector, Eval};
 use keylint_core::model::{CrossSlotPolicy, FileModel, Script, ScriptMode, Unit, UnitKind};
 use keylint_core::{Finding, Label, Lang, Rule, Severity, Span};
 use std::cell::RefCell;
+
+pub use include::IncludeLoader;
 
 /// Flags a `#!lua` shebang or a function registration may declare.
 pub const SCRIPT_FLAGS: &[&str] = &[
@@ -249,14 +254,90 @@ fn parse(source: &str) -> Option<Ast> {
 
 /// Lowers a Lua script or function library to the neutral model.
 pub fn lower(source: &str) -> FileModel {
+    lower_with(source, None)
+}
+
+/// Lowers a script that may pull in other files with `--- @include "name"` lines,
+/// read through `loader` (see [`IncludeLoader`]). The included files' functions are
+/// available to the script; a key touched inside an included file is reported at the
+/// call in the script that reached it, or at the `@include` line, since findings point
+/// into the file being linted. Functions of an included file that the script never
+/// calls are left to the lint of that file.
+pub fn lower_with(source: &str, loader: Option<&dyn IncludeLoader>) -> FileModel {
+    let Some(a) = loader.and_then(|l| include::assemble(source, l)) else {
+        return lower_text(source, source, 0, Vec::new());
+    };
+    let mut model = lower_text(&a.text, source, a.script_start, a.regions);
+    remap(&mut model, a.script_start);
+    model
+}
+
+/// Moves every span of a model lowered from an assembled text back into the script:
+/// what is left inside included files (literal bytes of a key written there) loses
+/// its place.
+fn remap(model: &mut FileModel, shift: usize) {
+    use keylint_core::template::{Part, SourceMap};
+    let span = |s: &mut Span| {
+        *s = s.start.saturating_sub(shift)..s.end.saturating_sub(shift);
+    };
+    for k in &mut model.keys {
+        span(&mut k.span);
+        for p in &mut k.template.parts {
+            match p {
+                Part::Lit(l) => {
+                    l.map = match std::mem::replace(&mut l.map, SourceMap::None) {
+                        SourceMap::Contiguous(s) if s >= shift => SourceMap::Contiguous(s - shift),
+                        SourceMap::PerByte(v) if v.iter().all(|&o| o >= shift) => {
+                            SourceMap::PerByte(v.into_iter().map(|o| o - shift).collect())
+                        }
+                        _ => SourceMap::None,
+                    }
+                }
+                Part::Hole(h) => {
+                    h.span = h
+                        .span
+                        .take()
+                        .filter(|s| s.start >= shift)
+                        .map(|s| s.start - shift..s.end - shift);
+                }
+            }
+        }
+    }
+    for u in &mut model.units {
+        span(&mut u.span);
+        span(&mut u.anchor);
+    }
+    for s in &mut model.scripts {
+        span(&mut s.span);
+        span(&mut s.anchor);
+        if let Some(f) = s.flags_span.as_mut() {
+            span(f);
+        }
+    }
+    for f in &mut model.findings {
+        span(&mut f.primary.span);
+        for l in &mut f.secondary {
+            span(&mut l.span);
+        }
+        if let Some(u) = f.unit.as_mut() {
+            span(u);
+        }
+    }
+}
+
+/// Lowers `text`, whose script part starts at `shift` (included files before it);
+/// `source` is the script itself.
+fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>) -> FileModel {
     let mut model = FileModel::new(Lang::Lua);
-    let Some(ast) = parse(source) else {
+    let Some(ast) = parse(text) else {
         return model;
     };
     let root = ast.root();
-    let src = source.as_bytes();
+    let src = text.as_bytes();
     let scopes = scope::resolve(root, ast.identifiers(), src);
     let mut ev = Eval::new(src, &scopes);
+    ev.script_start = shift;
+    ev.regions = regions;
 
     if registers_functions(root, src) {
         ev.library = true;
@@ -315,7 +396,10 @@ pub fn lower(source: &str) -> FileModel {
         return model;
     }
 
-    let bang = shebang(source);
+    let bang = shebang(source).map(|mut b| {
+        b.span = b.span.start + shift..b.span.end + shift;
+        b
+    });
     let mode = if bang.is_some() {
         ScriptMode::EvalShebang
     } else {
@@ -326,8 +410,11 @@ pub fn lower(source: &str) -> FileModel {
         mode,
         flags: bang.as_ref().map(|b| b.flags.clone()).unwrap_or_default(),
         flags_span: bang.as_ref().map(|b| b.span.clone()),
-        span: 0..source.len(),
-        anchor: bang.as_ref().map(|b| b.span.clone()).unwrap_or(0..0),
+        span: shift..text.len(),
+        anchor: bang
+            .as_ref()
+            .map(|b| b.span.clone())
+            .unwrap_or(shift..shift),
         keys: Vec::new(),
         units: Vec::new(),
         required_keys: 0,

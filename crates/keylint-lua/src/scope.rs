@@ -34,6 +34,13 @@ pub(crate) struct Scopes {
     /// from inside a function nested in the declaring one (a closure), by a function
     /// declaration, or inside broken text.
     pub captured: OffsetSet,
+    /// Locals whose fields are assigned (`t[k] = v`, `t.x = v`, `table.insert(t, v)`):
+    /// a field read from them may be any value.
+    pub field_written: OffsetSet,
+    /// Locals handed to code that may keep or change them: an argument of a function
+    /// other than the few known to only read (`ipairs`, `unpack`, …), or the whole value
+    /// of an assignment or table field (an alias).
+    pub escaped: OffsetSet,
     /// Global names that the script assigns (`KEYS = …`, `function foo() end`), or
     /// whose fields it assigns (`KEYS[1] = …`): their values cannot be trusted.
     pub tainted_globals: FastSet<String>,
@@ -330,6 +337,12 @@ impl<'a> Resolver<'a> {
             }
             K::BracketIndexExpression | K::DotIndexExpression | K::MethodIndexExpression => {
                 if let Some(t) = target.field(F::Table) {
+                    if let Some(d) = (t.kind() == K::Identifier)
+                        .then(|| self.lookup(&self.text(t)))
+                        .flatten()
+                    {
+                        self.out.field_written.insert(d);
+                    }
                     // `KEYS[1] = …` changes what `KEYS[1]` means.
                     if t.kind() == K::Identifier && self.lookup(&self.text(t)).is_none() {
                         self.out.tainted_globals.insert(self.text(t).into_owned());
@@ -348,7 +361,51 @@ impl<'a> Resolver<'a> {
 
     fn expressions(&mut self, list: Node<'_>) {
         for e in list.named_children() {
+            self.escape(e);
             self.expression(e);
+        }
+    }
+
+    /// Marks a local used as a whole value where it may be kept or changed.
+    fn escape(&mut self, e: Node<'_>) {
+        if e.kind() == K::Identifier {
+            if let Some(d) = self.lookup(&self.text(e)) {
+                self.out.escaped.insert(d);
+            }
+        }
+    }
+
+    /// The arguments of a call: which locals it may change.
+    fn call_arguments(&mut self, call: Node<'_>) {
+        let callee = call.field(F::Name).map(|n| {
+            self.text(n)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+        });
+        let Some(args) = call.field(F::Arguments) else {
+            return;
+        };
+        for a in args.named_children() {
+            if a.kind() != K::Identifier {
+                continue;
+            }
+            let Some(d) = self.lookup(&self.text(a)) else {
+                continue;
+            };
+            match callee.as_deref() {
+                Some(
+                    "ipairs" | "pairs" | "unpack" | "table.unpack" | "table.concat" | "next"
+                    | "select" | "type" | "tostring" | "tonumber" | "table.getn" | "cjson.encode"
+                    | "cmsgpack.pack" | "redis.call" | "redis.pcall",
+                ) => {}
+                Some("table.insert" | "table.remove" | "table.sort" | "rawset") => {
+                    self.out.field_written.insert(d);
+                }
+                _ => {
+                    self.out.escaped.insert(d);
+                }
+            }
         }
     }
 
@@ -380,6 +437,12 @@ impl<'a> Resolver<'a> {
                 }
             }
             K::FunctionDefinition => self.function_body(node),
+            K::FunctionCall => {
+                self.call_arguments(node);
+                for c in node.named_children() {
+                    self.expression(c);
+                }
+            }
             K::TableConstructor => {
                 for field in node.named_children() {
                     if field.kind() != K::Field {
@@ -393,6 +456,7 @@ impl<'a> Resolver<'a> {
                         }
                     }
                     if let Some(v) = field.field(F::Value) {
+                        self.escape(v);
                         self.expression(v);
                     }
                 }

@@ -108,7 +108,9 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     // Each group is found by its first key's place or text (hashed: scripts can have
     // tens of thousands of keys).
-    let mut by_span: HashMap<Span, usize> = HashMap::new();
+    // A place groups keys of one kind only (a literal, or keys built from one prefix):
+    // a call of an included function is one place for every key the function touches.
+    let mut by_span: HashMap<(Span, Option<&str>), usize> = HashMap::new();
     let mut by_text: HashMap<Vec<SymPart>, usize> = HashMap::new();
     for &k in keys {
         if model.keys[k].origin != KeyOrigin::Undeclared {
@@ -116,17 +118,15 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
         }
         // The same text, or the same place reached twice (a helper called twice).
         let text = model.keys[k].template.text_parts();
-        let found = [
-            by_span.get(&model.keys[k].span).copied(),
-            by_text.get(&text).copied(),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let place = (model.keys[k].span.clone(), opaque_prefix(model, k));
+        let found = [by_span.get(&place).copied(), by_text.get(&text).copied()]
+            .into_iter()
+            .flatten()
+            .min();
         match found {
             Some(g) => groups[g].1.push(k),
             None => {
-                by_span.insert(model.keys[k].span.clone(), groups.len());
+                by_span.insert(place, groups.len());
                 by_text.insert(text, groups.len());
                 groups.push((k, Vec::new()));
             }
@@ -152,13 +152,29 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
         )
         .with_unit(script.span.clone());
         let mut seen = vec![key.span.clone()];
+        let mut also: Vec<String> = Vec::new();
         for &m in &more {
             let span = model.keys[m].span.clone();
+            if span == key.span && !model.keys[m].template.same_text(&key.template) {
+                // Another key reached from the same place (a helper called with other
+                // values, or an included function touching several keys).
+                let shown = format!("`{}`", model.keys[m].template.display(Lang::Lua));
+                if !also.contains(&shown) && also.len() < MAX_LABELS {
+                    also.push(shown);
+                }
+                continue;
+            }
             if seen.contains(&span) || seen.len() > MAX_LABELS {
                 continue;
             }
             seen.push(span.clone());
             f = f.with_secondary(Label::new(span, "the same key"));
+        }
+        if !also.is_empty() {
+            f = f.with_note(format!(
+                "from the same place the script also touches {}",
+                also.join(", ")
+            ));
         }
         f = f
             .with_note(
@@ -235,11 +251,14 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
         // Distinct keys, by text: a key used by several commands is one key.
         let mut distinct: Vec<usize> = Vec::new();
         let mut texts: Vec<Vec<SymPart>> = Vec::new();
+        let mut repeats: Vec<usize> = Vec::new();
         for &k in &ks {
             let text = model.keys[k].template.text_parts();
             if !texts.contains(&text) {
                 texts.push(text);
                 distinct.push(k);
+            } else {
+                repeats.push(k);
             }
         }
         let first = distinct[0];
@@ -278,6 +297,13 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
                 continue;
             }
             f = f.with_secondary(Label::new(model.keys[k].span.clone(), "also derived"));
+        }
+        for &k in &repeats {
+            let span = &model.keys[k].span;
+            let shown = f.primary.span == *span || f.secondary.iter().any(|l| l.span == *span);
+            if !shown && f.secondary.len() < MAX_LABELS {
+                f = f.with_secondary(Label::new(span.clone(), "the same derived key"));
+            }
         }
         if hidden > 0 {
             f = f.with_note(format!("and {hidden} more derived keys"));

@@ -364,3 +364,38 @@ fn lua_fixtures_agree_with_a_live_cluster() {
         failures.join("\n")
     );
 }
+
+/// What the `KEYS`/`SCAN` finding of `undeclared-script-key` says: inside a script,
+/// `KEYS` lists only the keys of the node that runs the script, with no error.
+#[test]
+fn keys_inside_a_script_lists_only_its_node() {
+    let cluster = Cluster::start();
+    let total = 60;
+    let mut on_first = 0;
+    for i in 0..total {
+        let key = format!("keylint:listing:{i}");
+        let node = cluster.node_for_slot(keyslot::key_slot(key.as_bytes()));
+        on_first += usize::from(node == 0);
+        let reply = cluster.conn(node).cmd(&["SET", key.as_str(), "1"]).unwrap();
+        assert!(!reply.is_error(), "SET {key}: {reply:?}");
+    }
+    assert!(on_first > 0 && on_first < total, "the keys span the nodes");
+    for (script, what) in [
+        ("return #redis.call('KEYS', ARGV[1])", "KEYS"),
+        (
+            "local n, c = 0, '0' repeat local r = redis.call('SCAN', c, 'MATCH', ARGV[1], \
+             'COUNT', 1000) c = r[1] n = n + #r[2] until c == '0' return n",
+            "SCAN",
+        ),
+    ] {
+        let reply = cluster
+            .conn(0)
+            .cmd(&["EVAL", script, "0", "keylint:listing:*"])
+            .unwrap();
+        assert_eq!(
+            reply.as_int(),
+            Some(on_first as i64),
+            "{what} inside a script on node 0: {reply:?}"
+        );
+    }
+}

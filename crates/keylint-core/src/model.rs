@@ -115,6 +115,10 @@ pub struct Script {
     /// Its [`UnitKind::Script`] units in [`FileModel::units`]: the sets of keys one
     /// run can touch together (keys in two arms of one `if` never meet). Usually one.
     pub units: Vec<usize>,
+    /// The highest `i` such that every run passes `KEYS[i]` to a command (0: none).
+    /// A read under an `if`, in a loop or after a guard is not counted: a caller may
+    /// pass fewer keys on runs that skip it.
+    pub required_keys: usize,
 }
 
 impl Script {

@@ -17,11 +17,16 @@
 //! one script. Only `ARGV[i]` with a constant `i` (and values built from it) ever
 //! become fragments, so two different bindings never stand for one value by accident.
 //!
-//! Control flow: every branch and loop body is walked once; a local assigned more than
-//! once is unknown at its uses (see `scope`). Local functions are evaluated at each
-//! call with the arguments' values (up to a depth and a budget), so a helper
+//! Control flow: every branch and loop body is walked once. A local assigned more than
+//! once is followed in walk order (`Frame::alts`): an assignment replaces its values,
+//! the arms of an `if` join theirs, a loop makes what it assigns unknown inside it;
+//! one reaching value is the value, several are possible keys that join no unit. A
+//! local assigned from a closure is unknown (see `scope`). Local functions, functions
+//! stored in tables and closures are evaluated at each call with the arguments' values
+//! (up to a depth and a budget), so a helper
 //! `local function jobKey(prefix, id) return prefix .. id end` yields the caller's
-//! keys; functions never called are walked once with unknown parameters.
+//! keys, and `...` in a variadic wrapper is the wrapper's caller's arguments;
+//! functions never called are walked once with unknown parameters.
 
 use crate::ast::{Node, F, K};
 use crate::hash::{FastMap, FastSet, OffsetMap, OffsetSet};
@@ -43,6 +48,8 @@ const BUDGET: usize = 200_000;
 const MAX_NEST: usize = 150;
 /// Longest hole label taken from the source.
 const MAX_LABEL: usize = 40;
+/// Most values followed for one reassigned local; beyond, it is unknown.
+const MAX_ALTS: usize = 8;
 
 /// Where an unknown value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +151,12 @@ struct Frame<'t> {
     path: Vec<Constraint>,
     /// Arms that returned earlier in this invocation: what follows is outside them.
     exits: Vec<Constraint>,
+    /// The values a variadic function was called with beyond its named parameters,
+    /// with the caller's argument expressions; `None` when not known.
+    varargs: Option<(Vec<Val<'t>>, Vec<Node<'t>>)>,
+    /// The values each reassigned local declared in this invocation may hold at this
+    /// point, with where each value is written (see [`Eval::assign`]).
+    alts: OffsetMap<Vec<(Val<'t>, Span)>>,
 }
 
 impl<'t> Frame<'t> {
@@ -154,6 +167,8 @@ impl<'t> Frame<'t> {
             returns: Vec::new(),
             path: Vec::new(),
             exits: Vec::new(),
+            varargs: None,
+            alts: OffsetMap::default(),
         }
     }
 }
@@ -173,9 +188,22 @@ pub(crate) struct Collector {
     key_set: OffsetSet,
     /// `occurrences` as a set.
     occurrence_set: FastSet<(usize, Vec<Constraint>)>,
+    /// The highest `i` such that every run passes `KEYS[i]` (or a key built from it)
+    /// to a command.
+    pub required: usize,
+    /// `KEYS` and `SCAN` calls: the command and the call.
+    pub listings: Vec<(String, Span)>,
 }
 
 impl Collector {
+    /// A key some runs may touch (one of several values of a local): it is one of the
+    /// script's keys, but is in no unit.
+    fn add_possible(&mut self, k: usize) {
+        if self.key_set.insert(k) {
+            self.keys.push(k);
+        }
+    }
+
     fn add(&mut self, k: usize, constraints: Vec<Constraint>) {
         // Sets beside the ordered lists keep a script with thousands of keys linear.
         if self.key_set.insert(k) {
@@ -242,6 +270,19 @@ pub(crate) struct Eval<'t, 's> {
     pub library: bool,
     /// Current nesting of statements and expressions being walked.
     nest: usize,
+    /// How many enclosing constructs may skip what is being walked without an `if`
+    /// arm saying so: loop bodies, the right side of `and`/`or`, `pcall`.
+    maybe_skipped: usize,
+    /// Where the script starts in the text: what comes before is included files.
+    pub script_start: usize,
+    /// Each included file's range and the `@include` line that pulled it in.
+    pub regions: Vec<(Span, Span)>,
+    /// The calls being inlined, outermost first.
+    call_sites: Vec<Span>,
+    /// Functions stored in tables by `function t.name()` / `function t:name()`: (the
+    /// table, the name) → the function. A local table is `@<declaration>`, a global
+    /// one its name.
+    methods: FastMap<(String, String), Node<'t>>,
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -294,7 +335,31 @@ impl<'t, 's> Eval<'t, 's> {
             registrations: Vec::new(),
             library: false,
             nest: 0,
+            maybe_skipped: 0,
+            script_start: 0,
+            regions: Vec::new(),
+            call_sites: Vec::new(),
+            methods: FastMap::default(),
         }
+    }
+
+    /// A span the script's diagnostics can show: a span inside an included file becomes
+    /// the outermost call in the script that led there, or the `@include` line.
+    fn visible(&self, span: Span) -> Span {
+        if span.start >= self.script_start {
+            return span;
+        }
+        if let Some(site) = self
+            .call_sites
+            .iter()
+            .find(|s| s.start >= self.script_start)
+        {
+            return site.clone();
+        }
+        self.regions
+            .iter()
+            .find(|(r, _)| r.contains(&span.start))
+            .map_or(span, |(_, line)| line.clone())
     }
 
     fn text(&self, node: Node<'_>) -> &'s str {
@@ -444,6 +509,12 @@ impl<'t, 's> Eval<'t, 's> {
     fn bind(&mut self, ident: Node<'_>, val: Val<'t>) {
         let d = ident.start_byte();
         if self.scopes.mutated.contains(&d) {
+            if !self.scopes.captured.contains(&d) {
+                let span = ident.byte_range();
+                if let Some(f) = self.frames.last_mut() {
+                    f.alts.insert(d, vec![(val, span)]);
+                }
+            }
             return;
         }
         let name = self.text(ident).to_string();
@@ -466,6 +537,10 @@ impl<'t, 's> Eval<'t, 's> {
                     _ => Val::Str(t),
                 }
             }
+            Val::Other(_) if self.scopes.field_written.contains(&d) => {
+                // Its fields change after it is bound: a field may hold anything.
+                Val::Other(Prov::Unknown)
+            }
             Val::Other(p) => {
                 // Keep it a table-like value; its fields inherit the provenance.
                 Val::Other(p)
@@ -481,7 +556,11 @@ impl<'t, 's> Eval<'t, 's> {
         let name = self.text(node);
         if let Some(&d) = self.scopes.uses.get(&node.start_byte()) {
             if self.scopes.mutated.contains(&d) {
-                return Val::Other(Prov::Unknown);
+                // One value reaches this use: it is the local's value.
+                return match self.alternatives(node).map(Vec::as_slice) {
+                    Some([(v, _)]) if !matches!(v, Val::Other(Prov::Unknown)) => v.clone(),
+                    _ => Val::Other(Prov::Unknown),
+                };
             }
             return match self.lookup_decl(d) {
                 Some(v) => v.clone(),
@@ -551,14 +630,31 @@ impl<'t, 's> Eval<'t, 's> {
                 let is_local = node.first_child().is_some_and(|c| c.kind() == K::Local);
                 if let (true, Some(name)) = (is_local, node.field(F::Name)) {
                     self.bind(name, Val::Func(node));
+                } else if let Some(name) = node.field(F::Name) {
+                    // `function M.key(id)`, `function config:key(id)`.
+                    let member = match name.kind() {
+                        K::DotIndexExpression => name.field(F::Field),
+                        K::MethodIndexExpression => name.field(F::Method),
+                        _ => None,
+                    };
+                    let table = name.field(F::Table).and_then(|t| self.table_identity(t));
+                    if let (Some(table), Some(member)) = (table, member) {
+                        let member = self.text(member).to_string();
+                        self.methods.insert((table, member), node);
+                    }
                 }
             }
             K::AssignmentStatement => {
+                let mut vals = Vec::new();
                 if let Some(values) = child_of_kind(node, K::ExpressionList) {
                     for v in values.named_children() {
-                        self.expr(v);
+                        if v.kind() != K::Comment {
+                            let val = self.expr(v);
+                            vals.push((val, v));
+                        }
                     }
                 }
+                self.assign(node, vals);
                 if let Some(targets) = child_of_kind(node, K::VariableList) {
                     for t in targets.named_children() {
                         // Index expressions in targets may contain calls.
@@ -578,10 +674,10 @@ impl<'t, 's> Eval<'t, 's> {
                 if let Some(c) = node.field(F::Condition) {
                     self.expr(c);
                 }
-                self.block_field(node, F::Body);
+                self.loop_body(node.field(F::Body));
             }
             K::RepeatStatement => {
-                self.block_field(node, F::Body);
+                self.loop_body(node.field(F::Body));
                 if let Some(c) = node.field(F::Condition) {
                     self.expr(c);
                 }
@@ -617,6 +713,172 @@ impl<'t, 's> Eval<'t, 's> {
         }
     }
 
+    /// Follows `k = v` for reassigned locals: after it, `k` holds `v` (whatever it held
+    /// before). Branches join the values of their arms ([`Eval::if_statement`]), so at
+    /// a use a local holds one of a few known values: each is a possible key.
+    fn assign(&mut self, node: Node<'t>, vals: Vec<(Val<'t>, Node<'t>)>) {
+        let Some(targets) = child_of_kind(node, K::VariableList) else {
+            return;
+        };
+        let n = vals.len();
+        for (i, t) in targets.named_children().enumerate() {
+            if t.kind() == K::DotIndexExpression {
+                // `M.key = function(id) … end` stores a function; any other value
+                // replaces it.
+                let table = t.field(F::Table).and_then(|tb| self.table_identity(tb));
+                let field = t.field(F::Field).map(|f| self.text(f).to_string());
+                if let (Some(table), Some(field)) = (table, field) {
+                    match vals.get(i) {
+                        Some((Val::Func(f), _)) if i < n => {
+                            self.methods.insert((table, field), *f);
+                        }
+                        _ => {
+                            self.methods.remove(&(table, field));
+                        }
+                    }
+                }
+                continue;
+            }
+            if t.kind() != K::Identifier {
+                continue;
+            }
+            let Some(&d) = self.scopes.uses.get(&t.start_byte()) else {
+                continue;
+            };
+            let value = match vals.get(i) {
+                Some((Val::Spread(sp), e)) if i + 1 == n => {
+                    let (sp, e) = (*sp, *e);
+                    (self.spread_item(sp, 0, e), e.byte_range())
+                }
+                Some((v, e)) if i + 1 < n => {
+                    let (v, e) = (v.clone(), *e);
+                    (self.single(v, e), e.byte_range())
+                }
+                Some((v, e)) => (v.clone(), e.byte_range()),
+                None => match vals.last() {
+                    Some((Val::Spread(sp), e)) => {
+                        let (sp, e) = (*sp, *e);
+                        (self.spread_item(sp, i + 1 - n, e), e.byte_range())
+                    }
+                    _ => (Val::Nil, t.byte_range()),
+                },
+            };
+            if let Some(f) = self
+                .frames
+                .iter_mut()
+                .rev()
+                .find(|f| f.alts.contains_key(&d))
+            {
+                f.alts.insert(d, vec![value]);
+            }
+        }
+    }
+
+    /// The values a reassigned local may hold here, if they are followed.
+    fn alternatives(&self, ident: Node<'_>) -> Option<&Vec<(Val<'t>, Span)>> {
+        let d = self.scopes.uses.get(&ident.start_byte())?;
+        self.frames.iter().rev().find_map(|f| f.alts.get(d))
+    }
+
+    /// Walks a loop body: a local reassigned inside the loop may hold, at any point of
+    /// the body, a value of another iteration, so it is unknown there; after the loop
+    /// it holds its value from before or from the end of the body.
+    fn loop_body(&mut self, body: Option<Node<'t>>) {
+        let Some(body) = body else {
+            return;
+        };
+        let before = self
+            .frames
+            .last()
+            .map(|f| f.alts.clone())
+            .unwrap_or_default();
+        let mut assigned = Vec::new();
+        let mut jumps = false;
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            jumps |= matches!(n.kind(), K::BreakStatement | K::GotoStatement);
+            if n.kind() == K::VariableList {
+                for t in n.named_children() {
+                    if let Some(&d) = self.scopes.uses.get(&t.start_byte()) {
+                        assigned.push(d);
+                    }
+                }
+            }
+            stack.extend(n.named_children());
+        }
+        if let Some(f) = self.frames.last_mut() {
+            for d in &assigned {
+                if let Some(v) = f.alts.get_mut(d) {
+                    *v = vec![(Val::Other(Prov::Unknown), 0..0)];
+                }
+            }
+        }
+        self.maybe_skipped += 1;
+        self.block(body);
+        self.maybe_skipped -= 1;
+        let mut after = self
+            .frames
+            .last()
+            .map(|f| f.alts.clone())
+            .unwrap_or_default();
+        if jumps {
+            // A `break` leaves with the values of the middle of the body.
+            for d in &assigned {
+                if let Some(v) = after.get_mut(d) {
+                    v.push((Val::Other(Prov::Unknown), 0..0));
+                }
+            }
+        }
+        self.join(&before, vec![before.clone(), after]);
+    }
+
+    /// Sets the current frame's reassigned locals declared before a branch point to the
+    /// union of their values at the end of each way through it.
+    fn join(
+        &mut self,
+        before: &OffsetMap<Vec<(Val<'t>, Span)>>,
+        ends: Vec<OffsetMap<Vec<(Val<'t>, Span)>>>,
+    ) {
+        let mut merged: OffsetMap<Vec<(Val<'t>, Span)>> = OffsetMap::default();
+        for (&d, _) in before.iter() {
+            let mut out: Vec<(Val<'t>, Span)> = Vec::new();
+            for end in &ends {
+                for (v, sp) in end.get(&d).into_iter().flatten() {
+                    if !out.iter().any(|(_, s)| s == sp && *s != (0..0)) {
+                        out.push((v.clone(), sp.clone()));
+                    }
+                }
+            }
+            out.sort_by_key(|(_, s)| s.start);
+            if out.len() > MAX_ALTS {
+                out = vec![(Val::Other(Prov::Unknown), 0..0)];
+            }
+            merged.insert(d, out);
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.alts = merged;
+        }
+    }
+
+    /// The identity of a table named by a plain name, for [`Eval::methods`].
+    fn table_identity(&self, t: Node<'_>) -> Option<String> {
+        if t.kind() != K::Identifier {
+            return None;
+        }
+        Some(match self.scopes.uses.get(&t.start_byte()) {
+            Some(d) => format!("@{d}"),
+            None => self.text(t).to_string(),
+        })
+    }
+
+    /// The function stored as `member` of the table `t`, if the file declares one.
+    fn method(&self, t: Node<'_>, member: Node<'_>) -> Option<Node<'t>> {
+        let table = self.table_identity(t)?;
+        self.methods
+            .get(&(table, self.text(member).to_string()))
+            .copied()
+    }
+
     /// The branch arms the current point is under, across inlined calls.
     fn constraints(&self) -> Vec<Constraint> {
         self.frames
@@ -645,6 +907,13 @@ impl<'t, 's> Eval<'t, 's> {
         if let Some(c) = node.field(F::Condition) {
             self.expr(c);
         }
+        let before = self
+            .frames
+            .last()
+            .map(|f| f.alts.clone())
+            .unwrap_or_default();
+        let mut ends = Vec::new();
+        let mut has_else = false;
         let mut exiting = Vec::new();
         let consequence = node.field(F::Consequence);
         self.in_arm((bp, Choice::Arm(0)), |me| {
@@ -654,17 +923,24 @@ impl<'t, 's> Eval<'t, 's> {
         });
         if consequence.is_some_and(|b| self.exits(b)) {
             exiting.push(0);
+        } else if let Some(f) = self.frames.last() {
+            ends.push(f.alts.clone());
         }
         for (k, alt) in node.children_by_field(F::Alternative).enumerate() {
             let arm = k + 1;
             if alt.is_error() {
                 continue;
             }
+            if let Some(f) = self.frames.last_mut() {
+                f.alts = before.clone();
+            }
             if let Some(c) = alt.field(F::Condition) {
                 // An `elseif` condition runs only when the arms before it were not taken.
                 self.in_arm((bp, Choice::NotArms((0..arm).collect())), |me| {
                     me.expr(c);
                 });
+            } else {
+                has_else = true;
             }
             let body = alt.field(F::Consequence).or_else(|| alt.field(F::Body));
             self.in_arm((bp, Choice::Arm(arm)), |me| {
@@ -674,8 +950,14 @@ impl<'t, 's> Eval<'t, 's> {
             });
             if body.is_some_and(|b| self.exits(b)) {
                 exiting.push(arm);
+            } else if let Some(f) = self.frames.last() {
+                ends.push(f.alts.clone());
             }
         }
+        if !has_else {
+            ends.push(before.clone());
+        }
+        self.join(&before, ends);
         if !exiting.is_empty() {
             if let Some(f) = self.frames.last_mut() {
                 f.exits.push((bp, Choice::NotArms(exiting)));
@@ -746,7 +1028,26 @@ impl<'t, 's> Eval<'t, 's> {
             } else {
                 Val::Nil
             };
+            // A table handed to other code may be filled there.
+            let v = match exprs.get(i) {
+                Some(e)
+                    if e.kind() == K::TableConstructor
+                        && self.scopes.escaped.contains(&n.start_byte()) =>
+                {
+                    Val::Other(Prov::Unknown)
+                }
+                _ => v,
+            };
             self.bind(*n, v);
+            // A reassigned local's first value is written in the declaration.
+            if let Some(&e) = exprs.get(i).or(exprs.last()) {
+                let d = n.start_byte();
+                if let Some(alt) = self.frames.last_mut().and_then(|f| f.alts.get_mut(&d)) {
+                    if let [(_, span)] = alt.as_mut_slice() {
+                        *span = e.byte_range();
+                    }
+                }
+            }
         }
     }
 
@@ -810,7 +1111,7 @@ impl<'t, 's> Eval<'t, 's> {
                 _ => {}
             }
         }
-        self.block_field(node, F::Body);
+        self.loop_body(node.field(F::Body));
     }
 
     /// Evaluates an expression of a generic `for` and returns the provenance of the
@@ -829,6 +1130,7 @@ impl<'t, 's> Eval<'t, 's> {
         match self.expr(arg) {
             Val::Keys => Prov::Declared(0),
             Val::Argv => Prov::Argv,
+            Val::Other(Prov::Declared(_)) => Prov::Declared(0),
             Val::Other(p) if p != Prov::Unknown => computed([p]),
             _ => Prov::Unknown,
         }
@@ -899,6 +1201,9 @@ impl<'t, 's> Eval<'t, 's> {
                 let Some(t) = node.field(F::Table) else {
                     return Val::Other(Prov::Unknown);
                 };
+                if let Some(f) = node.field(F::Field).and_then(|f| self.method(t, f)) {
+                    return Val::Func(f);
+                }
                 let field = node.field(F::Field).map(|f| self.text(f)).unwrap_or("");
                 let base = self.expr(t);
                 match base {
@@ -910,16 +1215,50 @@ impl<'t, 's> Eval<'t, 's> {
             }
             K::FunctionCall => self.call(node),
             K::FunctionDefinition => Val::Func(node),
-            K::TableConstructor => {
-                self.visit_calls(node);
-                Val::Other(Prov::Unknown)
-            }
+            K::TableConstructor => Val::Other(self.table_prov(node)),
             K::VarargExpression => Val::Spread(Spread::Values(Prov::Unknown)),
             _ => {
                 self.visit_calls(node);
                 Val::Other(Prov::Unknown)
             }
         }
+    }
+
+    /// The provenance of a table's values, from its constructor: a table of declared
+    /// keys (`{KEYS[1], KEYS[2]}`) holds declared keys; a table of literals, `ARGV` and
+    /// data holds undeclared values; a mix with declared keys is unknown. Whether the
+    /// table is changed later is decided where it is bound ([`Eval::bind`]).
+    fn table_prov(&mut self, node: Node<'t>) -> Prov {
+        let mut provs = Vec::new();
+        for field in node.named_children() {
+            if field.kind() != K::Field {
+                continue;
+            }
+            if let Some(n) = field.field(F::Name) {
+                if field.first_child().is_some_and(|c| c.kind() == K::LBracket) {
+                    self.expr(n);
+                }
+            }
+            if let Some(v) = field.field(F::Value) {
+                let val = self.expr(v);
+                // A declared key itself (`KEYS[1]`), not a value computed from one.
+                let declared = match &val {
+                    Val::Str(t) => match t.parts.as_slice() {
+                        [Part::Hole(h)] => match self.prov_of_binding(&h.binding) {
+                            p @ Prov::Declared(_) => Some(p),
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                provs.push(declared.unwrap_or_else(|| self.prov_of(&val)));
+            }
+        }
+        if !provs.is_empty() && provs.iter().all(|p| matches!(p, Prov::Declared(_))) {
+            return Prov::Declared(0);
+        }
+        computed(provs)
     }
 
     /// Evaluates the calls inside an expression whose value is not needed.
@@ -968,7 +1307,11 @@ impl<'t, 's> Eval<'t, 's> {
         let op = node.field(F::Operator).map(|o| self.text(o)).unwrap_or("");
         let lv = self.expr(l);
         let lv = self.single(lv, l);
+        // The right side of `and`/`or` runs only for some values of the left.
+        let short = op == "and" || op == "or";
+        self.maybe_skipped += usize::from(short);
         let rv = self.expr(r);
+        self.maybe_skipped -= usize::from(short);
         let rv = self.single(rv, r);
         match op {
             ".." => {
@@ -1026,6 +1369,8 @@ impl<'t, 's> Eval<'t, 's> {
                     Val::Str(v)
                 }
             },
+            // An element of a table of declared keys is a declared key.
+            Val::Other(Prov::Declared(_)) => Val::Other(Prov::Declared(0)),
             Val::Other(p) => Val::Other(computed([p])),
             _ => Val::Other(Prov::Unknown),
         }
@@ -1060,6 +1405,32 @@ impl<'t, 's> Eval<'t, 's> {
         // `obj:method(…)`
         if callee.kind() == K::MethodIndexExpression {
             let obj = callee.field(F::Table);
+            let declared = match (obj, callee.field(F::Method)) {
+                (Some(o), Some(m)) => self.method(o, m),
+                _ => None,
+            };
+            if let (Some(func), Some(o)) = (declared, obj) {
+                // `obj:m(a)` is `obj.m(obj, a)`; a function declared `function T:m(a)`
+                // has `self` as its hidden first parameter.
+                let receiver = self.expr(o);
+                let receiver = self.single(receiver, o);
+                let (args, nodes) = self.expand_args(&arg_nodes);
+                let colon = func
+                    .field(F::Name)
+                    .is_some_and(|n| n.kind() == K::MethodIndexExpression);
+                self.call_sites.push(node.byte_range());
+                let v = if colon {
+                    self.invoke(func, args, Some(&nodes))
+                } else {
+                    let mut all = vec![receiver];
+                    all.extend(args);
+                    let mut all_nodes = vec![o];
+                    all_nodes.extend(nodes);
+                    self.invoke(func, all, Some(&all_nodes))
+                };
+                self.call_sites.pop();
+                return v;
+            }
             let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
             let ov = match obj {
                 Some(o) => {
@@ -1139,7 +1510,12 @@ impl<'t, 's> Eval<'t, 's> {
                 let args = self.eval_args(&arg_nodes);
                 if let Some(Val::Func(func)) = args.first() {
                     let func = *func;
+                    // An error inside is caught: a failing command does not stop the run.
+                    self.maybe_skipped += 1;
+                    self.call_sites.push(node.byte_range());
                     self.invoke(func, args[1..].to_vec(), None);
+                    self.call_sites.pop();
+                    self.maybe_skipped -= 1;
                 }
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
@@ -1157,14 +1533,50 @@ impl<'t, 's> Eval<'t, 's> {
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
             Val::Func(func) => {
-                let args = self.eval_args(&arg_nodes);
-                self.invoke(func, args, Some(&arg_nodes))
+                let (mut args, mut arg_nodes) = self.expand_args(&arg_nodes);
+                let colon = func.kind() == K::FunctionDeclaration
+                    && func
+                        .field(F::Name)
+                        .is_some_and(|n| n.kind() == K::MethodIndexExpression);
+                if colon && !args.is_empty() {
+                    // `T.m(obj, a)` of `function T:m(a)`: the first argument is `self`.
+                    args.remove(0);
+                    arg_nodes.remove(0);
+                }
+                self.call_sites.push(node.byte_range());
+                let v = self.invoke(func, args, Some(&arg_nodes));
+                self.call_sites.pop();
+                v
             }
             _ => {
                 self.eval_args(&arg_nodes);
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
         }
+    }
+
+    /// Evaluates arguments; a `...` in last position inside a variadic function whose
+    /// call is known stands for the values (and expressions) that call passed.
+    fn expand_args(&mut self, nodes: &[Node<'t>]) -> (Vec<Val<'t>>, Vec<Node<'t>>) {
+        if let Some((&last, init)) = nodes.split_last() {
+            if last.kind() == K::VarargExpression {
+                if let Some((vals, vnodes)) = self.frames.last().and_then(|f| f.varargs.clone()) {
+                    let mut args = self.eval_args(init);
+                    if let (Some(Val::Spread(_)), false) = (args.last(), init.is_empty()) {
+                        // Not in last position: one value.
+                        let n = init[init.len() - 1];
+                        let v = args.pop().expect("not empty");
+                        let v = self.single(v, n);
+                        args.push(v);
+                    }
+                    args.extend(vals);
+                    let mut out_nodes = init.to_vec();
+                    out_nodes.extend(vnodes);
+                    return (args, out_nodes);
+                }
+            }
+        }
+        (self.eval_args(nodes), nodes.to_vec())
     }
 
     fn eval_args(&mut self, nodes: &[Node<'t>]) -> Vec<Val<'t>> {
@@ -1230,7 +1642,21 @@ impl<'t, 's> Eval<'t, 's> {
             };
             values.push(v);
         }
-        self.frames.push(Frame::new(self.next_frame));
+        // What `...` holds: the arguments beyond the named parameters, when the call and
+        // every argument expression are known.
+        let variadic = func
+            .field(F::Parameters)
+            .is_some_and(|p| p.named_children().any(|c| c.kind() == K::VarargExpression));
+        let varargs = match arg_nodes {
+            Some(nodes) if variadic && !standalone && nodes.len() == args.len() => Some((
+                args.get(params.len()..).unwrap_or_default().to_vec(),
+                nodes.get(params.len()..).unwrap_or_default().to_vec(),
+            )),
+            _ => None,
+        };
+        let mut frame = Frame::new(self.next_frame);
+        frame.varargs = varargs;
+        self.frames.push(frame);
         self.next_frame += 1;
         self.active.push(id);
         for (p, v) in params.iter().zip(values) {
@@ -1296,7 +1722,8 @@ impl<'t, 's> Eval<'t, 's> {
         found.sort_by_key(|n| n.start_byte());
         let mut out = Vec::new();
         for f in found {
-            if self.evaluated.contains(&f.start_byte()) {
+            // An included file's functions are checked where that file is linted.
+            if self.evaluated.contains(&f.start_byte()) || f.start_byte() < self.script_start {
                 continue;
             }
             let saved = if units {
@@ -1529,10 +1956,13 @@ impl<'t, 's> Eval<'t, 's> {
         callee: Node<'t>,
         arg_nodes: &[Node<'t>],
     ) -> Val<'t> {
-        let args = self.eval_args(arg_nodes);
+        // `redis.call(cmd, ...)` in a wrapper: the wrapper's caller's arguments.
+        let (args, arg_nodes) = self.expand_args(arg_nodes);
+        let arg_nodes = &arg_nodes[..];
+        let first = self.visible(callee.byte_range());
         if let Some(c) = self.collector.as_mut() {
             if c.first_call.is_none() {
-                c.first_call = Some(callee.byte_range());
+                c.first_call = Some(first);
             }
         }
         let data = |_: &mut Self| Val::Other(Prov::Data);
@@ -1542,6 +1972,13 @@ impl<'t, 's> Eval<'t, 's> {
         let Some(name) = name_t.as_literal() else {
             return data(self);
         };
+        if name.eq_ignore_ascii_case(b"keys") || name.eq_ignore_ascii_case(b"scan") {
+            let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
+            let at = self.visible(call.byte_range());
+            if let Some(c) = self.collector.as_mut() {
+                c.listings.push((command, at));
+            }
+        }
         // The bytes of each argument: literal where known, else a placeholder that
         // matches no keyword and no number.
         const PLACEHOLDER: &[u8] = b"\x00keylint:unknown\x00";
@@ -1609,10 +2046,26 @@ impl<'t, 's> Eval<'t, 's> {
         }
         let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
         let mut unit_keys = Vec::new();
+        let mut possible = Vec::new();
         for i in fixed_keys.unwrap_or_default() {
             let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
                 continue;
             };
+            if n.kind() == K::Identifier {
+                if let Some(alts) = self.alternatives(n).filter(|a| a.len() > 1).cloned() {
+                    // A local with several reaching values: each is a possible key,
+                    // shown where it is written. None of them is certain, so they join
+                    // no unit.
+                    for (alt, at) in alts {
+                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
+                            continue;
+                        }
+                        let t = self.template(&alt, n);
+                        possible.push(self.add_key(t, at, &command));
+                    }
+                    continue;
+                }
+            }
             let t = self.template(v, n);
             let k = self.add_key(t, n.byte_range(), &command);
             unit_keys.push(k);
@@ -1639,7 +2092,24 @@ impl<'t, 's> Eval<'t, 's> {
         distinct.sort_unstable();
         distinct.dedup();
         let constraints = self.constraints();
+        let certain = constraints.is_empty() && self.maybe_skipped == 0;
+        let (unit_span, unit_anchor) = (
+            self.visible(call.byte_range()),
+            self.visible(arg_nodes[0].byte_range()),
+        );
+        let required = unit_keys
+            .iter()
+            .filter_map(|&k| match self.keys[k].origin {
+                KeyOrigin::Declared(i) | KeyOrigin::DerivedFromDeclared(i) if certain => Some(i),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         if let Some(c) = self.collector.as_mut() {
+            c.required = c.required.max(required);
+            for &k in &possible {
+                c.add_possible(k);
+            }
             for &k in &unit_keys {
                 c.add(k, constraints.clone());
             }
@@ -1647,8 +2117,8 @@ impl<'t, 's> Eval<'t, 's> {
                 c.commands.push(Unit {
                     kind: UnitKind::Command,
                     name: command,
-                    span: call.byte_range(),
-                    anchor: arg_nodes[0].byte_range(),
+                    span: unit_span,
+                    anchor: unit_anchor,
                     keys: unit_keys,
                     // A single command whose keys span slots fails inside any script.
                     policy: CrossSlotPolicy::Refused,
@@ -1659,6 +2129,7 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {
+        let span = self.visible(span);
         // A hole that begins a key may be a whole key or a prefix with its own tag.
         if let Some(Part::Hole(h)) = t.parts.first_mut() {
             h.kind = HoleKind::Opaque;

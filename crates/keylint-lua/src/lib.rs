@@ -10,8 +10,10 @@
 //! Keys are found the way the script runs: `redis.call`, `redis.pcall` and their
 //! aliases, the command key table for argument positions, and an abstract evaluator
 //! (`eval`) for key expressions (string literals with Lua 5.1 escapes, `..`,
-//! `string.format`, `KEYS[i]`, `ARGV[i]`, locals assigned once, `unpack(KEYS)`, local
-//! helper functions). Each key records where it came from ([`KeyOrigin`](keylint_core::KeyOrigin)) so the
+//! `string.format`, `KEYS[i]`, `ARGV[i]`, locals and every value that reaches them,
+//! `unpack(KEYS)`, tables built from `KEYS`, local helper functions, table methods,
+//! closures, variadic wrappers). Files pulled in by `--- @include` lines are read
+//! through an [`IncludeLoader`]. Each key records where it came from ([`KeyOrigin`](keylint_core::KeyOrigin)) so the
 //! script rules can tell declared keys from the rest.
 //!
 //! Hole bindings are a contract other crates rely on (the Python frontend links a
@@ -31,6 +33,7 @@
 mod ast;
 mod eval;
 mod hash;
+mod include;
 mod paths;
 mod scope;
 mod strings;
@@ -39,8 +42,10 @@ mod template;
 use ast::{Ast, Node, F, K};
 use eval::{Collector, Eval};
 use keylint_core::model::{CrossSlotPolicy, FileModel, Script, ScriptMode, Unit, UnitKind};
-use keylint_core::{Lang, Span};
+use keylint_core::{Finding, Label, Lang, Rule, Severity, Span};
 use std::cell::RefCell;
+
+pub use include::IncludeLoader;
 
 /// Flags a `#!lua` shebang or a function registration may declare.
 pub const SCRIPT_FLAGS: &[&str] = &[
@@ -125,6 +130,46 @@ fn policy(flags: &[String], mode: ScriptMode) -> CrossSlotPolicy {
     }
 }
 
+/// A `KEYS` or `SCAN` call inside a script: it lists only the keys of the node that
+/// runs the script, so on a cluster the script silently works on part of the data.
+fn listing(command: &str, span: Span, mode: ScriptMode, unit: Span) -> Finding {
+    let consequence = match mode {
+        ScriptMode::Eval => {
+            "without a `#!lua` shebang the keys it finds can be read and written (they \
+             are on this node), so nothing fails: the script just never sees the keys of \
+             the other nodes"
+        }
+        _ => {
+            "a key it finds outside the declared keys' slot fails with `Script attempted to \
+             access keys that do not hash to the same slot` (unless the script has \
+             `allow-cross-slot-keys`), and the keys of the other nodes are never seen"
+        }
+    };
+    Finding::new(
+        Rule::UndeclaredScriptKey,
+        format!(
+            "the script discovers keys with `{command}`: on a cluster it sees only one node's keys"
+        ),
+        Label::new(
+            span,
+            format!("`{command}` inside a script lists the keys of the node running it"),
+        ),
+    )
+    .with_severity(Severity::Warning)
+    .with_unit(unit)
+    .with_note(
+        "a script runs on one node; `KEYS` and `SCAN` there return that node's share of \
+             the keyspace only, so on a cluster the script silently works on part of the data: \
+             a correctness bug, not an error the server reports",
+    )
+    .with_note(consequence)
+    .with_note("keys found this way can never be declared in `KEYS` by the caller")
+    .with_help(
+        "keep the names in a set or sorted set under the script's hash tag and read that \
+             instead, or scan every primary from the client and pass the keys in `KEYS`",
+    )
+}
+
 /// Adds the units of a script or helper (its commands, then one unit per set of keys
 /// one run can touch together); returns the indices of the latter.
 fn push_units(
@@ -134,7 +179,13 @@ fn push_units(
     span: Span,
     anchor: Span,
     policy: CrossSlotPolicy,
+    mode: ScriptMode,
 ) -> Vec<usize> {
+    for (command, at) in &c.listings {
+        model
+            .findings
+            .push(listing(command, at.clone(), mode, span.clone()));
+    }
     model.units.extend(c.commands);
     let mut out = Vec::new();
     for keys in paths::units(&c.occurrences) {
@@ -160,6 +211,7 @@ fn push_script(model: &mut FileModel, mut script: Script, collector: Option<Coll
             }
         }
         script.keys = c.keys.clone();
+        script.required_keys = c.required;
         let policy = policy(&script.flags, script.mode);
         script.units = push_units(
             model,
@@ -168,6 +220,7 @@ fn push_script(model: &mut FileModel, mut script: Script, collector: Option<Coll
             script.span.clone(),
             script.anchor.clone(),
             policy,
+            script.mode,
         );
     }
     model.scripts.push(script);
@@ -201,14 +254,90 @@ fn parse(source: &str) -> Option<Ast> {
 
 /// Lowers a Lua script or function library to the neutral model.
 pub fn lower(source: &str) -> FileModel {
+    lower_with(source, None)
+}
+
+/// Lowers a script that may pull in other files with `--- @include "name"` lines,
+/// read through `loader` (see [`IncludeLoader`]). The included files' functions are
+/// available to the script; a key touched inside an included file is reported at the
+/// call in the script that reached it, or at the `@include` line, since findings point
+/// into the file being linted. Functions of an included file that the script never
+/// calls are left to the lint of that file.
+pub fn lower_with(source: &str, loader: Option<&dyn IncludeLoader>) -> FileModel {
+    let Some(a) = loader.and_then(|l| include::assemble(source, l)) else {
+        return lower_text(source, source, 0, Vec::new());
+    };
+    let mut model = lower_text(&a.text, source, a.script_start, a.regions);
+    remap(&mut model, a.script_start);
+    model
+}
+
+/// Moves every span of a model lowered from an assembled text back into the script:
+/// what is left inside included files (literal bytes of a key written there) loses
+/// its place.
+fn remap(model: &mut FileModel, shift: usize) {
+    use keylint_core::template::{Part, SourceMap};
+    let span = |s: &mut Span| {
+        *s = s.start.saturating_sub(shift)..s.end.saturating_sub(shift);
+    };
+    for k in &mut model.keys {
+        span(&mut k.span);
+        for p in &mut k.template.parts {
+            match p {
+                Part::Lit(l) => {
+                    l.map = match std::mem::replace(&mut l.map, SourceMap::None) {
+                        SourceMap::Contiguous(s) if s >= shift => SourceMap::Contiguous(s - shift),
+                        SourceMap::PerByte(v) if v.iter().all(|&o| o >= shift) => {
+                            SourceMap::PerByte(v.into_iter().map(|o| o - shift).collect())
+                        }
+                        _ => SourceMap::None,
+                    }
+                }
+                Part::Hole(h) => {
+                    h.span = h
+                        .span
+                        .take()
+                        .filter(|s| s.start >= shift)
+                        .map(|s| s.start - shift..s.end - shift);
+                }
+            }
+        }
+    }
+    for u in &mut model.units {
+        span(&mut u.span);
+        span(&mut u.anchor);
+    }
+    for s in &mut model.scripts {
+        span(&mut s.span);
+        span(&mut s.anchor);
+        if let Some(f) = s.flags_span.as_mut() {
+            span(f);
+        }
+    }
+    for f in &mut model.findings {
+        span(&mut f.primary.span);
+        for l in &mut f.secondary {
+            span(&mut l.span);
+        }
+        if let Some(u) = f.unit.as_mut() {
+            span(u);
+        }
+    }
+}
+
+/// Lowers `text`, whose script part starts at `shift` (included files before it);
+/// `source` is the script itself.
+fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>) -> FileModel {
     let mut model = FileModel::new(Lang::Lua);
-    let Some(ast) = parse(source) else {
+    let Some(ast) = parse(text) else {
         return model;
     };
     let root = ast.root();
-    let src = source.as_bytes();
+    let src = text.as_bytes();
     let scopes = scope::resolve(root, ast.identifiers(), src);
     let mut ev = Eval::new(src, &scopes);
+    ev.script_start = shift;
+    ev.regions = regions;
 
     if registers_functions(root, src) {
         ev.library = true;
@@ -229,6 +358,7 @@ pub fn lower(source: &str) -> FileModel {
                 anchor: reg.name_span.clone(),
                 keys: Vec::new(),
                 units: Vec::new(),
+                required_keys: 0,
             };
             let no_cluster = script.has_flag("no-cluster");
             if no_cluster || reg.flags.is_none() {
@@ -266,7 +396,10 @@ pub fn lower(source: &str) -> FileModel {
         return model;
     }
 
-    let bang = shebang(source);
+    let bang = shebang(source).map(|mut b| {
+        b.span = b.span.start + shift..b.span.end + shift;
+        b
+    });
     let mode = if bang.is_some() {
         ScriptMode::EvalShebang
     } else {
@@ -277,10 +410,14 @@ pub fn lower(source: &str) -> FileModel {
         mode,
         flags: bang.as_ref().map(|b| b.flags.clone()).unwrap_or_default(),
         flags_span: bang.as_ref().map(|b| b.span.clone()),
-        span: 0..source.len(),
-        anchor: bang.as_ref().map(|b| b.span.clone()).unwrap_or(0..0),
+        span: shift..text.len(),
+        anchor: bang
+            .as_ref()
+            .map(|b| b.span.clone())
+            .unwrap_or(shift..shift),
         keys: Vec::new(),
         units: Vec::new(),
+        required_keys: 0,
     };
     if script.has_flag("no-cluster") || bang.as_ref().is_some_and(|b| !b.valid) {
         // A `no-cluster` script never runs on a cluster, and the server refuses to
@@ -297,7 +434,15 @@ pub fn lower(source: &str) -> FileModel {
     model.keys = std::mem::take(&mut ev.keys);
     let policy = policy(&script.flags, script.mode);
     for h in helpers {
-        push_units(&mut model, h.collector, &h.name, h.span, h.anchor, policy);
+        push_units(
+            &mut model,
+            h.collector,
+            &h.name,
+            h.span,
+            h.anchor,
+            policy,
+            script.mode,
+        );
     }
     push_script(&mut model, script, collected);
     model

@@ -30,6 +30,17 @@ pub(crate) struct Scopes {
     pub uses: OffsetMap<DeclId>,
     /// Locals assigned somewhere other than their declaration.
     pub mutated: OffsetSet,
+    /// Mutated locals whose assignments the evaluator cannot follow in order: assigned
+    /// from inside a function nested in the declaring one (a closure), by a function
+    /// declaration, or inside broken text.
+    pub captured: OffsetSet,
+    /// Locals whose fields are assigned (`t[k] = v`, `t.x = v`, `table.insert(t, v)`):
+    /// a field read from them may be any value.
+    pub field_written: OffsetSet,
+    /// Locals handed to code that may keep or change them: an argument of a function
+    /// other than the few known to only read (`ipairs`, `unpack`, …), or the whole value
+    /// of an assignment or table field (an alias).
+    pub escaped: OffsetSet,
     /// Global names that the script assigns (`KEYS = …`, `function foo() end`), or
     /// whose fields it assigns (`KEYS[1] = …`): their values cannot be trusted.
     pub tainted_globals: FastSet<String>,
@@ -43,6 +54,10 @@ struct Resolver<'a> {
     scopes: Vec<Vec<Cow<'a, str>>>,
     out: Scopes,
     nest: usize,
+    /// How many function bodies enclose the current point.
+    depth: usize,
+    /// The function depth of each declaration.
+    decl_depth: OffsetMap<usize>,
 }
 
 /// Resolves every name in the tree rooted at `root`.
@@ -56,6 +71,8 @@ pub(crate) fn resolve(root: Node<'_>, identifiers: usize, src: &[u8]) -> Scopes 
         scopes: vec![Vec::new()],
         out,
         nest: 0,
+        depth: 0,
+        decl_depth: OffsetMap::default(),
     };
     r.statements(root);
     r.out
@@ -79,6 +96,7 @@ impl<'a> Resolver<'a> {
                 .or_default()
                 .push(ident.start_byte());
             scope.push(name);
+            self.decl_depth.insert(ident.start_byte(), self.depth);
         }
     }
 
@@ -117,6 +135,7 @@ impl<'a> Resolver<'a> {
                 match self.lookup(&name) {
                     Some(d) => {
                         self.out.mutated.insert(d);
+                        self.out.captured.insert(d);
                     }
                     None => {
                         self.out.tainted_globals.insert(name.into_owned());
@@ -166,6 +185,12 @@ impl<'a> Resolver<'a> {
                 if let Some(targets) = child_of_kind(node, K::VariableList) {
                     for t in targets.named_children() {
                         self.assign_target(t);
+                        if node.has_error() {
+                            // A broken assignment: its value cannot be followed.
+                            if let Some(d) = self.out.uses.get(&t.start_byte()).copied() {
+                                self.out.captured.insert(d);
+                            }
+                        }
                     }
                 }
             }
@@ -269,11 +294,15 @@ impl<'a> Resolver<'a> {
             }
         } else if let Some(n) = name {
             self.assign_target(n);
+            if let Some(d) = self.out.uses.get(&n.start_byte()).copied() {
+                self.out.captured.insert(d);
+            }
         }
         self.function_body(node);
     }
 
     fn function_body(&mut self, node: Node<'_>) {
+        self.depth += 1;
         self.with_scope(|r| {
             if let Some(params) = node.field(F::Parameters) {
                 for p in params.named_children() {
@@ -286,6 +315,7 @@ impl<'a> Resolver<'a> {
                 r.statements(b);
             }
         });
+        self.depth -= 1;
     }
 
     fn assign_target(&mut self, target: Node<'_>) {
@@ -296,6 +326,9 @@ impl<'a> Resolver<'a> {
                     Some(d) => {
                         self.out.mutated.insert(d);
                         self.out.uses.insert(target.start_byte(), d);
+                        if self.decl_depth.get(&d) != Some(&self.depth) {
+                            self.out.captured.insert(d);
+                        }
                     }
                     None => {
                         self.out.tainted_globals.insert(name.into_owned());
@@ -304,6 +337,12 @@ impl<'a> Resolver<'a> {
             }
             K::BracketIndexExpression | K::DotIndexExpression | K::MethodIndexExpression => {
                 if let Some(t) = target.field(F::Table) {
+                    if let Some(d) = (t.kind() == K::Identifier)
+                        .then(|| self.lookup(&self.text(t)))
+                        .flatten()
+                    {
+                        self.out.field_written.insert(d);
+                    }
                     // `KEYS[1] = …` changes what `KEYS[1]` means.
                     if t.kind() == K::Identifier && self.lookup(&self.text(t)).is_none() {
                         self.out.tainted_globals.insert(self.text(t).into_owned());
@@ -322,7 +361,51 @@ impl<'a> Resolver<'a> {
 
     fn expressions(&mut self, list: Node<'_>) {
         for e in list.named_children() {
+            self.escape(e);
             self.expression(e);
+        }
+    }
+
+    /// Marks a local used as a whole value where it may be kept or changed.
+    fn escape(&mut self, e: Node<'_>) {
+        if e.kind() == K::Identifier {
+            if let Some(d) = self.lookup(&self.text(e)) {
+                self.out.escaped.insert(d);
+            }
+        }
+    }
+
+    /// The arguments of a call: which locals it may change.
+    fn call_arguments(&mut self, call: Node<'_>) {
+        let callee = call.field(F::Name).map(|n| {
+            self.text(n)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+        });
+        let Some(args) = call.field(F::Arguments) else {
+            return;
+        };
+        for a in args.named_children() {
+            if a.kind() != K::Identifier {
+                continue;
+            }
+            let Some(d) = self.lookup(&self.text(a)) else {
+                continue;
+            };
+            match callee.as_deref() {
+                Some(
+                    "ipairs" | "pairs" | "unpack" | "table.unpack" | "table.concat" | "next"
+                    | "select" | "type" | "tostring" | "tonumber" | "table.getn" | "cjson.encode"
+                    | "cmsgpack.pack" | "redis.call" | "redis.pcall",
+                ) => {}
+                Some("table.insert" | "table.remove" | "table.sort" | "rawset") => {
+                    self.out.field_written.insert(d);
+                }
+                _ => {
+                    self.out.escaped.insert(d);
+                }
+            }
         }
     }
 
@@ -354,6 +437,12 @@ impl<'a> Resolver<'a> {
                 }
             }
             K::FunctionDefinition => self.function_body(node),
+            K::FunctionCall => {
+                self.call_arguments(node);
+                for c in node.named_children() {
+                    self.expression(c);
+                }
+            }
             K::TableConstructor => {
                 for field in node.named_children() {
                     if field.kind() != K::Field {
@@ -367,6 +456,7 @@ impl<'a> Resolver<'a> {
                         }
                     }
                     if let Some(v) = field.field(F::Value) {
+                        self.escape(v);
                         self.expression(v);
                     }
                 }

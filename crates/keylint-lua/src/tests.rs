@@ -222,7 +222,7 @@ redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, 2)
 }
 
 #[test]
-fn reassigned_and_loop_assigned_locals_are_unknown() {
+fn reassigned_locals_have_every_reaching_value() {
     let src = r#"
 local k = 'a'
 if ARGV[1] then k = 'b' end
@@ -232,11 +232,38 @@ for i = 1, 3 do j = 'x' .. i end
 redis.call('GET', j)
 local once = 'c'
 redis.call('GET', once)
+local m = 'tmp'
+m = KEYS[1]
+redis.call('GET', m)
+local n
+if ARGV[2] then n = KEYS[2] else n = 'lit' end
+redis.call('GET', n)
 "#;
     let k = keys(src);
-    assert_eq!(k[0].2, KeyOrigin::Unknown);
-    assert_eq!(k[1].2, KeyOrigin::Unknown);
-    assert_eq!(k[2].1, "\"c\"");
+    // Each value that reaches a use is a possible key, shown where it is written.
+    assert_eq!(
+        k.iter()
+            .map(|k| (k.0.as_str(), k.1.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            ("'a'", "\"a\""),
+            ("'b'", "\"b\""),
+            ("'x' .. i", "\"x\" .. i"),
+            ("once", "\"c\""),
+            // Straight-line code: the later assignment replaces the first value.
+            ("m", "KEYS[1]"),
+            ("KEYS[2]", "KEYS[2]"),
+            ("'lit'", "\"lit\""),
+        ]
+    );
+    assert_eq!(k[0].2, KeyOrigin::Undeclared);
+    assert_eq!(k[4].2, KeyOrigin::Declared(1));
+    // A key one of several values may be is in no unit: no verdict rests on it.
+    let model = lower(src);
+    let script = &model.scripts[0];
+    for &u in &script.units {
+        assert!(!model.units[u].keys.contains(&0));
+    }
 }
 
 #[test]
@@ -509,4 +536,154 @@ fn bindings_follow_the_documented_contract() {
     for b in seen {
         assert!(b == "KEYS[2]" || b == "ARGV[3]" || b.contains('@'), "{b}");
     }
+}
+
+#[test]
+fn variadic_wrappers_pass_their_callers_keys() {
+    let src = r#"
+local function call(cmd, ...) return redis.call(cmd, ...) end
+local function outer(...) return call(...) end
+call('SET', KEYS[1], 'v')
+outer('GET', 'lit')
+"#;
+    let k = keys(src);
+    assert_eq!(
+        k.iter().map(|k| (k.0.as_str(), k.2)).collect::<Vec<_>>(),
+        [
+            ("KEYS[1]", KeyOrigin::Declared(1)),
+            ("'lit'", KeyOrigin::Undeclared)
+        ]
+    );
+}
+
+#[test]
+fn table_methods_and_closures_build_keys() {
+    let src = r#"
+local M = {}
+function M.key(id) return 'm:' .. id end
+local cfg = {}
+function cfg:key(id) return 'c:' .. id end
+local function outer(p)
+  local function inner(id) return p .. id end
+  return redis.call('GET', inner(ARGV[2]))
+end
+redis.call('GET', M.key(ARGV[1]))
+redis.call('GET', cfg:key(ARGV[1]))
+outer('o:')
+"#;
+    assert_eq!(
+        displays(src),
+        [
+            "\"m:\" .. ARGV[1]",
+            "\"c:\" .. ARGV[1]",
+            "\"o:\" .. ARGV[2]"
+        ]
+    );
+}
+
+#[test]
+fn tables_of_declared_keys_are_declared() {
+    let src = r#"
+local keys = {KEYS[1], KEYS[2]}
+redis.call('GET', keys[2])
+for _, k in ipairs(keys) do redis.call('DEL', k) end
+local job = cjson.decode(ARGV[1])
+redis.call('GET', job.queue)
+local filled = {}
+table.insert(filled, KEYS[1])
+redis.call('GET', filled[1])
+local handed = {'x'}
+fill(handed)
+redis.call('GET', handed[1])
+"#;
+    let origins: Vec<KeyOrigin> = keys(src).into_iter().map(|k| k.2).collect();
+    assert_eq!(
+        origins,
+        [
+            KeyOrigin::Declared(0),
+            KeyOrigin::Declared(0),
+            KeyOrigin::Undeclared,
+            KeyOrigin::Unknown,
+            KeyOrigin::Unknown
+        ]
+    );
+}
+
+#[test]
+fn only_keys_every_run_reads_are_required() {
+    let required = |src: &str| lower(src).scripts[0].required_keys;
+    assert_eq!(required("redis.call('GET', KEYS[3])"), 3);
+    assert_eq!(
+        required("redis.call('GET', KEYS[1])\nif KEYS[5] then redis.call('GET', KEYS[5]) end"),
+        1
+    );
+    assert_eq!(
+        required("if not ARGV[1] then return end\nredis.call('GET', KEYS[2])"),
+        0
+    );
+    assert_eq!(
+        required("for i = 1, 2 do redis.call('GET', KEYS[4]) end\nlocal x = ARGV[1] and redis.call('GET', KEYS[5])"),
+        0
+    );
+    assert_eq!(
+        required("local function f() return redis.call('GET', KEYS[2] .. ':x') end\nf()"),
+        2
+    );
+}
+
+#[test]
+fn keys_and_scan_in_a_script_are_reported() {
+    let f = findings("for _, k in ipairs(redis.call('KEYS', 'a:*')) do redis.call('DEL', k) end");
+    assert_eq!(f.len(), 2);
+    assert!(f[0].message.contains("`KEYS`"));
+    assert!(f.iter().all(|f| f.rule == Rule::UndeclaredScriptKey));
+    assert_eq!(f[1].severity, Severity::Warning);
+}
+
+struct Files(Vec<(&'static str, &'static str)>);
+
+impl IncludeLoader for Files {
+    fn load(&self, path: &str) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.to_string())
+    }
+}
+
+#[test]
+fn included_functions_run_with_the_script_values() {
+    let files = Files(vec![(
+        "includes/keys.lua",
+        "local function touch(p, id)\n  redis.call('SET', p .. id, 1)\n  redis.call('INCR', 'lit')\nend\nlocal function unused() redis.call('GET', 'never') end\n",
+    )]);
+    let src =
+        "--- @include \"includes/keys\"\ntouch(ARGV[1], ':x')\nreturn redis.call('GET', KEYS[1])\n";
+    let m = lower_with(src, Some(&files));
+    let shown: Vec<(String, String)> = m
+        .keys
+        .iter()
+        .map(|k| {
+            (
+                src[k.span.clone()].to_string(),
+                k.template.display(Lang::Lua),
+            )
+        })
+        .collect();
+    // Keys inside the included file are shown at the call that reached them; the
+    // included function nobody calls is not part of this script.
+    assert_eq!(
+        shown,
+        [
+            ("touch(ARGV[1], ':x')".into(), "ARGV[1] .. \":x\"".into()),
+            ("touch(ARGV[1], ':x')".into(), "\"lit\"".into()),
+            ("KEYS[1]".into(), "KEYS[1]".into()),
+        ]
+    );
+    // Every span of every finding is inside the script.
+    for f in check(&m, &Settings::default()) {
+        assert!(f.primary.span.end <= src.len());
+    }
+    // Without a loader, the calls are unknown.
+    assert_eq!(lower(src).keys.len(), 1);
 }

@@ -320,11 +320,12 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
 fn link_call(a: &mut Analyzer<'_>, link: &Link<'_>, body: &Lowered) {
     let lua = &body.lua;
     let call_span = link.call.byte_range();
-    // The highest KEYS[i] the script reads.
+    // The highest KEYS[i] every run of the script reads.
+    let required = lua.scripts.first().map_or(0, |s| s.required_keys);
     let mut max_read: Option<(usize, usize)> = None;
     for (k, key) in lua.keys.iter().enumerate() {
         if let KeyOrigin::Declared(i) | KeyOrigin::DerivedFromDeclared(i) = key.origin {
-            if i > 0 && max_read.is_none_or(|(m, _)| i > m) {
+            if i > 0 && i <= required && max_read.is_none_or(|(m, _)| i > m) {
                 max_read = Some((i, k));
             }
         }

@@ -116,7 +116,8 @@ pub fn lint_source_at(
     )
 }
 
-/// [`lint_source`] with the loader a Python module reads Lua files through.
+/// [`lint_source`] with the loader a Python module reads Lua files through (and a Lua
+/// script its `@include` files).
 fn lint_source_with(
     lang: Language,
     source: &str,
@@ -128,7 +129,17 @@ fn lint_source_with(
     }
     let model = match lang {
         Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
-        Language::Lua => keylint_lua::lower(source),
+        Language::Lua => {
+            // `--- @include "name"` lines read files beside the script, through the same
+            // loader (and cache records) as a Python module's Lua files.
+            let includes = loader.map(LuaIncludes);
+            keylint_lua::lower_with(
+                source,
+                includes
+                    .as_ref()
+                    .map(|l| l as &dyn keylint_lua::IncludeLoader),
+            )
+        }
         Language::Python => {
             let mut options = keylint_python::Options::default();
             options
@@ -148,6 +159,16 @@ fn lint_source_with(
         }
     };
     keylint_core::rules::check(&model, &config.settings)
+}
+
+/// The Lua frontend's include loader over a file loader: include paths are relative
+/// to the script's directory.
+struct LuaIncludes<'a>(&'a dyn keylint_python::FileLoader);
+
+impl keylint_lua::IncludeLoader for LuaIncludes<'_> {
+    fn load(&self, path: &str) -> Option<String> {
+        self.0.load(path, true)
+    }
 }
 
 /// `--select` / `--ignore` from the command line, applied on top of the config.
@@ -402,7 +423,7 @@ fn process(
         });
     }
     let source = String::from_utf8(std::mem::take(buf)).expect("checked by read_file");
-    let dir_loader = (job.lang == Language::Python)
+    let dir_loader = matches!(job.lang, Language::Python | Language::Lua)
         .then(|| job.path.parent().map(keylint_python::DirLoader::new))
         .flatten();
     let loader = dir_loader

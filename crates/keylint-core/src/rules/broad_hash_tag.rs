@@ -214,7 +214,8 @@ fn shown_tag(toks: &[Tok<'_>], open: usize, close: usize) -> String {
 pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Finding>) {
     // One finding per tag; the other keys with that tag are secondary labels.
     let mut groups: Vec<(String, Finding, usize)> = Vec::new();
-    for key in &model.keys {
+    let langs = super::key_langs(model);
+    for (key, &lang) in model.keys.iter().zip(&langs) {
         let toks = tokens(&key.template);
         let Some((open, close)) = tag_range(&toks) else {
             continue;
@@ -244,7 +245,7 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
             }
             continue;
         }
-        let shown = key.template.display(model.lang);
+        let shown = key.template.display(lang);
         let (message, label) = match &why {
             Broad::Constant(_) => (
                 format!("hash tag `{tag}` puts every key of `{shown}` in one slot"),
@@ -267,7 +268,7 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
             (Broad::Constant(_), Some(r)) => f.with_help(format!(
                 "tag the part that varies, the identity the keys of one operation share \
                  (`{}`), or drop the tag if these keys are never used together",
-                r.display(model.lang)
+                r.display(lang)
             )),
             (Broad::Constant(_), None) => f.with_help(
                 "tag the identity the keys of one operation share (a user, an order) instead \

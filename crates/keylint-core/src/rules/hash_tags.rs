@@ -7,26 +7,27 @@ use crate::rule::Rule;
 use crate::template::{Lang, Pos, TagOutcome};
 
 pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
-    for key in &model.keys {
-        check_key(model, key, out);
+    let langs = super::key_langs(model);
+    for (key, &lang) in model.keys.iter().zip(&langs) {
+        check_key(lang, key, out);
     }
 }
 
-fn check_key(model: &FileModel, key: &KeyUse, out: &mut Vec<Finding>) {
+fn check_key(lang: Lang, key: &KeyUse, out: &mut Vec<Finding>) {
     let before = out.len();
-    check_braces(model, key, out);
+    check_braces(lang, key, out);
     // Braces in a Python f-string are where most of these come from.
-    if model.lang == Lang::Python && key.template.has_holes() {
+    if lang == Lang::Python && key.template.has_holes() {
         for f in &mut out[before..] {
             f.notes.push(super::FSTRING_TRAP.to_string());
         }
     }
 }
 
-fn check_braces(model: &FileModel, key: &KeyUse, out: &mut Vec<Finding>) {
+fn check_braces(lang: Lang, key: &KeyUse, out: &mut Vec<Finding>) {
     let t = &key.template;
     let facts = t.tag_facts();
-    let shown = t.display(model.lang);
+    let shown = t.display(lang);
     // Point at the braces when the source maps byte for byte, else at the whole key.
     let at = |from: Pos, to: Pos| t.span_of(from, to).unwrap_or_else(|| key.span.clone());
     match facts.outcome {

@@ -7,6 +7,21 @@ mod script_keys;
 
 use crate::diagnostic::Finding;
 use crate::model::FileModel;
+use crate::template::Lang;
+
+/// The language each key of the model was written in: a script's keys are Lua, also
+/// when the script is embedded in a Python file; the rest are in the file's language.
+pub(crate) fn key_langs(model: &FileModel) -> Vec<Lang> {
+    let mut out = vec![model.lang; model.keys.len()];
+    for s in &model.scripts {
+        for &k in &s.keys {
+            if let Some(l) = out.get_mut(k) {
+                *l = Lang::Lua;
+            }
+        }
+    }
+    out
+}
 
 /// The f-string trap, told wherever a Python key's braces matter.
 pub(crate) const FSTRING_TRAP: &str = "in an f-string, `{uid}` is the value and `{{`/`}}` \

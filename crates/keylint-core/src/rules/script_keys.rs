@@ -19,7 +19,7 @@
 use crate::diagnostic::{Finding, Label, Severity};
 use crate::model::{FileModel, KeyOrigin, Script, ScriptMode};
 use crate::rule::Rule;
-use crate::template::{HoleKind, Part, SymPart};
+use crate::template::{HoleKind, Lang, Part, SymPart};
 use crate::Span;
 use std::collections::{BTreeMap, HashMap};
 
@@ -108,7 +108,9 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     // Each group is found by its first key's place or text (hashed: scripts can have
     // tens of thousands of keys).
-    let mut by_span: HashMap<Span, usize> = HashMap::new();
+    // A place groups keys of one kind only (a literal, or keys built from one prefix):
+    // a call of an included function is one place for every key the function touches.
+    let mut by_span: HashMap<(Span, Option<&str>), usize> = HashMap::new();
     let mut by_text: HashMap<Vec<SymPart>, usize> = HashMap::new();
     for &k in keys {
         if model.keys[k].origin != KeyOrigin::Undeclared {
@@ -116,17 +118,15 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
         }
         // The same text, or the same place reached twice (a helper called twice).
         let text = model.keys[k].template.text_parts();
-        let found = [
-            by_span.get(&model.keys[k].span).copied(),
-            by_text.get(&text).copied(),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let place = (model.keys[k].span.clone(), opaque_prefix(model, k));
+        let found = [by_span.get(&place).copied(), by_text.get(&text).copied()]
+            .into_iter()
+            .flatten()
+            .min();
         match found {
             Some(g) => groups[g].1.push(k),
             None => {
-                by_span.insert(model.keys[k].span.clone(), groups.len());
+                by_span.insert(place, groups.len());
                 by_text.insert(text, groups.len());
                 groups.push((k, Vec::new()));
             }
@@ -134,12 +134,13 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
     }
     for (k, more) in groups {
         let key = &model.keys[k];
-        let shown = key.template.display(model.lang);
+        // A script's keys are Lua, also when the script is embedded in another language.
+        let shown = key.template.display(Lang::Lua);
         let input = key.template.hash_input();
         let prefix = opaque_prefix(model, k);
         let label = match prefix {
             Some(p) => format!("built from `{p}`, not passed in `KEYS`"),
-            None => format!("not passed in `KEYS`; {}", input.describe(model.lang)),
+            None => format!("not passed in `KEYS`; {}", input.describe(Lang::Lua)),
         };
         let mut f = Finding::new(
             Rule::UndeclaredScriptKey,
@@ -151,13 +152,29 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
         )
         .with_unit(script.span.clone());
         let mut seen = vec![key.span.clone()];
+        let mut also: Vec<String> = Vec::new();
         for &m in &more {
             let span = model.keys[m].span.clone();
+            if span == key.span && !model.keys[m].template.same_text(&key.template) {
+                // Another key reached from the same place (a helper called with other
+                // values, or an included function touching several keys).
+                let shown = format!("`{}`", model.keys[m].template.display(Lang::Lua));
+                if !also.contains(&shown) && also.len() < MAX_LABELS {
+                    also.push(shown);
+                }
+                continue;
+            }
             if seen.contains(&span) || seen.len() > MAX_LABELS {
                 continue;
             }
             seen.push(span.clone());
             f = f.with_secondary(Label::new(span, "the same key"));
+        }
+        if !also.is_empty() {
+            f = f.with_note(format!(
+                "from the same place the script also touches {}",
+                also.join(", ")
+            ));
         }
         f = f
             .with_note(
@@ -183,22 +200,65 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
     }
 }
 
+/// True when the first hash tag of a key derived from `KEYS[i]` is exactly `KEYS[i]`
+/// (`string.format("buf:{%s}", KEYS[1])`, `'{' .. KEYS[1] .. '}:x'`): whenever
+/// `KEYS[i]` holds no brace it is hashed whole, and the derived key hashes the same
+/// bytes, so the two share a slot. (With a brace in `KEYS[i]` the tag changes; a caller
+/// that passes such a key is judged where the call is linked to the script.)
+fn tag_is_declared_key(t: &crate::template::KeyTemplate, i: usize) -> bool {
+    if i == 0 {
+        return false;
+    }
+    let binding = format!("KEYS[{i}]");
+    let mut parts = t.parts.iter();
+    // Literal bytes up to the first `{`, which must end them.
+    let mut opened = false;
+    for p in parts.by_ref() {
+        match p {
+            Part::Lit(l) => match l.bytes.iter().position(|&b| b == b'{') {
+                Some(at) if at + 1 == l.bytes.len() => {
+                    opened = true;
+                    break;
+                }
+                Some(_) => return false,
+                None => {}
+            },
+            Part::Hole(_) => return false,
+        }
+    }
+    if !opened {
+        return false;
+    }
+    match (parts.next(), parts.next()) {
+        (Some(Part::Hole(h)), Some(Part::Lit(l))) => {
+            h.binding == binding && l.bytes.first() == Some(&b'}')
+        }
+        _ => false,
+    }
+}
+
 fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
     // One finding per declared key that others are derived from.
     let mut by_base: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for &k in keys {
         if let KeyOrigin::DerivedFromDeclared(i) = model.keys[k].origin {
-            by_base.entry(i).or_default().push(k);
+            if !tag_is_declared_key(&model.keys[k].template, i) {
+                by_base.entry(i).or_default().push(k);
+            }
         }
     }
     for (i, ks) in by_base {
+        // Distinct keys, by text: a key used by several commands is one key.
         let mut distinct: Vec<usize> = Vec::new();
+        let mut texts: Vec<Vec<SymPart>> = Vec::new();
+        let mut repeats: Vec<usize> = Vec::new();
         for &k in &ks {
-            if !distinct
-                .iter()
-                .any(|&d| model.keys[d].span == model.keys[k].span)
-            {
+            let text = model.keys[k].template.text_parts();
+            if !texts.contains(&text) {
+                texts.push(text);
                 distinct.push(k);
+            } else {
+                repeats.push(k);
             }
         }
         let first = distinct[0];
@@ -211,7 +271,7 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
             format!(
                 "{} derives `{}` from {base} without declaring it",
                 who(script),
-                model.keys[first].template.display(model.lang)
+                model.keys[first].template.display(Lang::Lua)
             )
         } else {
             format!(
@@ -237,6 +297,13 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
                 continue;
             }
             f = f.with_secondary(Label::new(model.keys[k].span.clone(), "also derived"));
+        }
+        for &k in &repeats {
+            let span = &model.keys[k].span;
+            let shown = f.primary.span == *span || f.secondary.iter().any(|l| l.span == *span);
+            if !shown && f.secondary.len() < MAX_LABELS {
+                f = f.with_secondary(Label::new(span.clone(), "the same derived key"));
+            }
         }
         if hidden > 0 {
             f = f.with_note(format!("and {hidden} more derived keys"));
@@ -300,6 +367,7 @@ mod tests {
             anchor: 0..0,
             keys: (0..n).collect(),
             units: vec![0],
+            required_keys: 0,
         });
         m
     }

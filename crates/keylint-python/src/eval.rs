@@ -395,7 +395,16 @@ impl<'t> crate::lower::Analyzer<'t> {
             },
             "identifier" => self.eval_name(n, ctx),
             "attribute" => self.eval_attribute(n, ctx),
-            "call" => self.eval_call(n, ctx),
+            "call" => {
+                if let Some(v) = self.memo_chain.get(&n.id()) {
+                    return v.clone();
+                }
+                let v = self.eval_call(n, ctx);
+                if ctx.env.is_none() && matches!(v, Value::Pipe(_)) {
+                    self.memo_chain.insert(n.id(), v.clone());
+                }
+                v
+            }
             "binary_operator" => self.eval_binary(n, ctx),
             "list" | "tuple" | "expression_list" => {
                 let mut items = Vec::new();

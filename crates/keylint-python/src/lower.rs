@@ -60,6 +60,10 @@ pub(crate) struct Analyzer<'t> {
     /// Resolved names (by node and function), when no key builder's parameters are
     /// bound.
     pub memo_name: IdMap<(usize, Option<FuncId>), Value<'t>>,
+    /// Calls on a pipeline that return the pipeline (`pipe.set(…)` in a chain), so
+    /// that each link of `pipe.set(…).set(…)…` is evaluated once, not once per later
+    /// link (and not through a recursion as deep as the chain).
+    pub memo_chain: IdMap<usize, Value<'t>>,
     /// Resolved attributes of classes.
     pub memo_attr: HashMap<(crate::index::ClassId, String, bool), Value<'t>>,
     /// Definitions and attributes being evaluated (cycles are not followed).
@@ -109,6 +113,7 @@ impl<'t> Analyzer<'t> {
             mentions_redis: keylint_core::prefilter::mentions_redis(src.as_bytes()),
             model: FileModel::new(Lang::Python),
             memo_name: IdMap::default(),
+            memo_chain: IdMap::default(),
             memo_attr: HashMap::new(),
             in_progress: IdSet::default(),
             steps: 0,
@@ -943,6 +948,7 @@ impl<'t> Analyzer<'t> {
         }
         let mut pipes: Vec<PipeId> = by_pipe.keys().copied().collect();
         pipes.sort_unstable();
+        let mut memo = PathMemo::default();
         for pid in pipes {
             let mut evs = by_pipe.remove(&pid).unwrap_or_default();
             evs.sort_by_key(|e| (e.node.end_byte(), e.node.start_byte()));
@@ -956,7 +962,10 @@ impl<'t> Analyzer<'t> {
             if !tx {
                 continue;
             }
-            let paths: Vec<Path> = evs.iter().map(|e| Path::of(self.ix.nav, e.node)).collect();
+            let paths: Vec<Path> = evs
+                .iter()
+                .map(|e| Path::of(self.ix.nav, e.node, &mut memo))
+                .collect();
             if let Some(call) = info.transaction_call.clone() {
                 // Executes when the function returns: every queued key counts.
                 let qs: Vec<usize> = (0..evs.len())
@@ -978,6 +987,10 @@ impl<'t> Analyzer<'t> {
                 }
                 continue;
             }
+            // The events that end a batch, in order.
+            let cuts: Vec<usize> = (0..evs.len())
+                .filter(|&i| matches!(evs[i].kind, EvKind::Execute | EvKind::Reset))
+                .collect();
             for (ei, e) in evs.iter().enumerate() {
                 if e.kind != EvKind::Execute {
                     continue;
@@ -993,10 +1006,9 @@ impl<'t> Analyzer<'t> {
                     if self.func_of_call(q.node) != scope {
                         continue;
                     }
-                    let cut = evs.iter().enumerate().take(ei).skip(qi + 1).any(|(ri, r)| {
-                        matches!(r.kind, EvKind::Execute | EvKind::Reset)
-                            && paths[ri].compatible(&paths[qi])
-                            && paths[ri].compatible(&paths[ei])
+                    let from = cuts.partition_point(|&ri| ri <= qi);
+                    let cut = cuts[from..].iter().take_while(|&&ri| ri < ei).any(|&ri| {
+                        paths[ri].compatible(&paths[qi]) && paths[ri].compatible(&paths[ei])
                     });
                     if !cut {
                         qs.push(qi);
@@ -1062,75 +1074,148 @@ struct Path {
     pos: usize,
 }
 
+/// Arms and exits of the constructs around a node (see [`Path`]).
+type Around = std::rc::Rc<(Vec<(usize, usize)>, Vec<(usize, usize)>)>;
+
+/// Memoized [`Around`]s, so that the paths of the calls of a chain as deep as it is
+/// long (`pipe.set(…).set(…)…`) cost linear time in total.
+#[derive(Default)]
+struct PathMemo<'t> {
+    /// Statement (a child of a block or the module) → arms and exits above it.
+    stmt: IdMap<usize, Around>,
+    /// Node inside a statement → the conditional arms between it and its statement,
+    /// and that statement (`None` when a scope boundary comes first).
+    expr: IdMap<usize, (Vec<(usize, usize)>, Option<Node<'t>>)>,
+}
+
+/// The arm of `parent` that `child` is in, if `parent` branches.
+fn arm_of<'t>(nav: &Nav<'t>, parent: Node<'t>, child: Node<'t>) -> Option<usize> {
+    match parent.kind_name() {
+        "if_statement" => {
+            if parent.field(Field::Consequence) == Some(child) {
+                Some(0)
+            } else {
+                let mut c = parent.walk();
+                let alts: Vec<Node<'_>> = parent
+                    .children_by_field_name("alternative", &mut c)
+                    .collect();
+                alts.iter().position(|a| *a == child).map(|i| i + 1)
+            }
+        }
+        "try_statement" => match child.kind_name() {
+            "block" | "else_clause" => Some(0),
+            "except_clause" | "except_group_clause" => {
+                let idx = nav
+                    .children(parent)
+                    .filter(|k| matches!(k.kind_name(), "except_clause" | "except_group_clause"))
+                    .position(|k| k == child);
+                idx.map(|i| i + 1)
+            }
+            _ => None,
+        },
+        "block"
+            if nav
+                .parent(parent)
+                .is_some_and(|m| m.kind_name() == "match_statement") =>
+        {
+            nav.named_children(parent).position(|k| k == child)
+        }
+        "conditional_expression" => {
+            let mut kids = nav.named_children(parent);
+            if kids.next() == Some(child) {
+                Some(0)
+            } else if kids.nth(1) == Some(child) {
+                Some(1)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_stmt_parent(n: Node<'_>) -> bool {
+    matches!(n.kind_name(), "block" | "module")
+}
+
 impl Path {
-    fn of<'t>(nav: &Nav<'t>, n: Node<'t>) -> Path {
-        let mut p = Path {
+    /// The path of `n`, walking up from it once per node of the file at most.
+    fn of<'t>(nav: &Nav<'t>, n: Node<'t>, memo: &mut PathMemo<'t>) -> Path {
+        let (mut arms, stmt) = Self::expr_part(nav, n, memo);
+        let mut exits = Vec::new();
+        if let Some(s) = stmt {
+            let above = Self::stmt_part(nav, s, memo);
+            arms.extend(above.0.iter().copied());
+            exits.extend(above.1.iter().copied());
+        }
+        Path {
+            arms,
+            exits,
             pos: n.start_byte(),
-            ..Path::default()
+        }
+    }
+
+    /// Conditional arms between `n` and its statement, and the statement.
+    fn expr_part<'t>(
+        nav: &Nav<'t>,
+        n: Node<'t>,
+        memo: &mut PathMemo<'t>,
+    ) -> (Vec<(usize, usize)>, Option<Node<'t>>) {
+        // Up to the first node already known (or the statement), then back down.
+        let mut chain: Vec<Node<'t>> = Vec::new();
+        let mut cur = n;
+        let mut known: (Vec<(usize, usize)>, Option<Node<'t>>) = loop {
+            if let Some(k) = memo.expr.get(&cur.id()) {
+                break k.clone();
+            }
+            match nav.parent(cur) {
+                None => break (Vec::new(), None),
+                Some(p) if is_stmt_parent(p) => break (Vec::new(), Some(cur)),
+                Some(p) if p.is_scope_kind() => break (Vec::new(), None),
+                Some(p) => {
+                    chain.push(cur);
+                    cur = p;
+                }
+            }
         };
-        let mut child = n;
-        let mut cur = nav.parent(n);
+        memo.expr.entry(cur.id()).or_insert_with(|| known.clone());
+        for &c in chain.iter().rev() {
+            if let Some(p) = nav.parent(c) {
+                if let Some(a) = arm_of(nav, p, c) {
+                    known.0.insert(0, (p.id(), a));
+                }
+            }
+            memo.expr.insert(c.id(), known.clone());
+        }
+        known
+    }
+
+    /// Arms and exits above a statement (a child of a block or the module).
+    fn stmt_part<'t>(nav: &Nav<'t>, s: Node<'t>, memo: &mut PathMemo<'t>) -> Around {
+        if let Some(a) = memo.stmt.get(&s.id()) {
+            return a.clone();
+        }
+        let mut arms = Vec::new();
+        let mut exits = Vec::new();
+        let mut child = s;
+        let mut cur = nav.parent(s);
         while let Some(parent) = cur {
             if parent.is_scope_kind() {
                 break;
             }
-            let arm = match parent.kind_name() {
-                "if_statement" => {
-                    if parent.field(Field::Consequence) == Some(child) {
-                        Some(0)
-                    } else {
-                        let mut c = parent.walk();
-                        let alts: Vec<Node<'_>> = parent
-                            .children_by_field_name("alternative", &mut c)
-                            .collect();
-                        alts.iter().position(|a| *a == child).map(|i| i + 1)
-                    }
-                }
-                "try_statement" => match child.kind_name() {
-                    "block" | "else_clause" => Some(0),
-                    "except_clause" | "except_group_clause" => {
-                        let idx = nav
-                            .children(parent)
-                            .filter(|k| {
-                                matches!(k.kind_name(), "except_clause" | "except_group_clause")
-                            })
-                            .position(|k| k == child);
-                        idx.map(|i| i + 1)
-                    }
-                    _ => None,
-                },
-                "block"
-                    if nav
-                        .parent(parent)
-                        .is_some_and(|m| m.kind_name() == "match_statement") =>
-                {
-                    nav.named_children(parent).position(|k| k == child)
-                }
-                "conditional_expression" => {
-                    let mut kids = nav.named_children(parent);
-                    if kids.next() == Some(child) {
-                        Some(0)
-                    } else if kids.nth(1) == Some(child) {
-                        Some(1)
-                    } else {
-                        None
-                    }
-                }
-                _ => None,
-            };
-            if let Some(a) = arm {
-                p.arms.push((parent.id(), a));
-                // Does the arm leave the construct after the call?
+            if let Some(a) = arm_of(nav, parent, child) {
+                arms.push((parent.id(), a));
+                // Does the arm leave the construct after the statement?
                 let block = if child.kind_name() == "block" {
                     Some(child)
                 } else {
                     nav.named_children(child).find(|k| k.kind_name() == "block")
                 };
                 if let Some(b) = block {
-                    let leaves = nav.named_children(b).any(|s| {
-                        s.start_byte() >= n.end_byte()
+                    let leaves = nav.named_children(b).any(|st| {
+                        st.start_byte() >= s.end_byte()
                             && matches!(
-                                s.kind_name(),
+                                st.kind_name(),
                                 "return_statement"
                                     | "raise_statement"
                                     | "break_statement"
@@ -1138,14 +1223,16 @@ impl Path {
                             )
                     });
                     if leaves {
-                        p.exits.push((parent.start_byte(), parent.end_byte()));
+                        exits.push((parent.start_byte(), parent.end_byte()));
                     }
                 }
             }
             child = parent;
             cur = nav.parent(parent);
         }
-        p
+        let a: Around = std::rc::Rc::new((arms, exits));
+        memo.stmt.insert(s.id(), a.clone());
+        a
     }
 
     fn compatible(&self, other: &Path) -> bool {
@@ -1166,6 +1253,16 @@ impl Path {
 /// Maximal groups of mutually compatible events.
 fn groups(qs: &[usize], paths: &[Path]) -> Vec<Vec<usize>> {
     const MAX_GROUPS: usize = 16;
+    // Events in the same arms (the usual straight-line batch) are all compatible.
+    if let Some(&first) = qs.first() {
+        let p = &paths[first];
+        if qs
+            .iter()
+            .all(|&q| paths[q].arms == p.arms && paths[q].exits == p.exits)
+        {
+            return vec![qs.to_vec()];
+        }
+    }
     let mut out: Vec<Vec<usize>> = Vec::new();
     for (n, &q) in qs.iter().enumerate() {
         let mut placed = false;

@@ -472,3 +472,32 @@ fn lowering_on_this_thread_is_the_same_as_on_a_thread_of_its_own() {
     assert_eq!(here, theirs);
     assert!(here[3].contains("MGET"), "{}", here[3]);
 }
+
+#[test]
+fn a_transaction_written_as_one_long_chain_is_judged_whole() {
+    // Each link used to be evaluated again by every later link, through a recursion as
+    // deep as the chain, and was given up past a few dozen links.
+    for n in [2usize, 31, 32, 40, 20_000] {
+        let mut src = String::from(
+            "import redis\nr = redis.Redis()\npipe = r.pipeline(transaction=True)\npipe",
+        );
+        for i in 0..n {
+            src.push_str(&format!(".set('k{i}', 1)"));
+        }
+        src.push_str(".execute()\n");
+        let m = lower(&src);
+        let tx: Vec<_> = m
+            .units
+            .iter()
+            .filter(|u| u.kind == UnitKind::Transaction)
+            .collect();
+        assert_eq!(tx.len(), 1, "{n} links");
+        assert_eq!(tx[0].keys.len(), n, "{n} links");
+        let found = check(&m, &Settings::default());
+        assert_eq!(
+            found.iter().filter(|f| f.rule == Rule::CrossSlot).count(),
+            1,
+            "{n} links"
+        );
+    }
+}

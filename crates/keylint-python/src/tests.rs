@@ -501,3 +501,105 @@ fn a_transaction_written_as_one_long_chain_is_judged_whole() {
         );
     }
 }
+
+/// The families of a model: (unit name, key as written, varying labels).
+fn families(m: &FileModel) -> Vec<(String, String, usize)> {
+    m.families
+        .iter()
+        .map(|f| {
+            (
+                m.units[f.unit].name.clone(),
+                m.keys[f.key].template.display(Lang::Python),
+                f.varying.len(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn comprehensions_loops_and_splats_are_families() {
+    let m = lower(
+        r#"
+import redis
+r = redis.Redis()
+def f(names, ids, day):
+    r.blpop([f"q:{n}" for n in names])
+    r.mget(f"job:{i}" for i in ids)
+    r.mget(*[f"job:{i}" for i in ids])
+    r.mset({f"s:{i}": 1 for i in ids})
+    keys = []
+    for n in names:
+        keys.append(f"v:{day}:{n}")
+    r.sunionstore("dest", keys)
+"#,
+    );
+    let fams = families(&m);
+    assert_eq!(
+        fams,
+        vec![
+            ("BLPOP".to_string(), "f\"q:{n}\"".to_string(), 1),
+            ("MGET".to_string(), "f\"job:{i}\"".to_string(), 1),
+            ("MGET".to_string(), "f\"job:{i}\"".to_string(), 1),
+            ("MSET".to_string(), "f\"s:{i}\"".to_string(), 1),
+            ("SUNIONSTORE".to_string(), "f\"v:{day}:{n}\"".to_string(), 1),
+        ]
+    );
+}
+
+#[test]
+fn a_loop_is_a_family_only_for_the_transaction_around_it() {
+    let m = lower(
+        r#"
+import redis
+r = redis.Redis()
+def f(jobs):
+    for j in jobs:
+        r.get(f"job:{j.id}")
+    pipe = r.pipeline(transaction=True)
+    for j in jobs:
+        pipe.hset(f"job:{j.id}", "a", 1)
+    pipe.execute()
+    for j in jobs:
+        p = r.pipeline(transaction=True)
+        p.hset(f"job:{j.id}", "a", 1)
+        p.execute()
+"#,
+    );
+    assert_eq!(
+        families(&m),
+        vec![("pipeline".to_string(), "f\"job:{j.id}\"".to_string(), 1)]
+    );
+    let found = check(&m, &Settings::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, Rule::CrossSlotLikely);
+}
+
+#[test]
+fn lists_are_followed_through_appends_only() {
+    let ok = r#"
+import redis
+r = redis.Redis()
+def f(a, other):
+    keys = []
+    if a:
+        keys.append("user:1000:profile")
+    else:
+        keys.append("user:1000:cart")
+    r.mget(keys)
+    ks = []
+    ks.append("user:1000:profile")
+    other(ks)
+    ks.append("user:1000:cart")
+    r.mget(ks)
+"#;
+    assert!(rules(ok).is_empty(), "{:?}", rules(ok));
+    let bad = r#"
+import redis
+r = redis.Redis()
+def f():
+    keys = ["user:1000:profile"]
+    keys.append("user:1000:cart")
+    r.mget(keys)
+"#;
+    assert_eq!(rules(bad), vec![Rule::CrossSlot]);
+}

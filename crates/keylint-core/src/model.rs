@@ -128,6 +128,35 @@ impl Script {
     }
 }
 
+/// One key use of a unit that stands for many keys: an element of a comprehension or
+/// generator, a key appended to a list in a loop, a command queued once per pass of a
+/// loop inside a transaction. Every member has the same template; the holes named in
+/// `varying` take a different value for each member, the others the same value.
+///
+/// A family is a fact about a key *in one unit*: `hset(f"job:{j}")` called in a loop
+/// is one key per command, but many keys of the transaction around the loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyFamily {
+    /// Index into [`FileModel::units`].
+    pub unit: usize,
+    /// Index into [`FileModel::keys`].
+    pub key: usize,
+    /// The [`crate::template::Hole::binding`]s that vary from member to member.
+    pub varying: Vec<String>,
+    /// Where the members come from, for messages ("the elements of a comprehension").
+    pub source: String,
+}
+
+/// A fact about what the client does with one unit, said in findings about it (a
+/// `pipeline()` that is a transaction only because the client is a standalone one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitNote {
+    /// Index into [`FileModel::units`].
+    pub unit: usize,
+    /// The note, one sentence.
+    pub note: String,
+}
+
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone)]
 pub struct FileModel {
@@ -141,6 +170,10 @@ pub struct FileModel {
     pub findings: Vec<Finding>,
     /// The Lua scripts and functions of the file (empty for other languages).
     pub scripts: Vec<Script>,
+    /// Key uses that stand for many keys in a unit (see [`KeyFamily`]).
+    pub families: Vec<KeyFamily>,
+    /// What the client does with particular units, for their findings.
+    pub unit_notes: Vec<UnitNote>,
 }
 
 impl FileModel {
@@ -152,6 +185,15 @@ impl FileModel {
             units: Vec::new(),
             findings: Vec::new(),
             scripts: Vec::new(),
+            families: Vec::new(),
+            unit_notes: Vec::new(),
         }
+    }
+
+    /// The family that key `key` stands for in unit `unit`, if any.
+    pub fn family(&self, unit: usize, key: usize) -> Option<&KeyFamily> {
+        self.families
+            .iter()
+            .find(|f| f.unit == unit && f.key == key)
     }
 }

@@ -79,6 +79,16 @@ pub(crate) struct Elem<'t> {
     pub node: Node<'t>,
     /// `*x` inside a list literal.
     pub star: bool,
+    /// The loops and comprehensions (by start offset) over whose passes this one
+    /// element stands for many values: an element of a comprehension, a key appended
+    /// in a loop. Empty for an ordinary element.
+    pub each: Vec<usize>,
+}
+
+/// The marker that a hole's binding carries when its value is a loop variable (or
+/// derived from one) of the loop or comprehension starting at `id`.
+pub(crate) fn each_marker(id: usize) -> String {
+    format!("@each{id};")
 }
 
 /// What an expression may evaluate to.
@@ -395,7 +405,16 @@ impl<'t> crate::lower::Analyzer<'t> {
             },
             "identifier" => self.eval_name(n, ctx),
             "attribute" => self.eval_attribute(n, ctx),
-            "call" => self.eval_call(n, ctx),
+            "call" => {
+                if let Some(v) = self.memo_chain.get(&n.id()) {
+                    return v.clone();
+                }
+                let v = self.eval_call(n, ctx);
+                if ctx.env.is_none() && matches!(v, Value::Pipe(_)) {
+                    self.memo_chain.insert(n.id(), v.clone());
+                }
+                v
+            }
             "binary_operator" => self.eval_binary(n, ctx),
             "list" | "tuple" | "expression_list" => {
                 let mut items = Vec::new();
@@ -411,10 +430,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                                 items: inner_items,
                                 family: false,
                             } => items.extend(inner_items),
+                            // `*[k for …]`: the family, then an unknown count.
+                            Value::Seq {
+                                items: mut inner_items,
+                                family: true,
+                            } if inner_items.len() == 1 => {
+                                let mut e = inner_items.remove(0);
+                                e.star = true;
+                                items.push(e);
+                            }
                             other => items.push(Elem {
                                 value: other,
                                 node: inner,
                                 star: true,
+                                each: Vec::new(),
                             }),
                         }
                         continue;
@@ -424,6 +453,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         value: v,
                         node: k,
                         star: false,
+                        each: Vec::new(),
                     });
                 }
                 Value::Seq {
@@ -442,6 +472,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                                     value: v,
                                     node: key,
                                     star: false,
+                                    each: Vec::new(),
                                 });
                             }
                         }
@@ -450,6 +481,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                             value: Value::Unknown,
                             node: k,
                             star: true,
+                            each: Vec::new(),
                         }),
                     }
                 }
@@ -465,6 +497,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                                 value: v,
                                 node: body,
                                 star: false,
+                                each: vec![n.start_byte()],
                             }],
                             family: true,
                         }
@@ -480,6 +513,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                             value: v,
                             node: key,
                             star: true,
+                            each: vec![n.start_byte()],
                         }])
                     }
                     None => Value::Unknown,
@@ -698,6 +732,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 value: other.clone(),
                 node: args_node,
                 star: false,
+                each: Vec::new(),
             }],
         };
         if positional.iter().any(|e| e.star) {
@@ -870,6 +905,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
         }
+        // A variable of a comprehension around the use: one value per element.
+        if let Some(comp) = self.comprehension_binding(n, name) {
+            return self.opaque_named(
+                name,
+                format!("{}:{name}{}", self.scope_tag(ctx), each_marker(comp)),
+                Some(n.byte_range()),
+            );
+        }
         if name == "__file__" {
             return Value::Path(PathValue {
                 from_module_dir: true,
@@ -953,6 +996,163 @@ impl<'t> crate::lower::Analyzer<'t> {
             | "format" => Value::Symbol(format!("builtins.{name}")),
             _ => self.opaque_named(name, format!("global:{name}"), Some(n.byte_range())),
         }
+    }
+
+    /// `keys = [...]` followed by `keys.append(x)` calls before the use: the list
+    /// with the appended elements, those appended in a loop standing for one element
+    /// per pass. `None` (the list literal alone is used) when the name is used in any
+    /// other way before the use, or an append is under a condition.
+    fn list_with_appends(
+        &mut self,
+        name: &str,
+        def: Def<'t>,
+        list: Node<'t>,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let scope = match ctx.func {
+            Some(f) => self.ix.funcs[f].body,
+            None => nav.root(),
+        };
+        let (from, to) = (def.stmt.end_byte(), use_node.start_byte());
+        if to <= from {
+            return None;
+        }
+        let block = self.ix.enclosing_block(def.stmt)?;
+        let mut appends: Vec<(Node<'t>, Node<'t>)> = Vec::new();
+        let mut stack = vec![scope];
+        while let Some(x) = stack.pop() {
+            if x.end_byte() <= from || x.start_byte() >= to {
+                continue;
+            }
+            if x.kind_name() == "identifier" && text(x, src) == name {
+                // `obj.keys` and `f(keys=…)` name something else.
+                let other = nav.parent(x).is_some_and(|p| {
+                    (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
+                        || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
+                });
+                if other {
+                    continue;
+                }
+                let attr = nav.parent(x).filter(|a| {
+                    a.kind_name() == "attribute"
+                        && a.field(Field::Object) == Some(x)
+                        && a.field(Field::Attribute)
+                            .is_some_and(|m| text(m, src) == "append")
+                })?;
+                let call = nav.parent(attr).filter(|c| {
+                    c.kind_name() == "call" && c.field(Field::Function) == Some(attr)
+                })?;
+                let args = call.field(Field::Arguments)?;
+                if args.kind_name() != "argument_list" {
+                    return None;
+                }
+                let arg = match arg_nodes(nav, Some(args)).as_slice() {
+                    [a] if nav.named_children(args).count() == 1 => *a,
+                    _ => return None,
+                };
+                appends.push((call, arg));
+                continue;
+            }
+            stack.extend(nav.children(x));
+        }
+        if appends.is_empty() {
+            return None;
+        }
+        appends.sort_by_key(|(c, _)| c.start_byte());
+        let Value::Seq {
+            mut items,
+            family: false,
+        } = self.eval(list, &ctx.deeper())
+        else {
+            return None;
+        };
+        for (call, arg) in appends {
+            // Loops between the list's block and the append; anything conditional
+            // (or a loop that also runs the use) and the list is not followed.
+            let mut each = Vec::new();
+            let mut cur = nav.parent(call);
+            while let Some(p) = cur {
+                if p == block {
+                    break;
+                }
+                match p.kind_name() {
+                    "for_statement" | "while_statement" => {
+                        if p.start_byte() <= use_node.start_byte()
+                            && use_node.end_byte() <= p.end_byte()
+                        {
+                            return None;
+                        }
+                        each.push(p.start_byte());
+                    }
+                    "block"
+                    | "expression_statement"
+                    | "with_statement"
+                    | "with_clause"
+                    | "with_item"
+                    | "call"
+                    | "argument_list"
+                    | "attribute" => {}
+                    _ => return None,
+                }
+                cur = nav.parent(p);
+            }
+            cur?;
+            let value = self.eval(arg, &ctx.deeper());
+            items.push(Elem {
+                value,
+                node: arg,
+                star: false,
+                each,
+            });
+        }
+        Some(Value::Seq {
+            items,
+            family: false,
+        })
+    }
+
+    /// The start of the comprehension around `n` (in the same function) whose `for`
+    /// clauses bind `name`, if any.
+    fn comprehension_binding(&self, n: Node<'t>, name: &str) -> Option<usize> {
+        let nav = self.ix.nav;
+        let mut child = n;
+        let mut cur = nav.parent(n);
+        while let Some(p) = cur {
+            match p.kind_name() {
+                "list_comprehension"
+                | "set_comprehension"
+                | "dictionary_comprehension"
+                | "generator_expression" => {
+                    let clauses: Vec<Node<'t>> = nav
+                        .named_children(p)
+                        .filter(|c| c.kind_name() == "for_in_clause")
+                        .collect();
+                    // The first iterable is evaluated outside the comprehension.
+                    let in_first_iterable = clauses
+                        .first()
+                        .and_then(|c| c.field(Field::Right))
+                        .is_some_and(|r| {
+                            r.start_byte() <= child.start_byte() && child.end_byte() <= r.end_byte()
+                        });
+                    if !in_first_iterable
+                        && clauses.iter().any(|c| {
+                            c.field(Field::Left)
+                                .is_some_and(|l| binds_name(nav, l, name, self.src()))
+                        })
+                    {
+                        return Some(p.start_byte());
+                    }
+                }
+                "function_definition" | "lambda" | "class_definition" | "module" => return None,
+                _ => {}
+            }
+            child = p;
+            cur = nav.parent(p);
+        }
+        None
     }
 
     /// When every definition of a name makes a client (or the same pipeline).
@@ -1040,6 +1240,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 fallback(self, ctx)
             }
             DefKind::Expr(e) => {
+                if e.kind_name() == "list" {
+                    if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
+                        return v;
+                    }
+                }
                 let v = self.eval(e, &ctx.deeper());
                 match v {
                     Value::Opaque(_) | Value::Unknown => {
@@ -1089,6 +1294,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                         return v;
                     }
                 }
+                if def.stmt.kind_name() == "for_statement" {
+                    // A loop variable: one value per pass of the loop.
+                    return self.opaque_named(
+                        name,
+                        format!(
+                            "{}:{name}#{version}{}",
+                            self.scope_tag(ctx),
+                            each_marker(def.stmt.start_byte())
+                        ),
+                        Some(use_node.byte_range()),
+                    );
+                }
                 fallback(self, ctx)
             }
         }
@@ -1115,6 +1332,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Value::Path(p)
             }
             Value::Client(_) | Value::Pipe(_) => Value::Foreign,
+            // `job.id` of a loop variable `job` varies with it.
+            Value::Opaque(h) if h.binding.contains("@each") => {
+                let label = text(n, self.src()).to_string();
+                Value::Opaque(HoleInfo {
+                    keylike: is_keylike_label(&label),
+                    binding: format!("{}.{attr_name}", h.binding),
+                    label,
+                    span: Some(n.byte_range()),
+                })
+            }
             Value::Opaque(_) | Value::Unknown | Value::Foreign => self.opaque(n, ctx),
             _ => self.opaque(n, ctx),
         }
@@ -1800,6 +2027,17 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(args) = args else {
             return (pos, kw);
         };
+        if args.kind_name() == "generator_expression" {
+            // `f(x for x in xs)`: one argument, a generator.
+            let value = self.eval(args, &ctx.deeper());
+            pos.push(Elem {
+                value,
+                node: args,
+                star: false,
+                each: Vec::new(),
+            });
+            return (pos, kw);
+        }
         for k in self.ix.nav.named_children(args) {
             match k.kind_name() {
                 "keyword_argument" => {
@@ -1814,6 +2052,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                             value,
                             node: v,
                             star: false,
+                            each: Vec::new(),
                         },
                     ));
                 }
@@ -1825,10 +2064,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                             items,
                             family: false,
                         } => pos.extend(items),
+                        // `*[k for …]`: the family, then an unknown count.
+                        Value::Seq {
+                            items: mut inner_items,
+                            family: true,
+                        } if inner_items.len() == 1 => {
+                            let mut e = inner_items.remove(0);
+                            e.star = true;
+                            pos.push(e);
+                        }
                         other => pos.push(Elem {
                             value: other,
                             node: inner,
                             star: true,
+                            each: Vec::new(),
                         }),
                     }
                 }
@@ -1838,6 +2087,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         value: Value::Unknown,
                         node: k,
                         star: true,
+                        each: Vec::new(),
                     },
                 )),
                 "comment" => {}
@@ -1847,6 +2097,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         value,
                         node: k,
                         star: false,
+                        each: Vec::new(),
                     });
                 }
             }
@@ -2029,6 +2280,23 @@ fn builder_return<'t>(nav: &Nav<'t>, info: &crate::index::FuncInfo<'t>) -> Optio
         return None;
     }
     last.named_child(0)
+}
+
+/// Whether a `for` target (`x`, `k, v`, `(a, b)`) binds `name`.
+fn binds_name(nav: &Nav<'_>, target: Node<'_>, name: &str, src: &str) -> bool {
+    match target.kind_name() {
+        "identifier" => text(target, src) == name,
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "tuple"
+        | "list"
+        | "parenthesized_expression"
+        | "list_splat_pattern" => nav
+            .named_children(target)
+            .any(|c| binds_name(nav, c, name, src)),
+        _ => false,
+    }
 }
 
 fn parse_int(t: &str) -> Option<i64> {

@@ -364,6 +364,37 @@ impl<'t> Index<'t> {
                 // Comprehensions: their own scope; lambdas inside are still indexed.
                 self.scan_nested_lambdas(n, func);
             }
+            "call" | "attribute" => {
+                // A chain `a.f(…).g(…)…` nests as deep as it is long: walk down its
+                // spine in a loop (innermost link first, in source order), and recurse
+                // only into the arguments.
+                let mut spine = vec![n];
+                let mut cur = n;
+                while let Some(next) = match cur.kind_name() {
+                    "call" => cur.field(Field::Function),
+                    "attribute" => cur.field(Field::Object),
+                    _ => None,
+                } {
+                    if !matches!(next.kind_name(), "call" | "attribute") {
+                        self.scan_node(next, func, class, defs, nonlocal, module);
+                        break;
+                    }
+                    spine.push(next);
+                    cur = next;
+                }
+                for (i, &link) in spine.iter().enumerate().rev() {
+                    let inner = spine.get(i + 1).copied();
+                    let base = match link.kind_name() {
+                        "call" => link.field(Field::Function),
+                        _ => link.field(Field::Object),
+                    };
+                    for c in self.nav.children(link) {
+                        if Some(c) != inner && Some(c) != base {
+                            self.scan_node(c, func, class, defs, nonlocal, module);
+                        }
+                    }
+                }
+            }
             _ => {
                 for c in self.nav.children(n) {
                     self.scan_node(c, func, class, defs, nonlocal, module);

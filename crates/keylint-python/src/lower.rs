@@ -17,7 +17,9 @@ use crate::methods::{self, ClusterBehavior, Method, ParamKind, PipelineBehavior}
 use crate::syntax::{Field, IdMap, IdSet, Nav, NodeExt};
 use crate::tpl::Tpl;
 use crate::{FileLoader, Options};
-use keylint_core::model::{CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, Unit, UnitKind};
+use keylint_core::model::{
+    CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Unit, UnitKind,
+};
 use keylint_core::template::Lang;
 use keylint_core::Span;
 use std::collections::HashMap;
@@ -60,6 +62,10 @@ pub(crate) struct Analyzer<'t> {
     /// Resolved names (by node and function), when no key builder's parameters are
     /// bound.
     pub memo_name: IdMap<(usize, Option<FuncId>), Value<'t>>,
+    /// Calls on a pipeline that return the pipeline (`pipe.set(…)` in a chain), so
+    /// that each link of `pipe.set(…).set(…)…` is evaluated once, not once per later
+    /// link (and not through a recursion as deep as the chain).
+    pub memo_chain: IdMap<usize, Value<'t>>,
     /// Resolved attributes of classes.
     pub memo_attr: HashMap<(crate::index::ClassId, String, bool), Value<'t>>,
     /// Definitions and attributes being evaluated (cycles are not followed).
@@ -73,6 +79,9 @@ pub(crate) struct Analyzer<'t> {
     /// False when only part of the file was parsed: names are then never resolved.
     pub resolve_names: bool,
     events: Vec<PipeEvent<'t>>,
+    /// Key uses that stand for many keys: key → the loops and comprehensions over
+    /// whose passes it varies.
+    key_each: HashMap<usize, Vec<usize>>,
     /// Script units to link with their bodies: (unit index, script body node, ctx func).
     pub script_links: Vec<crate::script::Link<'t>>,
 }
@@ -109,6 +118,7 @@ impl<'t> Analyzer<'t> {
             mentions_redis: keylint_core::prefilter::mentions_redis(src.as_bytes()),
             model: FileModel::new(Lang::Python),
             memo_name: IdMap::default(),
+            memo_chain: IdMap::default(),
             memo_attr: HashMap::new(),
             in_progress: IdSet::default(),
             steps: 0,
@@ -116,6 +126,7 @@ impl<'t> Analyzer<'t> {
             exact_class: false,
             resolve_names: true,
             events: Vec::new(),
+            key_each: HashMap::new(),
             script_links: Vec::new(),
         }
     }
@@ -204,6 +215,13 @@ impl<'t> Analyzer<'t> {
             .iter()
             .map(|&i| uslots[i].take().expect("each unit once"))
             .collect();
+        for f in &mut self.model.families {
+            f.key = remap[f.key];
+            f.unit = uremap[f.unit];
+        }
+        for n in &mut self.model.unit_notes {
+            n.unit = uremap[n.unit];
+        }
         for s in &mut self.model.scripts {
             for k in &mut s.keys {
                 *k = remap[*k];
@@ -351,7 +369,90 @@ impl<'t> Analyzer<'t> {
             command: command.to_string(),
             origin: KeyOrigin::Direct,
         });
-        Some(self.model.keys.len() - 1)
+        let k = self.model.keys.len() - 1;
+        if !e.each.is_empty() {
+            self.key_each.insert(k, e.each.clone());
+        }
+        Some(k)
+    }
+
+    /// Records that key `k` stands for many keys in `unit`: those it takes over the
+    /// passes of the loops or comprehensions `each`.
+    fn add_family(&mut self, unit: usize, k: usize, each: &[usize], source: &str) {
+        let markers: Vec<String> = each.iter().map(|&i| crate::eval::each_marker(i)).collect();
+        let mut varying: Vec<String> = Vec::new();
+        for p in &self.model.keys[k].template.parts {
+            if let keylint_core::template::Part::Hole(h) = p {
+                if markers.iter().any(|m| h.binding.contains(m.as_str()))
+                    && !varying.contains(&h.binding)
+                {
+                    varying.push(h.binding.clone());
+                }
+            }
+        }
+        // The unit's families were pushed last: merge with one already there.
+        let existing = self
+            .model
+            .families
+            .iter_mut()
+            .rev()
+            .take_while(|f| f.unit == unit)
+            .find(|f| f.key == k);
+        match existing {
+            Some(f) => {
+                for v in varying {
+                    if !f.varying.contains(&v) {
+                        f.varying.push(v);
+                    }
+                }
+            }
+            None => self.model.families.push(KeyFamily {
+                unit,
+                key: k,
+                varying,
+                source: source.to_string(),
+            }),
+        }
+    }
+
+    /// What the loops or comprehensions `each` around a key are, for messages.
+    fn family_source(&self, each: &[usize]) -> &'static str {
+        // A comprehension starts with its bracket, a loop with `for`, `async` or `while`.
+        match each.first().and_then(|&i| self.ix.src.as_bytes().get(i)) {
+            Some(b'[' | b'(' | b'{') => "the elements of a comprehension",
+            _ => "keys added once per pass of a loop",
+        }
+    }
+
+    /// The keys of a transaction's commands queued in a loop (or comprehension) that
+    /// does not also run the `execute()` (`exec`; `None` when the transaction runs when
+    /// its function returns): each stands for one key per pass.
+    fn loop_families(
+        &mut self,
+        unit: usize,
+        group: &[usize],
+        evs: &[PipeEvent<'t>],
+        paths: &[Path],
+        exec: Option<usize>,
+    ) {
+        for &i in group {
+            let each: Vec<usize> = paths[i]
+                .loops
+                .iter()
+                .copied()
+                .filter(|l| exec.is_none_or(|e| !paths[e].loops.contains(l)))
+                .collect();
+            if each.is_empty() {
+                continue;
+            }
+            for &k in &evs[i].keys {
+                let mut all = each.clone();
+                if let Some(more) = self.key_each.get(&k) {
+                    all.extend(more.iter().copied());
+                }
+                self.add_family(unit, k, &all, "a command queued once per pass of a loop");
+            }
+        }
     }
 
     fn push_unit(
@@ -363,6 +464,10 @@ impl<'t> Analyzer<'t> {
         keys: Vec<usize>,
         policy: CrossSlotPolicy,
     ) -> usize {
+        let fams: Vec<(usize, Vec<usize>)> = keys
+            .iter()
+            .filter_map(|k| self.key_each.get(k).map(|e| (*k, e.clone())))
+            .collect();
         self.model.units.push(Unit {
             kind,
             name: name.to_string(),
@@ -371,7 +476,12 @@ impl<'t> Analyzer<'t> {
             keys,
             policy,
         });
-        self.model.units.len() - 1
+        let unit = self.model.units.len() - 1;
+        for (k, each) in fams {
+            let source = self.family_source(&each);
+            self.add_family(unit, k, &each, source);
+        }
+        unit
     }
 
     fn client_call(
@@ -516,6 +626,20 @@ impl<'t> Analyzer<'t> {
                 .find(|(k, _)| k == &p.name)
                 .map(|(_, e)| e.clone())
         };
+        // Elements up to the first `*x`; a `*x` that is a family stands for many keys.
+        let known = |items: &[Elem<'t>]| -> Vec<Elem<'t>> {
+            let mut out = Vec::new();
+            for i in items {
+                if i.star {
+                    if !i.each.is_empty() {
+                        out.push(i.clone());
+                    }
+                    break;
+                }
+                out.push(i.clone());
+            }
+            out
+        };
         let mut numkeys: Option<usize> = None;
         for p in &method.params {
             match p.kind {
@@ -525,13 +649,20 @@ impl<'t> Analyzer<'t> {
                     }
                 }
                 ParamKind::Keys | ParamKind::KeysMap => {
-                    let Some(e) = arg(p) else { continue };
-                    match &e.value {
-                        Value::Seq { items, .. } => {
-                            keys.extend(items.iter().take_while(|i| !i.star).cloned());
+                    let Some(e) = arg(p) else {
+                        // `mget(*[k for …])`: the family fills this parameter and more.
+                        if let Some(e) = pos
+                            .get(p.index)
+                            .filter(|e| e.star && !e.each.is_empty() && !star_before(p.index))
+                        {
+                            keys.push(e.clone());
                         }
+                        continue;
+                    };
+                    match &e.value {
+                        Value::Seq { items, .. } => keys.extend(known(items)),
                         Value::Dict(ks) if p.kind == ParamKind::KeysMap => {
-                            keys.extend(ks.iter().take_while(|i| !i.star).cloned());
+                            keys.extend(known(ks));
                         }
                         // A single key is allowed where redis-py accepts one.
                         Value::Str(_) | Value::Int(_) if p.kind == ParamKind::Keys => keys.push(e),
@@ -544,12 +675,12 @@ impl<'t> Analyzer<'t> {
                         ..
                     }) = arg(p)
                     {
-                        keys.extend(ks.iter().take_while(|i| !i.star).cloned());
+                        keys.extend(known(&ks));
                     }
                 }
                 ParamKind::VarKeys => {
                     if !star_before(p.index) {
-                        keys.extend(pos.iter().skip(p.index).take_while(|e| !e.star).cloned());
+                        keys.extend(known(&pos[p.index.min(pos.len())..]));
                     }
                 }
                 ParamKind::NumKeys => {
@@ -943,6 +1074,7 @@ impl<'t> Analyzer<'t> {
         }
         let mut pipes: Vec<PipeId> = by_pipe.keys().copied().collect();
         pipes.sort_unstable();
+        let mut memo = PathMemo::default();
         for pid in pipes {
             let mut evs = by_pipe.remove(&pid).unwrap_or_default();
             evs.sort_by_key(|e| (e.node.end_byte(), e.node.start_byte()));
@@ -956,7 +1088,10 @@ impl<'t> Analyzer<'t> {
             if !tx {
                 continue;
             }
-            let paths: Vec<Path> = evs.iter().map(|e| Path::of(self.ix.nav, e.node)).collect();
+            let paths: Vec<Path> = evs
+                .iter()
+                .map(|e| Path::of(self.ix.nav, e.node, &mut memo))
+                .collect();
             if let Some(call) = info.transaction_call.clone() {
                 // Executes when the function returns: every queued key counts.
                 let qs: Vec<usize> = (0..evs.len())
@@ -965,8 +1100,9 @@ impl<'t> Analyzer<'t> {
                 let anchor = info.anchor.clone().unwrap_or(call.clone());
                 for g in groups(&qs, &paths) {
                     let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
-                    if keys.len() >= 2 {
-                        self.push_unit(
+                    let in_loop = g.iter().any(|&i| !paths[i].loops.is_empty());
+                    if keys.len() >= 2 || (in_loop && !keys.is_empty()) {
+                        let unit = self.push_unit(
                             UnitKind::Transaction,
                             "pipeline",
                             call.clone(),
@@ -974,10 +1110,15 @@ impl<'t> Analyzer<'t> {
                             keys,
                             CrossSlotPolicy::Refused,
                         );
+                        self.loop_families(unit, &g, &evs, &paths, None);
                     }
                 }
                 continue;
             }
+            // The events that end a batch, in order.
+            let cuts: Vec<usize> = (0..evs.len())
+                .filter(|&i| matches!(evs[i].kind, EvKind::Execute | EvKind::Reset))
+                .collect();
             for (ei, e) in evs.iter().enumerate() {
                 if e.kind != EvKind::Execute {
                     continue;
@@ -993,10 +1134,9 @@ impl<'t> Analyzer<'t> {
                     if self.func_of_call(q.node) != scope {
                         continue;
                     }
-                    let cut = evs.iter().enumerate().take(ei).skip(qi + 1).any(|(ri, r)| {
-                        matches!(r.kind, EvKind::Execute | EvKind::Reset)
-                            && paths[ri].compatible(&paths[qi])
-                            && paths[ri].compatible(&paths[ei])
+                    let from = cuts.partition_point(|&ri| ri <= qi);
+                    let cut = cuts[from..].iter().take_while(|&&ri| ri < ei).any(|&ri| {
+                        paths[ri].compatible(&paths[qi]) && paths[ri].compatible(&paths[ei])
                     });
                     if !cut {
                         qs.push(qi);
@@ -1004,7 +1144,11 @@ impl<'t> Analyzer<'t> {
                 }
                 for g in groups(&qs, &paths) {
                     let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
-                    if keys.len() < 2 {
+                    let in_loop = g
+                        .iter()
+                        .any(|&i| paths[i].loops.iter().any(|l| !paths[ei].loops.contains(l)));
+                    let many = keys.len() >= 2 || (in_loop && !keys.is_empty());
+                    if !many {
                         continue;
                     }
                     let first = g
@@ -1020,7 +1164,7 @@ impl<'t> Analyzer<'t> {
                         (Some(c), Some(a)) if c.start <= first => a.clone(),
                         _ => evs[g[0]].node.byte_range(),
                     };
-                    self.push_unit(
+                    let unit = self.push_unit(
                         UnitKind::Transaction,
                         "pipeline",
                         start..e.node.end_byte(),
@@ -1028,6 +1172,7 @@ impl<'t> Analyzer<'t> {
                         keys,
                         CrossSlotPolicy::Refused,
                     );
+                    self.loop_families(unit, &g, &evs, &paths, Some(ei));
                 }
             }
         }
@@ -1059,78 +1204,178 @@ struct Path {
     /// Constructs (start, end) that the call's arm leaves (`return`, `raise`, …)
     /// after the call: code after them never runs together with the call.
     exits: Vec<(usize, usize)>,
+    /// Loops and comprehensions (by start) around the call, innermost first.
+    loops: Vec<usize>,
     pos: usize,
 }
 
+/// Arms and exits of the constructs around a node (see [`Path`]).
+type Around = std::rc::Rc<(Vec<(usize, usize)>, Vec<(usize, usize)>, Vec<usize>)>;
+
+/// Arms and loops between a node and its statement, and the statement.
+type ExprPart<'t> = (Vec<(usize, usize)>, Vec<usize>, Option<Node<'t>>);
+
+/// Memoized [`Around`]s, so that the paths of the calls of a chain as deep as it is
+/// long (`pipe.set(…).set(…)…`) cost linear time in total.
+#[derive(Default)]
+struct PathMemo<'t> {
+    /// Statement (a child of a block or the module) → arms and exits above it.
+    stmt: IdMap<usize, Around>,
+    /// Node inside a statement → the conditional arms between it and its statement,
+    /// and that statement (`None` when a scope boundary comes first).
+    expr: IdMap<usize, ExprPart<'t>>,
+}
+
+/// The arm of `parent` that `child` is in, if `parent` branches.
+fn arm_of<'t>(nav: &Nav<'t>, parent: Node<'t>, child: Node<'t>) -> Option<usize> {
+    match parent.kind_name() {
+        "if_statement" => {
+            if parent.field(Field::Consequence) == Some(child) {
+                Some(0)
+            } else {
+                let mut c = parent.walk();
+                let alts: Vec<Node<'_>> = parent
+                    .children_by_field_name("alternative", &mut c)
+                    .collect();
+                alts.iter().position(|a| *a == child).map(|i| i + 1)
+            }
+        }
+        "try_statement" => match child.kind_name() {
+            "block" | "else_clause" => Some(0),
+            "except_clause" | "except_group_clause" => {
+                let idx = nav
+                    .children(parent)
+                    .filter(|k| matches!(k.kind_name(), "except_clause" | "except_group_clause"))
+                    .position(|k| k == child);
+                idx.map(|i| i + 1)
+            }
+            _ => None,
+        },
+        "block"
+            if nav
+                .parent(parent)
+                .is_some_and(|m| m.kind_name() == "match_statement") =>
+        {
+            nav.named_children(parent).position(|k| k == child)
+        }
+        "conditional_expression" => {
+            let mut kids = nav.named_children(parent);
+            if kids.next() == Some(child) {
+                Some(0)
+            } else if kids.nth(1) == Some(child) {
+                Some(1)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_stmt_parent(n: Node<'_>) -> bool {
+    matches!(n.kind_name(), "block" | "module")
+}
+
 impl Path {
-    fn of<'t>(nav: &Nav<'t>, n: Node<'t>) -> Path {
-        let mut p = Path {
+    /// The path of `n`, walking up from it once per node of the file at most.
+    fn of<'t>(nav: &Nav<'t>, n: Node<'t>, memo: &mut PathMemo<'t>) -> Path {
+        let (mut arms, mut loops, stmt) = Self::expr_part(nav, n, memo);
+        let mut exits = Vec::new();
+        if let Some(s) = stmt {
+            let above = Self::stmt_part(nav, s, memo);
+            arms.extend(above.0.iter().copied());
+            exits.extend(above.1.iter().copied());
+            loops.extend(above.2.iter().copied());
+        }
+        Path {
+            arms,
+            exits,
+            loops,
             pos: n.start_byte(),
-            ..Path::default()
+        }
+    }
+
+    /// Conditional arms between `n` and its statement, and the statement.
+    fn expr_part<'t>(nav: &Nav<'t>, n: Node<'t>, memo: &mut PathMemo<'t>) -> ExprPart<'t> {
+        // Up to the first node already known (or the statement), then back down.
+        let mut chain: Vec<Node<'t>> = Vec::new();
+        let mut cur = n;
+        let mut known: ExprPart<'t> = loop {
+            if let Some(k) = memo.expr.get(&cur.id()) {
+                break k.clone();
+            }
+            match nav.parent(cur) {
+                None => break (Vec::new(), Vec::new(), None),
+                Some(p) if is_stmt_parent(p) => break (Vec::new(), Vec::new(), Some(cur)),
+                Some(p) if p.is_scope_kind() => {
+                    // A comprehension runs its body once per element.
+                    let comp = matches!(
+                        p.kind_name(),
+                        "list_comprehension"
+                            | "set_comprehension"
+                            | "dictionary_comprehension"
+                            | "generator_expression"
+                    );
+                    break (
+                        Vec::new(),
+                        if comp {
+                            vec![p.start_byte()]
+                        } else {
+                            Vec::new()
+                        },
+                        None,
+                    );
+                }
+                Some(p) => {
+                    chain.push(cur);
+                    cur = p;
+                }
+            }
         };
-        let mut child = n;
-        let mut cur = nav.parent(n);
+        memo.expr.entry(cur.id()).or_insert_with(|| known.clone());
+        for &c in chain.iter().rev() {
+            if let Some(p) = nav.parent(c) {
+                if let Some(a) = arm_of(nav, p, c) {
+                    known.0.insert(0, (p.id(), a));
+                }
+            }
+            memo.expr.insert(c.id(), known.clone());
+        }
+        known
+    }
+
+    /// Arms and exits above a statement (a child of a block or the module).
+    fn stmt_part<'t>(nav: &Nav<'t>, s: Node<'t>, memo: &mut PathMemo<'t>) -> Around {
+        if let Some(a) = memo.stmt.get(&s.id()) {
+            return a.clone();
+        }
+        let mut arms = Vec::new();
+        let mut exits = Vec::new();
+        let mut loops = Vec::new();
+        let mut child = s;
+        let mut cur = nav.parent(s);
         while let Some(parent) = cur {
             if parent.is_scope_kind() {
                 break;
             }
-            let arm = match parent.kind_name() {
-                "if_statement" => {
-                    if parent.field(Field::Consequence) == Some(child) {
-                        Some(0)
-                    } else {
-                        let mut c = parent.walk();
-                        let alts: Vec<Node<'_>> = parent
-                            .children_by_field_name("alternative", &mut c)
-                            .collect();
-                        alts.iter().position(|a| *a == child).map(|i| i + 1)
-                    }
-                }
-                "try_statement" => match child.kind_name() {
-                    "block" | "else_clause" => Some(0),
-                    "except_clause" | "except_group_clause" => {
-                        let idx = nav
-                            .children(parent)
-                            .filter(|k| {
-                                matches!(k.kind_name(), "except_clause" | "except_group_clause")
-                            })
-                            .position(|k| k == child);
-                        idx.map(|i| i + 1)
-                    }
-                    _ => None,
-                },
-                "block"
-                    if nav
-                        .parent(parent)
-                        .is_some_and(|m| m.kind_name() == "match_statement") =>
-                {
-                    nav.named_children(parent).position(|k| k == child)
-                }
-                "conditional_expression" => {
-                    let mut kids = nav.named_children(parent);
-                    if kids.next() == Some(child) {
-                        Some(0)
-                    } else if kids.nth(1) == Some(child) {
-                        Some(1)
-                    } else {
-                        None
-                    }
-                }
-                _ => None,
-            };
-            if let Some(a) = arm {
-                p.arms.push((parent.id(), a));
-                // Does the arm leave the construct after the call?
+            if matches!(parent.kind_name(), "for_statement" | "while_statement")
+                && parent.field(Field::Body) == Some(child)
+            {
+                loops.push(parent.start_byte());
+            }
+            if let Some(a) = arm_of(nav, parent, child) {
+                arms.push((parent.id(), a));
+                // Does the arm leave the construct after the statement?
                 let block = if child.kind_name() == "block" {
                     Some(child)
                 } else {
                     nav.named_children(child).find(|k| k.kind_name() == "block")
                 };
                 if let Some(b) = block {
-                    let leaves = nav.named_children(b).any(|s| {
-                        s.start_byte() >= n.end_byte()
+                    let leaves = nav.named_children(b).any(|st| {
+                        st.start_byte() >= s.end_byte()
                             && matches!(
-                                s.kind_name(),
+                                st.kind_name(),
                                 "return_statement"
                                     | "raise_statement"
                                     | "break_statement"
@@ -1138,14 +1383,16 @@ impl Path {
                             )
                     });
                     if leaves {
-                        p.exits.push((parent.start_byte(), parent.end_byte()));
+                        exits.push((parent.start_byte(), parent.end_byte()));
                     }
                 }
             }
             child = parent;
             cur = nav.parent(parent);
         }
-        p
+        let a: Around = std::rc::Rc::new((arms, exits, loops));
+        memo.stmt.insert(s.id(), a.clone());
+        a
     }
 
     fn compatible(&self, other: &Path) -> bool {
@@ -1166,6 +1413,16 @@ impl Path {
 /// Maximal groups of mutually compatible events.
 fn groups(qs: &[usize], paths: &[Path]) -> Vec<Vec<usize>> {
     const MAX_GROUPS: usize = 16;
+    // Events in the same arms (the usual straight-line batch) are all compatible.
+    if let Some(&first) = qs.first() {
+        let p = &paths[first];
+        if qs
+            .iter()
+            .all(|&q| paths[q].arms == p.arms && paths[q].exits == p.exits)
+        {
+            return vec![qs.to_vec()];
+        }
+    }
     let mut out: Vec<Vec<usize>> = Vec::new();
     for (n, &q) in qs.iter().enumerate() {
         let mut placed = false;

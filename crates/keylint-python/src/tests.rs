@@ -472,3 +472,134 @@ fn lowering_on_this_thread_is_the_same_as_on_a_thread_of_its_own() {
     assert_eq!(here, theirs);
     assert!(here[3].contains("MGET"), "{}", here[3]);
 }
+
+#[test]
+fn a_transaction_written_as_one_long_chain_is_judged_whole() {
+    // Each link used to be evaluated again by every later link, through a recursion as
+    // deep as the chain, and was given up past a few dozen links.
+    for n in [2usize, 31, 32, 40, 20_000] {
+        let mut src = String::from(
+            "import redis\nr = redis.Redis()\npipe = r.pipeline(transaction=True)\npipe",
+        );
+        for i in 0..n {
+            src.push_str(&format!(".set('k{i}', 1)"));
+        }
+        src.push_str(".execute()\n");
+        let m = lower(&src);
+        let tx: Vec<_> = m
+            .units
+            .iter()
+            .filter(|u| u.kind == UnitKind::Transaction)
+            .collect();
+        assert_eq!(tx.len(), 1, "{n} links");
+        assert_eq!(tx[0].keys.len(), n, "{n} links");
+        let found = check(&m, &Settings::default());
+        assert_eq!(
+            found.iter().filter(|f| f.rule == Rule::CrossSlot).count(),
+            1,
+            "{n} links"
+        );
+    }
+}
+
+/// The families of a model: (unit name, key as written, varying labels).
+fn families(m: &FileModel) -> Vec<(String, String, usize)> {
+    m.families
+        .iter()
+        .map(|f| {
+            (
+                m.units[f.unit].name.clone(),
+                m.keys[f.key].template.display(Lang::Python),
+                f.varying.len(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn comprehensions_loops_and_splats_are_families() {
+    let m = lower(
+        r#"
+import redis
+r = redis.Redis()
+def f(names, ids, day):
+    r.blpop([f"q:{n}" for n in names])
+    r.mget(f"job:{i}" for i in ids)
+    r.mget(*[f"job:{i}" for i in ids])
+    r.mset({f"s:{i}": 1 for i in ids})
+    keys = []
+    for n in names:
+        keys.append(f"v:{day}:{n}")
+    r.sunionstore("dest", keys)
+"#,
+    );
+    let fams = families(&m);
+    assert_eq!(
+        fams,
+        vec![
+            ("BLPOP".to_string(), "f\"q:{n}\"".to_string(), 1),
+            ("MGET".to_string(), "f\"job:{i}\"".to_string(), 1),
+            ("MGET".to_string(), "f\"job:{i}\"".to_string(), 1),
+            ("MSET".to_string(), "f\"s:{i}\"".to_string(), 1),
+            ("SUNIONSTORE".to_string(), "f\"v:{day}:{n}\"".to_string(), 1),
+        ]
+    );
+}
+
+#[test]
+fn a_loop_is_a_family_only_for_the_transaction_around_it() {
+    let m = lower(
+        r#"
+import redis
+r = redis.Redis()
+def f(jobs):
+    for j in jobs:
+        r.get(f"job:{j.id}")
+    pipe = r.pipeline(transaction=True)
+    for j in jobs:
+        pipe.hset(f"job:{j.id}", "a", 1)
+    pipe.execute()
+    for j in jobs:
+        p = r.pipeline(transaction=True)
+        p.hset(f"job:{j.id}", "a", 1)
+        p.execute()
+"#,
+    );
+    assert_eq!(
+        families(&m),
+        vec![("pipeline".to_string(), "f\"job:{j.id}\"".to_string(), 1)]
+    );
+    let found = check(&m, &Settings::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, Rule::CrossSlotLikely);
+}
+
+#[test]
+fn lists_are_followed_through_appends_only() {
+    let ok = r#"
+import redis
+r = redis.Redis()
+def f(a, other):
+    keys = []
+    if a:
+        keys.append("user:1000:profile")
+    else:
+        keys.append("user:1000:cart")
+    r.mget(keys)
+    ks = []
+    ks.append("user:1000:profile")
+    other(ks)
+    ks.append("user:1000:cart")
+    r.mget(ks)
+"#;
+    assert!(rules(ok).is_empty(), "{:?}", rules(ok));
+    let bad = r#"
+import redis
+r = redis.Redis()
+def f():
+    keys = ["user:1000:profile"]
+    keys.append("user:1000:cart")
+    r.mget(keys)
+"#;
+    assert_eq!(rules(bad), vec![Rule::CrossSlot]);
+}

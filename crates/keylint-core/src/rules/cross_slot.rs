@@ -2,7 +2,7 @@
 
 use crate::diagnostic::{Edit, Fix};
 use crate::diagnostic::{Finding, Label, Severity};
-use crate::model::{CrossSlotPolicy, FileModel, Unit, UnitKind};
+use crate::model::{CrossSlotPolicy, FileModel, KeyFamily, Unit, UnitKind};
 use crate::rule::Rule;
 use crate::suggest::{suggest_tag, NoSuggestion, TagSuggestion};
 use crate::template::KeyTemplate;
@@ -18,8 +18,15 @@ const MAX_SUGGESTED_KEYS: usize = 32;
 
 pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
     let inputs: Vec<HashInput> = model.keys.iter().map(|k| k.template.hash_input()).collect();
+    let mut facts = Facts::default();
+    for f in &model.families {
+        facts.families.insert((f.unit, f.key), f);
+    }
+    for n in &model.unit_notes {
+        facts.notes.entry(n.unit).or_default().push(&n.note);
+    }
     let mut reported: HashSet<usize> = HashSet::new();
-    for unit in &model.units {
+    for (ui, unit) in model.units.iter().enumerate() {
         if unit.policy == CrossSlotPolicy::Split {
             // The client splits the call per slot: it works, only atomicity is lost.
             continue;
@@ -28,7 +35,7 @@ pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
         if unit.kind != UnitKind::Command && unit.keys.iter().any(|k| reported.contains(k)) {
             continue;
         }
-        if let Some(f) = check_unit(model, unit, &inputs) {
+        if let Some(f) = check_unit(model, ui, unit, &inputs, &facts) {
             reported.extend(unit.keys.iter().copied());
             out.push(f);
         }
@@ -46,9 +53,48 @@ fn what(unit: &Unit) -> String {
     }
 }
 
-fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Finding> {
+/// Facts the frontends give about units beyond their keys.
+#[derive(Default)]
+struct Facts<'m> {
+    /// (unit, key) → the family that key stands for in that unit.
+    families: HashMap<(usize, usize), &'m KeyFamily>,
+    /// unit → what the client does with it.
+    notes: HashMap<usize, Vec<&'m str>>,
+}
+
+/// The labels of the holes of a family key's hash input that vary from member to
+/// member: two members then almost surely hash differently. Empty when the family is
+/// co-located (its tag is constant, or holds no varying value) or its slot unknown.
+fn varying_in_hash(family: &KeyFamily, input: &HashInput) -> Vec<String> {
+    let HashInput::Symbolic { parts, .. } = input else {
+        return Vec::new();
+    };
+    let mut labels: Vec<String> = Vec::new();
+    for p in parts {
+        if let SymPart::Hole { binding, label } = p {
+            if family.varying.iter().any(|v| v == binding) && !labels.contains(label) {
+                labels.push(label.clone());
+            }
+        }
+    }
+    labels
+}
+
+fn check_unit(
+    model: &FileModel,
+    ui: usize,
+    unit: &Unit,
+    inputs: &[HashInput],
+    facts: &Facts<'_>,
+) -> Option<Finding> {
     let keys: Vec<usize> = unit.keys.clone();
-    if keys.len() < 2 {
+    // A key that stands for many keys whose slots differ from member to member.
+    let family_key = keys.iter().copied().find_map(|k| {
+        let fam = facts.families.get(&(ui, k))?;
+        let labels = varying_in_hash(fam, &inputs[k]);
+        (!labels.is_empty()).then_some((k, *fam, labels))
+    });
+    if keys.len() < 2 && family_key.is_none() {
         return None;
     }
     let lang = model.lang;
@@ -59,34 +105,41 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
             .copied()
             .find(|&k| compare(&inputs[a], &inputs[k]) == Verdict::Different)
     });
+    // Likely: two known hash inputs that differ symbolically.
+    let likely = || {
+        let mut known = keys
+            .iter()
+            .copied()
+            .filter(|&k| inputs[k] != HashInput::Unknown);
+        let a = known.next()?;
+        let b = known.find(|&k| compare(&inputs[a], &inputs[k]) == Verdict::LikelyDifferent)?;
+        Some((a, b))
+    };
     let (rule, anchor, culprit) = if let (Some(a), Some(b)) = (first_concrete, proven_other) {
         (Rule::CrossSlot, a, b)
-    } else {
-        // Likely: two known hash inputs that differ symbolically.
-        let known: Vec<usize> = keys
-            .iter()
-            .copied()
-            .filter(|&k| inputs[k] != HashInput::Unknown)
-            .collect();
-        let a = *known.first()?;
-        let b = known
-            .iter()
-            .copied()
-            .find(|&k| compare(&inputs[a], &inputs[k]) == Verdict::LikelyDifferent)?;
+    } else if let Some((a, b)) = likely() {
         (Rule::CrossSlotLikely, a, b)
+    } else if let Some((k, _, _)) = &family_key {
+        // Likely: two members of one family.
+        (Rule::CrossSlotLikely, *k, *k)
+    } else {
+        return None;
     };
+    let family_only = anchor == culprit;
 
     let verb = match rule {
         Rule::CrossSlot => "are in different hash slots",
         _ => "almost certainly hash to different slots",
     };
+    let culprit_label = if family_only {
+        format!("stands for many keys; {}", inputs[culprit].describe(lang))
+    } else {
+        inputs[culprit].describe(lang)
+    };
     let mut f = Finding::new(
         rule,
         format!("{} {verb}", what(unit)),
-        Label::new(
-            model.keys[culprit].span.clone(),
-            inputs[culprit].describe(lang),
-        ),
+        Label::new(model.keys[culprit].span.clone(), culprit_label),
     )
     .with_unit(unit.span.clone());
 
@@ -115,6 +168,41 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
         f = f.with_secondary(Label::new(unit.anchor.clone(), "transaction starts here"));
     }
 
+    if let Some((k, fam, labels)) = &family_key {
+        let shown = model.keys[*k].template.display(lang);
+        let which = labels
+            .iter()
+            .map(|l| format!("`{l}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        f = f.with_note(format!(
+            "`{shown}` stands for many keys ({}): keys of one family `{shown}` differ in \
+             {which}, which is hashed, so two of them share a slot only by a 1-in-16384 chance",
+            fam.source
+        ));
+    }
+    let refusal = match unit.kind {
+        UnitKind::Command if model.lang == Lang::Lua => {
+            "inside a script, a command whose keys span slots fails: \
+             `Script attempted to access a non local key in a cluster node`"
+        }
+        UnitKind::Command if model.lang == Lang::Python => {
+            "Redis Cluster refuses a command whose keys span slots: redis-py's `RedisCluster` \
+             before sending it (`… - all keys must map to the same key slot`), the server with \
+             `CROSSSLOT Keys in request don't hash to the same slot`"
+        }
+        UnitKind::Command => {
+            "Redis Cluster refuses a command whose keys span slots: \
+             `CROSSSLOT Keys in request don't hash to the same slot`"
+        }
+        UnitKind::Transaction => {
+            "the cluster aborts a transaction whose keys span slots (`CROSSSLOT` or \
+             `EXECABORT`), and a `WATCH` guards it only on the transaction's own slot"
+        }
+        UnitKind::Script => {
+            "a script runs on one node and every key it touches must be in one slot"
+        }
+    };
     f = match (rule, unit.policy) {
         (Rule::CrossSlot, CrossSlotPolicy::SameNode) => {
             f.with_severity(Severity::Warning).with_note(
@@ -124,22 +212,13 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
             )
         }
         (Rule::CrossSlot, _) => f.with_note(match unit.kind {
-            UnitKind::Command if model.lang == Lang::Lua => {
-                "inside a script, a command whose keys span slots fails: \
-                 `Script attempted to access a non local key in a cluster node`"
-            }
-            UnitKind::Command => {
+            UnitKind::Command if model.lang == Lang::Python => {
                 "Redis Cluster refuses a command whose keys span slots: \
                  `CROSSSLOT Keys in request don't hash to the same slot`"
             }
-            UnitKind::Transaction => {
-                "the cluster aborts a transaction whose keys span slots (`CROSSSLOT` or \
-                 `EXECABORT`), and a `WATCH` guards it only on the transaction's own slot"
-            }
-            UnitKind::Script => {
-                "a script runs on one node and every key it touches must be in one slot"
-            }
+            _ => refusal,
         }),
+        _ if family_only => f.with_note(refusal),
         _ => f.with_note(
             "these keys are hashed from different bytes, so they share a slot only by a \
              1-in-16384 chance",
@@ -164,8 +243,18 @@ fn check_unit(model: &FileModel, unit: &Unit, inputs: &[HashInput]) -> Option<Fi
         }
         _ => false,
     });
-    if lang == Lang::Python && fstring_trap {
+    if lang == Lang::Python && fstring_trap && !family_only {
         f = f.with_note(super::FSTRING_TRAP);
+    }
+    for note in facts.notes.get(&ui).into_iter().flatten() {
+        f = f.with_note(*note);
+    }
+    if family_only {
+        return Some(f.with_help(
+            "keys of one family meet in one slot only under a hash tag on what all \
+             members share; if they share nothing, split the call into one call per key \
+             (no longer atomic)",
+        ));
     }
     // One template per distinct key text keeps the suggestion short; past a few dozen
     // distinct keys a rewrite is not a useful suggestion (and would cost quadratic time).
@@ -253,4 +342,98 @@ fn tag_fix(
         title: format!("add the hash tag `{}`", s.tag),
         edits,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KeyFamily, KeyOrigin, KeyUse};
+    use crate::template::tests::{hole, lit};
+    use crate::template::{HoleKind, Part};
+
+    /// One `MGET` unit over `keys`; `family` marks key 0 as standing for many keys
+    /// whose hole `name` varies.
+    fn run(keys: Vec<Vec<Part>>, family: bool, policy: CrossSlotPolicy) -> Vec<Finding> {
+        let mut m = FileModel::new(Lang::Python);
+        for (i, p) in keys.into_iter().enumerate() {
+            m.keys.push(KeyUse {
+                template: KeyTemplate { parts: p },
+                span: i * 10..i * 10 + 5,
+                command: "MGET".into(),
+                origin: KeyOrigin::Direct,
+            });
+        }
+        m.units.push(Unit {
+            kind: UnitKind::Command,
+            name: "MGET".into(),
+            span: 0..100,
+            anchor: 0..4,
+            keys: (0..m.keys.len()).collect(),
+            policy,
+        });
+        if family {
+            m.families.push(KeyFamily {
+                unit: 0,
+                key: 0,
+                varying: vec!["name".into()],
+                source: "the elements of a comprehension".into(),
+            });
+        }
+        let mut out = Vec::new();
+        check(&m, &mut out);
+        out
+    }
+
+    #[test]
+    fn an_untagged_family_alone_is_likely_cross_slot() {
+        let out = run(
+            vec![vec![lit("q:queue:"), hole("name", HoleKind::Fragment)]],
+            true,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert!(
+            out[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("keys of one family `f\"q:queue:{name}\"` differ in `name`")),
+            "{:?}",
+            out[0].notes
+        );
+    }
+
+    #[test]
+    fn a_family_tagged_by_the_member_is_likely_cross_slot() {
+        let out = run(
+            vec![vec![
+                lit("user:{"),
+                hole("name", HoleKind::Fragment),
+                lit("}:profile"),
+            ]],
+            true,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn co_located_split_and_unknown_families_are_silent() {
+        // The tag holds a value that does not vary.
+        let tagged = vec![
+            lit("{user:"),
+            hole("uid", HoleKind::Fragment),
+            lit("}:"),
+            hole("name", HoleKind::Fragment),
+        ];
+        assert!(run(vec![tagged], true, CrossSlotPolicy::Refused).is_empty());
+        // The client splits the call per slot.
+        let whole = vec![lit("q:queue:"), hole("name", HoleKind::Fragment)];
+        assert!(run(vec![whole.clone()], true, CrossSlotPolicy::Split).is_empty());
+        // One key that is not a family.
+        assert!(run(vec![whole], false, CrossSlotPolicy::Refused).is_empty());
+        // A key that may carry its own tag.
+        let opaque = vec![hole("name", HoleKind::Opaque), lit(":x")];
+        assert!(run(vec![opaque], true, CrossSlotPolicy::Refused).is_empty());
+    }
 }

@@ -118,6 +118,8 @@ pub(crate) enum Value<'t> {
     Path(PathValue),
     /// A value that cannot be known but has an identity.
     Opaque(HoleInfo),
+    /// An instance of a class of another project module (project analysis).
+    Ext(Rc<crate::project::Instance>),
     /// Known not to be a redis client (the result of a call into another library).
     Foreign,
     Unknown,
@@ -1063,7 +1065,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // Imports bind modules and symbols; functions and classes bind themselves.
                 if let Some(path) = self.ix().imports.get(name) {
                     if def.stmt.kind_name().starts_with("import") {
-                        return Value::Symbol(path.clone());
+                        // Project analysis: a constant or client of another module.
+                        return self.project_value(path.clone(), ctx);
                     }
                 }
                 match def.stmt.kind_name() {
@@ -1101,7 +1104,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         let attr_name: &'t str = text(attr, self.src());
         let base = self.eval(obj, &ctx.deeper());
         match base {
-            Value::Symbol(p) => Value::Symbol(format!("{p}.{attr_name}")),
+            // Project analysis: a constant or client of another module.
+            Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), ctx),
+            Value::Ext(x) => self.ext_attr(&x, attr_name, n, ctx),
             Value::SelfObj(c) => self.instance_attr(c, attr_name, n, ctx, true),
             Value::Class(c) => self.class_attr(c, attr_name, n, ctx),
             Value::ClsObj(c) => self.instance_attr(c, attr_name, n, ctx, false),
@@ -1121,7 +1126,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `self.attr` (instance) or `Cls.attr` (class) in class `c`.
-    fn instance_attr(
+    pub(crate) fn instance_attr(
         &mut self,
         c: ClassId,
         attr: &str,
@@ -1163,7 +1168,13 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `Cls.attr` through the class's own name: exactly this class's attribute.
-    fn class_attr(&mut self, c: ClassId, attr: &str, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+    pub(crate) fn class_attr(
+        &mut self,
+        c: ClassId,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
         self.exact_class = true;
         let v = self.instance_attr(c, attr, n, ctx, false);
         self.exact_class = false;
@@ -1218,6 +1229,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                                     depth: ctx.depth + 1,
                                 };
                                 match self.eval(v, &actx) {
+                                    // Project analysis: a constructor parameter keeps
+                                    // its mark.
+                                    Value::Opaque(h) if h.binding.starts_with('\u{1}') => {
+                                        Value::Opaque(h)
+                                    }
                                     Value::Opaque(_) | Value::Unknown => ann
                                         .and_then(|an| self.annotated_value(an))
                                         .unwrap_or(Value::Unknown),
@@ -1239,6 +1255,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if assigned.len() == 1 {
                         return match assigned[0] {
                             Value::Unknown => opaque(self),
+                            // Project analysis: a constructor parameter keeps its mark.
+                            Value::Opaque(h) if h.binding.starts_with('\u{1}') => {
+                                Value::Opaque(h.clone())
+                            }
                             Value::Opaque(h) => Value::Opaque(HoleInfo {
                                 label: label.clone(),
                                 binding: binding.clone(),
@@ -1381,6 +1401,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                     let full = format!("{p}.{m}");
                     return self.call_symbol(&full, args, n, ctx);
                 }
+                // Project analysis: a method of an instance of another module's class.
+                Value::Ext(x) => return self.ext_call(&x, m, args, n, ctx),
                 Value::Opaque(_) | Value::Unknown | Value::Foreign => {
                     // `self.dependency.Redis(…)`: a client class by its name;
                     // `sentinel.master_for(…)`: a client from a redis Sentinel.
@@ -1559,6 +1581,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Value<'t> {
         if let Some(k) = constructor_kind(path) {
             return Value::Client(k);
+        }
+        // Project analysis: a factory, key builder or class of another module.
+        if let Some(v) = self.project_call(path, args, n, ctx) {
+            return v;
         }
         // `Sentinel(…)` and the clients it hands out.
         if path.starts_with("redis.") && path.ends_with(".Sentinel") {
@@ -1856,7 +1882,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// Follows a call into a small key-builder function of this file: its body is a
     /// docstring, simple assignments and one `return`. `None` when it is not one.
-    fn call_builder(
+    pub(crate) fn call_builder(
         &mut self,
         id: FuncId,
         bound: Option<ClassId>,
@@ -1953,7 +1979,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 /// The client kind of a name or attribute assigned in several places: at least one
 /// assignment makes a client and none makes something that is certainly not one
 /// (a string, a number, a container).
-fn merge_clients(values: &[Value<'_>]) -> Option<ClientKind> {
+pub(crate) fn merge_clients(values: &[Value<'_>]) -> Option<ClientKind> {
     let mut kind: Option<ClientKind> = None;
     for v in values {
         match v {
@@ -1973,7 +1999,7 @@ fn merge_clients(values: &[Value<'_>]) -> Option<ClientKind> {
 }
 
 /// A short identity of a value, for the bindings of values computed from it.
-fn fingerprint(v: &Value<'_>) -> String {
+pub(crate) fn fingerprint(v: &Value<'_>) -> String {
     match v {
         Value::Str(t) => {
             let mut s = String::new();

@@ -75,6 +75,8 @@ pub(crate) struct Analyzer<'t> {
     events: Vec<PipeEvent<'t>>,
     /// Script units to link with their bodies: (unit index, script body node, ctx func).
     pub script_links: Vec<crate::script::Link<'t>>,
+    /// Project analysis: how this module reaches the others.
+    pub project: Option<&'t crate::project::Scope<'t>>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -117,6 +119,7 @@ impl<'t> Analyzer<'t> {
             resolve_names: true,
             events: Vec::new(),
             script_links: Vec::new(),
+            project: None,
         }
     }
 

@@ -299,6 +299,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => tok.to_string(),
             };
             if !(path.starts_with("redis.") || path.starts_with("aioredis.")) {
+                // Project analysis: a client class of another module of the project.
+                if self.project_client_class(&path) {
+                    client =
+                        Some(client.map_or(ClientKind::Unknown, |k| k.merge(ClientKind::Unknown)));
+                }
                 continue;
             }
             let last = path.rsplit('.').next().unwrap_or("");

@@ -882,6 +882,16 @@ impl<'t> Analyzer<'t> {
         }
     }
 
+    /// Whether `path` (an annotation's name) is a class of another project module
+    /// derived from a redis-py client. An annotation does not prove which client is
+    /// passed, so its kind stays unknown, as for `Redis` itself.
+    pub(crate) fn project_client_class(&self, path: &str) -> bool {
+        let Some(scope) = self.project else {
+            return false;
+        };
+        matches!(scope.lookup(path), Some(Fact::Class(c)) if c.client.is_some())
+    }
+
     /// The arguments of a call bound to `params`: each one's template and identity.
     fn bind_args(
         &mut self,

@@ -68,6 +68,15 @@ if [ ! -f "$B/.complete" ]; then
     python3 scripts/gen-bench-corpus.py "$B" --python 400 --lua 150 --redis 50 --seed 2
     touch "$B/.complete"
 fi
+# The project corpus: 10,000 Python files, 300 of them using Redis through keys,
+# clients and classes of shared modules (the project analysis).
+P=$WORK/project
+if [ ! -f "$P/.complete" ]; then
+    say "project corpus: 10,000 Python files, 300 of them import keys and clients"
+    rm -rf "$P"
+    python3 scripts/gen-bench-corpus.py "$P" --project 10000 --python 300 --seed 4
+    touch "$P/.complete"
+fi
 # Growth: 2x and 4x corpus A as hard-linked copies (the same bytes, distinct paths).
 for n in 2 4; do
     G=$WORK/growth-$n
@@ -114,11 +123,14 @@ count() { # files lines bytes of the files redis-keylint reads under $1
     echo "corpus-a-all $(find "$A" -type f | wc -l) $(du -sb "$A" | cut -f1)"
     echo "corpus-a $(count "$A")"
     echo "corpus-b $(count "$B")"
+    echo "project $(count "$P")"
+    echo "project-redis $(rg -l -i redis "$P" | wc -l)"
     echo "generated-a-py-lua $(find "$A/generated" -type f \( -name '*.py' -o -name '*.lua' \) -print0 |
         xargs -0 cat | wc -c)"
-    for c in a b; do
+    for c in a b project; do
         d=$A
         [ "$c" = b ] && d=$B
+        [ "$c" = project ] && d=$P
         echo "findings-$c $("$BIN" check --exit-zero --format json "$d" 2>/dev/null |
             python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')"
     done
@@ -167,6 +179,24 @@ hf corpus-b-ruff --warmup 2 --runs "$RUNS" \
     -n "redis-keylint --threads 1" "$KL --threads 1 $B" \
     -n "ruff check, 1 thread" "RAYON_NUM_THREADS=1 $RUFF check --no-cache --exit-zero --quiet --no-respect-gitignore $B"
 
+say "project: 10,000 Python files, imports followed across modules"
+hf project --warmup 2 --runs "$RUNS" \
+    -n "redis-keylint, the whole project" "$KL $P" \
+    -n "redis-keylint, one importing file" "$KL $P/app/part0/sub0/mod_0.py" \
+    -n "rg -l -i redis" "rg -l -i redis $P"
+
+# BENCH_BASELINE=path/to/another/redis-keylint: that build and this one side by side.
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    say "corpus A and the project: this build vs $BENCH_BASELINE"
+    BL="$BENCH_BASELINE check --exit-zero --quiet --color never"
+    hf baseline-a --warmup 2 --runs "$RUNS" \
+        -n "this build" "$KL $A" \
+        -n "baseline" "$BL $A"
+    hf baseline-project --warmup 2 --runs "$RUNS" \
+        -n "this build" "$KL $P" \
+        -n "baseline" "$BL $P"
+fi
+
 say "growth: 1x, 2x, 4x corpus A"
 hf growth --warmup 1 --runs "$RUNS" \
     -n 1x "$KL $A" \
@@ -199,6 +229,7 @@ peak() { # name, command...
     peak corpus-a $KL "$A"
     peak corpus-a-4x $KL "$WORK/growth-4"
     peak corpus-b $KL "$B"
+    peak project $KL "$P"
     peak big-50000-py $KL "$BIG/50000/mod_0.py"
     peak rg-corpus-a rg -l -i redis "$A"
     peak ruff-corpus-b "$RUFF" check --no-cache --exit-zero --quiet --no-respect-gitignore "$B"

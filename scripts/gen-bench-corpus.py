@@ -9,6 +9,13 @@ operations in each file are cross-slot, so the linter has findings to report.
 
     python3 scripts/gen-bench-corpus.py OUT_DIR [--python N] [--lua N] [--redis N]
                                         [--lines N] [--seed N]
+    python3 scripts/gen-bench-corpus.py OUT_DIR --project N [--python N] [--seed N]
+
+`--project N` writes a repository of N Python files instead: a package whose shared
+modules hold the key builders, constants, connection factory and model classes, and
+`--python` redis-using modules spread over subpackages that import them (`from
+..keys import job_key`, `from app.conn import get_connection`, `Job(id).key`); the
+other files are ordinary Python that never mentions Redis.
 """
 
 import argparse
@@ -159,6 +166,142 @@ def redis_cli_file(rng, lines):
     return "\n".join(out) + "\n"
 
 
+PROJECT_KEYS = """\
+# Key names shared by the whole application.
+PREFIX = "app:"
+JOB_PREFIX = PREFIX + "job:"
+QUEUE_FORMAT = "app:queue:{}"
+USER_TAG = "app:{user:%s}"
+
+
+def job_key(job_id):
+    return f"{JOB_PREFIX}{job_id}"
+
+
+def queue_key(name):
+    return QUEUE_FORMAT.format(name)
+
+
+def user_key(user_id, part):
+    return (USER_TAG % user_id) + ":" + part
+"""
+
+PROJECT_CONN = """\
+import redis
+
+client = None
+
+
+def configure(url):
+    global client
+    client = redis.Redis.from_url(url)
+
+
+def get_connection():
+    return redis.Redis.from_url("redis://localhost:6379/0")
+"""
+
+PROJECT_MODELS = """\
+from .conn import get_connection
+from .keys import JOB_PREFIX
+
+
+class Queue:
+    key_prefix = "app:queue:"
+
+    def __init__(self, name, connection=None):
+        self.name = name
+        self.key = self.key_prefix + name
+        self.connection = connection or get_connection()
+
+
+class Job:
+    def __init__(self, job_id):
+        self.id = job_id
+        self.key = JOB_PREFIX + job_id
+
+    @property
+    def dependents_key(self):
+        return self.key + ":dependents"
+"""
+
+
+def project_redis_module(rng, i, depth):
+    up = "." * (depth + 1)
+    out = [
+        '"""Redis-using module of the generated project."""',
+        "",
+        f"from {up}keys import job_key, queue_key, user_key",
+        "from app.conn import get_connection",
+        f"from {up}models import Job, Queue",
+        f"from {up} import conn",
+        "",
+        "",
+    ]
+    for j in range(rng.randrange(4, 9)):
+        e = rng.choice(ENTITIES)
+        kind = rng.randrange(5)
+        out.append(f"def {e}_{i}_{j}(name, job_id, user_id):")
+        out.append("    r = get_connection()")
+        if kind == 0:
+            out.append("    r.smove(queue_key(name), queue_key('done'), job_id)")
+        elif kind == 1:
+            out.append("    job = Job(job_id)")
+            out.append("    Queue(name).connection.mget(job.key, job.dependents_key)")
+        elif kind == 2:
+            f1, f2 = rng.sample(FIELDS, 2)
+            out.append(f"    r.mget(user_key(user_id, '{f1}'), user_key(user_id, '{f2}'))")
+        elif kind == 3:
+            out.append("    conn.client.rename(job_key(job_id), Job(job_id).key)")
+        else:
+            out.append(f"    r.{rng.choice(ONE_KEY)}(job_key(job_id))")
+        out += ["    return r", "", ""]
+    return "\n".join(out) + "\n"
+
+
+def plain_module(rng, i):
+    out = [f'"""Ordinary module {i} of the generated project."""', "", "import os", ""]
+    for j in range(rng.randrange(5, 15)):
+        out += [
+            f"def helper_{i}_{j}(path, count={j}):",
+            "    parts = os.path.split(path)",
+            f"    return [p * count for p in parts if p] + [{i}, {j}]",
+            "",
+            "",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def project(out, files, redis_modules, rng):
+    app = os.path.join(out, "app")
+    os.makedirs(app, exist_ok=True)
+    with open(os.path.join(out, "pyproject.toml"), "w") as f:
+        f.write('[project]\nname = "app"\n')
+    for name, text in [
+        ("__init__.py", ""),
+        ("keys.py", PROJECT_KEYS),
+        ("conn.py", PROJECT_CONN),
+        ("models.py", PROJECT_MODELS),
+    ]:
+        with open(os.path.join(app, name), "w") as f:
+            f.write(text)
+    written = 4
+    for i in range(files - written):
+        # Two levels of subpackages, like a real tree.
+        a, b = i % 20, (i // 20) % 10
+        d = os.path.join(app, f"part{a}", f"sub{b}")
+        if not os.path.exists(d):
+            os.makedirs(d)
+            for p in [os.path.join(app, f"part{a}"), d]:
+                open(os.path.join(p, "__init__.py"), "a").close()
+        if i < redis_modules:
+            text = project_redis_module(rng, i, 2)
+        else:
+            text = plain_module(rng, i)
+        with open(os.path.join(d, f"mod_{i}.py"), "w") as f:
+            f.write(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
@@ -170,8 +313,12 @@ def main():
     ap.add_argument(
         "--exact", action="store_true", help="every file has exactly --lines lines, flat"
     )
+    ap.add_argument("--project", type=int, default=0, help="a project of N Python files")
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    if args.project:
+        project(args.out, args.project, args.python, rng)
+        return
     for kind, count, ext, make in [
         ("python", args.python, "py", python_module),
         ("lua", args.lua, "lua", lua_script),

@@ -128,6 +128,8 @@ pub(crate) enum Value<'t> {
     Path(PathValue),
     /// A value that cannot be known but has an identity.
     Opaque(HoleInfo),
+    /// An instance of a class of another project module (project analysis).
+    Ext(Rc<crate::project::Instance>),
     /// Known not to be a redis client (the result of a call into another library).
     Foreign,
     Unknown,
@@ -307,6 +309,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => tok.to_string(),
             };
             if !(path.starts_with("redis.") || path.starts_with("aioredis.")) {
+                // Project analysis: a client class of another module of the project.
+                if self.project_client_class(&path) {
+                    client =
+                        Some(client.map_or(ClientKind::Unknown, |k| k.merge(ClientKind::Unknown)));
+                }
                 continue;
             }
             let last = path.rsplit('.').next().unwrap_or("");
@@ -1268,7 +1275,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // Imports bind modules and symbols; functions and classes bind themselves.
                 if let Some(path) = self.ix().imports.get(name) {
                     if def.stmt.kind_name().starts_with("import") {
-                        return Value::Symbol(path.clone());
+                        // Project analysis: a constant or client of another module.
+                        return self.project_value(path.clone(), ctx);
                     }
                 }
                 match def.stmt.kind_name() {
@@ -1318,7 +1326,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         let attr_name: &'t str = text(attr, self.src());
         let base = self.eval(obj, &ctx.deeper());
         match base {
-            Value::Symbol(p) => Value::Symbol(format!("{p}.{attr_name}")),
+            // Project analysis: a constant or client of another module.
+            Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), ctx),
+            Value::Ext(x) => self.ext_attr(&x, attr_name, n, ctx),
             Value::SelfObj(c) => self.instance_attr(c, attr_name, n, ctx, true),
             Value::Class(c) => self.class_attr(c, attr_name, n, ctx),
             Value::ClsObj(c) => self.instance_attr(c, attr_name, n, ctx, false),
@@ -1348,7 +1358,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `self.attr` (instance) or `Cls.attr` (class) in class `c`.
-    fn instance_attr(
+    pub(crate) fn instance_attr(
         &mut self,
         c: ClassId,
         attr: &str,
@@ -1390,7 +1400,13 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `Cls.attr` through the class's own name: exactly this class's attribute.
-    fn class_attr(&mut self, c: ClassId, attr: &str, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+    pub(crate) fn class_attr(
+        &mut self,
+        c: ClassId,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
         self.exact_class = true;
         let v = self.instance_attr(c, attr, n, ctx, false);
         self.exact_class = false;
@@ -1445,6 +1461,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                                     depth: ctx.depth + 1,
                                 };
                                 match self.eval(v, &actx) {
+                                    // Project analysis: a constructor parameter keeps
+                                    // its mark.
+                                    Value::Opaque(h) if h.binding.starts_with('\u{1}') => {
+                                        Value::Opaque(h)
+                                    }
                                     Value::Opaque(_) | Value::Unknown => ann
                                         .and_then(|an| self.annotated_value(an))
                                         .unwrap_or(Value::Unknown),
@@ -1466,6 +1487,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if assigned.len() == 1 {
                         return match assigned[0] {
                             Value::Unknown => opaque(self),
+                            // Project analysis: a constructor parameter keeps its mark.
+                            Value::Opaque(h) if h.binding.starts_with('\u{1}') => {
+                                Value::Opaque(h.clone())
+                            }
                             Value::Opaque(h) => Value::Opaque(HoleInfo {
                                 label: label.clone(),
                                 binding: binding.clone(),
@@ -1608,6 +1633,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                     let full = format!("{p}.{m}");
                     return self.call_symbol(&full, args, n, ctx);
                 }
+                // Project analysis: a method of an instance of another module's class.
+                Value::Ext(x) => return self.ext_call(&x, m, args, n, ctx),
                 Value::Opaque(_) | Value::Unknown | Value::Foreign => {
                     // `self.dependency.Redis(…)`: a client class by its name;
                     // `sentinel.master_for(…)`: a client from a redis Sentinel.
@@ -1786,6 +1813,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Value<'t> {
         if let Some(k) = constructor_kind(path) {
             return Value::Client(k);
+        }
+        // Project analysis: a factory, key builder or class of another module.
+        if let Some(v) = self.project_call(path, args, n, ctx) {
+            return v;
         }
         // `Sentinel(…)` and the clients it hands out.
         if path.starts_with("redis.") && path.ends_with(".Sentinel") {
@@ -2107,7 +2138,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// Follows a call into a small key-builder function of this file: its body is a
     /// docstring, simple assignments and one `return`. `None` when it is not one.
-    fn call_builder(
+    pub(crate) fn call_builder(
         &mut self,
         id: FuncId,
         bound: Option<ClassId>,
@@ -2204,7 +2235,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 /// The client kind of a name or attribute assigned in several places: at least one
 /// assignment makes a client and none makes something that is certainly not one
 /// (a string, a number, a container).
-fn merge_clients(values: &[Value<'_>]) -> Option<ClientKind> {
+pub(crate) fn merge_clients(values: &[Value<'_>]) -> Option<ClientKind> {
     let mut kind: Option<ClientKind> = None;
     for v in values {
         match v {
@@ -2224,7 +2255,7 @@ fn merge_clients(values: &[Value<'_>]) -> Option<ClientKind> {
 }
 
 /// A short identity of a value, for the bindings of values computed from it.
-fn fingerprint(v: &Value<'_>) -> String {
+pub(crate) fn fingerprint(v: &Value<'_>) -> String {
     match v {
         Value::Str(t) => {
             let mut s = String::new();

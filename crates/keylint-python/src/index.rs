@@ -811,7 +811,7 @@ impl<'t> Index<'t> {
                     match c.kind_name() {
                         "dotted_name" => {
                             let name = text(c, src).to_string();
-                            record(self, name.clone(), format!("{module_name}.{name}"));
+                            record(self, name.clone(), import_path(&module_name, &name));
                         }
                         "aliased_import" => {
                             if let (Some(name), Some(alias)) =
@@ -820,7 +820,7 @@ impl<'t> Index<'t> {
                                 record(
                                     self,
                                     text(alias, src).into(),
-                                    format!("{module_name}.{}", text(name, src)),
+                                    import_path(&module_name, text(name, src)),
                                 );
                             }
                         }
@@ -900,6 +900,16 @@ impl<'t> Index<'t> {
             i += 1;
         }
         out
+    }
+}
+
+/// The dotted path `from module import name` binds: `from . import keys` is `.keys`
+/// (the leading dots count the package levels, as in the import itself).
+fn import_path(module: &str, name: &str) -> String {
+    if !module.is_empty() && module.bytes().all(|b| b == b'.') {
+        format!("{module}{name}")
+    } else {
+        format!("{module}.{name}")
     }
 }
 

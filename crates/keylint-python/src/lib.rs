@@ -16,12 +16,14 @@ mod eval;
 mod index;
 mod lower;
 pub mod methods;
+mod project;
 mod script;
 mod strings;
 mod syntax;
 mod tpl;
 
 use keylint_core::FileModel;
+pub use project::{ModuleDep, ModuleFile, ModuleLoader, Project};
 
 /// Which redis-py client a call site uses when the code does not show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +126,30 @@ pub fn lower_on_this_thread(
     options: &Options,
     loader: Option<&dyn FileLoader>,
 ) -> FileModel {
+    lower_scoped(source, options, loader, None)
+}
+
+/// Lowers the Python file at `path` (a name the project's [`ModuleLoader`]
+/// understands) on the calling thread, which must have [`STACK_SIZE`] of stack:
+/// names it imports from other modules of the project resolve through their facts
+/// (see [`Project`]). Returns the model and what the analysis asked the loader, for
+/// a cache to check later.
+pub fn lower_in_project(
+    source: &str,
+    options: &Options,
+    loader: Option<&dyn FileLoader>,
+    project: &Project,
+    path: &str,
+) -> (FileModel, Vec<ModuleDep>) {
+    project::lower_module(source, options, loader, project, path)
+}
+
+fn lower_scoped(
+    source: &str,
+    options: &Options,
+    loader: Option<&dyn FileLoader>,
+    scope: Option<&project::Scope<'_>>,
+) -> FileModel {
     let (limit, whole) = parse_limit(source);
     let Some(tree) = parse(&source[..limit]) else {
         return FileModel::new(keylint_core::Lang::Python);
@@ -131,6 +157,7 @@ pub fn lower_on_this_thread(
     let nav = syntax::Nav::build(tree.root_node());
     let mut a = lower::Analyzer::new(&nav, &source[..limit], options, loader);
     a.resolve_names = whole;
+    a.project = scope;
     a.run()
 }
 

@@ -84,6 +84,8 @@ pub(crate) struct Analyzer<'t> {
     key_each: HashMap<usize, Vec<usize>>,
     /// Script units to link with their bodies: (unit index, script body node, ctx func).
     pub script_links: Vec<crate::script::Link<'t>>,
+    /// Project analysis: how this module reaches the others.
+    pub project: Option<&'t crate::project::Scope<'t>>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -128,6 +130,7 @@ impl<'t> Analyzer<'t> {
             events: Vec::new(),
             key_each: HashMap::new(),
             script_links: Vec::new(),
+            project: None,
         }
     }
 

@@ -2,7 +2,9 @@
 //! selection, suppressions and severities are applied, stored under a key made of
 //! the linter build, the file's language, the settings that change the analysis
 //! and the file's bytes. A Python module's findings also depend on the Lua files it
-//! loads: their names and contents are stored with the entry and checked on reuse.
+//! loads, and on the other modules of the project its analysis read (which files
+//! its imports resolved to, and their contents): they are stored with the entry and
+//! checked on reuse.
 //!
 //! Entries are files `<dir>/v1/<first two hex digits>/<key>`, written atomically
 //! (a temporary file renamed into place), so concurrent runs never read half an
@@ -12,14 +14,14 @@
 use crate::config::Config;
 use crate::lint::Language;
 use keylint_core::{Edit, Finding, Fix, Label, Rule, Severity, Span};
-use keylint_python::FileLoader;
+use keylint_python::{FileLoader, ModuleDep, ModuleFile, ModuleLoader};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Changes whenever the entry format changes.
-const MAGIC: &[u8; 8] = b"RKLC0001";
+const MAGIC: &[u8; 8] = b"RKLC0002";
 
 /// A 128-bit content hash.
 pub type Key = u128;
@@ -82,13 +84,15 @@ impl Cache {
         })
     }
 
-    /// The key of a file's analysis.
-    pub fn key(&self, lang: Language, settings: Key, source: &[u8]) -> Key {
+    /// The key of a file's analysis. `name` is the file's name for the project
+    /// analysis (its imports resolve from where it is).
+    pub fn key(&self, lang: Language, settings: Key, name: &str, source: &[u8]) -> Key {
         hash(&[
             MAGIC,
             &self.build.to_le_bytes(),
             &[lang as u8],
             &settings.to_le_bytes(),
+            name.as_bytes(),
             source,
         ])
     }
@@ -99,11 +103,17 @@ impl Cache {
     }
 
     /// The stored findings for `key`, if any and if the files the analysis loaded
-    /// still read the same through `loader`.
-    pub fn get(&self, key: Key, loader: Option<&dyn FileLoader>) -> Option<Vec<Finding>> {
+    /// still read the same through `loader`, and the modules it read still resolve
+    /// and read the same through `modules`.
+    pub fn get(
+        &self,
+        key: Key,
+        loader: Option<&dyn FileLoader>,
+        modules: &dyn ModuleLoader,
+    ) -> Option<Vec<Finding>> {
         let found = std::fs::read(self.path(key))
             .ok()
-            .and_then(|bytes| decode(&bytes, key, loader));
+            .and_then(|bytes| decode(&bytes, key, loader, modules));
         match found {
             Some(f) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
@@ -116,9 +126,19 @@ impl Cache {
         }
     }
 
-    /// Stores the findings for `key`, with the files the analysis loaded.
-    pub fn put(&self, key: Key, findings: &[Finding], deps: &[Dep]) {
-        let bytes = encode(key, findings, deps);
+    /// Stores the findings for `key`, with the files the analysis loaded and the
+    /// modules it read (their hashes as `read` first read them).
+    pub fn put(
+        &self,
+        key: Key,
+        findings: &[Finding],
+        deps: &[Dep],
+        modules: &[ModuleDep],
+        read: &crate::project::Loader,
+    ) {
+        let Some(bytes) = encode(key, findings, deps, modules, |p| read.hash_of(p)) else {
+            return;
+        };
         let path = self.path(key);
         let result = (|| -> std::io::Result<()> {
             let parent = path.parent().expect("an entry has a parent");
@@ -197,7 +217,12 @@ pub struct Dep {
 }
 
 fn content_key(text: Option<&str>) -> Option<Key> {
-    text.map(|t| hash(&[t.as_bytes()]))
+    text.map(text_hash)
+}
+
+/// The hash a module's text is remembered by.
+pub fn text_hash(text: &str) -> Key {
+    hash(&[text.as_bytes()])
 }
 
 /// A loader that remembers what it loaded, for [`Cache::put`].
@@ -247,7 +272,15 @@ impl FileLoader for Recorder<'_> {
 // MAGIC, key (16 bytes), deps, findings; integers little-endian, strings as a u32
 // length and UTF-8 bytes, sequences as a u32 count.
 
-fn encode(key: Key, findings: &[Finding], deps: &[Dep]) -> Vec<u8> {
+/// `None` when a module the analysis read has no recorded hash (it cannot be
+/// checked later, so the entry is not stored).
+fn encode(
+    key: Key,
+    findings: &[Finding],
+    deps: &[Dep],
+    modules: &[ModuleDep],
+    hash_of: impl Fn(&str) -> Option<Key>,
+) -> Option<Vec<u8>> {
     let mut w = Writer(Vec::with_capacity(256));
     w.0.extend_from_slice(MAGIC);
     w.0.extend_from_slice(&key.to_le_bytes());
@@ -255,12 +288,28 @@ fn encode(key: Key, findings: &[Finding], deps: &[Dep]) -> Vec<u8> {
     for d in deps {
         w.str(&d.path);
         w.u8(u8::from(d.from_module_dir));
-        match d.content {
-            Some(k) => {
-                w.u8(1);
-                w.0.extend_from_slice(&k.to_le_bytes());
+        w.opt_key(d.content);
+    }
+    w.u32(modules.len());
+    for m in modules {
+        match m {
+            ModuleDep::Resolve {
+                from,
+                level,
+                dotted,
+                found,
+            } => {
+                w.u8(0);
+                w.str(from);
+                w.u32(*level);
+                w.str(dotted);
+                w.module_file(found.as_ref());
             }
-            None => w.u8(0),
+            ModuleDep::Read { path } => {
+                w.u8(1);
+                w.str(path);
+                w.opt_key(hash_of(path));
+            }
         }
     }
     w.u32(findings.len());
@@ -302,7 +351,7 @@ fn encode(key: Key, findings: &[Finding], deps: &[Dep]) -> Vec<u8> {
             None => w.u8(0),
         }
     }
-    w.0
+    Some(w.0)
 }
 
 struct Writer(Vec<u8>);
@@ -330,6 +379,25 @@ impl Writer {
             None => self.u8(0),
         }
     }
+    fn opt_key(&mut self, k: Option<Key>) {
+        match k {
+            Some(k) => {
+                self.u8(1);
+                self.0.extend_from_slice(&k.to_le_bytes());
+            }
+            None => self.u8(0),
+        }
+    }
+    fn module_file(&mut self, m: Option<&ModuleFile>) {
+        match m {
+            None => self.u8(0),
+            Some(ModuleFile::Namespace) => self.u8(1),
+            Some(ModuleFile::Source(p)) => {
+                self.u8(2);
+                self.str(p);
+            }
+        }
+    }
     fn span(&mut self, s: &Span) {
         self.u64(s.start);
         self.u64(s.end);
@@ -340,7 +408,12 @@ impl Writer {
     }
 }
 
-fn decode(bytes: &[u8], key: Key, loader: Option<&dyn FileLoader>) -> Option<Vec<Finding>> {
+fn decode(
+    bytes: &[u8],
+    key: Key,
+    loader: Option<&dyn FileLoader>,
+    modules: &dyn ModuleLoader,
+) -> Option<Vec<Finding>> {
     let mut r = Reader(bytes);
     if r.take(8)? != MAGIC || r.take(16)? != key.to_le_bytes() {
         return None;
@@ -348,13 +421,37 @@ fn decode(bytes: &[u8], key: Key, loader: Option<&dyn FileLoader>) -> Option<Vec
     for _ in 0..r.count()? {
         let path = r.str()?;
         let from_module_dir = r.u8()? == 1;
-        let content = match r.u8()? {
-            1 => Some(u128::from_le_bytes(r.take(16)?.try_into().ok()?)),
-            _ => None,
-        };
+        let content = r.opt_key()?;
         let now = loader.and_then(|l| l.load(&path, from_module_dir));
         if content_key(now.as_deref()) != content {
             return None;
+        }
+    }
+    for _ in 0..r.count()? {
+        match r.u8()? {
+            0 => {
+                let from = r.str()?;
+                let level = r.count_any()?;
+                let dotted = r.str()?;
+                let found = match r.u8()? {
+                    0 => None,
+                    1 => Some(ModuleFile::Namespace),
+                    2 => Some(ModuleFile::Source(r.str()?)),
+                    _ => return None,
+                };
+                if modules.resolve(&from, level, &dotted) != found {
+                    return None;
+                }
+            }
+            1 => {
+                let path = r.str()?;
+                let content = r.opt_key()?;
+                let now = modules.read(&path);
+                if content.is_none() || content_key(now.as_deref()) != content {
+                    return None;
+                }
+            }
+            _ => return None,
         }
     }
     let n = r.count()?;
@@ -418,6 +515,16 @@ impl<'a> Reader<'a> {
         // Every element takes at least one byte: a damaged count fails fast.
         (n <= self.0.len()).then_some(n)
     }
+    fn count_any(&mut self) -> Option<usize> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize)
+    }
+    fn opt_key(&mut self) -> Option<Option<Key>> {
+        Some(match self.u8()? {
+            1 => Some(u128::from_le_bytes(self.take(16)?.try_into().ok()?)),
+            0 => None,
+            _ => return None,
+        })
+    }
     fn u64(&mut self) -> Option<usize> {
         usize::try_from(u64::from_le_bytes(self.take(8)?.try_into().ok()?)).ok()
     }
@@ -460,17 +567,29 @@ mod tests {
 
     #[test]
     fn entries_round_trip() {
-        let bytes = encode(7, &sample(), &[]);
-        assert_eq!(decode(&bytes, 7, None), Some(sample()));
+        let bytes = encode(7, &sample(), &[], &[], |_| None).unwrap();
+        assert_eq!(decode(&bytes, 7, None, &NONE), Some(sample()));
         // Another key's entry, or any damage, is a miss.
-        assert_eq!(decode(&bytes, 8, None), None);
+        assert_eq!(decode(&bytes, 8, None, &NONE), None);
         for cut in 0..bytes.len() {
-            assert_eq!(decode(&bytes[..cut], 7, None), None, "cut at {cut}");
+            assert_eq!(decode(&bytes[..cut], 7, None, &NONE), None, "cut at {cut}");
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert_eq!(decode(&longer, 7, None), None);
+        assert_eq!(decode(&longer, 7, None, &NONE), None);
     }
+
+    /// A project with no modules.
+    struct NoModules;
+    impl ModuleLoader for NoModules {
+        fn resolve(&self, _: &str, _: usize, _: &str) -> Option<ModuleFile> {
+            None
+        }
+        fn read(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+    const NONE: NoModules = NoModules;
 
     struct Files(&'static str);
     impl FileLoader for Files {
@@ -485,26 +604,26 @@ mod tests {
         let rec = Recorder::new(&before);
         assert!(rec.load("a.lua", true).is_some());
         assert!(rec.load("missing.lua", true).is_none());
-        let bytes = encode(1, &sample(), &rec.into_deps());
-        assert_eq!(decode(&bytes, 1, Some(&before)), Some(sample()));
+        let bytes = encode(1, &sample(), &rec.into_deps(), &[], |_| None).unwrap();
+        assert_eq!(decode(&bytes, 1, Some(&before), &NONE), Some(sample()));
         let after = Files("return redis.call('DEL', KEYS[1])");
-        assert_eq!(decode(&bytes, 1, Some(&after)), None);
-        assert_eq!(decode(&bytes, 1, None), None);
+        assert_eq!(decode(&bytes, 1, Some(&after), &NONE), None);
+        assert_eq!(decode(&bytes, 1, None, &NONE), None);
     }
 
     #[test]
     fn the_cache_stores_and_finds_by_content() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(dir.path()).unwrap();
-        let k1 = cache.key(Language::Lua, 0, b"one");
-        let k2 = cache.key(Language::Lua, 0, b"two");
+        let k1 = cache.key(Language::Lua, 0, "", b"one");
+        let k2 = cache.key(Language::Lua, 0, "", b"two");
         assert_ne!(k1, k2);
-        assert_ne!(k1, cache.key(Language::Python, 0, b"one"));
-        assert_ne!(k1, cache.key(Language::Lua, 1, b"one"));
-        assert_eq!(cache.get(k1, None), None);
-        cache.put(k1, &sample(), &[]);
-        assert_eq!(cache.get(k1, None), Some(sample()));
-        assert_eq!(cache.get(k2, None), None);
+        assert_ne!(k1, cache.key(Language::Python, 0, "", b"one"));
+        assert_ne!(k1, cache.key(Language::Lua, 1, "", b"one"));
+        assert_eq!(cache.get(k1, None, &NONE), None);
+        cache.put(k1, &sample(), &[], &[], &crate::project::Loader::default());
+        assert_eq!(cache.get(k1, None, &NONE), Some(sample()));
+        assert_eq!(cache.get(k2, None, &NONE), None);
         let (stats, err) = cache.finish();
         assert_eq!(stats, Stats { hits: 1, misses: 2 });
         assert_eq!(err, None);

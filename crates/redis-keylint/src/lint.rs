@@ -113,20 +113,69 @@ pub fn lint_source_at(
         loader
             .as_ref()
             .map(|l| l as &dyn keylint_python::FileLoader),
+        None,
     )
+    .0
+}
+
+/// The Python frontend's options under `config`.
+fn python_options(config: &Config) -> keylint_python::Options {
+    let mut options = keylint_python::Options::default();
+    options
+        .configured_receivers
+        .extend(config.python_receivers.iter().cloned());
+    options.default_client = Some(match config.client {
+        crate::config::ClientProfile::Cluster => keylint_python::ClientProfile::Cluster,
+        crate::config::ClientProfile::Standalone => keylint_python::ClientProfile::Standalone,
+    });
+    options
+}
+
+/// The project analyses of a run, one per set of analysis settings (files under
+/// different configs see the same modules through their own settings).
+#[derive(Debug, Default)]
+pub struct Projects {
+    loader: Arc<crate::project::Loader>,
+    by_settings: Mutex<std::collections::HashMap<u128, Arc<keylint_python::Project>>>,
+}
+
+impl Projects {
+    fn get(&self, config: &Config) -> Arc<keylint_python::Project> {
+        let key = crate::cache::settings_key(config);
+        self.by_settings
+            .lock()
+            .expect("projects lock")
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(keylint_python::Project::new(
+                    self.loader.clone(),
+                    python_options(config),
+                ))
+            })
+            .clone()
+    }
+
+    /// The loader the analyses read modules through.
+    pub fn loader(&self) -> &crate::project::Loader {
+        &self.loader
+    }
 }
 
 /// [`lint_source`] with the loader a Python module reads Lua files through (and a Lua
-/// script its `@include` files).
+/// script its `@include` files), and the
+/// project analysis it reads other modules through (with the module's name): also
+/// returns what the analysis asked about other modules.
 fn lint_source_with(
     lang: Language,
     source: &str,
     config: &Config,
     loader: Option<&dyn keylint_python::FileLoader>,
-) -> Vec<Finding> {
+    project: Option<(&keylint_python::Project, &str)>,
+) -> (Vec<Finding>, Vec<keylint_python::ModuleDep>) {
     if !lang.may_use_redis(source.as_bytes(), &config.python_receivers) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
+    let mut deps = Vec::new();
     let model = match lang {
         Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
         Language::Lua => {
@@ -141,24 +190,23 @@ fn lint_source_with(
             )
         }
         Language::Python => {
-            let mut options = keylint_python::Options::default();
-            options
-                .configured_receivers
-                .extend(config.python_receivers.iter().cloned());
-            options.default_client = Some(match config.client {
-                crate::config::ClientProfile::Cluster => keylint_python::ClientProfile::Cluster,
-                crate::config::ClientProfile::Standalone => {
-                    keylint_python::ClientProfile::Standalone
+            let options = python_options(config);
+            match project {
+                // Modules are summarised on the same thread: it needs the big stack.
+                Some((project, name)) if BIG_STACK.get() => {
+                    let (model, d) =
+                        keylint_python::lower_in_project(source, &options, loader, project, name);
+                    deps = d;
+                    model
                 }
-            });
-            if BIG_STACK.get() {
-                keylint_python::lower_on_this_thread(source, &options, loader)
-            } else {
-                keylint_python::lower_with(source, &options, loader)
+                _ if BIG_STACK.get() => {
+                    keylint_python::lower_on_this_thread(source, &options, loader)
+                }
+                _ => keylint_python::lower_with(source, &options, loader),
             }
         }
     };
-    keylint_core::rules::check(&model, &config.settings)
+    (keylint_core::rules::check(&model, &config.settings), deps)
 }
 
 /// The Lua frontend's include loader over a file loader: include paths are relative
@@ -402,6 +450,7 @@ fn process(
     args: &CheckArgs,
     selection: &CliSelection,
     cache: Option<&Cache>,
+    projects: &Projects,
     buf: &mut Vec<u8>,
 ) -> Result<FileReport, Problem> {
     let max = args
@@ -429,28 +478,36 @@ fn process(
     let loader = dir_loader
         .as_ref()
         .map(|l| l as &dyn keylint_python::FileLoader);
+    // The project analysis: imports of other modules of the project.
+    let name = (job.lang == Language::Python)
+        .then(|| crate::project::module_name(&job.path))
+        .flatten();
+    let project = name.as_ref().map(|_| projects.get(&job.config));
+    let project = project.as_deref().zip(name.as_deref());
     let findings = match cache {
-        None => lint_source_with(job.lang, &source, &job.config, loader),
+        None => lint_source_with(job.lang, &source, &job.config, loader, project).0,
         Some(cache) => {
             let key = cache.key(
                 job.lang,
                 crate::cache::settings_key(&job.config),
+                name.as_deref().unwrap_or(""),
                 source.as_bytes(),
             );
-            match cache.get(key, loader) {
+            match cache.get(key, loader, projects.loader()) {
                 Some(findings) => findings,
                 None => {
                     let recorder = loader.map(Recorder::new);
-                    let findings = lint_source_with(
+                    let (findings, modules) = lint_source_with(
                         job.lang,
                         &source,
                         &job.config,
                         recorder
                             .as_ref()
                             .map(|r| r as &dyn keylint_python::FileLoader),
+                        project,
                     );
                     let deps = recorder.map(Recorder::into_deps).unwrap_or_default();
-                    cache.put(key, &findings, &deps);
+                    cache.put(key, &findings, &deps, &modules, projects.loader());
                     findings
                 }
             }
@@ -490,6 +547,7 @@ fn run_jobs(
     selection: &CliSelection,
     cache: Option<&Cache>,
 ) -> Vec<Result<FileReport, Problem>> {
+    let projects = Projects::default();
     // Workers get the stack the Python frontend needs for deeply nested code, so it
     // runs in place instead of on a thread of its own per file.
     crate::par::map_ordered(
@@ -500,7 +558,7 @@ fn run_jobs(
             BIG_STACK.set(got_stack);
             Vec::new()
         },
-        |buf, job| process(job, args, selection, cache, buf),
+        |buf, job| process(job, args, selection, cache, &projects, buf),
     )
 }
 

@@ -10,6 +10,7 @@ mod fixes;
 mod github;
 mod lint;
 mod par;
+mod project;
 mod render;
 mod sarif;
 mod slot;

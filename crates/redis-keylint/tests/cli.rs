@@ -435,3 +435,69 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_file_passed_alone_resolves_its_imports_from_the_project() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(root, "pyproject.toml", b"[project]\nname = \"app\"\n");
+    write(root, "src/app/__init__.py", b"");
+    write(
+        root,
+        "src/app/keys.py",
+        b"QUEUE = 'q:queue:'\n\ndef queue_key(name):\n    return QUEUE + name\n",
+    );
+    write(
+        root,
+        "src/app/conn.py",
+        b"import redis\n\ndef get_connection():\n    return redis.Redis()\n\
+r = get_connection()\nr.mget('a:1', 'b:1')\n",
+    );
+    write(
+        root,
+        "src/app/jobs.py",
+        b"# Redis jobs\nfrom app.conn import get_connection\nfrom .keys import queue_key\n\n\
+def move(src, dst):\n    get_connection().smove(queue_key(src), queue_key(dst), 'x')\n",
+    );
+    let o = run(&["check", "--format", "json", "src/app/jobs.py"], root);
+    let findings = json(&o);
+    let findings = findings.as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["path"], "src/app/jobs.py");
+    assert_eq!(findings[0]["rule"], "cross-slot-likely");
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // From a subdirectory, with a cache: a change in an imported module is a miss.
+    let cache = root.join("cache");
+    let dir = cache.to_str().unwrap();
+    let args = ["check", "--format", "json", "--cache-dir", dir, "jobs.py"];
+    let here = root.join("src/app");
+    let likely = |o: &Output| {
+        json(o)
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "cross-slot-likely")
+            .count()
+    };
+    assert_eq!(likely(&run(&args, &here)), 1);
+    assert_eq!(likely(&run(&args, &here)), 1);
+    write(
+        root,
+        "src/app/keys.py",
+        b"QUEUE = '{q}:queue:'\n\ndef queue_key(name):\n    return QUEUE + name\n",
+    );
+    assert_eq!(likely(&run(&args, &here)), 0);
+    // A module that appears where an import resolved elsewhere is a miss too.
+    write(root, "src/app/keys.py", b"from .names import queue_key\n");
+    assert_eq!(likely(&run(&args, &here)), 0);
+    write(
+        root,
+        "src/app/names.py",
+        b"def queue_key(name):\n    return 'q:' + name\n",
+    );
+    assert_eq!(likely(&run(&args, &here)), 1);
+}

@@ -1,0 +1,1193 @@
+//! Project analysis: what a module imports from the other modules of its project.
+//!
+//! A file is judged on its own, but real code builds its keys and gets its clients
+//! in other modules: `from .keys import job_key`, `from app.conn import
+//! get_connection`, `from app.models import Job; Job(id).key`. When the analysis of
+//! a file meets a name imported from a module of the project, that module is read
+//! through the [`ModuleLoader`] (only the binary knows files), evaluated with the
+//! same evaluator, and summarised into *facts* that do not refer to its syntax tree:
+//!
+//! - constants: string templates and numbers;
+//! - clients: module globals that hold one (also when a `configure()` function
+//!   assigns them with `global`), and functions that return one;
+//! - key builders: functions whose body is one `return` of a template, with the
+//!   template's holes standing for the parameters, substituted at each call;
+//! - classes: class attributes, `self.x` attributes and properties in terms of the
+//!   constructor's parameters, class, static and instance methods that build keys,
+//!   attributes that hold clients;
+//! - re-exports (`from .keys import job_key` in a package's `__init__.py`).
+//!
+//! A module is summarised once per run and shared by every worker thread. An import
+//! cycle is cut where it closes: a module being summarised answers nothing to the
+//! modules it reaches. Such a summary depends on where the walk started, so it is
+//! shared only with analyses whose walk would cut it the same way, which keeps every
+//! file's findings the same whatever the thread count and order. Nothing is ever
+//! imported or run.
+
+use crate::eval::{fingerprint, merge_clients, ClientKind, Ctx, Elem, Value};
+use crate::index::{text, DefKind, FuncId};
+use crate::lower::Analyzer;
+use crate::syntax::{Field, Nav, NodeExt};
+use crate::tpl::{is_keylike_label, HoleInfo, TPart, Tpl};
+use crate::Options;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use tree_sitter::Node;
+
+/// A module as the loader found it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ModuleFile {
+    /// A source file (`a/b.py` or `a/b/__init__.py`), named so that
+    /// [`ModuleLoader::read`] can read it.
+    Source(String),
+    /// A directory without `__init__.py`: a namespace package (submodules only).
+    Namespace,
+}
+
+/// Finds and reads the modules of a project. Only the binary knows files.
+pub trait ModuleLoader: Sync + Send {
+    /// The module `dotted` as imported from the module file `from` with `level`
+    /// leading dots (`0`: an absolute import), if it is a module of the project.
+    /// `dotted` is empty for `from . import x`.
+    fn resolve(&self, from: &str, level: usize, dotted: &str) -> Option<ModuleFile>;
+    /// The text of a module file found by [`ModuleLoader::resolve`].
+    fn read(&self, path: &str) -> Option<String>;
+}
+
+/// Something a file's analysis asked the loader: its findings are valid while the
+/// loader gives the same answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ModuleDep {
+    /// A module looked up, and what was found.
+    Resolve {
+        /// The importing module file.
+        from: String,
+        /// Leading dots of the import.
+        level: usize,
+        /// The dotted module path.
+        dotted: String,
+        /// The answer.
+        found: Option<ModuleFile>,
+    },
+    /// A module file read.
+    Read {
+        /// Its name, as [`ModuleFile::Source`] gave it.
+        path: String,
+    },
+}
+
+/// The project analysis of one run: module facts computed on demand and shared by
+/// every thread.
+pub struct Project {
+    loader: Arc<dyn ModuleLoader>,
+    options: Options,
+    modules: Mutex<HashMap<String, Vec<Arc<Variant>>>>,
+}
+
+impl std::fmt::Debug for Project {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Project").finish_non_exhaustive()
+    }
+}
+
+/// A module's facts, with what they depend on.
+#[derive(Debug)]
+struct Variant {
+    /// Every module file the summary reached, directly or through others.
+    reached: HashSet<String>,
+    /// Those of them it found being summarised already (an import cycle).
+    cut: HashSet<String>,
+    /// The module depth it was computed at, when the depth limit cut it.
+    depth: Option<usize>,
+    facts: Arc<ModuleFacts>,
+}
+
+/// The facts of one module.
+#[derive(Debug, Default)]
+pub(crate) struct ModuleFacts {
+    names: HashMap<String, Fact>,
+    deps: Vec<ModuleDep>,
+}
+
+/// Modules summarised inside each other, at most.
+const MAX_MODULE_DEPTH: usize = 6;
+/// Re-exports followed in one lookup, at most.
+const MAX_HOPS: u32 = 8;
+
+/// What a name of another module is.
+#[derive(Debug, Clone)]
+pub(crate) enum Fact {
+    Str(Tpl),
+    Int(i64),
+    Client(ClientKind),
+    /// A function that returns a client.
+    Factory(ClientKind),
+    Builder(Arc<Builder>),
+    Class(Arc<ClassFacts>),
+    /// An import: a path relative to the module that holds it.
+    Alias(String),
+    /// A module.
+    Module,
+}
+
+/// A parameter of a key builder or constructor.
+#[derive(Debug, Clone)]
+pub(crate) struct Param {
+    name: String,
+    /// The default value's template, when there is one.
+    default: Option<Tpl>,
+    has_default: bool,
+}
+
+/// A key builder: `ret` with holes whose bindings are parameter markers.
+#[derive(Debug)]
+pub(crate) struct Builder {
+    params: Vec<Param>,
+    ret: Tpl,
+    /// A method of an instance (the template may refer to the instance).
+    instance: bool,
+}
+
+/// A class of another module.
+#[derive(Debug, Default)]
+pub(crate) struct ClassFacts {
+    qual: String,
+    /// Constructor parameters after `self`; `None` when they cannot be bound.
+    ctor: Option<Vec<Param>>,
+    /// A class derived from a redis-py client.
+    client: Option<ClientKind>,
+    class_attrs: HashMap<String, Fact>,
+    instance_attrs: HashMap<String, Fact>,
+    methods: HashMap<String, Fact>,
+}
+
+/// An instance of a class of another module, made by a constructor call here.
+#[derive(Debug)]
+pub(crate) struct Instance {
+    class: Arc<ClassFacts>,
+    /// The constructor's arguments: template and identity.
+    ctor: Vec<(Tpl, String)>,
+    /// The instance's identity: the class and its arguments.
+    ident: String,
+}
+
+/// Marks the hole that stands for parameter `i` (`p`) or constructor parameter `i`
+/// (`c`).
+fn marker(kind: char, i: usize) -> String {
+    format!("\u{1}{kind}{i}\u{1}")
+}
+
+/// Prefix of a binding that belongs to one instance.
+const INSTANCE: char = '\u{2}';
+/// Prefix of a binding already qualified by its module.
+const QUALIFIED: char = '\u{3}';
+
+/// The placeholder value of a parameter while a module is summarised.
+fn placeholder<'t>(kind: char, i: usize, name: &str) -> Value<'t> {
+    Value::Opaque(HoleInfo {
+        label: name.to_string(),
+        binding: marker(kind, i),
+        span: None,
+        keylike: is_keylike_label(name),
+    })
+}
+
+/// `(kind, index)` when `binding` is exactly one marker.
+fn exact_marker(binding: &str) -> Option<(char, usize)> {
+    let inner = binding.strip_prefix('\u{1}')?.strip_suffix('\u{1}')?;
+    let mut chars = inner.chars();
+    let kind = chars.next()?;
+    let i = chars.as_str().parse().ok()?;
+    Some((kind, i))
+}
+
+impl Project {
+    /// A project analysis reading modules through `loader`, evaluating them with
+    /// `options`.
+    pub fn new(loader: Arc<dyn ModuleLoader>, options: Options) -> Project {
+        Project {
+            loader,
+            options,
+            modules: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn find_variant(&self, file: &str, stack: &[String]) -> Option<Arc<Variant>> {
+        let modules = self.modules.lock().expect("project lock");
+        let variants = modules.get(file)?;
+        variants
+            .iter()
+            .find(|v| {
+                v.depth.is_none_or(|d| d == stack.len())
+                    && stack
+                        .iter()
+                        .filter(|s| v.reached.contains(*s))
+                        .all(|s| v.cut.contains(s))
+                    && v.cut.iter().all(|c| stack.contains(c))
+            })
+            .cloned()
+    }
+
+    fn store(&self, file: &str, v: Arc<Variant>) {
+        let mut modules = self.modules.lock().expect("project lock");
+        let list = modules.entry(file.to_string()).or_default();
+        if !list.iter().any(|o| o.cut == v.cut && o.depth == v.depth) {
+            list.push(v);
+        }
+    }
+
+    /// Summarises the module in `file`, as the last module of `stack`.
+    fn summarise(&self, file: &str, stack: Vec<String>) -> Variant {
+        let scope = Scope::new(self, file.to_string(), stack);
+        scope.note(ModuleDep::Read {
+            path: file.to_string(),
+        });
+        let names = match self.loader.read(file) {
+            Some(text) => summarise_text(&text, &scope),
+            None => HashMap::new(),
+        };
+        let reached = scope.reached.take();
+        let cut = reached
+            .iter()
+            .filter(|r| scope.stack.contains(*r))
+            .cloned()
+            .collect();
+        Variant {
+            reached,
+            cut,
+            depth: scope.depth_limited.get().then_some(scope.stack.len()),
+            facts: Arc::new(ModuleFacts {
+                names,
+                deps: scope.deps.take(),
+            }),
+        }
+    }
+}
+
+/// One module's view of the project, while it is analysed.
+pub(crate) struct Scope<'p> {
+    project: &'p Project,
+    /// This module's file.
+    path: String,
+    /// Modules being summarised, outermost first, this one last.
+    stack: Vec<String>,
+    local: RefCell<HashMap<String, Option<Arc<ModuleFacts>>>>,
+    lookups: RefCell<HashMap<String, Option<Fact>>>,
+    resolved: RefCell<HashMap<(String, usize, String), Option<ModuleFile>>>,
+    deps: RefCell<Vec<ModuleDep>>,
+    seen_deps: RefCell<HashSet<ModuleDep>>,
+    reached: RefCell<HashSet<String>>,
+    depth_limited: Cell<bool>,
+}
+
+impl<'p> Scope<'p> {
+    fn new(project: &'p Project, path: String, mut stack: Vec<String>) -> Scope<'p> {
+        if stack.last() != Some(&path) {
+            stack.push(path.clone());
+        }
+        Scope {
+            project,
+            path,
+            stack,
+            local: RefCell::default(),
+            lookups: RefCell::default(),
+            resolved: RefCell::default(),
+            deps: RefCell::default(),
+            seen_deps: RefCell::default(),
+            reached: RefCell::default(),
+            depth_limited: Cell::new(false),
+        }
+    }
+
+    fn note(&self, d: ModuleDep) {
+        if self.seen_deps.borrow_mut().insert(d.clone()) {
+            self.deps.borrow_mut().push(d);
+        }
+    }
+
+    fn resolve(&self, from: &str, level: usize, dotted: &str) -> Option<ModuleFile> {
+        let key = (from.to_string(), level, dotted.to_string());
+        if let Some(r) = self.resolved.borrow().get(&key) {
+            return r.clone();
+        }
+        let found = self.project.loader.resolve(from, level, dotted);
+        self.note(ModuleDep::Resolve {
+            from: key.0.clone(),
+            level,
+            dotted: key.2.clone(),
+            found: found.clone(),
+        });
+        self.resolved.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    /// The facts of the module in `file`, unless it is being summarised (a cycle) or
+    /// too deep.
+    fn facts(&self, file: &str) -> Option<Arc<ModuleFacts>> {
+        if let Some(f) = self.local.borrow().get(file) {
+            return f.clone();
+        }
+        self.reached.borrow_mut().insert(file.to_string());
+        let got = if self.stack.iter().any(|s| s == file) {
+            None
+        } else if self.stack.len() >= MAX_MODULE_DEPTH {
+            self.depth_limited.set(true);
+            None
+        } else {
+            let mut inner = self.stack.clone();
+            inner.push(file.to_string());
+            let v = match self.project.find_variant(file, &inner) {
+                Some(v) => v,
+                None => {
+                    let v = Arc::new(self.project.summarise(file, inner));
+                    self.project.store(file, v.clone());
+                    v
+                }
+            };
+            self.reached.borrow_mut().extend(v.reached.iter().cloned());
+            if v.depth.is_some() {
+                self.depth_limited.set(true);
+            }
+            for d in &v.facts.deps {
+                self.note(d.clone());
+            }
+            Some(v.facts.clone())
+        };
+        self.local
+            .borrow_mut()
+            .insert(file.to_string(), got.clone());
+        got
+    }
+
+    /// What the dotted `path` (as this module's imports wrote it) is.
+    pub(crate) fn lookup(&self, path: &str) -> Option<Fact> {
+        if let Some(f) = self.lookups.borrow().get(path) {
+            return f.clone();
+        }
+        let f = self.lookup_from(&self.path.clone(), path, 0);
+        self.lookups
+            .borrow_mut()
+            .insert(path.to_string(), f.clone());
+        f
+    }
+
+    fn lookup_from(&self, from: &str, path: &str, hops: u32) -> Option<Fact> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let level = path.bytes().take_while(|&b| b == b'.').count();
+        let rest = &path[level..];
+        let segs: Vec<&str> = if rest.is_empty() {
+            Vec::new()
+        } else {
+            rest.split('.').collect()
+        };
+        if segs
+            .iter()
+            .any(|s| s.is_empty() || s.contains(['(', '[', ' ']))
+        {
+            return None;
+        }
+        if level == 0 {
+            let first = *segs.first()?;
+            // The client library and the builtins are never the project's.
+            if matches!(first, "redis" | "aioredis" | "builtins" | "__future__") {
+                return None;
+            }
+            self.resolve(from, 0, first)?;
+        }
+        let min = usize::from(level == 0);
+        for k in (min..=segs.len()).rev() {
+            let module = segs[..k].join(".");
+            match self.resolve(from, level, &module) {
+                None => continue,
+                Some(ModuleFile::Namespace) => {
+                    return (k == segs.len()).then_some(Fact::Module);
+                }
+                Some(ModuleFile::Source(file)) => {
+                    if k == segs.len() {
+                        return Some(Fact::Module);
+                    }
+                    let facts = self.facts(&file)?;
+                    let fact = facts.names.get(segs[k])?.clone();
+                    return self.walk(&file, fact, &segs[k + 1..], hops);
+                }
+            }
+        }
+        None
+    }
+
+    fn walk(&self, file: &str, fact: Fact, rest: &[&str], hops: u32) -> Option<Fact> {
+        match fact {
+            Fact::Alias(p) => {
+                let full = if rest.is_empty() {
+                    p
+                } else {
+                    format!("{p}.{}", rest.join("."))
+                };
+                self.lookup_from(file, &full, hops + 1)
+            }
+            Fact::Class(c) if !rest.is_empty() => {
+                if rest.len() != 1 {
+                    return None;
+                }
+                c.class_attrs
+                    .get(rest[0])
+                    .or_else(|| c.methods.get(rest[0]))
+                    .cloned()
+            }
+            f if rest.is_empty() => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Everything this analysis asked the loader.
+    fn into_deps(self) -> Vec<ModuleDep> {
+        self.deps.into_inner()
+    }
+}
+
+/// Lowers the module in `path` within `project`: imported names of other project
+/// modules resolve through their facts. Also returns what the analysis read.
+pub(crate) fn lower_module(
+    source: &str,
+    options: &Options,
+    loader: Option<&dyn crate::FileLoader>,
+    project: &Project,
+    path: &str,
+) -> (keylint_core::FileModel, Vec<ModuleDep>) {
+    let scope = Scope::new(project, path.to_string(), Vec::new());
+    let model = crate::lower_scoped(source, options, loader, Some(&scope));
+    (model, scope.into_deps())
+}
+
+/// The facts of a module's text.
+fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
+    let (limit, whole) = crate::parse_limit(source);
+    if !whole {
+        return HashMap::new();
+    }
+    let Some(tree) = crate::parse(&source[..limit]) else {
+        return HashMap::new();
+    };
+    let nav = Nav::build(tree.root_node());
+    let options = &scope.project.options;
+    let mut a = Analyzer::new(&nav, &source[..limit], options, None);
+    a.project = Some(scope);
+    if a.ix.too_deep {
+        return HashMap::new();
+    }
+    let qual = format!("{QUALIFIED}{}::", scope.path);
+    let mut names: HashMap<String, Fact> = HashMap::new();
+    let mut sorted: Vec<String> = a.ix.module_defs.keys().cloned().collect();
+    sorted.sort();
+    // Globals and constants first: functions may return them.
+    for name in &sorted {
+        if a.ix.module_funcs.contains_key(name) || a.ix.class_by_name.contains_key(name) {
+            continue;
+        }
+        if let Some(f) = global_fact(&mut a, name, &qual) {
+            names.insert(name.clone(), f);
+        }
+    }
+    for name in &sorted {
+        if let Some(&fid) = a.ix.module_funcs.get(name) {
+            if a.ix.module_defs[name].len() == 1 {
+                if let Some(f) = function_fact(&mut a, fid, None, &qual, &names) {
+                    names.insert(name.clone(), f);
+                }
+            }
+        } else if let Some(&c) = a.ix.class_by_name.get(name) {
+            if a.ix.module_defs[name].len() == 1 {
+                let f = class_fact(&mut a, c, &qual, &names);
+                names.insert(name.clone(), Fact::Class(Arc::new(f)));
+            }
+        }
+    }
+    names
+}
+
+/// A module-level name that is not a function or class: a constant, a client (also
+/// one assigned by a function that declares it `global`), or a re-export.
+fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Option<Fact> {
+    let defs = a.ix.module_defs.get(name)?.clone();
+    if let [d] = defs.as_slice() {
+        if matches!(d.kind, DefKind::Other) && d.stmt.kind_name().starts_with("import") {
+            return a.ix.imports.get(name).cloned().map(Fact::Alias);
+        }
+    }
+    let mut values = Vec::new();
+    for d in &defs {
+        values.push(match d.kind {
+            DefKind::Expr(e) => a.eval(e, &Ctx::at(None)),
+            _ => Value::Unknown,
+        });
+    }
+    let mut assigned_in_functions = false;
+    for f in 0..a.ix.funcs.len() {
+        if !a.ix.funcs[f].nonlocal.iter().any(|n| n == name) {
+            continue;
+        }
+        let Some(fdefs) = a.ix.funcs[f].defs.get(name).cloned() else {
+            continue;
+        };
+        for d in fdefs {
+            assigned_in_functions = true;
+            values.push(match d.kind {
+                DefKind::Expr(e) => a.eval(e, &Ctx::at(Some(f))),
+                _ => Value::Unknown,
+            });
+        }
+    }
+    if !assigned_in_functions {
+        if let [v] = values.as_slice() {
+            match v {
+                Value::Str(t) => return Some(Fact::Str(sanitize(t, qual, false))),
+                Value::Int(i) => return Some(Fact::Int(*i)),
+                _ => {}
+            }
+        }
+    }
+    // `r = None` until `configure()` assigns the client.
+    let set: Vec<Value<'_>> = values
+        .into_iter()
+        .filter(|v| !matches!(v, Value::Null))
+        .collect();
+    merge_clients(&set).map(Fact::Client)
+}
+
+/// Placeholder arguments for the parameters of `fid` after the first `skip`.
+fn placeholders<'t>(a: &Analyzer<'t>, fid: FuncId, skip: usize) -> Option<Vec<Elem<'t>>> {
+    let info = &a.ix.funcs[fid];
+    let mut out = Vec::new();
+    for (i, p) in info.params.iter().skip(skip).enumerate() {
+        if p.star {
+            return None;
+        }
+        out.push(Elem {
+            value: placeholder('p', i, &p.name),
+            node: p.node,
+            star: false,
+            each: Vec::new(),
+        });
+    }
+    Some(out)
+}
+
+/// The parameters of `fid` after the first `skip`, with their defaults.
+fn params(a: &mut Analyzer<'_>, fid: FuncId, skip: usize, qual: &str) -> Vec<Param> {
+    let info = a.ix.funcs[fid].clone();
+    let mut out = Vec::new();
+    for p in info.params.iter().skip(skip) {
+        let default = p.default.and_then(|d| {
+            let v = a.eval(d, &Ctx::at(info.parent));
+            match v {
+                Value::Str(t) => Some(sanitize(&t, qual, false)),
+                Value::Int(i) => Some(Tpl::text(i.to_string().as_bytes())),
+                _ => None,
+            }
+        });
+        out.push(Param {
+            name: p.name.clone(),
+            default,
+            has_default: p.default.is_some(),
+        });
+    }
+    out
+}
+
+/// A function (or method) that builds a key or returns a client.
+fn function_fact(
+    a: &mut Analyzer<'_>,
+    fid: FuncId,
+    class: Option<crate::index::ClassId>,
+    qual: &str,
+    globals: &HashMap<String, Fact>,
+) -> Option<Fact> {
+    let info = a.ix.funcs[fid].clone();
+    if let Some(ret) = info.node.field(Field::ReturnType) {
+        if let Some(crate::eval::AnnotatedAs::Client(k)) = a.annotation(ret) {
+            return Some(Fact::Factory(k));
+        }
+    }
+    let is_static = info.decorators.iter().any(|d| d == "staticmethod");
+    let (skip, bound, instance) = match class {
+        None => (0, None, false),
+        Some(_) if is_static => (0, None, false),
+        Some(_) if info.is_classmethod() => (1, None, false),
+        Some(c) => (1, Some(c), true),
+    };
+    if let Some(pos) = placeholders(a, fid, skip) {
+        match a.call_builder(fid, bound, pos, Vec::new(), &Ctx::at(None)) {
+            Some(Value::Str(t)) => {
+                return Some(Fact::Builder(Arc::new(Builder {
+                    params: params(a, fid, skip, qual),
+                    ret: sanitize(&t, qual, instance),
+                    instance,
+                })));
+            }
+            Some(Value::Client(k)) => return Some(Fact::Factory(k)),
+            _ => {}
+        }
+    }
+    // A function whose every `return` gives a client (a cached module global too).
+    let mut returns = Vec::new();
+    collect_returns(&a.ix, info.body, &mut returns);
+    if returns.is_empty() || returns.len() > 8 {
+        return None;
+    }
+    let mut kinds = Vec::new();
+    for r in returns {
+        let v = match r.named_child(0) {
+            Some(e) => {
+                let v = a.eval(e, &Ctx::at(Some(fid)));
+                match v {
+                    Value::Client(_) => v,
+                    _ if e.kind_name() == "identifier" => match globals.get(text(e, a.src())) {
+                        Some(Fact::Client(k)) => Value::Client(*k),
+                        _ => v,
+                    },
+                    _ => v,
+                }
+            }
+            None => Value::Null,
+        };
+        match v {
+            Value::Client(k) => kinds.push(Value::Client(k)),
+            _ => return None,
+        }
+    }
+    merge_clients(&kinds).map(Fact::Factory)
+}
+
+/// The `return` statements of a function body, not of the functions inside it.
+fn collect_returns<'t>(ix: &crate::index::Index<'t>, n: Node<'t>, out: &mut Vec<Node<'t>>) {
+    for c in ix.nav.named_children(n) {
+        match c.kind_name() {
+            "return_statement" => out.push(c),
+            k if crate::index::is_scope(k) => {}
+            "decorated_definition" => {}
+            _ => collect_returns(ix, c, out),
+        }
+        if out.len() > 8 {
+            return;
+        }
+    }
+}
+
+/// The facts of a class.
+fn class_fact(
+    a: &mut Analyzer<'_>,
+    c: crate::index::ClassId,
+    module_qual: &str,
+    globals: &HashMap<String, Fact>,
+) -> ClassFacts {
+    let cname = a.ix.classes[c].name.clone();
+    let qual = format!("{module_qual}{cname}");
+    let mut out = ClassFacts {
+        qual: qual.clone(),
+        client: a.client_class(c),
+        ..ClassFacts::default()
+    };
+    if out.client.is_some() {
+        return out;
+    }
+    let Some(dummy) = a.ix.classes[c].node.field(Field::Name) else {
+        return out;
+    };
+    // Constructor parameters stand for the arguments of each instance.
+    let init = a.defines(c, "__init__");
+    out.ctor = match init {
+        None => Some(Vec::new()),
+        Some(init) => {
+            let ps = a.ix.funcs[init].params.clone();
+            if ps.iter().skip(1).any(|p| p.star) {
+                None
+            } else {
+                for (i, p) in ps.iter().skip(1).enumerate() {
+                    a.param_override
+                        .insert((init, p.node.start_byte()), placeholder('c', i, &p.name));
+                }
+                Some(params(a, init, 1, module_qual))
+            }
+        }
+    };
+    let chain = a.ix.class_chain(c);
+    let mut attrs: Vec<String> = Vec::new();
+    let mut class_level: Vec<String> = Vec::new();
+    let mut methods: Vec<(String, FuncId)> = Vec::new();
+    for &k in &chain {
+        let cls = &a.ix.classes[k];
+        for (name, defs) in &cls.defs {
+            if defs.len() == 1 && !cls.methods.contains_key(name) {
+                class_level.push(name.clone());
+            }
+        }
+        attrs.extend(cls.self_assigns.keys().cloned());
+        for (name, &m) in &cls.methods {
+            let decos = &a.ix.funcs[m].decorators;
+            if decos
+                .iter()
+                .any(|d| d == "property" || d == "cached_property")
+            {
+                attrs.push(name.clone());
+            } else if !name.starts_with("__") {
+                methods.push((name.clone(), m));
+            }
+        }
+    }
+    class_level.sort();
+    class_level.dedup();
+    attrs.sort();
+    attrs.dedup();
+    methods.sort();
+    methods.dedup_by(|x, y| x.0 == y.0);
+    let ctx = Ctx::at(None);
+    for name in class_level {
+        match a.class_attr(c, &name, dummy, &ctx) {
+            Value::Str(t) => {
+                out.class_attrs
+                    .insert(name, Fact::Str(sanitize(&t, module_qual, false)));
+            }
+            Value::Int(i) => {
+                out.class_attrs.insert(name, Fact::Int(i));
+            }
+            Value::Client(k) => {
+                out.class_attrs.insert(name, Fact::Client(k));
+            }
+            _ => {}
+        }
+    }
+    if out.ctor.is_some() {
+        for name in attrs {
+            match a.instance_attr(c, &name, dummy, &ctx, true) {
+                Value::Str(t) => {
+                    out.instance_attrs
+                        .insert(name, Fact::Str(sanitize(&t, module_qual, true)));
+                }
+                Value::Int(i) => {
+                    out.instance_attrs.insert(name, Fact::Int(i));
+                }
+                Value::Client(k) => {
+                    out.instance_attrs.insert(name, Fact::Client(k));
+                }
+                _ => {}
+            }
+        }
+    }
+    for (name, m) in methods {
+        let is_instance_method = {
+            let info = &a.ix.funcs[m];
+            !info.is_classmethod() && !info.decorators.iter().any(|d| d == "staticmethod")
+        };
+        if is_instance_method && out.ctor.is_none() {
+            continue;
+        }
+        if let Some(f) = function_fact(a, m, Some(c), module_qual, globals) {
+            out.methods.insert(name, f);
+        }
+    }
+    out
+}
+
+/// A template made independent of the module's syntax tree: no source offsets, every
+/// binding qualified by the module (unless it stands for a parameter), and marked as
+/// the instance's own in instance facts.
+fn sanitize(t: &Tpl, qual: &str, instance: bool) -> Tpl {
+    let mut out = Tpl::default();
+    for p in &t.parts {
+        match p {
+            TPart::Lit { bytes, .. } => out.push(Tpl::text(bytes)),
+            TPart::Hole(h) => {
+                let mut h = h.clone();
+                h.span = None;
+                if exact_marker(&h.binding).is_none_or(|(k, _)| k != 'c' && k != 'p') {
+                    if !h.binding.starts_with(QUALIFIED) && !h.binding.starts_with(INSTANCE) {
+                        h.binding = format!("{qual}{}", h.binding);
+                    }
+                    if instance && !h.binding.starts_with(INSTANCE) {
+                        h.binding = format!("{INSTANCE}{}", h.binding);
+                    }
+                }
+                out.push(Tpl::hole(h));
+            }
+        }
+    }
+    out
+}
+
+/// Replaces the markers of `binding` with the identities of what they stand for.
+fn rebind(binding: &str, args: &[(Tpl, String)], inst: Option<&Instance>) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = binding;
+    if let Some(r) = rest.strip_prefix(INSTANCE) {
+        out.push_str(&inst?.ident);
+        out.push('|');
+        rest = r;
+    }
+    while let Some(start) = rest.find('\u{1}') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        let end = after.find('\u{1}')?;
+        let (kind, i) = exact_marker(&rest[start..start + end + 2])?;
+        let id = match kind {
+            'p' => &args.get(i)?.1,
+            'c' => &inst?.ctor.get(i)?.1,
+            _ => return None,
+        };
+        out.push('<');
+        out.push_str(id);
+        out.push('>');
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    (!out.contains(['\u{1}', '\u{2}'])).then_some(out)
+}
+
+/// A fact's template with its parameters bound to `args` and its instance to `inst`.
+fn apply(t: &Tpl, args: &[(Tpl, String)], inst: Option<&Instance>) -> Option<Tpl> {
+    let mut out = Tpl::default();
+    for p in &t.parts {
+        match p {
+            TPart::Lit { .. } => out.push(Tpl {
+                parts: vec![p.clone()],
+            }),
+            TPart::Hole(h) => match exact_marker(&h.binding) {
+                Some(('p', i)) => out.push(args.get(i)?.0.clone()),
+                Some(('c', i)) => out.push(inst?.ctor.get(i)?.0.clone()),
+                _ => {
+                    let mut h = h.clone();
+                    h.binding = rebind(&h.binding, args, inst)?;
+                    out.push(Tpl::hole(h));
+                }
+            },
+        }
+    }
+    Some(out)
+}
+
+impl<'t> Analyzer<'t> {
+    /// An imported name or attribute of a module: the value of a constant or client
+    /// of another project module, else the symbol.
+    pub(crate) fn project_value(&mut self, path: String, _ctx: &Ctx<'t>) -> Value<'t> {
+        let Some(scope) = self.project else {
+            return Value::Symbol(path);
+        };
+        match scope.lookup(&path) {
+            Some(Fact::Str(t)) => Value::Str(t),
+            Some(Fact::Int(i)) => Value::Int(i),
+            Some(Fact::Client(k)) => Value::Client(k),
+            _ => Value::Symbol(path),
+        }
+    }
+
+    /// Whether `path` (an annotation's name) is a class of another project module
+    /// derived from a redis-py client. An annotation does not prove which client is
+    /// passed, so its kind stays unknown, as for `Redis` itself.
+    pub(crate) fn project_client_class(&self, path: &str) -> bool {
+        let Some(scope) = self.project else {
+            return false;
+        };
+        matches!(scope.lookup(path), Some(Fact::Class(c)) if c.client.is_some())
+    }
+
+    /// The arguments of a call bound to `params`: each one's template and identity.
+    fn bind_args(
+        &mut self,
+        params: &[Param],
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Vec<(Tpl, String)>> {
+        let (pos, kw) = self.call_args(args, ctx);
+        if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) || pos.len() > params.len()
+        {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let given = pos
+                .get(i)
+                .or_else(|| kw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e));
+            let t = match given {
+                Some(e) => self.to_tpl(&e.value, e.node, ctx),
+                None if p.has_default => match &p.default {
+                    Some(t) => t.clone(),
+                    None => Tpl::hole(HoleInfo {
+                        label: p.name.clone(),
+                        binding: format!("default:{}", p.name),
+                        span: None,
+                        keylike: is_keylike_label(&p.name),
+                    }),
+                },
+                None => return None,
+            };
+            let id = fingerprint(&Value::Str(t.clone()));
+            out.push((t, id));
+        }
+        if kw.iter().any(|(k, _)| !params.iter().any(|p| &p.name == k)) {
+            return None;
+        }
+        Some(out)
+    }
+
+    fn call_fact(
+        &mut self,
+        fact: Fact,
+        inst: Option<&Instance>,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        match fact {
+            Fact::Factory(k) => Some(Value::Client(k)),
+            Fact::Builder(b) if b.instance == inst.is_some() => {
+                let bound = self.bind_args(&b.params, args, ctx)?;
+                Some(apply(&b.ret, &bound, inst).map_or_else(|| self.opaque(n, ctx), Value::Str))
+            }
+            Fact::Class(c) if inst.is_none() => {
+                if let Some(k) = c.client {
+                    return Some(Value::Client(k));
+                }
+                let ctor = self.bind_args(c.ctor.as_ref()?, args, ctx)?;
+                let ids: Vec<&str> = ctor.iter().map(|(_, id)| id.as_str()).collect();
+                let ident = format!("{}({})", c.qual, ids.join(","));
+                Some(Value::Ext(Rc::new(Instance {
+                    class: c,
+                    ctor,
+                    ident,
+                })))
+            }
+            _ => None,
+        }
+    }
+
+    /// A call of a factory, key builder or class of another project module.
+    pub(crate) fn project_call(
+        &mut self,
+        path: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let fact = self.project?.lookup(path)?;
+        self.call_fact(fact, None, args, n, ctx)
+    }
+
+    /// `x.attr` on an instance of another module's class.
+    pub(crate) fn ext_attr(
+        &mut self,
+        x: &Rc<Instance>,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let fact = x
+            .class
+            .instance_attrs
+            .get(attr)
+            .or_else(|| x.class.class_attrs.get(attr));
+        match fact {
+            Some(Fact::Str(t)) => {
+                apply(t, &[], Some(x)).map_or_else(|| self.opaque(n, ctx), Value::Str)
+            }
+            Some(Fact::Int(i)) => Value::Int(*i),
+            Some(Fact::Client(k)) => Value::Client(*k),
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// `x.m(…)` on an instance of another module's class.
+    pub(crate) fn ext_call(
+        &mut self,
+        x: &Rc<Instance>,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let fact = x.class.methods.get(m).cloned();
+        let inst = match &fact {
+            Some(Fact::Builder(b)) if !b.instance => None,
+            _ => Some(x.as_ref()),
+        };
+        fact.and_then(|f| self.call_fact(f, inst, args, n, ctx))
+            .unwrap_or_else(|| self.opaque(n, ctx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_round_trip() {
+        assert_eq!(exact_marker(&marker('p', 3)), Some(('p', 3)));
+        assert_eq!(exact_marker("x"), None);
+        let args = vec![(Tpl::text(b"a"), "a".to_string())];
+        let b = format!("f1[job_key({})]:x.upper()", marker('p', 0));
+        assert_eq!(
+            rebind(&b, &args, None).as_deref(),
+            Some("f1[job_key(<a>)]:x.upper()")
+        );
+        assert_eq!(rebind(&marker('p', 1), &args, None), None);
+        assert_eq!(rebind("\u{2}x", &args, None), None);
+    }
+}
+
+#[cfg(test)]
+mod project_tests {
+    use super::*;
+
+    /// Modules in memory: `a/b.py` and `a/__init__.py` by path from the root.
+    struct Mem(HashMap<&'static str, &'static str>);
+
+    impl ModuleLoader for Mem {
+        fn resolve(&self, from: &str, level: usize, dotted: &str) -> Option<ModuleFile> {
+            let mut base: Vec<&str> = if level == 0 {
+                Vec::new()
+            } else {
+                let mut b: Vec<&str> = from.split('/').collect();
+                b.pop();
+                for _ in 1..level {
+                    b.pop()?;
+                }
+                b
+            };
+            base.extend(dotted.split('.').filter(|s| !s.is_empty()));
+            let stem = base.join("/");
+            for cand in [format!("{stem}.py"), format!("{stem}/__init__.py")] {
+                if self.0.contains_key(cand.trim_start_matches('/')) {
+                    return Some(ModuleFile::Source(cand.trim_start_matches('/').into()));
+                }
+            }
+            let prefix = format!("{stem}/");
+            self.0
+                .keys()
+                .any(|k| k.starts_with(&prefix))
+                .then_some(ModuleFile::Namespace)
+        }
+        fn read(&self, path: &str) -> Option<String> {
+            self.0.get(path).map(|s| s.to_string())
+        }
+    }
+
+    fn lint(files: &[(&'static str, &'static str)], main: &str) -> (Vec<String>, Vec<ModuleDep>) {
+        let mem = Mem(files.iter().copied().collect());
+        let src = mem.0[main];
+        let project = Project::new(Arc::new(mem), Options::default());
+        let (model, deps) = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(crate::STACK_SIZE)
+                .spawn_scoped(s, || {
+                    lower_module(src, &Options::default(), None, &project, main)
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        });
+        let findings =
+            keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
+        (
+            findings
+                .iter()
+                .map(|f| format!("{}: {}", f.rule.name(), f.primary.message))
+                .collect(),
+            deps,
+        )
+    }
+
+    const KEYS: &str = r#"
+PREFIX = "rq:"
+JOB = PREFIX + "job:"
+KEY_FORMAT = "rq:queue:{}"
+
+def job_key(job_id):
+    return f"{JOB}{job_id}"
+
+def queue_key(name):
+    return KEY_FORMAT.format(name)
+"#;
+
+    const CONN: &str = r#"
+import redis
+_r = None
+
+def configure(url):
+    global _r
+    _r = redis.Redis.from_url(url)
+
+def get_connection():
+    return redis.Redis.from_url("redis://localhost")
+"#;
+
+    const MODELS: &str = r#"
+from .keys import JOB, job_key
+from .conn import get_connection
+
+class Job:
+    key_prefix = JOB
+
+    def __init__(self, id, connection=None):
+        self.id = id
+        self.key = self.key_prefix + id
+        self.connection = connection or get_connection()
+
+    @property
+    def dependents_key(self):
+        return self.key + ":dependents"
+
+    @classmethod
+    def key_for(cls, job_id):
+        return cls.key_prefix + job_id
+"#;
+
+    #[test]
+    fn keys_and_clients_resolve_through_imports() {
+        let jobs = r#"
+from .keys import job_key, queue_key
+from .conn import get_connection
+from . import conn
+from .models import Job
+
+def run(job_id, name):
+    r = get_connection()
+    r.rename(job_key(job_id), queue_key(name))
+    conn._r.smove("a:1", "b:1", "x")
+    job = Job(job_id)
+    job.connection.mget(job.key, job.dependents_key)
+    r.mget(Job.key_for(job_id), job_key(job_id))
+"#;
+        let files = [
+            ("app/__init__.py", ""),
+            ("app/keys.py", KEYS),
+            ("app/conn.py", CONN),
+            ("app/models.py", MODELS),
+            ("app/jobs.py", jobs),
+        ];
+        let (findings, deps) = lint(&files, "app/jobs.py");
+        assert_eq!(
+            findings,
+            [
+                "cross-slot-likely: hashed whole: f\"rq:queue:{name}\"",
+                "cross-slot: slot 14631",
+                "cross-slot-likely: hashed whole: f\"rq:job:{job_id}:dependents\"",
+            ],
+            "{findings:#?}"
+        );
+        assert!(deps.contains(&ModuleDep::Read {
+            path: "app/models.py".into()
+        }));
+    }
+
+    #[test]
+    fn import_cycles_end() {
+        let a =
+            "from .b import X\nY = X + ':y'\nimport redis\nr = redis.Redis()\nr.mget(Y, 'k:1')\n";
+        let b = "from .a import Y\nX = Y + ':x'\n";
+        let files = [("p/a.py", a), ("p/b.py", b)];
+        let (findings, _) = lint(&files, "p/a.py");
+        assert!(findings.is_empty(), "{findings:?}");
+    }
+}

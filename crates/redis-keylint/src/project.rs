@@ -1,0 +1,241 @@
+//! The project analysis's view of the file system: where a Python module's imports
+//! are, read once per run.
+//!
+//! The project root of a file is the nearest directory above it with
+//! `redis-keylint.toml`, `pyproject.toml`, `setup.py`, `setup.cfg` or `.git`. An
+//! absolute import is looked up from the directory above the file's top package
+//! (the highest directory of `__init__.py` files above it, or the file's own
+//! directory), then from the project root and its `src/`; a relative one from the
+//! file's package. Nothing outside the project root is read (symbolic links are
+//! followed only when their target is inside), nor files over 1 MiB or not UTF-8.
+//! Without a project root, the top package's directory is the limit.
+
+use keylint_python::{ModuleFile, ModuleLoader};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Module files larger than this are not read.
+const MAX_MODULE_SIZE: u64 = 1 << 20;
+
+/// Files whose directory is a project root.
+const ROOT_MARKERS: &[&str] = &[
+    "redis-keylint.toml",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    ".git",
+];
+
+/// Finds and reads modules for [`keylint_python::Project`]; shared by every worker.
+#[derive(Debug, Default)]
+pub struct Loader {
+    /// Per directory of an importing module: the limit and the search roots.
+    roots: Mutex<HashMap<PathBuf, Roots>>,
+    resolved: Mutex<HashMap<(PathBuf, usize, String), Option<ModuleFile>>>,
+    /// The hash of each module text as first read this run.
+    hashes: Mutex<HashMap<String, u128>>,
+}
+
+#[derive(Debug, Clone)]
+struct Roots {
+    /// Nothing outside it is read (canonical).
+    limit: PathBuf,
+    /// Where absolute imports are looked up, in order.
+    search: Vec<PathBuf>,
+}
+
+/// The name a linted file has for the project analysis (its canonical path), if it
+/// has one.
+pub fn module_name(path: &Path) -> Option<String> {
+    let canon = std::fs::canonicalize(path).ok()?;
+    canon.to_str().map(str::to_string)
+}
+
+fn is_file(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file())
+}
+
+impl Loader {
+    fn roots(&self, dir: &Path) -> Roots {
+        if let Some(r) = self.roots.lock().expect("loader lock").get(dir) {
+            return r.clone();
+        }
+        // The top package: the highest directory of `__init__.py` files.
+        let mut top = dir.to_path_buf();
+        while is_file(&top.join("__init__.py")) {
+            match top.parent() {
+                Some(p) => top = p.to_path_buf(),
+                None => break,
+            }
+        }
+        let project = dir
+            .ancestors()
+            .find(|d| ROOT_MARKERS.iter().any(|m| d.join(m).exists()))
+            .map(Path::to_path_buf);
+        let (limit, search) = match project {
+            Some(root) if top.starts_with(&root) => {
+                let mut search = vec![top.clone()];
+                for r in [root.clone(), root.join("src")] {
+                    if !search.contains(&r) && r.is_dir() {
+                        search.push(r);
+                    }
+                }
+                (root, search)
+            }
+            _ => (top.clone(), vec![top]),
+        };
+        let r = Roots { limit, search };
+        self.roots
+            .lock()
+            .expect("loader lock")
+            .insert(dir.to_path_buf(), r.clone());
+        r
+    }
+
+    /// The module at `base` + `segs`, inside `limit`.
+    fn find(base: &Path, segs: &[&str], limit: &Path) -> Option<ModuleFile> {
+        let mut p = base.to_path_buf();
+        for s in segs {
+            p.push(s);
+        }
+        let inside = |f: &Path| -> Option<String> {
+            let canon = std::fs::canonicalize(f).ok()?;
+            if !canon.starts_with(limit) {
+                return None;
+            }
+            canon.to_str().map(str::to_string)
+        };
+        if let Some(last) = segs.last() {
+            let file = p.with_file_name(format!("{last}.py"));
+            if is_file(&file) {
+                return inside(&file).map(ModuleFile::Source);
+            }
+        }
+        let init = p.join("__init__.py");
+        if is_file(&init) {
+            return inside(&init).map(ModuleFile::Source);
+        }
+        if !segs.is_empty() && p.is_dir() && inside(&p).is_some() {
+            return Some(ModuleFile::Namespace);
+        }
+        None
+    }
+}
+
+impl ModuleLoader for Loader {
+    fn resolve(&self, from: &str, level: usize, dotted: &str) -> Option<ModuleFile> {
+        let dir = Path::new(from).parent()?.to_path_buf();
+        let key = (dir.clone(), level, dotted.to_string());
+        if let Some(r) = self.resolved.lock().expect("loader lock").get(&key) {
+            return r.clone();
+        }
+        let segs: Vec<&str> = dotted.split('.').filter(|s| !s.is_empty()).collect();
+        let roots = self.roots(&dir);
+        let found = if segs.iter().any(|s| s.contains(['/', '\\']) || *s == "..") {
+            None
+        } else if level > 0 {
+            let mut base = dir.clone();
+            let mut ok = true;
+            for _ in 1..level {
+                match base.parent() {
+                    Some(p) if p.starts_with(&roots.limit) => base = p.to_path_buf(),
+                    _ => ok = false,
+                }
+            }
+            if ok {
+                Loader::find(&base, &segs, &roots.limit)
+            } else {
+                None
+            }
+        } else {
+            let mut namespace = None;
+            let mut source = None;
+            for r in &roots.search {
+                match Loader::find(r, &segs, &roots.limit) {
+                    Some(ModuleFile::Namespace) => {
+                        namespace.get_or_insert(ModuleFile::Namespace);
+                    }
+                    Some(s) => {
+                        source = Some(s);
+                        break;
+                    }
+                    None => {}
+                }
+            }
+            source.or(namespace)
+        };
+        self.resolved
+            .lock()
+            .expect("loader lock")
+            .insert(key, found.clone());
+        found
+    }
+
+    fn read(&self, path: &str) -> Option<String> {
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_MODULE_SIZE {
+            return None;
+        }
+        let bytes = std::fs::read(path).ok()?;
+        if bytes[..bytes.len().min(8192)].contains(&0) {
+            return None;
+        }
+        let text = String::from_utf8(bytes).ok()?;
+        self.hashes
+            .lock()
+            .expect("loader lock")
+            .entry(path.to_string())
+            .or_insert_with(|| crate::cache::text_hash(&text));
+        Some(text)
+    }
+}
+
+impl Loader {
+    /// The hash of a module's text as the analysis read it, if it did.
+    pub fn hash_of(&self, path: &str) -> Option<u128> {
+        self.hashes.lock().expect("loader lock").get(path).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_resolve_inside_the_project_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        w("proj/pyproject.toml", "");
+        w("proj/src/app/__init__.py", "");
+        w("proj/src/app/keys.py", "K = 'a'");
+        w("proj/src/app/sub/__init__.py", "");
+        w("proj/src/app/sub/jobs.py", "");
+        w("proj/tools/util.py", "");
+        w("outside.py", "");
+        let l = Loader::default();
+        let from = root.join("proj/src/app/sub/jobs.py");
+        let from = from.to_str().unwrap();
+        let keys = root.join("proj/src/app/keys.py");
+        let src = |p: &Path| Some(ModuleFile::Source(p.to_str().unwrap().to_string()));
+        assert_eq!(l.resolve(from, 0, "app.keys"), src(&keys));
+        assert_eq!(l.resolve(from, 2, "keys"), src(&keys));
+        assert_eq!(
+            l.resolve(from, 1, ""),
+            src(&root.join("proj/src/app/sub/__init__.py"))
+        );
+        assert_eq!(
+            l.resolve(from, 0, "tools.util"),
+            src(&root.join("proj/tools/util.py"))
+        );
+        assert_eq!(l.resolve(from, 0, "tools"), Some(ModuleFile::Namespace));
+        assert_eq!(l.resolve(from, 0, "outside"), None);
+        assert_eq!(l.resolve(from, 4, "outside"), None);
+        assert_eq!(l.read(keys.to_str().unwrap()).as_deref(), Some("K = 'a'"));
+    }
+}

@@ -14,6 +14,8 @@
 #   directory per project name. A project whose directory already holds the pinned
 #   commit (recorded in .keylint-commit) is left as it is.
 # --bless: rewrite the expected snapshots instead of comparing with them.
+# --holdout: also materialise and run the holdout set (projects marked `holdout = true`),
+#   and report its totals apart from the tuning set's.
 #
 # The sources are never committed. Each materialised project gets an empty git
 # repository of its own so that ignore files of the directories above it (this
@@ -25,11 +27,13 @@ ROOT=$PWD
 MIRRORS=${KEYLINT_REAL_MIRRORS:-}
 SRC=$ROOT/target/real-corpus
 BLESS=""
+HOLDOUT=""
 while [ $# -gt 0 ]; do
     case $1 in
     --mirrors) MIRRORS=$2; shift 2 ;;
     --src) SRC=$2; shift 2 ;;
     --bless) BLESS=1; shift ;;
+    --holdout) HOLDOUT=1; shift ;;
     -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
@@ -38,10 +42,12 @@ mkdir -p "$SRC"
 SRC=$(cd "$SRC" && pwd)
 
 # name repo commit, one project a line
-projects=$(python3 - <<'PY'
-import tomllib
+projects=$(HOLDOUT=$HOLDOUT python3 - <<'PY'
+import os, tomllib
 with open("corpus/projects.toml", "rb") as f:
     for p in tomllib.load(f)["project"]:
+        if p.get("holdout") and not os.environ.get("HOLDOUT"):
+            continue
         print(p["name"], p["repo"], p["commit"])
 PY
 )
@@ -75,5 +81,5 @@ if [ "$missing" -gt 0 ]; then
 fi
 
 cargo build --release -p redis-keylint >&2
-KEYLINT_REAL=1 KEYLINT_REAL_DIR=$SRC KEYLINT_BLESS=$BLESS \
+KEYLINT_REAL=1 KEYLINT_REAL_DIR=$SRC KEYLINT_BLESS=$BLESS KEYLINT_REAL_HOLDOUT=$HOLDOUT \
     cargo test --release --test real_corpus -- --nocapture

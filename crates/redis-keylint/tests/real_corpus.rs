@@ -9,6 +9,10 @@
 //! It fails on any snapshot difference, any finding without a review, and any false
 //! error (a finding of severity `error` reviewed as a false positive).
 //! `KEYLINT_REAL_ONLY=rq,saq` limits the run to those projects.
+//!
+//! Projects marked `holdout = true` form the holdout set: they run only with
+//! `KEYLINT_REAL_HOLDOUT=1`, and the table then gives the totals of the tuning set and
+//! of the holdout set apart, before the grand total.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -32,6 +36,10 @@ struct Project {
     #[serde(default)]
     paths: Vec<String>,
     why: String,
+    /// Part of the holdout set: chosen independently of the tuning set, run only with
+    /// `KEYLINT_REAL_HOLDOUT=1` and totalled apart.
+    #[serde(default)]
+    holdout: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -203,6 +211,7 @@ fn real_corpus() {
     let only: Vec<String> = std::env::var("KEYLINT_REAL_ONLY")
         .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
         .unwrap_or_default();
+    let with_holdout = std::env::var("KEYLINT_REAL_HOLDOUT").as_deref() == Ok("1");
     let projects: Projects = toml::from_str(
         &std::fs::read_to_string(root.join("corpus/projects.toml")).expect("projects.toml"),
     )
@@ -213,19 +222,31 @@ fn real_corpus() {
          | findings | tp | fp | precision | false errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut total = Score::default();
+    // [tuning, holdout]
+    let mut set_total = [Score::default(); 2];
     let mut failures: Vec<String> = Vec::new();
     let mut missed = String::new();
     // Reviews that match no finding any more (the finding went away): kept as history,
     // listed so that they can be pruned.
     let mut stale = String::new();
-    // Sites labelled "certain" only: [cross-slot labelled, found, undeclared labelled, found].
-    let mut certain = [0usize; 4];
+    // Sites labelled "certain" only, per set [tuning, holdout]:
+    // [cross-slot labelled, found, undeclared labelled, found].
+    let mut certain = [[0usize; 4]; 2];
     let mut ran = 0;
+    let listed = projects
+        .project
+        .iter()
+        .filter(|p| with_holdout || !p.holdout)
+        .count();
     let mut lint_time = std::time::Duration::ZERO;
     for p in &projects.project {
         if !only.is_empty() && !only.contains(&p.name) {
             continue;
         }
+        if p.holdout && !with_holdout {
+            continue;
+        }
+        let set = usize::from(p.holdout);
         let dir = src.join(&p.name);
         if !dir.is_dir() {
             failures.push(format!(
@@ -311,8 +332,8 @@ fn real_corpus() {
             match site.confidence.as_str() {
                 "certain" => {
                     let i = if site.kind == "cross-slot" { 0 } else { 2 };
-                    certain[i] += 1;
-                    certain[i + 1] += usize::from(found);
+                    certain[set][i] += 1;
+                    certain[set][i + 1] += usize::from(found);
                 }
                 "likely" => {}
                 c => panic!("{}: unknown confidence `{c}`", label_path.display()),
@@ -373,22 +394,41 @@ fn real_corpus() {
         table.push_str(&row(&p.name, &s));
         table.push('\n');
         total.add(&s);
+        set_total[set].add(&s);
+    }
+    if with_holdout {
+        table.push_str(&row("**tuning**", &set_total[0]));
+        table.push('\n');
+        table.push_str(&row("**holdout**", &set_total[1]));
+        table.push('\n');
     }
     table.push_str(&row("**total**", &total));
     table.push('\n');
     println!("\n{table}");
+    let sets: &[(&str, usize)] = if with_holdout {
+        &[("tuning set", 0), ("holdout set", 1)]
+    } else {
+        &[("", 0)]
+    };
+    for &(label, i) in sets {
+        let c = certain[i];
+        let label = if label.is_empty() {
+            String::new()
+        } else {
+            format!("{label}, ")
+        };
+        println!(
+            "{label}sites labelled \"certain\" only: cross-slot {} of {} found ({}), undeclared keys {} of {} found ({})",
+            c[1],
+            c[0],
+            pct(c[1], c[0]),
+            c[3],
+            c[2],
+            pct(c[3], c[2]),
+        );
+    }
     println!(
-        "sites labelled \"certain\" only: cross-slot {} of {} found ({}), undeclared keys {} of {} found ({})",
-        certain[1],
-        certain[0],
-        pct(certain[1], certain[0]),
-        certain[3],
-        certain[2],
-        pct(certain[3], certain[2]),
-    );
-    println!(
-        "projects: {ran} of {}; unreviewed findings: {}; linting took {} ms in all",
-        projects.project.len(),
+        "projects: {ran} of {listed}; unreviewed findings: {}; linting took {} ms in all",
         total.unreviewed,
         lint_time.as_millis()
     );

@@ -557,8 +557,10 @@ impl<'t, 's> Eval<'t, 's> {
         if let Some(&d) = self.scopes.uses.get(&node.start_byte()) {
             if self.scopes.mutated.contains(&d) {
                 // One value reaches this use: it is the local's value.
-                return match self.alternatives(node).map(Vec::as_slice) {
-                    Some([(v, _)]) if !matches!(v, Val::Other(Prov::Unknown)) => v.clone(),
+                let alts = self.alternatives(node).cloned().unwrap_or_default();
+                return match alts.as_slice() {
+                    [(v, _)] if !matches!(v, Val::Other(Prov::Unknown)) => v.clone(),
+                    [_, _, ..] => self.one_of(node, d, &alts),
                     _ => Val::Other(Prov::Unknown),
                 };
             }
@@ -772,6 +774,43 @@ impl<'t, 's> Eval<'t, 's> {
                 f.alts.insert(d, vec![value]);
             }
         }
+    }
+
+    /// A local that holds one of several values here: an opaque value of their common
+    /// provenance when none of them is a declared key or unknown (a name from `ARGV`
+    /// cut two ways), else unknown. Its identity is the local with the assignments that
+    /// reach this use, so two uses reached by the same assignments are the same value.
+    fn one_of(&mut self, node: Node<'_>, d: DeclId, alts: &[(Val<'t>, Span)]) -> Val<'t> {
+        let mut provs = Vec::new();
+        let mut sites = Vec::new();
+        for (v, at) in alts {
+            if matches!(v, Val::Nil) {
+                continue;
+            }
+            match self.prov_of(v) {
+                Prov::Unknown | Prov::Declared(_) => return Val::Other(Prov::Unknown),
+                p => provs.push(p),
+            }
+            sites.push(at.start.to_string());
+        }
+        if provs.is_empty() {
+            return Val::Other(Prov::Unknown);
+        }
+        let name = self.text(node).to_string();
+        let frame = self
+            .frames
+            .iter()
+            .rev()
+            .find(|f| f.alts.contains_key(&d))
+            .map_or(0, |f| f.id);
+        let binding = format!("{name}@{d}#{frame}:{}", sites.join(","));
+        self.provs.insert(binding.clone(), computed(provs));
+        Val::Str(tpl::hole(
+            &name,
+            binding,
+            HoleKind::Opaque,
+            Some(node.byte_range()),
+        ))
     }
 
     /// The values a reassigned local may hold here, if they are followed.
@@ -1496,6 +1535,7 @@ impl<'t, 's> Eval<'t, 's> {
                     return Val::Spread(Spread::Values(match args.first() {
                         Some(Val::Keys) => Prov::Declared(0),
                         Some(Val::Argv) => Prov::Argv,
+                        Some(Val::Other(p)) => computed([*p]),
                         _ => Prov::Unknown,
                     }));
                 }

@@ -590,7 +590,9 @@ for _, k in ipairs(keys) do redis.call('DEL', k) end
 local job = cjson.decode(ARGV[1])
 redis.call('GET', job.queue)
 local filled = {}
-table.insert(filled, KEYS[1])
+local id = redis.call('GET', KEYS[1])
+table.insert(filled, id)
+redis.call('GET', 'job:' .. id)
 redis.call('GET', filled[1])
 local handed = {'x'}
 fill(handed)
@@ -602,6 +604,9 @@ redis.call('GET', handed[1])
         [
             KeyOrigin::Declared(0),
             KeyOrigin::Declared(0),
+            KeyOrigin::Undeclared,
+            KeyOrigin::Declared(1),
+            // A value inserted into a table is only read.
             KeyOrigin::Undeclared,
             KeyOrigin::Unknown,
             KeyOrigin::Unknown
@@ -686,4 +691,29 @@ fn included_functions_run_with_the_script_values() {
     }
     // Without a loader, the calls are unknown.
     assert_eq!(lower(src).keys.len(), 1);
+}
+
+#[test]
+fn a_local_cut_two_ways_from_argv_builds_undeclared_keys() {
+    let src = r#"
+local name = ARGV[1]
+if string.sub(name, -3) == '.DQ' then
+  name = string.sub(name, 1, -4)
+end
+redis.call('ZADD', KEYS[1] .. ':' .. name .. '.XQ', 1, 'm')
+redis.call('HSET', 'q:' .. name, 'a', 1)
+redis.call('HSET', 'q:' .. name, 'b', 1)
+local mixed = ARGV[2]
+if ARGV[3] then mixed = KEYS[2] end
+redis.call('GET', 'x:' .. mixed)
+"#;
+    let k = keys(src);
+    assert_eq!(k[0].2, KeyOrigin::DerivedFromDeclared(1));
+    assert_eq!(k[1].2, KeyOrigin::Undeclared);
+    // The same reaching assignments: the same value, not two different keys.
+    assert_eq!(k[1].1, k[2].1);
+    let m = lower(src);
+    assert!(m.keys[1].template.same_text(&m.keys[2].template));
+    // One of the values is a declared key: unknown.
+    assert_eq!(k[3].2, KeyOrigin::Unknown);
 }

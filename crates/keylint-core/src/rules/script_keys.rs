@@ -303,7 +303,7 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
         for &k in &repeats {
             let span = &model.keys[k].span;
             let shown = f.primary.span == *span || f.secondary.iter().any(|l| l.span == *span);
-            if !shown && f.secondary.len() < MAX_LABELS {
+            if !shown && f.secondary.len() < MAX_DERIVED_LABELS {
                 f = f.with_secondary(Label::new(span.clone(), "the same derived key"));
             }
         }

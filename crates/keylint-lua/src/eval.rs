@@ -19,7 +19,8 @@
 //!
 //! Control flow: every branch and loop body is walked once. A local assigned more than
 //! once is followed in walk order (`Frame::alts`): an assignment replaces its values,
-//! the arms of an `if` join theirs, a loop makes what it assigns unknown inside it;
+//! the arms of an `if` join theirs, a loop body is first walked to find what an
+//! iteration assigns (`Eval::dry_walk`);
 //! one reaching value is the value, several are possible keys that join no unit. A
 //! local assigned from a closure is unknown (see `scope`). Local functions, functions
 //! stored in tables and closures are evaluated at each call with the arguments' values
@@ -50,6 +51,8 @@ const MAX_NEST: usize = 150;
 const MAX_LABEL: usize = 40;
 /// Most values followed for one reassigned local; beyond, it is unknown.
 const MAX_ALTS: usize = 8;
+/// Deepest nesting of loops walked twice to follow the locals they assign.
+const MAX_DRY_DEPTH: usize = 2;
 
 /// Where an unknown value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,6 +276,8 @@ pub(crate) struct Eval<'t, 's> {
     /// How many enclosing constructs may skip what is being walked without an `if`
     /// arm saying so: loop bodies, the right side of `and`/`or`, `pcall`.
     maybe_skipped: usize,
+    /// How many loop bodies are being walked a first time (see `Eval::dry_walk`).
+    dry_depth: usize,
     /// Where the script starts in the text: what comes before is included files.
     pub script_start: usize,
     /// Each included file's range and the `@include` line that pulled it in.
@@ -336,6 +341,7 @@ impl<'t, 's> Eval<'t, 's> {
             library: false,
             nest: 0,
             maybe_skipped: 0,
+            dry_depth: 0,
             script_start: 0,
             regions: Vec::new(),
             call_sites: Vec::new(),
@@ -796,6 +802,10 @@ impl<'t, 's> Eval<'t, 's> {
         if provs.is_empty() {
             return Val::Other(Prov::Unknown);
         }
+        if !alts.iter().any(|(v, _)| matches!(v, Val::Str(_))) {
+            // Tables or numbers (a list read from Redis, re-read in a loop).
+            return Val::Other(computed(provs));
+        }
         let name = self.text(node).to_string();
         let frame = self
             .frames
@@ -819,9 +829,10 @@ impl<'t, 's> Eval<'t, 's> {
         self.frames.iter().rev().find_map(|f| f.alts.get(d))
     }
 
-    /// Walks a loop body: a local reassigned inside the loop may hold, at any point of
-    /// the body, a value of another iteration, so it is unknown there; after the loop
-    /// it holds its value from before or from the end of the body.
+    /// Walks a loop body: a local reassigned inside the loop may hold, at the top of the
+    /// body, its value from before the loop or one an earlier iteration left (found by a
+    /// first walk in which it is unknown, so a value built from itself stays unknown);
+    /// after the loop it holds its value from before or from the end of the body.
     fn loop_body(&mut self, body: Option<Node<'t>>) {
         let Some(body) = body else {
             return;
@@ -852,6 +863,28 @@ impl<'t, 's> Eval<'t, 's> {
                 }
             }
         }
+        let tracked = assigned.iter().any(|d| before.contains_key(d));
+        if tracked && self.dry_depth < MAX_DRY_DEPTH && !self.library {
+            // A first walk, with what the loop assigns unknown, finds the values an
+            // iteration leaves behind that do not depend on an earlier iteration; at
+            // the top of the body a local holds its value from before the loop or one
+            // of those. Nothing the first walk finds is kept.
+            let end = self.dry_walk(body);
+            if let Some(f) = self.frames.last_mut() {
+                for d in &assigned {
+                    let (Some(b), Some(e)) = (before.get(d), end.get(d)) else {
+                        continue;
+                    };
+                    let mut v = b.clone();
+                    for (val, at) in e {
+                        if !v.iter().any(|(_, s)| s == at && !s.is_empty()) {
+                            v.push((val.clone(), at.clone()));
+                        }
+                    }
+                    f.alts.insert(*d, v);
+                }
+            }
+        }
         self.maybe_skipped += 1;
         self.block(body);
         self.maybe_skipped -= 1;
@@ -869,6 +902,38 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         self.join(&before, vec![before.clone(), after]);
+    }
+
+    /// Walks a loop body without keeping anything it finds (keys, units, returns,
+    /// guards), and returns the reassigned locals' values at its end.
+    fn dry_walk(&mut self, body: Node<'t>) -> OffsetMap<Vec<(Val<'t>, Span)>> {
+        let saved_alts = self.frames.last().map(|f| f.alts.clone());
+        let (returns, exits) = self
+            .frames
+            .last()
+            .map_or((0, 0), |f| (f.returns.len(), f.exits.len()));
+        let keys = self.keys.len();
+        let collector = self.collector.take();
+        self.dry_depth += 1;
+        self.maybe_skipped += 1;
+        self.block(body);
+        self.maybe_skipped -= 1;
+        self.dry_depth -= 1;
+        self.collector = collector;
+        self.keys.truncate(keys);
+        self.key_index.retain(|_, v| {
+            v.retain(|&k| k < keys);
+            !v.is_empty()
+        });
+        let mut end = OffsetMap::default();
+        if let Some(f) = self.frames.last_mut() {
+            f.returns.truncate(returns);
+            f.exits.truncate(exits);
+            if let Some(a) = saved_alts {
+                end = std::mem::replace(&mut f.alts, a);
+            }
+        }
+        end
     }
 
     /// Sets the current frame's reassigned locals declared before a branch point to the

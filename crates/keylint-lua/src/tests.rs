@@ -717,3 +717,36 @@ redis.call('GET', 'x:' .. mixed)
     // One of the values is a declared key: unknown.
     assert_eq!(k[3].2, KeyOrigin::Unknown);
 }
+
+#[test]
+fn a_local_reassigned_in_a_loop_holds_its_values_from_before_and_from_the_body() {
+    let src = r#"
+local ids = redis.call('LRANGE', KEYS[1], 0, -1)
+while next(ids) do
+  for _, id in ipairs(ids) do
+    redis.call('DEL', ARGV[1] .. id)
+  end
+  ids = redis.call('LRANGE', KEYS[1], 0, -1)
+end
+local k = ARGV[2]
+local n = 0
+while n < 3 do
+  redis.call('GET', 'x:' .. k)
+  k = k .. 'y'
+  n = n + 1
+end
+"#;
+    let k = keys(src);
+    let shown: Vec<(&str, KeyOrigin)> = k.iter().map(|k| (k.1.as_str(), k.2)).collect();
+    assert!(shown.contains(&("ARGV[1] .. id", KeyOrigin::Undeclared)));
+    // A value that depends on the previous iteration is unknown.
+    assert!(shown
+        .iter()
+        .any(|(t, o)| t.starts_with("\"x:\"") && *o == KeyOrigin::Unknown));
+    // The first walk of a loop body leaves no key behind.
+    let m = lower(src);
+    let spans: Vec<_> = m.keys.iter().map(|k| k.span.clone()).collect();
+    let mut dedup = spans.clone();
+    dedup.dedup();
+    assert_eq!(spans, dedup);
+}

@@ -51,8 +51,8 @@ const MAX_NEST: usize = 150;
 const MAX_LABEL: usize = 40;
 /// Most values followed for one reassigned local; beyond, it is unknown.
 const MAX_ALTS: usize = 8;
-/// Deepest nesting of loops walked twice to follow the locals they assign.
-const MAX_DRY_DEPTH: usize = 2;
+/// Loops nested deeper than this are walked once (see `Eval::dry_walk`).
+const MAX_DRY_DEPTH: usize = 3;
 
 /// Where an unknown value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,8 +276,8 @@ pub(crate) struct Eval<'t, 's> {
     /// How many enclosing constructs may skip what is being walked without an `if`
     /// arm saying so: loop bodies, the right side of `and`/`or`, `pcall`.
     maybe_skipped: usize,
-    /// How many loop bodies are being walked a first time (see `Eval::dry_walk`).
-    dry_depth: usize,
+    /// How many loop bodies enclose what is being walked.
+    loop_depth: usize,
     /// Where the script starts in the text: what comes before is included files.
     pub script_start: usize,
     /// Each included file's range and the `@include` line that pulled it in.
@@ -341,7 +341,7 @@ impl<'t, 's> Eval<'t, 's> {
             library: false,
             nest: 0,
             maybe_skipped: 0,
-            dry_depth: 0,
+            loop_depth: 0,
             script_start: 0,
             regions: Vec::new(),
             call_sites: Vec::new(),
@@ -864,7 +864,9 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         let tracked = assigned.iter().any(|d| before.contains_key(d));
-        if tracked && self.dry_depth < MAX_DRY_DEPTH && !self.library {
+        // Each loop walked twice doubles the walks of the loops inside it: only the
+        // outer loops are.
+        if tracked && self.loop_depth < MAX_DRY_DEPTH && !self.library {
             // A first walk, with what the loop assigns unknown, finds the values an
             // iteration leaves behind that do not depend on an earlier iteration; at
             // the top of the body a local holds its value from before the loop or one
@@ -886,7 +888,9 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         self.maybe_skipped += 1;
+        self.loop_depth += 1;
         self.block(body);
+        self.loop_depth -= 1;
         self.maybe_skipped -= 1;
         let mut after = self
             .frames
@@ -914,11 +918,11 @@ impl<'t, 's> Eval<'t, 's> {
             .map_or((0, 0), |f| (f.returns.len(), f.exits.len()));
         let keys = self.keys.len();
         let collector = self.collector.take();
-        self.dry_depth += 1;
+        self.loop_depth += 1;
         self.maybe_skipped += 1;
         self.block(body);
         self.maybe_skipped -= 1;
-        self.dry_depth -= 1;
+        self.loop_depth -= 1;
         self.collector = collector;
         self.keys.truncate(keys);
         self.key_index.retain(|_, v| {

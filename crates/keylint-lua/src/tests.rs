@@ -750,3 +750,19 @@ end
     dedup.dedup();
     assert_eq!(spans, dedup);
 }
+
+#[test]
+fn deeply_nested_loops_that_reassign_stay_linear() {
+    let mut src = String::from("local k = ARGV[1]\n");
+    for _ in 0..60 {
+        src.push_str("while k do k = ARGV[2]\n");
+    }
+    src.push_str("redis.call('GET', k)\n");
+    for _ in 0..60 {
+        src.push_str("end\n");
+    }
+    let t = std::time::Instant::now();
+    let k = keys(&src);
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    assert!(!k.is_empty());
+}

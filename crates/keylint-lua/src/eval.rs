@@ -19,7 +19,8 @@
 //!
 //! Control flow: every branch and loop body is walked once. A local assigned more than
 //! once is followed in walk order (`Frame::alts`): an assignment replaces its values,
-//! the arms of an `if` join theirs, a loop makes what it assigns unknown inside it;
+//! the arms of an `if` join theirs, a loop body is first walked to find what an
+//! iteration assigns (`Eval::dry_walk`);
 //! one reaching value is the value, several are possible keys that join no unit. A
 //! local assigned from a closure is unknown (see `scope`). Local functions, functions
 //! stored in tables and closures are evaluated at each call with the arguments' values
@@ -50,6 +51,8 @@ const MAX_NEST: usize = 150;
 const MAX_LABEL: usize = 40;
 /// Most values followed for one reassigned local; beyond, it is unknown.
 const MAX_ALTS: usize = 8;
+/// Loops nested deeper than this are walked once (see `Eval::dry_walk`).
+const MAX_DRY_DEPTH: usize = 3;
 
 /// Where an unknown value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,6 +276,8 @@ pub(crate) struct Eval<'t, 's> {
     /// How many enclosing constructs may skip what is being walked without an `if`
     /// arm saying so: loop bodies, the right side of `and`/`or`, `pcall`.
     maybe_skipped: usize,
+    /// How many loop bodies enclose what is being walked.
+    loop_depth: usize,
     /// Where the script starts in the text: what comes before is included files.
     pub script_start: usize,
     /// Each included file's range and the `@include` line that pulled it in.
@@ -336,6 +341,7 @@ impl<'t, 's> Eval<'t, 's> {
             library: false,
             nest: 0,
             maybe_skipped: 0,
+            loop_depth: 0,
             script_start: 0,
             regions: Vec::new(),
             call_sites: Vec::new(),
@@ -557,8 +563,10 @@ impl<'t, 's> Eval<'t, 's> {
         if let Some(&d) = self.scopes.uses.get(&node.start_byte()) {
             if self.scopes.mutated.contains(&d) {
                 // One value reaches this use: it is the local's value.
-                return match self.alternatives(node).map(Vec::as_slice) {
-                    Some([(v, _)]) if !matches!(v, Val::Other(Prov::Unknown)) => v.clone(),
+                let alts = self.alternatives(node).cloned().unwrap_or_default();
+                return match alts.as_slice() {
+                    [(v, _)] if !matches!(v, Val::Other(Prov::Unknown)) => v.clone(),
+                    [_, _, ..] => self.one_of(node, d, &alts),
                     _ => Val::Other(Prov::Unknown),
                 };
             }
@@ -774,15 +782,57 @@ impl<'t, 's> Eval<'t, 's> {
         }
     }
 
+    /// A local that holds one of several values here: an opaque value of their common
+    /// provenance when none of them is a declared key or unknown (a name from `ARGV`
+    /// cut two ways), else unknown. Its identity is the local with the assignments that
+    /// reach this use, so two uses reached by the same assignments are the same value.
+    fn one_of(&mut self, node: Node<'_>, d: DeclId, alts: &[(Val<'t>, Span)]) -> Val<'t> {
+        let mut provs = Vec::new();
+        let mut sites = Vec::new();
+        for (v, at) in alts {
+            if matches!(v, Val::Nil) {
+                continue;
+            }
+            match self.prov_of(v) {
+                Prov::Unknown | Prov::Declared(_) => return Val::Other(Prov::Unknown),
+                p => provs.push(p),
+            }
+            sites.push(at.start.to_string());
+        }
+        if provs.is_empty() {
+            return Val::Other(Prov::Unknown);
+        }
+        if !alts.iter().any(|(v, _)| matches!(v, Val::Str(_))) {
+            // Tables or numbers (a list read from Redis, re-read in a loop).
+            return Val::Other(computed(provs));
+        }
+        let name = self.text(node).to_string();
+        let frame = self
+            .frames
+            .iter()
+            .rev()
+            .find(|f| f.alts.contains_key(&d))
+            .map_or(0, |f| f.id);
+        let binding = format!("{name}@{d}#{frame}:{}", sites.join(","));
+        self.provs.insert(binding.clone(), computed(provs));
+        Val::Str(tpl::hole(
+            &name,
+            binding,
+            HoleKind::Opaque,
+            Some(node.byte_range()),
+        ))
+    }
+
     /// The values a reassigned local may hold here, if they are followed.
     fn alternatives(&self, ident: Node<'_>) -> Option<&Vec<(Val<'t>, Span)>> {
         let d = self.scopes.uses.get(&ident.start_byte())?;
         self.frames.iter().rev().find_map(|f| f.alts.get(d))
     }
 
-    /// Walks a loop body: a local reassigned inside the loop may hold, at any point of
-    /// the body, a value of another iteration, so it is unknown there; after the loop
-    /// it holds its value from before or from the end of the body.
+    /// Walks a loop body: a local reassigned inside the loop may hold, at the top of the
+    /// body, its value from before the loop or one an earlier iteration left (found by a
+    /// first walk in which it is unknown, so a value built from itself stays unknown);
+    /// after the loop it holds its value from before or from the end of the body.
     fn loop_body(&mut self, body: Option<Node<'t>>) {
         let Some(body) = body else {
             return;
@@ -813,8 +863,34 @@ impl<'t, 's> Eval<'t, 's> {
                 }
             }
         }
+        let tracked = assigned.iter().any(|d| before.contains_key(d));
+        // Each loop walked twice doubles the walks of the loops inside it: only the
+        // outer loops are.
+        if tracked && self.loop_depth < MAX_DRY_DEPTH && !self.library {
+            // A first walk, with what the loop assigns unknown, finds the values an
+            // iteration leaves behind that do not depend on an earlier iteration; at
+            // the top of the body a local holds its value from before the loop or one
+            // of those. Nothing the first walk finds is kept.
+            let end = self.dry_walk(body);
+            if let Some(f) = self.frames.last_mut() {
+                for d in &assigned {
+                    let (Some(b), Some(e)) = (before.get(d), end.get(d)) else {
+                        continue;
+                    };
+                    let mut v = b.clone();
+                    for (val, at) in e {
+                        if !v.iter().any(|(_, s)| s == at && !s.is_empty()) {
+                            v.push((val.clone(), at.clone()));
+                        }
+                    }
+                    f.alts.insert(*d, v);
+                }
+            }
+        }
         self.maybe_skipped += 1;
+        self.loop_depth += 1;
         self.block(body);
+        self.loop_depth -= 1;
         self.maybe_skipped -= 1;
         let mut after = self
             .frames
@@ -830,6 +906,38 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         self.join(&before, vec![before.clone(), after]);
+    }
+
+    /// Walks a loop body without keeping anything it finds (keys, units, returns,
+    /// guards), and returns the reassigned locals' values at its end.
+    fn dry_walk(&mut self, body: Node<'t>) -> OffsetMap<Vec<(Val<'t>, Span)>> {
+        let saved_alts = self.frames.last().map(|f| f.alts.clone());
+        let (returns, exits) = self
+            .frames
+            .last()
+            .map_or((0, 0), |f| (f.returns.len(), f.exits.len()));
+        let keys = self.keys.len();
+        let collector = self.collector.take();
+        self.loop_depth += 1;
+        self.maybe_skipped += 1;
+        self.block(body);
+        self.maybe_skipped -= 1;
+        self.loop_depth -= 1;
+        self.collector = collector;
+        self.keys.truncate(keys);
+        self.key_index.retain(|_, v| {
+            v.retain(|&k| k < keys);
+            !v.is_empty()
+        });
+        let mut end = OffsetMap::default();
+        if let Some(f) = self.frames.last_mut() {
+            f.returns.truncate(returns);
+            f.exits.truncate(exits);
+            if let Some(a) = saved_alts {
+                end = std::mem::replace(&mut f.alts, a);
+            }
+        }
+        end
     }
 
     /// Sets the current frame's reassigned locals declared before a branch point to the
@@ -1496,6 +1604,7 @@ impl<'t, 's> Eval<'t, 's> {
                     return Val::Spread(Spread::Values(match args.first() {
                         Some(Val::Keys) => Prov::Declared(0),
                         Some(Val::Argv) => Prov::Argv,
+                        Some(Val::Other(p)) => computed([*p]),
                         _ => Prov::Unknown,
                     }));
                 }

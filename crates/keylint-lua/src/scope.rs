@@ -386,7 +386,7 @@ impl<'a> Resolver<'a> {
         let Some(args) = call.field(F::Arguments) else {
             return;
         };
-        for a in args.named_children() {
+        for (i, a) in args.named_children().enumerate() {
             if a.kind() != K::Identifier {
                 continue;
             }
@@ -399,8 +399,11 @@ impl<'a> Resolver<'a> {
                     | "select" | "type" | "tostring" | "tonumber" | "table.getn" | "cjson.encode"
                     | "cmsgpack.pack" | "redis.call" | "redis.pcall",
                 ) => {}
+                // The table they change is the first argument; the others are read.
                 Some("table.insert" | "table.remove" | "table.sort" | "rawset") => {
-                    self.out.field_written.insert(d);
+                    if i == 0 {
+                        self.out.field_written.insert(d);
+                    }
                 }
                 _ => {
                     self.out.escaped.insert(d);

@@ -25,6 +25,8 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Most secondary labels on one finding.
 const MAX_LABELS: usize = 8;
+/// Most derived keys shown on one finding: each is a line the user may have to change.
+const MAX_DERIVED_LABELS: usize = 64;
 
 pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
     for script in &model.scripts {
@@ -292,7 +294,7 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
         .with_unit(script.span.clone());
         let mut hidden = 0;
         for &k in &distinct[1..] {
-            if f.secondary.len() >= MAX_LABELS {
+            if f.secondary.len() >= MAX_DERIVED_LABELS {
                 hidden += 1;
                 continue;
             }
@@ -301,7 +303,7 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
         for &k in &repeats {
             let span = &model.keys[k].span;
             let shown = f.primary.span == *span || f.secondary.iter().any(|l| l.span == *span);
-            if !shown && f.secondary.len() < MAX_LABELS {
+            if !shown && f.secondary.len() < MAX_DERIVED_LABELS {
                 f = f.with_secondary(Label::new(span.clone(), "the same derived key"));
             }
         }

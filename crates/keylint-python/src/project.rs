@@ -17,12 +17,11 @@
 //!   attributes that hold clients;
 //! - re-exports (`from .keys import job_key` in a package's `__init__.py`).
 //!
-//! A module is summarised once per run and shared by every worker thread. An import
-//! cycle is cut where it closes: a module being summarised answers nothing to the
-//! modules it reaches. Such a summary depends on where the walk started, so it is
-//! shared only with analyses whose walk would cut it the same way, which keeps every
-//! file's findings the same whatever the thread count and order. Nothing is ever
-//! imported or run.
+//! A module is summarised once per run and shared by every worker thread. Modules in
+//! an import cycle do not use each other's facts: a module uses another's facts only
+//! if that module does not reach it back through the modules it reads, which does
+//! not depend on which of them was summarised first, so findings are the same
+//! whatever the thread count and order. Nothing is ever imported or run.
 
 use crate::eval::{fingerprint, merge_clients, ClientKind, Ctx, Elem, Value};
 use crate::index::{text, DefKind, FuncId};
@@ -30,7 +29,7 @@ use crate::lower::Analyzer;
 use crate::syntax::{Field, Nav, NodeExt};
 use crate::tpl::{is_keylike_label, HoleInfo, TPart, Tpl};
 use crate::Options;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -83,7 +82,7 @@ pub enum ModuleDep {
 pub struct Project {
     loader: Arc<dyn ModuleLoader>,
     options: Options,
-    modules: Mutex<HashMap<String, Vec<Arc<Variant>>>>,
+    modules: Mutex<HashMap<String, Arc<Summary>>>,
 }
 
 impl std::fmt::Debug for Project {
@@ -92,15 +91,11 @@ impl std::fmt::Debug for Project {
     }
 }
 
-/// A module's facts, with what they depend on.
+/// A module's facts, with the modules they were computed from.
 #[derive(Debug)]
-struct Variant {
-    /// Every module file the summary reached, directly or through others.
+struct Summary {
+    /// Every module file the summary asked for, directly or through others.
     reached: HashSet<String>,
-    /// Those of them it found being summarised already (an import cycle).
-    cut: HashSet<String>,
-    /// The module depth it was computed at, when the depth limit cut it.
-    depth: Option<usize>,
     facts: Arc<ModuleFacts>,
 }
 
@@ -111,8 +106,9 @@ pub(crate) struct ModuleFacts {
     deps: Vec<ModuleDep>,
 }
 
-/// Modules summarised inside each other, at most.
-const MAX_MODULE_DEPTH: usize = 6;
+/// Modules summarised inside each other, at most (a chain of imports this long is
+/// cut where it reaches the limit).
+const MAX_MODULE_DEPTH: usize = 32;
 /// Re-exports followed in one lookup, at most.
 const MAX_HOPS: u32 = 8;
 
@@ -214,32 +210,16 @@ impl Project {
         }
     }
 
-    fn find_variant(&self, file: &str, stack: &[String]) -> Option<Arc<Variant>> {
-        let modules = self.modules.lock().expect("project lock");
-        let variants = modules.get(file)?;
-        variants
-            .iter()
-            .find(|v| {
-                v.depth.is_none_or(|d| d == stack.len())
-                    && stack
-                        .iter()
-                        .filter(|s| v.reached.contains(*s))
-                        .all(|s| v.cut.contains(s))
-                    && v.cut.iter().all(|c| stack.contains(c))
-            })
+    fn cached(&self, file: &str) -> Option<Arc<Summary>> {
+        self.modules
+            .lock()
+            .expect("project lock")
+            .get(file)
             .cloned()
     }
 
-    fn store(&self, file: &str, v: Arc<Variant>) {
-        let mut modules = self.modules.lock().expect("project lock");
-        let list = modules.entry(file.to_string()).or_default();
-        if !list.iter().any(|o| o.cut == v.cut && o.depth == v.depth) {
-            list.push(v);
-        }
-    }
-
-    /// Summarises the module in `file`, as the last module of `stack`.
-    fn summarise(&self, file: &str, stack: Vec<String>) -> Variant {
+    /// Summarises the module in `file`, as the last module of `stack`, and keeps it.
+    fn summarise(&self, file: &str, stack: Vec<String>) -> Arc<Summary> {
         let scope = Scope::new(self, file.to_string(), stack);
         scope.note(ModuleDep::Read {
             path: file.to_string(),
@@ -248,21 +228,20 @@ impl Project {
             Some(text) => summarise_text(&text, &scope),
             None => HashMap::new(),
         };
-        let reached = scope.reached.take();
-        let cut = reached
-            .iter()
-            .filter(|r| scope.stack.contains(*r))
-            .cloned()
-            .collect();
-        Variant {
-            reached,
-            cut,
-            depth: scope.depth_limited.get().then_some(scope.stack.len()),
+        let summary = Arc::new(Summary {
+            reached: scope.reached.take(),
             facts: Arc::new(ModuleFacts {
                 names,
                 deps: scope.deps.take(),
             }),
-        }
+        });
+        // Another thread may have made the same summary meanwhile: keep the first.
+        self.modules
+            .lock()
+            .expect("project lock")
+            .entry(file.to_string())
+            .or_insert(summary)
+            .clone()
     }
 }
 
@@ -279,7 +258,6 @@ pub(crate) struct Scope<'p> {
     deps: RefCell<Vec<ModuleDep>>,
     seen_deps: RefCell<HashSet<ModuleDep>>,
     reached: RefCell<HashSet<String>>,
-    depth_limited: Cell<bool>,
 }
 
 impl<'p> Scope<'p> {
@@ -297,7 +275,6 @@ impl<'p> Scope<'p> {
             deps: RefCell::default(),
             seen_deps: RefCell::default(),
             reached: RefCell::default(),
-            depth_limited: Cell::new(false),
         }
     }
 
@@ -323,8 +300,10 @@ impl<'p> Scope<'p> {
         found
     }
 
-    /// The facts of the module in `file`, unless it is being summarised (a cycle) or
-    /// too deep.
+    /// The facts of the module in `file`, unless the two modules are in an import
+    /// cycle: a module uses another's facts only if that module does not reach it
+    /// back, whichever of them was summarised first, so that no finding depends on
+    /// the order in which files are linted.
     fn facts(&self, file: &str) -> Option<Arc<ModuleFacts>> {
         if let Some(f) = self.local.borrow().get(file) {
             return f.clone();
@@ -332,28 +311,24 @@ impl<'p> Scope<'p> {
         self.reached.borrow_mut().insert(file.to_string());
         let got = if self.stack.iter().any(|s| s == file) {
             None
-        } else if self.stack.len() >= MAX_MODULE_DEPTH {
-            self.depth_limited.set(true);
-            None
         } else {
-            let mut inner = self.stack.clone();
-            inner.push(file.to_string());
-            let v = match self.project.find_variant(file, &inner) {
-                Some(v) => v,
+            let summary = match self.project.cached(file) {
+                Some(s) => Some(s),
+                None if self.stack.len() >= MAX_MODULE_DEPTH => None,
                 None => {
-                    let v = Arc::new(self.project.summarise(file, inner));
-                    self.project.store(file, v.clone());
-                    v
+                    let mut inner = self.stack.clone();
+                    inner.push(file.to_string());
+                    Some(self.project.summarise(file, inner))
                 }
             };
-            self.reached.borrow_mut().extend(v.reached.iter().cloned());
-            if v.depth.is_some() {
-                self.depth_limited.set(true);
-            }
-            for d in &v.facts.deps {
-                self.note(d.clone());
-            }
-            Some(v.facts.clone())
+            summary.and_then(|s| {
+                self.reached.borrow_mut().extend(s.reached.iter().cloned());
+                for d in &s.facts.deps {
+                    self.note(d.clone());
+                }
+                let cycle = self.stack.iter().any(|m| s.reached.contains(m));
+                (!cycle).then(|| s.facts.clone())
+            })
         };
         self.local
             .borrow_mut()
@@ -636,6 +611,25 @@ fn function_fact(
     let mut returns = Vec::new();
     collect_returns(&a.ix, info.body, &mut returns);
     if returns.is_empty() || returns.len() > 8 {
+        return None;
+    }
+    // Only a return that reads like a client is evaluated: most functions of a big
+    // module return something else, and evaluating them all would cost as much as
+    // linting the module again.
+    let clientish = |e: Node<'_>| {
+        let t = text(e, a.src());
+        if e.kind_name() == "identifier" {
+            return matches!(globals.get(t), Some(Fact::Client(_)));
+        }
+        let t = t.to_ascii_lowercase();
+        ["redis", "client", "conn", "cluster", "from_url", "pool"]
+            .iter()
+            .any(|w| t.contains(w))
+    };
+    if !returns
+        .iter()
+        .all(|r| r.named_child(0).is_some_and(clientish))
+    {
         return None;
     }
     let mut kinds = Vec::new();
@@ -1179,6 +1173,51 @@ def run(job_id, name):
         assert!(deps.contains(&ModuleDep::Read {
             path: "app/models.py".into()
         }));
+    }
+
+    #[test]
+    fn findings_do_not_depend_on_which_file_went_first() {
+        let a = "import redis\nfrom .b import X, make\nfrom .c import Z\nY = 'y:1'\n\
+r = redis.Redis()\nr.mget(X, 'q:1')\nr.mget(make(), 'q:1')\nr.mget(Z, 'q:2')\n";
+        let b =
+            "from .a import Y\nfrom .c import Z\nX = Y + ':x'\ndef make():\n    return Z + ':m'\n";
+        let c = "Z = 'z:1'\n";
+        let files: HashMap<&'static str, &'static str> =
+            [("p/a.py", a), ("p/b.py", b), ("p/c.py", c)]
+                .into_iter()
+                .collect();
+        let run = |order: &[&str]| {
+            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
+            let mut out = Vec::new();
+            for f in order {
+                let (model, _) = std::thread::scope(|s| {
+                    std::thread::Builder::new()
+                        .stack_size(crate::STACK_SIZE)
+                        .spawn_scoped(s, || {
+                            lower_module(files[f], &Options::default(), None, &project, f)
+                        })
+                        .unwrap()
+                        .join()
+                        .unwrap()
+                });
+                let findings =
+                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
+                out.push((
+                    f.to_string(),
+                    findings
+                        .iter()
+                        .map(|x| x.primary.message.clone())
+                        .collect::<Vec<_>>(),
+                ));
+            }
+            out.sort();
+            out
+        };
+        let one = run(&["p/a.py", "p/b.py", "p/c.py"]);
+        assert_eq!(one, run(&["p/c.py", "p/b.py", "p/a.py"]));
+        assert_eq!(one, run(&["p/b.py", "p/a.py", "p/c.py"]));
+        // `b`'s facts read `a`'s: `a` does not use `b`'s; `c` is no cycle.
+        assert_eq!(one[0].1.len(), 1, "{one:?}");
     }
 
     #[test]

@@ -52,7 +52,9 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
     if !rest.is_empty() {
         let mut buf = [0u8; 8];
         buf[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(buf)).wrapping_mul(K).rotate_left(29);
+        h = (h ^ u64::from_le_bytes(buf))
+            .wrapping_mul(K)
+            .rotate_left(29);
     }
     h ^= h >> 32;
     h = h.wrapping_mul(K);
@@ -328,7 +330,13 @@ impl Masker {
         out.extend_from_slice(&key[pos..]);
     }
 
-    pub(crate) fn emit(&mut self, key: &[u8], tag: Option<(usize, usize)>, out: &mut Vec<u8>, learn: bool) -> Masked {
+    pub(crate) fn emit(
+        &mut self,
+        key: &[u8],
+        tag: Option<(usize, usize)>,
+        out: &mut Vec<u8>,
+        learn: bool,
+    ) -> Masked {
         out.clear();
         let mut masked = Masked::default();
         let mut pos = 0usize;
@@ -417,7 +425,10 @@ mod tests {
     fn words_that_vary_are_masked_after_a_few() {
         let mut m = Masker::new();
         for name in ["alice", "bob", "carol", "dave"] {
-            assert_eq!(t(&mut m, &format!("user:{name}:cart")), format!("user:{name}:cart"));
+            assert_eq!(
+                t(&mut m, &format!("user:{name}:cart")),
+                format!("user:{name}:cart")
+            );
         }
         assert_eq!(t(&mut m, "user:erin:cart"), "user:<*>:cart");
         assert_eq!(t(&mut m, "user:alice:cart"), "user:<*>:cart");

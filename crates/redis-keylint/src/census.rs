@@ -32,7 +32,11 @@ impl CodeKey {
     fn matches(&self, key: &[u8]) -> bool {
         fn go(pieces: &[Vec<u8>], key: &[u8], hole_before: bool, trailing: bool) -> bool {
             let Some((first, rest)) = pieces.split_first() else {
-                return if trailing { !key.is_empty() } else { key.is_empty() };
+                return if trailing {
+                    !key.is_empty()
+                } else {
+                    key.is_empty()
+                };
             };
             if !hole_before {
                 return key.starts_with(first) && go(rest, &key[first.len()..], true, trailing);
@@ -416,7 +420,11 @@ fn human(
                 "-".into()
             },
             f.tag.as_str(),
-            format!("{}/{:.0}", group(u64::from(f.distinct_slots)), f.expected_slots),
+            format!(
+                "{}/{:.0}",
+                group(u64::from(f.distinct_slots)),
+                f.expected_slots
+            ),
             if f.distinct_slots > 8 && f.hottest_slot_keys * 8 <= f.keys {
                 "spread".to_string()
             } else {
@@ -738,12 +746,21 @@ fn xml_escape(s: &str) -> String {
 /// Heat colour for a share of the fullest slot (0 → pale, 1 → dark red).
 fn heat(v: f64) -> String {
     // Three stops: steel blue (one key), orange, dark red (the fullest slot).
-    const STOPS: [(f64, f64, f64); 3] = [(116.0, 169.0, 207.0), (253.0, 141.0, 60.0), (128.0, 0.0, 38.0)];
+    const STOPS: [(f64, f64, f64); 3] = [
+        (116.0, 169.0, 207.0),
+        (253.0, 141.0, 60.0),
+        (128.0, 0.0, 38.0),
+    ];
     let v = v.clamp(0.0, 1.0) * 2.0;
     let (i, t) = if v >= 1.0 { (1, v - 1.0) } else { (0, v) };
     let (a, b) = (STOPS[i], STOPS[i + 1]);
     let mix = |x: f64, y: f64| (x + (y - x) * t).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(a.0, b.0),
+        mix(a.1, b.1),
+        mix(a.2, b.2)
+    )
 }
 
 /// The SVG plot: a heat strip of the 16384 slots with node boundaries, the skew called
@@ -909,7 +926,11 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
             share * 100.0,
             f.tag.as_str(),
             f.distinct_slots,
-            if f.distinct_slots == 1 { "slot" } else { "slots" },
+            if f.distinct_slots == 1 {
+                "slot"
+            } else {
+                "slots"
+            },
             if f.distinct_slots > 8 && f.hottest_slot_keys * 8 <= f.keys {
                 "spread".to_string()
             } else {

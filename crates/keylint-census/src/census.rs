@@ -350,7 +350,7 @@ impl Census {
                     .map(|&j| self.entries[j as usize].count);
                 // Counts only grow: a candidate is still a minimum unless it grew past
                 // the others.
-                if min.map_or(true, |m| self.entries[i as usize].count <= m) {
+                if !matches!(min, Some(m) if self.entries[i as usize].count > m) {
                     return i as usize;
                 }
                 continue;
@@ -527,7 +527,7 @@ impl Census {
                             .map(|h| (fi, h.1 - h.2))
                     })
                     .collect();
-                fams.sort_by(|a, b| b.1.cmp(&a.1));
+                fams.sort_by_key(|f| std::cmp::Reverse(f.1));
                 fams.truncate(3);
                 SlotStat {
                     slot: s,

@@ -300,11 +300,14 @@ pub fn run(args: &CensusArgs) -> u8 {
 fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
+    let head = match s.len() % 3 {
+        0 => 3.min(s.len()),
+        h => h,
+    };
+    out.push_str(&s[..head]);
+    for chunk in s.as_bytes()[head..].chunks(3) {
+        out.push(',');
+        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
     }
     out
 }
@@ -770,6 +773,8 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
     const LEFT: f64 = 20.0;
     const STRIP_Y: f64 = 70.0;
     const STRIP_H: f64 = 60.0;
+    const STRIP_BG: &str = "#f4f4f4";
+    const GREY: &str = "#555";
     let scale = (W - 2.0 * LEFT) / 16384.0;
     let fams: Vec<&FamilyStat> = r.families.iter().take(10).collect();
     let height = STRIP_Y + STRIP_H + 110.0 + 26.0 * fams.len() as f64 + 20.0;
@@ -806,9 +811,8 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
     };
     let _ = writeln!(
         o,
-        r##"<g class="strip"><rect x="{LEFT}" y="{STRIP_Y}" width="{}" height="{STRIP_H}" fill="{}"/>"##,
+        r##"<g class="strip"><rect x="{LEFT}" y="{STRIP_Y}" width="{}" height="{STRIP_H}" fill="{STRIP_BG}"/>"##,
         W - 2.0 * LEFT,
-        "#f4f4f4"
     );
     let mut s = 0usize;
     while s < r.slot_keys.len() {
@@ -888,9 +892,8 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
     }
     let _ = writeln!(
         o,
-        r##"<text x="{LEFT}" y="{}" fill="{}">slots 0 → 16383, colour: keys per slot (log scale)</text>"##,
+        r##"<text x="{LEFT}" y="{}" fill="{GREY}">slots 0 → 16383, colour: keys per slot (log scale)</text>"##,
         STRIP_Y + STRIP_H + 44.0,
-        "#555"
     );
     // Family bars.
     let y0 = STRIP_Y + STRIP_H + 80.0;

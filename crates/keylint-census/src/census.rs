@@ -257,14 +257,14 @@ impl Census {
         }
         // Keys with the same raw template (words as they are, numbers and ids masked)
         // have the same family: the cache skips the learning and the table look-up.
-        self.masker.tokenize(key);
-        self.masker.raw(key, &mut self.raw);
+        Masker::raw_template(key, &mut self.raw);
         let raw = crate::mask::hash_bytes(&self.raw);
         let (i, tag_varies) = match self.cache.get(&raw) {
             Some(&(i, generation, varies)) if self.entries[i as usize].generation == generation => {
                 (i as usize, varies)
             }
             _ => {
+                self.masker.tokenize(key);
                 let masked = self.masker.emit(key, tag, &mut self.template, true);
                 let hash = crate::mask::hash_bytes(&self.template);
                 let i = self.find_or_insert(hash, key);

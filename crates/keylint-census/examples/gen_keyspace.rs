@@ -28,7 +28,11 @@ fn main() -> io::Result<()> {
             0..=29 => write!(out, "\"user:{{{}}}:cart\"", r >> 44)?,
             30..=39 => write!(out, "\"user:{{{}}}:profile\"", r >> 44)?,
             40..=59 => {
-                let tenant = if (r >> 8) % 3 == 0 { 0 } else { (r >> 12) % 500 };
+                let tenant = if (r >> 8) % 3 == 0 {
+                    0
+                } else {
+                    (r >> 12) % 500
+                };
                 write!(out, "\"q:{{tenant:t{tenant}}}:jobs:{i}\"")?
             }
             60..=69 => write!(out, "\"{{global}}:session:{:016x}\"", next())?,

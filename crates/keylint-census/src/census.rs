@@ -257,22 +257,24 @@ impl Census {
         }
         // Keys with the same raw template (words as they are, numbers and ids masked)
         // have the same family: the cache skips the learning and the table look-up.
-        self.masker.tokenize(key);
-        self.masker.raw(key, &mut self.raw);
+        Masker::raw_template(key, &mut self.raw);
         let raw = crate::mask::hash_bytes(&self.raw);
         let (i, tag_varies) = match self.cache.get(&raw) {
             Some(&(i, generation, varies)) if self.entries[i as usize].generation == generation => {
                 (i as usize, varies)
             }
             _ => {
+                self.masker.tokenize(key);
                 let masked = self.masker.emit(key, tag, &mut self.template, true);
                 let hash = crate::mask::hash_bytes(&self.template);
                 let i = self.find_or_insert(hash, key);
                 if self.cache.len() >= CACHE {
                     self.cache.clear();
                 }
-                self.cache
-                    .insert(raw, (i as u32, self.entries[i].generation, masked.tag_varies));
+                self.cache.insert(
+                    raw,
+                    (i as u32, self.entries[i].generation, masked.tag_varies),
+                );
                 (i, masked.tag_varies)
             }
         };
@@ -348,7 +350,7 @@ impl Census {
                     .map(|&j| self.entries[j as usize].count);
                 // Counts only grow: a candidate is still a minimum unless it grew past
                 // the others.
-                if min.map_or(true, |m| self.entries[i as usize].count <= m) {
+                if !matches!(min, Some(m) if self.entries[i as usize].count > m) {
                     return i as usize;
                 }
                 continue;
@@ -460,7 +462,11 @@ impl Census {
                     keys_with_bytes: e.with_bytes,
                     tag,
                     tagged_keys: e.tagged,
-                    tag_values: if tag_values > TAG_VALUES { None } else { Some(tag_values) },
+                    tag_values: if tag_values > TAG_VALUES {
+                        None
+                    } else {
+                        Some(tag_values)
+                    },
                     top_tags: tags,
                     distinct_slots,
                     expected_slots: expected_slots(e.count),
@@ -498,7 +504,9 @@ impl Census {
         }
 
         // Top slots and what is in them.
-        let mut slots: Vec<u16> = (0..SLOTS).filter(|&s| self.slot_keys[usize::from(s)] > 0).collect();
+        let mut slots: Vec<u16> = (0..SLOTS)
+            .filter(|&s| self.slot_keys[usize::from(s)] > 0)
+            .collect();
         slots.sort_by(|&a, &b| {
             self.slot_keys[usize::from(b)]
                 .cmp(&self.slot_keys[usize::from(a)])
@@ -519,7 +527,7 @@ impl Census {
                             .map(|h| (fi, h.1 - h.2))
                     })
                     .collect();
-                fams.sort_by(|a, b| b.1.cmp(&a.1));
+                fams.sort_by_key(|f| std::cmp::Reverse(f.1));
                 fams.truncate(3);
                 SlotStat {
                     slot: s,
@@ -544,8 +552,16 @@ impl Census {
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
             .unwrap_or((0, 0));
         let skew = Skew {
-            max_over_mean_keys: if mean_keys > 0.0 { max_keys as f64 / mean_keys } else { 0.0 },
-            max_over_mean_bytes: if mean_bytes > 0.0 { max_bytes as f64 / mean_bytes } else { 0.0 },
+            max_over_mean_keys: if mean_keys > 0.0 {
+                max_keys as f64 / mean_keys
+            } else {
+                0.0
+            },
+            max_over_mean_bytes: if mean_bytes > 0.0 {
+                max_bytes as f64 / mean_bytes
+            } else {
+                0.0
+            },
             largest_slot,
             largest_slot_keys,
             largest_bytes_slot,
@@ -717,7 +733,11 @@ mod tests {
         }
         for t in 0..10 {
             for i in 0..30 {
-                let tenant = if i % 2 == 0 { "acme".to_string() } else { format!("t{t}x") };
+                let tenant = if i % 2 == 0 {
+                    "acme".to_string()
+                } else {
+                    format!("t{t}x")
+                };
                 keys.push(format!("q:{{tenant:{tenant}}}:jobs:{i}").into_bytes());
             }
         }
@@ -730,9 +750,17 @@ mod tests {
         assert_eq!(r.keys, 1001);
         assert_eq!(r.bytes, 10010);
         assert_eq!(r.evictions, 0);
-        let f = |t: &str| r.families.iter().find(|f| f.template == t.as_bytes()).unwrap();
+        let f = |t: &str| {
+            r.families
+                .iter()
+                .find(|f| f.template == t.as_bytes())
+                .unwrap()
+        };
         let g = f("{global}:session:<n>");
-        assert_eq!((g.keys, g.tag, g.distinct_slots), (400, TagKind::Constant, 1));
+        assert_eq!(
+            (g.keys, g.tag, g.distinct_slots),
+            (400, TagKind::Constant, 1)
+        );
         assert_eq!(g.hottest_slot, keyslot::key_slot(b"{global}"));
         let u = f("user:{<n>}:cart");
         assert_eq!(u.tag, TagKind::PerId);
@@ -744,12 +772,22 @@ mod tests {
         assert_eq!(q.top_tags[0].keys, 150);
         assert_eq!(f("foo{}{bar}").empty_tag, 1);
         // The constant tag's slot holds a third of the keys: above a node's fair share.
-        assert!(r.findings.iter().any(|x| x.name == "hot-slot"
-            && x.slot == Some(keyslot::key_slot(b"{global}"))));
-        assert!(r.findings.iter().any(|x| x.rule == Some(Rule::BroadHashTag)
-            && x.message.contains("tenant:acme")));
-        assert!(r.findings.iter().any(|x| x.rule == Some(Rule::EmptyHashTag)));
-        assert!(r.findings.iter().any(|x| x.rule == Some(Rule::IgnoredHashTag)));
+        assert!(r
+            .findings
+            .iter()
+            .any(|x| x.name == "hot-slot" && x.slot == Some(keyslot::key_slot(b"{global}"))));
+        assert!(r
+            .findings
+            .iter()
+            .any(|x| x.rule == Some(Rule::BroadHashTag) && x.message.contains("tenant:acme")));
+        assert!(r
+            .findings
+            .iter()
+            .any(|x| x.rule == Some(Rule::EmptyHashTag)));
+        assert!(r
+            .findings
+            .iter()
+            .any(|x| x.rule == Some(Rule::IgnoredHashTag)));
         let total: u64 = r.nodes.iter().map(|n| n.keys).sum();
         assert_eq!(total, 1001);
     }
@@ -767,7 +805,11 @@ mod tests {
         }
         let r = c.report(&Layout::even(3).unwrap());
         assert_eq!(r.keys, 20_000);
-        let hot = r.families.iter().find(|f| f.template == b"hot:<n>").unwrap();
+        let hot = r
+            .families
+            .iter()
+            .find(|f| f.template == b"hot:<n>")
+            .unwrap();
         assert!(hot.keys >= 5000 && hot.keys - hot.error <= 5000);
         assert!(r.families.len() <= 8);
         assert_eq!(r.slot_keys.iter().sum::<u64>(), 20_000);

@@ -58,7 +58,12 @@ pub fn parse_line<'a>(line: &'a [u8], form: KeyForm, scratch: &'a mut Vec<u8>) -
         scratch.clear();
         match unquote(body, scratch) {
             Some(rest) => match bytes_column(rest) {
-                Some(bytes) => return Line::Key { key: scratch, bytes },
+                Some(bytes) => {
+                    return Line::Key {
+                        key: scratch,
+                        bytes,
+                    }
+                }
                 None if form == KeyForm::Quoted => return Line::Malformed,
                 None => {}
             },
@@ -95,7 +100,11 @@ fn bytes_column(rest: &[u8]) -> Option<Option<u64>> {
     if digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some(Some(digits.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'))))
+    Some(Some(
+        digits
+            .iter()
+            .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
+    ))
 }
 
 /// Decodes a quoted key at the start of `line` into `out`; returns what follows the
@@ -194,7 +203,10 @@ mod tests {
         assert_eq!(key(br#""a b'c""#, KeyForm::Auto).0, b"a b'c");
         assert_eq!(key(br#""x\ny\x00z""#, KeyForm::Auto).0, b"x\ny\0z");
         assert_eq!(key(br#""a\tb\"c\\d""#, KeyForm::Auto).0, b"a\tb\"c\\d");
-        assert_eq!(key(br#""\xc3\xa9\xff\x01""#, KeyForm::Auto).0, b"\xc3\xa9\xff\x01");
+        assert_eq!(
+            key(br#""\xc3\xa9\xff\x01""#, KeyForm::Auto).0,
+            b"\xc3\xa9\xff\x01"
+        );
         assert_eq!(
             key(b"\"a\\tb\"\t72", KeyForm::Auto),
             (b"a\tb".to_vec(), Some(72))
@@ -204,12 +216,18 @@ mod tests {
 
     #[test]
     fn raw_lines_and_fallbacks() {
-        assert_eq!(key(b"user:1\t64", KeyForm::Auto), (b"user:1".to_vec(), Some(64)));
+        assert_eq!(
+            key(b"user:1\t64", KeyForm::Auto),
+            (b"user:1".to_vec(), Some(64))
+        );
         assert_eq!(key(b"a\tb", KeyForm::Auto), (b"a\tb".to_vec(), None));
         assert_eq!(key(b"\"half", KeyForm::Auto).0, b"\"half");
         assert_eq!(key(br#""q""#, KeyForm::Raw).0, br#""q""#);
         let mut s = Vec::new();
-        assert_eq!(parse_line(b"plain", KeyForm::Quoted, &mut s), Line::Malformed);
+        assert_eq!(
+            parse_line(b"plain", KeyForm::Quoted, &mut s),
+            Line::Malformed
+        );
         assert_eq!(parse_line(b"", KeyForm::Auto, &mut s), Line::Empty);
     }
 

@@ -139,10 +139,7 @@ fn parse_nodes(text: &str) -> Result<Layout, String> {
             }
             ranges.push((lo, hi));
         }
-        nodes.push(Node {
-            name: addr,
-            ranges,
-        });
+        nodes.push(Node { name: addr, ranges });
     }
     Layout::from_nodes(nodes, false)
 }
@@ -169,7 +166,11 @@ fn strip_cli(line: &str) -> &str {
 }
 
 fn parse_shards(text: &str) -> Result<Layout, String> {
-    let tokens: Vec<&str> = text.lines().map(strip_cli).filter(|t| !t.is_empty()).collect();
+    let tokens: Vec<&str> = text
+        .lines()
+        .map(strip_cli)
+        .filter(|t| !t.is_empty())
+        .collect();
     let mut nodes = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
@@ -180,12 +181,13 @@ fn parse_shards(text: &str) -> Result<Layout, String> {
         i += 1;
         let mut ranges = Vec::new();
         while i + 1 < tokens.len() {
-            let (Ok(lo), Ok(hi)) = (tokens[i].parse::<u16>(), tokens[i + 1].parse::<u16>())
-            else {
+            let (Ok(lo), Ok(hi)) = (tokens[i].parse::<u16>(), tokens[i + 1].parse::<u16>()) else {
                 break;
             };
             if lo > hi || hi >= SLOTS {
-                return Err(format!("bad slot range {lo}-{hi} in `CLUSTER SHARDS` output"));
+                return Err(format!(
+                    "bad slot range {lo}-{hi} in `CLUSTER SHARDS` output"
+                ));
             }
             ranges.push((lo, hi));
             i += 2;

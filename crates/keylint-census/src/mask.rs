@@ -2,8 +2,8 @@
 //!
 //! A key is cut into tokens at delimiters (`:` `/` `|` `#` `,` `;` `=` `.` `@` space,
 //! braces and brackets). A token is masked by what it looks like: `<n>` (digits),
-//! `<uuid>`, `<date>` (`2024-05-01`, `20240501`), `<hex>` (8 or more hex digits with a
-//! digit among them), `<id>` (letters mixed with several digits); inside a token, `-`
+//! `<uuid>`, `<date>` (`2024-05-01`), `<hex>` (8 or more hex digits with a
+//! digit among them, or 16 or more), `<id>` (letters mixed with several digits); inside a token, `-`
 //! and `_` separate sub-tokens that are masked the same way. A token of letters is kept,
 //! unless the words seen at that place after the same prefix vary: once more than
 //! [`VARYING_AFTER`] different words follow one prefix (`user:alice`, `user:bob`, …),
@@ -52,7 +52,9 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
     if !rest.is_empty() {
         let mut buf = [0u8; 8];
         buf[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(buf)).wrapping_mul(K).rotate_left(29);
+        h = (h ^ u64::from_le_bytes(buf))
+            .wrapping_mul(K)
+            .rotate_left(29);
     }
     h ^= h >> 32;
     h = h.wrapping_mul(K);
@@ -127,8 +129,20 @@ fn is_date(s: &[u8]) -> bool {
                 && digits(&s[8..])
                 && plausible(&s[..4], &s[5..7], &s[8..])
         }
-        8 => digits(s) && plausible(&s[..4], &s[4..6], &s[6..]),
         _ => false,
+    }
+}
+
+/// Appends a token as the raw template writes it.
+#[inline]
+fn push_class(s: &[u8], class: Class, out: &mut Vec<u8>) {
+    match class {
+        Class::Word => out.extend_from_slice(s),
+        Class::PrefixedNum(letters) => {
+            out.extend_from_slice(&s[..usize::from(letters)]);
+            out.extend_from_slice(b"<n>");
+        }
+        c => out.extend_from_slice(c.mask()),
     }
 }
 
@@ -168,7 +182,7 @@ fn classify_fast(s: &[u8], digits: usize, flags: u8) -> Class {
     if digits == s.len() && !s.is_empty() {
         return Class::Num;
     }
-    if s.len() >= 8 && digits > 0 && flags & NONHEX == 0 {
+    if s.len() >= 8 && (digits > 0 || s.len() >= 16) && flags & NONHEX == 0 {
         return Class::Hex;
     }
     if digits == 0 {
@@ -183,7 +197,7 @@ fn classify_atom(s: &[u8]) -> Class {
     if digits == s.len() && !s.is_empty() {
         return Class::Num;
     }
-    if s.len() >= 8 && digits > 0 && s.iter().all(u8::is_ascii_hexdigit) {
+    if s.len() >= 8 && (digits > 0 || s.len() >= 16) && s.iter().all(u8::is_ascii_hexdigit) {
         return Class::Hex;
     }
     if digits > 0 && s.len() < 8 {
@@ -271,7 +285,7 @@ impl Masker {
             let s = &key[start..i];
             let whole = if s.len() == 36 && is_uuid(s) {
                 Some(Class::Uuid)
-            } else if (s.len() == 8 || s.len() == 10) && is_date(s) {
+            } else if s.len() == 10 && is_date(s) {
                 Some(Class::Date)
             } else if flags & SUB == 0 {
                 Some(classify_fast(s, digits, flags))
@@ -306,9 +320,67 @@ impl Masker {
         }
     }
 
+    /// [`Masker::tokenize`] and [`Masker::raw`] in one pass, without keeping the
+    /// tokens: the census's path for keys whose family is cached.
+    pub(crate) fn raw_template(key: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        let n = key.len();
+        let mut i = 0;
+        while i < n {
+            let f = BYTE_CLASS[usize::from(key[i])];
+            if f & DELIM != 0 {
+                out.push(key[i]);
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut flags = 0u8;
+            let mut digits = 0usize;
+            while i < n {
+                let f = BYTE_CLASS[usize::from(key[i])];
+                if f & DELIM != 0 {
+                    break;
+                }
+                flags |= f;
+                digits += usize::from(f & DIGIT != 0);
+                i += 1;
+            }
+            let s = &key[start..i];
+            if digits == 0 && flags & SUB == 0 {
+                out.extend_from_slice(s);
+                continue;
+            }
+            let class = if s.len() == 36 && is_uuid(s) {
+                Class::Uuid
+            } else if s.len() == 10 && is_date(s) {
+                Class::Date
+            } else if flags & SUB == 0 {
+                classify_fast(s, digits, flags)
+            } else {
+                // Sub-tokens: rare enough to take the long way.
+                let mut j = 0;
+                while j < s.len() {
+                    if s[j] == b'-' || s[j] == b'_' {
+                        out.push(s[j]);
+                        j += 1;
+                        continue;
+                    }
+                    let s0 = j;
+                    while j < s.len() && s[j] != b'-' && s[j] != b'_' {
+                        j += 1;
+                    }
+                    push_class(&s[s0..j], classify_atom(&s[s0..j]), out);
+                }
+                continue;
+            };
+            push_class(s, class, out);
+        }
+    }
+
     /// The template of the last tokenized key with words kept as they are: what
     /// [`Masker::mask`] would give if no place varied. Keys with the same raw template
     /// have the same family, so the census caches families by it.
+    #[cfg(test)]
     pub(crate) fn raw(&self, key: &[u8], out: &mut Vec<u8>) {
         out.clear();
         let mut pos = 0usize;
@@ -328,7 +400,13 @@ impl Masker {
         out.extend_from_slice(&key[pos..]);
     }
 
-    pub(crate) fn emit(&mut self, key: &[u8], tag: Option<(usize, usize)>, out: &mut Vec<u8>, learn: bool) -> Masked {
+    pub(crate) fn emit(
+        &mut self,
+        key: &[u8],
+        tag: Option<(usize, usize)>,
+        out: &mut Vec<u8>,
+        learn: bool,
+    ) -> Masked {
         out.clear();
         let mut masked = Masked::default();
         let mut pos = 0usize;
@@ -404,7 +482,9 @@ mod tests {
             "sess:{<uuid>}"
         );
         assert_eq!(t(&mut m, "events:2024-05-01:count"), "events:<date>:count");
-        assert_eq!(t(&mut m, "events:20240501"), "events:<date>");
+        // Eight digits are a number: sequential ids pass through plausible dates.
+        assert_eq!(t(&mut m, "events:20240501"), "events:<n>");
+        assert_eq!(t(&mut m, "s:faaddecdcadcaacb"), "s:<hex>");
         assert_eq!(t(&mut m, "blob:9f86d081884c7d65"), "blob:<hex>");
         assert_eq!(t(&mut m, "order-42_item-7"), "order-<n>_item-<n>");
         assert_eq!(t(&mut m, "cache:v2:home"), "cache:v<n>:home");
@@ -417,7 +497,10 @@ mod tests {
     fn words_that_vary_are_masked_after_a_few() {
         let mut m = Masker::new();
         for name in ["alice", "bob", "carol", "dave"] {
-            assert_eq!(t(&mut m, &format!("user:{name}:cart")), format!("user:{name}:cart"));
+            assert_eq!(
+                t(&mut m, &format!("user:{name}:cart")),
+                format!("user:{name}:cart")
+            );
         }
         assert_eq!(t(&mut m, "user:erin:cart"), "user:<*>:cart");
         assert_eq!(t(&mut m, "user:alice:cart"), "user:<*>:cart");
@@ -427,6 +510,30 @@ mod tests {
         // Namespaces never vary away.
         for ns in ["a", "b", "c", "d", "e", "f"] {
             assert_eq!(t(&mut m, &format!("{ns}:1")), format!("{ns}:<n>"));
+        }
+    }
+
+    #[test]
+    fn one_pass_raw_template_is_tokenize_then_raw() {
+        let mut m = Masker::new();
+        let keys: &[&[u8]] = &[
+            b"user:{1000}:profile",
+            b"obj:3f2a6b1c-1d2e-4f50-8a9b-0c1d2e3f4a5b",
+            b"cache:page:2024-05-01:7",
+            b"order-42_item-7:x",
+            b"q:{tenant:t42}:jobs:9",
+            b"a--b__c:-_:",
+            b"tok:ab12cd34ef:xy12z9q:v2:20240501",
+            b"\xff\x00{}{{",
+            b"",
+            b":::",
+        ];
+        for k in keys {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            m.tokenize(k);
+            m.raw(k, &mut a);
+            Masker::raw_template(k, &mut b);
+            assert_eq!(a, b, "{}", String::from_utf8_lossy(k));
         }
     }
 

@@ -32,7 +32,11 @@ impl CodeKey {
     fn matches(&self, key: &[u8]) -> bool {
         fn go(pieces: &[Vec<u8>], key: &[u8], hole_before: bool, trailing: bool) -> bool {
             let Some((first, rest)) = pieces.split_first() else {
-                return if trailing { !key.is_empty() } else { key.is_empty() };
+                return if trailing {
+                    !key.is_empty()
+                } else {
+                    key.is_empty()
+                };
             };
             if !hole_before {
                 return key.starts_with(first) && go(rest, &key[first.len()..], true, trailing);
@@ -296,11 +300,14 @@ pub fn run(args: &CensusArgs) -> u8 {
 fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
+    let head = match s.len() % 3 {
+        0 => 3.min(s.len()),
+        h => h,
+    };
+    out.push_str(&s[..head]);
+    for chunk in s.as_bytes()[head..].chunks(3) {
+        out.push(',');
+        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
     }
     out
 }
@@ -416,7 +423,11 @@ fn human(
                 "-".into()
             },
             f.tag.as_str(),
-            format!("{}/{:.0}", group(u64::from(f.distinct_slots)), f.expected_slots),
+            format!(
+                "{}/{:.0}",
+                group(u64::from(f.distinct_slots)),
+                f.expected_slots
+            ),
             if f.distinct_slots > 8 && f.hottest_slot_keys * 8 <= f.keys {
                 "spread".to_string()
             } else {
@@ -738,12 +749,21 @@ fn xml_escape(s: &str) -> String {
 /// Heat colour for a share of the fullest slot (0 → pale, 1 → dark red).
 fn heat(v: f64) -> String {
     // Three stops: steel blue (one key), orange, dark red (the fullest slot).
-    const STOPS: [(f64, f64, f64); 3] = [(116.0, 169.0, 207.0), (253.0, 141.0, 60.0), (128.0, 0.0, 38.0)];
+    const STOPS: [(f64, f64, f64); 3] = [
+        (116.0, 169.0, 207.0),
+        (253.0, 141.0, 60.0),
+        (128.0, 0.0, 38.0),
+    ];
     let v = v.clamp(0.0, 1.0) * 2.0;
     let (i, t) = if v >= 1.0 { (1, v - 1.0) } else { (0, v) };
     let (a, b) = (STOPS[i], STOPS[i + 1]);
     let mix = |x: f64, y: f64| (x + (y - x) * t).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(a.0, b.0),
+        mix(a.1, b.1),
+        mix(a.2, b.2)
+    )
 }
 
 /// The SVG plot: a heat strip of the 16384 slots with node boundaries, the skew called
@@ -753,6 +773,8 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
     const LEFT: f64 = 20.0;
     const STRIP_Y: f64 = 70.0;
     const STRIP_H: f64 = 60.0;
+    const STRIP_BG: &str = "#f4f4f4";
+    const GREY: &str = "#555";
     let scale = (W - 2.0 * LEFT) / 16384.0;
     let fams: Vec<&FamilyStat> = r.families.iter().take(10).collect();
     let height = STRIP_Y + STRIP_H + 110.0 + 26.0 * fams.len() as f64 + 20.0;
@@ -789,9 +811,8 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
     };
     let _ = writeln!(
         o,
-        r##"<g class="strip"><rect x="{LEFT}" y="{STRIP_Y}" width="{}" height="{STRIP_H}" fill="{}"/>"##,
+        r##"<g class="strip"><rect x="{LEFT}" y="{STRIP_Y}" width="{}" height="{STRIP_H}" fill="{STRIP_BG}"/>"##,
         W - 2.0 * LEFT,
-        "#f4f4f4"
     );
     let mut s = 0usize;
     while s < r.slot_keys.len() {
@@ -871,9 +892,8 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
     }
     let _ = writeln!(
         o,
-        r##"<text x="{LEFT}" y="{}" fill="{}">slots 0 → 16383, colour: keys per slot (log scale)</text>"##,
+        r##"<text x="{LEFT}" y="{}" fill="{GREY}">slots 0 → 16383, colour: keys per slot (log scale)</text>"##,
         STRIP_Y + STRIP_H + 44.0,
-        "#555"
     );
     // Family bars.
     let y0 = STRIP_Y + STRIP_H + 80.0;
@@ -909,7 +929,11 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
             share * 100.0,
             f.tag.as_str(),
             f.distinct_slots,
-            if f.distinct_slots == 1 { "slot" } else { "slots" },
+            if f.distinct_slots == 1 {
+                "slot"
+            } else {
+                "slots"
+            },
             if f.distinct_slots > 8 && f.hottest_slot_keys * 8 <= f.keys {
                 "spread".to_string()
             } else {

@@ -45,7 +45,9 @@ fn assert_well_formed(svg: &str) {
         if let Some(amp) = text.find('&') {
             let ent = &text[amp..];
             assert!(
-                ["&amp;", "&lt;", "&gt;", "&quot;"].iter().any(|e| ent.starts_with(e)),
+                ["&amp;", "&lt;", "&gt;", "&quot;"]
+                    .iter()
+                    .any(|e| ent.starts_with(e)),
                 "bad entity in {text}"
             );
         }
@@ -54,7 +56,11 @@ fn assert_well_formed(svg: &str) {
         assert!(!tag.contains('<'), "`<` inside a tag: {tag}");
         assert_eq!(tag.matches('"').count() % 2, 0, "unbalanced quotes: {tag}");
         if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop().as_deref(), Some(name.trim()), "mismatched </{name}>");
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.trim()),
+                "mismatched </{name}>"
+            );
         } else if !tag.ends_with('/') {
             let name = tag.split_whitespace().next().unwrap().to_string();
             stack.push(name);
@@ -101,7 +107,10 @@ fn quoted_input_rejects_raw_lines() {
     let (code, out, err) = census(&["--input", "quoted"], b"\"a\"\nplain\n\"b\\x00\"\n");
     assert_eq!(code, 0);
     assert!(out.starts_with("census: 2 keys"), "{out}");
-    assert!(err.contains("1 lines are not quoted keys (lines 2"), "{err}");
+    assert!(
+        err.contains("1 lines are not quoted keys (lines 2"),
+        "{err}"
+    );
 }
 
 #[test]

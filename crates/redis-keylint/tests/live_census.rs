@@ -44,14 +44,33 @@ pub fn keyspace() -> Vec<(Vec<u8>, usize)> {
     for uid in 0..1500 {
         keys.push((format!("user:{{{}}}:cart", 10_000 + uid).into_bytes(), 40));
         if uid % 3 == 0 {
-            keys.push((format!("user:{{{}}}:profile", 10_000 + uid).into_bytes(), 120));
+            keys.push((
+                format!("user:{{{}}}:profile", 10_000 + uid).into_bytes(),
+                120,
+            ));
         }
     }
     // Tenant-tagged job queues: 20 tenants, one of them (acme) deliberately hot.
     let tenants: Vec<String> = [
-        "globex", "initech", "umbrella", "hooli", "vandelay", "wonka", "stark", "wayne",
-        "tyrell", "cyberdyne", "soylent", "oscorp", "aperture", "monarch", "gringotts",
-        "dunder", "pied", "massive", "nakatomi",
+        "globex",
+        "initech",
+        "umbrella",
+        "hooli",
+        "vandelay",
+        "wonka",
+        "stark",
+        "wayne",
+        "tyrell",
+        "cyberdyne",
+        "soylent",
+        "oscorp",
+        "aperture",
+        "monarch",
+        "gringotts",
+        "dunder",
+        "pied",
+        "massive",
+        "nakatomi",
     ]
     .iter()
     .map(|t| t.to_string())
@@ -185,7 +204,11 @@ fn dump_with_redis_cli(cli: &Path, port: u16, dir: &Path, node: usize) -> PathBu
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .collect();
-    assert_eq!(key_lines.len(), byte_lines.len(), "one MEMORY USAGE per key");
+    assert_eq!(
+        key_lines.len(),
+        byte_lines.len(),
+        "one MEMORY USAGE per key"
+    );
     let mut dump = Vec::new();
     for (k, b) in key_lines.iter().zip(&byte_lines) {
         dump.extend_from_slice(k);
@@ -337,7 +360,12 @@ fn census_agrees_with_the_cluster() {
             .iter()
             .find(|n| n["node"] == format!("127.0.0.1:{port}"))
             .unwrap();
-        let dbsize = cluster.conn(node).cmd(&["DBSIZE"]).unwrap().as_int().unwrap();
+        let dbsize = cluster
+            .conn(node)
+            .cmd(&["DBSIZE"])
+            .unwrap()
+            .as_int()
+            .unwrap();
         assert_eq!(n["keys"].as_u64().unwrap(), dbsize as u64, "node {port}");
         let usage: u64 = truth[node].iter().map(|(_, b)| b).sum();
         assert_eq!(n["bytes"].as_u64().unwrap(), usage, "node {port}");
@@ -418,7 +446,10 @@ fn census_agrees_with_the_cluster() {
     human_args.extend([os("--plot"), svg_path.as_os_str()]);
     let (text, stderr) = census(&human_args);
     assert!(stderr.is_empty(), "{stderr}");
-    assert!(text.contains("built at fixtures/census/app/jobs.py:9"), "{text}");
+    assert!(
+        text.contains("built at fixtures/census/app/jobs.py:9"),
+        "{text}"
+    );
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.contains(r#"class="node-boundary" data-slot="5461""#));
     assert!(svg.contains(r#"class="node-boundary" data-slot="10923""#));

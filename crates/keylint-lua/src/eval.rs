@@ -856,10 +856,13 @@ impl<'t, 's> Eval<'t, 's> {
             }
             stack.extend(n.named_children());
         }
+        // At the top of the body a local holds a value of an earlier iteration: unknown,
+        // marked as this local's own so that the first walk can tell it apart.
+        let head = |d: DeclId| usize::MAX - d..usize::MAX - d;
         if let Some(f) = self.frames.last_mut() {
             for d in &assigned {
                 if let Some(v) = f.alts.get_mut(d) {
-                    *v = vec![(Val::Other(Prov::Unknown), 0..0)];
+                    *v = vec![(Val::Other(Prov::Unknown), head(*d))];
                 }
             }
         }
@@ -879,6 +882,11 @@ impl<'t, 's> Eval<'t, 's> {
                     };
                     let mut v = b.clone();
                     for (val, at) in e {
+                        // The local's own value from the top of the body, passed through
+                        // unchanged: already one of the values.
+                        if *at == head(*d) {
+                            continue;
+                        }
                         if !v.iter().any(|(_, s)| s == at && !s.is_empty()) {
                             v.push((val.clone(), at.clone()));
                         }

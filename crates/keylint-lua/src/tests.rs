@@ -766,3 +766,28 @@ fn deeply_nested_loops_that_reassign_stay_linear() {
     assert!(t.elapsed() < std::time::Duration::from_secs(5));
     assert!(!k.is_empty());
 }
+
+#[test]
+fn a_list_re_read_under_a_guard_in_a_loop_is_still_data() {
+    let src = r#"
+local ids = redis.call('LRANGE', KEYS[1], 0, -1)
+local other = ARGV[2]
+while next(ids) do
+  for _, id in ipairs(ids) do
+    redis.call('DEL', ARGV[1] .. id)
+    redis.call('GET', other .. ':x')
+  end
+  if ARGV[3] then
+    other = ids
+    ids = redis.call('LRANGE', KEYS[1], 0, -1)
+  end
+end
+"#;
+    let k = keys(src);
+    let shown: Vec<(&str, KeyOrigin)> = k.iter().map(|k| (k.1.as_str(), k.2)).collect();
+    assert!(shown.contains(&("ARGV[1] .. id", KeyOrigin::Undeclared)));
+    // `other = ids` passes another local's value of an earlier iteration: unknown.
+    assert!(shown
+        .iter()
+        .any(|(t, o)| t.starts_with("other") && *o == KeyOrigin::Unknown));
+}

@@ -619,12 +619,54 @@ fn lint_stdin(
         message,
         fatal: false,
     })?;
-    let findings = lint_source(lang, &source, &config);
+    let findings = match (lang, crate::project::module_name(&name)) {
+        // A module named after a file of a project reads that project's modules.
+        (Language::Python, Some(module)) => lint_stdin_in_project(&source, &config, &name, &module)
+            .unwrap_or_else(|| lint_source(lang, &source, &config)),
+        _ => lint_source(lang, &source, &config),
+    };
     let findings = finalize(findings, lang, &name, &source, &config, selection);
     Ok(FileReport {
         path: name,
         source,
         findings,
+    })
+}
+
+/// Standard input named `name`, a Python module `module` of a project, linted with
+/// the project analysis on a thread with the stack it needs; `None` if there is no
+/// such thread.
+fn lint_stdin_in_project(
+    source: &str,
+    config: &Config,
+    name: &Path,
+    module: &str,
+) -> Option<Vec<Finding>> {
+    let projects = Projects::default();
+    let project = projects.get(config);
+    let loader = name.parent().map(keylint_python::DirLoader::new);
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("keylint-worker".into())
+            .stack_size(keylint_python::STACK_SIZE)
+            .spawn_scoped(s, || {
+                BIG_STACK.set(true);
+                lint_source_with(
+                    Language::Python,
+                    source,
+                    config,
+                    loader
+                        .as_ref()
+                        .map(|l| l as &dyn keylint_python::FileLoader),
+                    Some((&project, module)),
+                )
+                .0
+            })
+            .ok()?;
+        match worker.join() {
+            Ok(f) => Some(f),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     })
 }
 

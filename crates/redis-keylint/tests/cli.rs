@@ -470,6 +470,29 @@ def move(src, dst):\n    get_connection().smove(queue_key(src), queue_key(dst), 
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // Standard input named after the file (an editor's unsaved buffer) reads the same
+    // project.
+    let mut child = bin()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "src/app/jobs.py",
+            "-",
+        ])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        &std::fs::read(root.join("src/app/jobs.py")).unwrap(),
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(json(&o).as_array().unwrap().len(), 1, "{}", stdout(&o));
     // From a subdirectory, with a cache: a change in an imported module is a miss.
     let cache = root.join("cache");
     let dir = cache.to_str().unwrap();

@@ -60,6 +60,11 @@ pub enum CrossSlotPolicy {
     /// Keys may span slots as long as they are on one node
     /// (`#!lua flags=allow-cross-slot-keys`).
     SameNode,
+    /// A batch the code may rely on being atomic, which a cluster client runs per node
+    /// without atomicity (redis-py's `pipeline()` on a client whose kind the code does
+    /// not show: `MULTI`/`EXEC` on a standalone `Redis`, not a transaction on
+    /// `RedisCluster`). Nothing is refused: a warning.
+    NotAtomic,
 }
 
 /// A set of keys that must share one slot.

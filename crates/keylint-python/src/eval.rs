@@ -59,6 +59,22 @@ pub(crate) struct PipeInfo {
     pub anchor: Option<std::ops::Range<usize>>,
     /// Created by `r.transaction(func, …)`: executes when the function returns.
     pub transaction_call: Option<std::ops::Range<usize>>,
+    /// How `pipeline(…)` decided whether this is a transaction.
+    pub origin: TxOrigin,
+}
+
+/// Why a pipeline is, or is not, a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TxOrigin {
+    /// `transaction=…` is written at the call.
+    Written,
+    /// The client's default, on a client constructed in view.
+    ClientDefault,
+    /// The client's default, on a client whose kind the code does not show (the
+    /// configured profile decided).
+    ProfileDefault,
+    /// Not created by `pipeline(…)` here.
+    Other,
 }
 
 /// A script registered with `register_script` (or a script body for `eval`).
@@ -371,6 +387,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             created,
             anchor,
             transaction_call: None,
+            origin: TxOrigin::Other,
         });
         self.pipe_by_node.insert(node.id(), id);
         id
@@ -1121,6 +1138,94 @@ impl<'t> crate::lower::Analyzer<'t> {
         })
     }
 
+    /// A parameter that every call site of its function in this file fills with a
+    /// redis-py client (`Queue("x", connection=Redis())`, `helper(self.redis)`), the
+    /// default included when a site leaves it out. The kind is the sites' common kind
+    /// for a private function or class (`_name`); a public one may also be called from
+    /// elsewhere, so only "a client" is known and the kind is left to the profile.
+    fn client_from_callers(&mut self, f: FuncId, param: Node<'t>) -> Option<Value<'t>> {
+        let info = self.ix.funcs[f].clone();
+        if info.is_lambda || !info.decorators.iter().all(|d| d == "staticmethod") {
+            return None;
+        }
+        let idx = info.params.iter().position(|p| p.node.id() == param.id())?;
+        let p = &info.params[idx];
+        if p.star {
+            return None;
+        }
+        // `__init__` is called through its class; methods through an instance.
+        let (lookup, public) = match (info.class, info.name.as_str()) {
+            (Some(c), "__init__") => {
+                let cname = self.ix.classes[c].name.clone();
+                let public = !cname.starts_with('_');
+                (cname, public)
+            }
+            _ => (info.name.clone(), !info.name.starts_with('_')),
+        };
+        let skip_self = info.self_name().is_some();
+        let guard = (2u8, f, idx);
+        if !self.in_progress.insert(guard) {
+            return None;
+        }
+        let sites = self
+            .calls_by_name
+            .get(lookup.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let mut kind: Option<ClientKind> = None;
+        let mut ok = !sites.is_empty();
+        for (call, func) in sites {
+            if !ok {
+                break;
+            }
+            let ctx = Ctx::at(func);
+            let Some(callee) = call.field(Field::Function) else {
+                ok = false;
+                break;
+            };
+            // The site must call this very function.
+            let target = match self.eval(callee, &ctx) {
+                Value::Func { id, .. } => id == f,
+                Value::Class(c) => info.class == Some(c) && info.name == "__init__",
+                _ => false,
+            };
+            if !target {
+                ok = false;
+                break;
+            }
+            let (pos, kw) = self.call_args(call.field(Field::Arguments), &ctx);
+            if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
+                ok = false;
+                break;
+            }
+            let at = idx - usize::from(skip_self);
+            let given = pos
+                .get(at)
+                .or_else(|| kw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e));
+            let v = given.map(|e| self.as_receiver(e.value.clone(), e.node));
+            let v = match v {
+                Some(v) => v,
+                None => match p.default {
+                    Some(d) => self.eval(d, &Ctx::at(info.parent)),
+                    None => Value::Unknown,
+                },
+            };
+            match v {
+                Value::Client(k) => kind = Some(kind.map_or(k, |x| x.merge(k))),
+                // `connection=None`, then `connection or make_client()`.
+                Value::Null => {}
+                _ => ok = false,
+            }
+        }
+        self.in_progress.remove(&guard);
+        let kind = kind.filter(|_| ok)?;
+        Some(Value::Client(if public {
+            ClientKind::Unknown
+        } else {
+            kind
+        }))
+    }
+
     /// The start of the comprehension around `n` (in the same function) whose `for`
     /// clauses bind `name`, if any.
     fn comprehension_binding(&self, n: Node<'t>, name: &str) -> Option<usize> {
@@ -1241,6 +1346,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 if let Some(a) = def.annotation {
                     if let Some(v) = self.annotated_value(a) {
+                        return v;
+                    }
+                }
+                if let (Some(f), None) = (f, &ctx.env) {
+                    if let Some(v) = self.client_from_callers(f, p) {
                         return v;
                     }
                 }
@@ -1546,12 +1656,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             let recv = self.as_receiver(recv, obj);
             match recv {
                 Value::Str(s) => return self.str_method(&s, m, args, n, ctx),
-                Value::Client(k) => {
-                    let k = self.effective(k);
+                Value::Client(written) => {
+                    let k = self.effective(written);
                     return match m {
                         "pipeline" => {
-                            let tx = pipeline_tx(self.ix.nav, args, k, self.src());
-                            Value::Pipe(self.pipe_for(n, k, tx, Some(attr.byte_range())))
+                            let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
+                            let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
+                            self.pipes[id].origin = match (explicit, written) {
+                                (true, _) => TxOrigin::Written,
+                                (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
+                                (false, _) => TxOrigin::ClientDefault,
+                            };
+                            Value::Pipe(id)
                         }
                         "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
                         _ => self.opaque(n, ctx),
@@ -1604,12 +1720,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if self.defines(c, m).is_none() && self.client_class(c).is_some() =>
                 {
                     // A method of a class derived from a redis-py client.
-                    let k = self.client_class(c).unwrap_or(ClientKind::Unknown);
-                    let k = self.effective(k);
+                    let written = self.client_class(c).unwrap_or(ClientKind::Unknown);
+                    let k = self.effective(written);
                     return match m {
                         "pipeline" => {
-                            let tx = pipeline_tx(self.ix.nav, args, k, self.src());
-                            Value::Pipe(self.pipe_for(n, k, tx, Some(attr.byte_range())))
+                            let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
+                            let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
+                            self.pipes[id].origin = match (explicit, written) {
+                                (true, _) => TxOrigin::Written,
+                                (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
+                                (false, _) => TxOrigin::ClientDefault,
+                            };
+                            Value::Pipe(id)
                         }
                         "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
                         _ => self.opaque(n, ctx),
@@ -2359,8 +2481,14 @@ pub(crate) fn arg_nodes<'t>(nav: &Nav<'t>, args: Option<Node<'t>>) -> Vec<Node<'
         .collect()
 }
 
-/// Whether `pipeline(…)` makes a transaction.
-fn pipeline_tx<'t>(nav: &Nav<'t>, args: Option<Node<'t>>, client: ClientKind, src: &str) -> Tx {
+/// Whether `pipeline(…)` makes a transaction, and whether the call says so itself
+/// (`transaction=True`/`False`, not the client's default).
+fn pipeline_tx<'t>(
+    nav: &Nav<'t>,
+    args: Option<Node<'t>>,
+    client: ClientKind,
+    src: &str,
+) -> (Tx, bool) {
     let mut explicit: Option<Node<'t>> = None;
     if let Some(a) = args {
         for k in nav.named_children(a) {
@@ -2377,15 +2505,18 @@ fn pipeline_tx<'t>(nav: &Nav<'t>, args: Option<Node<'t>>, client: ClientKind, sr
         }
     }
     match explicit.map(|e| e.kind_name()) {
-        Some("true") => Tx::Yes,
-        Some("false") => Tx::No,
-        Some("none") | None => match client {
-            // The standalone client's pipeline is transactional by default;
-            // RedisCluster's is not.
-            ClientKind::Standalone => Tx::Yes,
-            ClientKind::Cluster => Tx::No,
-            ClientKind::Unknown => Tx::Unknown,
-        },
-        Some(_) => Tx::Unknown,
+        Some("true") => (Tx::Yes, true),
+        Some("false") => (Tx::No, true),
+        Some("none") | None => (
+            match client {
+                // The standalone client's pipeline is transactional by default;
+                // RedisCluster's is not.
+                ClientKind::Standalone => Tx::Yes,
+                ClientKind::Cluster => Tx::No,
+                ClientKind::Unknown => Tx::Unknown,
+            },
+            false,
+        ),
+        Some(_) => (Tx::Unknown, true),
     }
 }

@@ -10,7 +10,7 @@
 //! agrees.
 
 use crate::eval::{
-    arg_nodes, ClientKind, Ctx, Elem, PipeId, PipeInfo, ScriptId, ScriptInfo, Tx, Value,
+    arg_nodes, ClientKind, Ctx, Elem, PipeId, PipeInfo, ScriptId, ScriptInfo, Tx, TxOrigin, Value,
 };
 use crate::index::{text, FuncId, Index};
 use crate::methods::{self, ClusterBehavior, Method, ParamKind, PipelineBehavior};
@@ -18,7 +18,7 @@ use crate::syntax::{Field, IdMap, IdSet, Nav, NodeExt};
 use crate::tpl::Tpl;
 use crate::{FileLoader, Options};
 use keylint_core::model::{
-    CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Unit, UnitKind,
+    CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Unit, UnitKind, UnitNote,
 };
 use keylint_core::template::Lang;
 use keylint_core::Span;
@@ -79,6 +79,9 @@ pub(crate) struct Analyzer<'t> {
     /// False when only part of the file was parsed: names are then never resolved.
     pub resolve_names: bool,
     events: Vec<PipeEvent<'t>>,
+    /// Every call of the file with its function, by the last name of the callee
+    /// (`f` for `f(…)`, `m` for `obj.m(…)`), for the flow from call sites to parameters.
+    pub calls_by_name: HashMap<&'t str, Vec<(Node<'t>, Option<FuncId>)>>,
     /// Key uses that stand for many keys: key → the loops and comprehensions over
     /// whose passes it varies.
     key_each: HashMap<usize, Vec<usize>>,
@@ -129,6 +132,7 @@ impl<'t> Analyzer<'t> {
             resolve_names: true,
             events: Vec::new(),
             key_each: HashMap::new(),
+            calls_by_name: HashMap::new(),
             script_links: Vec::new(),
             project: None,
         }
@@ -165,6 +169,19 @@ impl<'t> Analyzer<'t> {
         calls.sort_by_key(|(c, _)| (c.end_byte(), std::cmp::Reverse(c.start_byte())));
         for &(call, func) in &calls {
             self.func_of.insert(call.id(), func);
+            let callee = call
+                .field(Field::Function)
+                .and_then(|f| match f.kind_name() {
+                    "identifier" => Some(f),
+                    "attribute" => f.field(Field::Attribute),
+                    _ => None,
+                });
+            if let Some(c) = callee {
+                self.calls_by_name
+                    .entry(text(c, self.ix.src))
+                    .or_default()
+                    .push((call, func));
+            }
         }
         // `transaction(func, …)` first: it tells what `func`'s parameter is.
         for &(call, func) in &calls {
@@ -602,7 +619,11 @@ impl<'t> Analyzer<'t> {
             (_, ClientKind::Standalone) => Some(CrossSlotPolicy::Refused),
             (PipelineBehavior::Ok, _) => Some(CrossSlotPolicy::Refused),
             (PipelineBehavior::Blocked, _) => None,
-            (PipelineBehavior::Single, _) => (tx == Tx::Yes).then_some(CrossSlotPolicy::Refused),
+            // A `pipeline()` whose kind the profile decided joins a batch that a
+            // standalone client would run as a transaction.
+            (PipelineBehavior::Single, _) => (tx == Tx::Yes
+                || self.pipes[pipe].origin == TxOrigin::ProfileDefault)
+                .then_some(CrossSlotPolicy::Refused),
             (PipelineBehavior::Direct, ClientKind::Cluster) => Some(CrossSlotPolicy::Split),
             (PipelineBehavior::Direct, ClientKind::Unknown) => None,
         }
@@ -1088,9 +1109,44 @@ impl<'t> Analyzer<'t> {
                 Tx::No => has_multi && info.client != ClientKind::Cluster,
                 Tx::Unknown => has_multi,
             };
-            if !tx {
+            // `pipeline()` on a client whose kind the code does not show, taken to be a
+            // `RedisCluster` by the profile: not a transaction there, but `MULTI`/`EXEC`
+            // on a standalone `Redis`, which the code may rely on.
+            let not_atomic =
+                !tx && !has_multi && info.tx == Tx::No && info.origin == TxOrigin::ProfileDefault;
+            if !tx && !not_atomic {
                 continue;
             }
+            let policy = if not_atomic {
+                CrossSlotPolicy::NotAtomic
+            } else {
+                CrossSlotPolicy::Refused
+            };
+            let note = match (not_atomic, info.origin, info.client) {
+                (true, _, _) => Some(
+                    "the kind of this client is not written here and is taken to be \
+                     `RedisCluster` (`client = \"cluster\"`): its `pipeline()` is not a \
+                     transaction, so these commands are sent per node and run with no \
+                     atomicity, silently; on a standalone `Redis` the same `pipeline()` is \
+                     `MULTI`/`EXEC`, which this code may rely on",
+                ),
+                (false, TxOrigin::Written, _) => Some(
+                    "with `transaction=True`, redis-py's `RedisCluster` refuses this \
+                     transaction before sending it (`CrossSlotTransactionError`)",
+                ),
+                (false, TxOrigin::ClientDefault | TxOrigin::ProfileDefault, _)
+                    if info.tx == Tx::Yes =>
+                {
+                    Some(
+                        "this `pipeline()` is `MULTI`/`EXEC` because the client is a \
+                         standalone `Redis` (its default), and the code may rely on that; \
+                         on a cluster, `RedisCluster.pipeline()` is not a transaction: \
+                         these commands would run per node, silently not atomic (and with \
+                         `transaction=True` it refuses them: `CrossSlotTransactionError`)",
+                    )
+                }
+                _ => None,
+            };
             let paths: Vec<Path> = evs
                 .iter()
                 .map(|e| Path::of(self.ix.nav, e.node, &mut memo))
@@ -1173,8 +1229,14 @@ impl<'t> Analyzer<'t> {
                         start..e.node.end_byte(),
                         anchor,
                         keys,
-                        CrossSlotPolicy::Refused,
+                        policy,
                     );
+                    if let Some(note) = note {
+                        self.model.unit_notes.push(UnitNote {
+                            unit,
+                            note: note.to_string(),
+                        });
+                    }
                     self.loop_families(unit, &g, &evs, &paths, Some(ei));
                 }
             }

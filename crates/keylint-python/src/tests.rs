@@ -603,3 +603,68 @@ def f():
 "#;
     assert_eq!(rules(bad), vec![Rule::CrossSlot]);
 }
+
+#[test]
+fn parameters_filled_with_clients_at_every_call_site_are_clients() {
+    let src = r#"
+import redis
+class _Store:
+    def __init__(self, conn):
+        self.conn = conn
+    def swap(self):
+        self.conn.rename("user:1000:profile", "user:1000:cart")
+def make():
+    return _Store(redis.Redis())
+def helper(c):
+    c.rename("user:1000:profile", "user:1000:cart")
+def caller():
+    helper(redis.Redis())
+def mixed(c):
+    c.rename("user:1000:profile", "user:1000:cart")
+def callers():
+    mixed(redis.Redis())
+    mixed(object())
+"#;
+    let m = lower(src);
+    let renames: Vec<_> = multi(&m).into_iter().filter(|u| u.1 == "RENAME").collect();
+    assert_eq!(renames.len(), 2, "{renames:?}");
+    // Look-alikes stay out: `os.rename` at a call site is not a client.
+    let src = r#"
+import os, redis
+def move(fs):
+    fs.rename("a", "b")
+def go():
+    move(os)
+"#;
+    assert!(lower(src).units.is_empty());
+}
+
+#[test]
+fn a_default_pipeline_says_what_each_client_does() {
+    let src = r#"
+import redis
+def f(conn: redis.Redis):
+    pipe = conn.pipeline()
+    pipe.set("user:1000:profile", "p")
+    pipe.set("user:1000:cart", "c")
+    pipe.execute()
+"#;
+    // Without a profile the kind is unknown: silent.
+    assert!(rules(src).is_empty());
+    // The cluster profile: not atomic, a warning.
+    let m = with_profile(src, ClientProfile::Cluster);
+    let found = check(&m, &Settings::default());
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].severity, keylint_core::Severity::Warning);
+    assert!(found[0].message.ends_with("on a cluster it is not atomic"));
+    assert!(found[0].notes.iter().any(|n| n.contains("`MULTI`/`EXEC`")));
+    // The standalone profile: a transaction, refused on a cluster.
+    let m = with_profile(src, ClientProfile::Standalone);
+    let found = check(&m, &Settings::default());
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].severity, keylint_core::Severity::Error);
+    assert!(found[0]
+        .notes
+        .iter()
+        .any(|n| n.contains("silently not atomic")));
+}

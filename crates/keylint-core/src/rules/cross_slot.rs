@@ -45,6 +45,9 @@ pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
 fn what(unit: &Unit) -> String {
     match unit.kind {
         UnitKind::Command => format!("keys of `{}`", unit.name),
+        UnitKind::Transaction if unit.policy == CrossSlotPolicy::NotAtomic => {
+            format!("keys of this `{}()`", unit.name)
+        }
         UnitKind::Transaction => format!("keys of this `{}` transaction", unit.name),
         UnitKind::Script if unit.name == "script" || unit.name.is_empty() => {
             "keys of this script".to_string()
@@ -127,8 +130,14 @@ fn check_unit(
     };
     let family_only = anchor == culprit;
 
-    let verb = match rule {
-        Rule::CrossSlot => "are in different hash slots",
+    let verb = match (rule, unit.policy) {
+        (Rule::CrossSlot, CrossSlotPolicy::NotAtomic) => {
+            "are in different hash slots: on a cluster it is not atomic"
+        }
+        (_, CrossSlotPolicy::NotAtomic) => {
+            "almost certainly hash to different slots: on a cluster it is not atomic"
+        }
+        (Rule::CrossSlot, _) => "are in different hash slots",
         _ => "almost certainly hash to different slots",
     };
     let culprit_label = if family_only {
@@ -165,7 +174,14 @@ fn check_unit(
         f = f.with_note(format!("and {hidden} more keys"));
     }
     if unit.kind == UnitKind::Transaction && unit.anchor != unit.span {
-        f = f.with_secondary(Label::new(unit.anchor.clone(), "transaction starts here"));
+        f = f.with_secondary(Label::new(
+            unit.anchor.clone(),
+            if unit.policy == CrossSlotPolicy::NotAtomic {
+                "a transaction only on a standalone client"
+            } else {
+                "transaction starts here"
+            },
+        ));
     }
 
     if let Some((k, fam, labels)) = &family_key {
@@ -204,6 +220,8 @@ fn check_unit(
         }
     };
     f = match (rule, unit.policy) {
+        // Nothing is refused; what is lost is said in the unit's notes.
+        (_, CrossSlotPolicy::NotAtomic) => f.with_severity(Severity::Warning),
         (Rule::CrossSlot, CrossSlotPolicy::SameNode) => {
             f.with_severity(Severity::Warning).with_note(
                 "the script may touch keys of other slots (no `#!lua` shebang, or \

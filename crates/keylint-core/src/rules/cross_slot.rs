@@ -100,7 +100,8 @@ fn check_unit(
     if keys.len() < 2 && family_key.is_none() {
         return None;
     }
-    let lang = model.lang;
+    // A script's keys are printed in Lua, also when the script is embedded in Python.
+    let langs = super::key_langs(model);
     // Proven: two concrete slots differ.
     let first_concrete = keys.iter().copied().find(|&k| inputs[k].slot().is_some());
     let proven_other = first_concrete.and_then(|a| {
@@ -129,6 +130,10 @@ fn check_unit(
         return None;
     };
     let family_only = anchor == culprit;
+    // The language the unit's keys are written in: a command of a script embedded in a
+    // Python string is a Lua command (refused by the server inside the script, not by
+    // redis-py), and its keys are suggested in Lua.
+    let unit_lang = langs[anchor];
 
     let verb = match (rule, unit.policy) {
         (Rule::CrossSlot, CrossSlotPolicy::NotAtomic) => {
@@ -141,9 +146,12 @@ fn check_unit(
         _ => "almost certainly hash to different slots",
     };
     let culprit_label = if family_only {
-        format!("stands for many keys; {}", inputs[culprit].describe(lang))
+        format!(
+            "stands for many keys; {}",
+            inputs[culprit].describe(langs[culprit])
+        )
     } else {
-        inputs[culprit].describe(lang)
+        inputs[culprit].describe(langs[culprit])
     };
     let mut f = Finding::new(
         rule,
@@ -167,7 +175,7 @@ fn check_unit(
         shown += 1;
         f = f.with_secondary(Label::new(
             model.keys[k].span.clone(),
-            inputs[k].describe(lang),
+            inputs[k].describe(langs[k]),
         ));
     }
     if hidden > 0 {
@@ -185,7 +193,7 @@ fn check_unit(
     }
 
     if let Some((k, fam, labels)) = &family_key {
-        let shown = model.keys[*k].template.display(lang);
+        let shown = model.keys[*k].template.display(langs[*k]);
         let which = labels
             .iter()
             .map(|l| format!("`{l}`"))
@@ -198,11 +206,11 @@ fn check_unit(
         ));
     }
     let refusal = match unit.kind {
-        UnitKind::Command if model.lang == Lang::Lua => {
+        UnitKind::Command if unit_lang == Lang::Lua => {
             "inside a script, a command whose keys span slots fails: \
              `Script attempted to access a non local key in a cluster node`"
         }
-        UnitKind::Command if model.lang == Lang::Python => {
+        UnitKind::Command if unit_lang == Lang::Python => {
             "Redis Cluster refuses a command whose keys span slots: redis-py's `RedisCluster` \
              before sending it (`… - all keys must map to the same key slot`), the server with \
              `CROSSSLOT Keys in request don't hash to the same slot`"
@@ -230,7 +238,7 @@ fn check_unit(
             )
         }
         (Rule::CrossSlot, _) => f.with_note(match unit.kind {
-            UnitKind::Command if model.lang == Lang::Python => {
+            UnitKind::Command if unit_lang == Lang::Python => {
                 "Redis Cluster refuses a command whose keys span slots: \
                  `CROSSSLOT Keys in request don't hash to the same slot`"
             }
@@ -261,7 +269,7 @@ fn check_unit(
         }
         _ => false,
     });
-    if lang == Lang::Python && fstring_trap && !family_only {
+    if unit_lang == Lang::Python && fstring_trap && !family_only {
         f = f.with_note(super::FSTRING_TRAP);
     }
     for note in facts.notes.get(&ui).into_iter().flatten() {
@@ -291,12 +299,16 @@ fn check_unit(
     let suggestion = if distinct.len() > MAX_SUGGESTED_KEYS {
         Err(NoSuggestion::NotRewritable)
     } else {
-        suggest_tag(&distinct, lang)
+        suggest_tag(&distinct, unit_lang)
     };
     f = match suggestion {
         Ok(s) => {
-            if let Some(fix) = tag_fix(model, &keys, &index, &s) {
-                f = f.with_fix(fix);
+            // A rewrite of Lua keys inside a Python string would have to re-quote them
+            // for Python too: no edit is offered there, only the help.
+            if unit_lang == model.lang {
+                if let Some(fix) = tag_fix(model, &keys, &index, &s) {
+                    f = f.with_fix(fix);
+                }
             }
             f.with_help(format!(
                 "co-locate the keys with a hash tag on what they share, `{}`: {}",

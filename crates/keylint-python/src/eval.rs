@@ -965,7 +965,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         // Several definitions may reach: one of them may still say
                         // what kind of object this is.
                         let defs = self.ix.funcs[f].defs[name].clone();
-                        if let Some(v) = self.common_client(&defs, &scope_ctx) {
+                        if let Some(v) = self.common_client(name, &defs, &scope_ctx) {
                             return v;
                         }
                         self.opaque_named(
@@ -1172,6 +1172,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             .get(lookup.as_str())
             .cloned()
             .unwrap_or_default();
+        let one_site = match sites.as_slice() {
+            [(c, _)] => Some(*c),
+            _ => None,
+        };
+        let mut pipe: Option<PipeId> = None;
         let mut kind: Option<ClientKind> = None;
         let mut ok = !sites.is_empty();
         for (call, func) in sites {
@@ -1214,10 +1219,19 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Value::Client(k) => kind = Some(kind.map_or(k, |x| x.merge(k))),
                 // `connection=None`, then `connection or make_client()`.
                 Value::Null => {}
+                // A helper that queues on its one caller's pipeline.
+                Value::Pipe(id) if one_site.is_some() => pipe = Some(id),
                 _ => ok = false,
             }
         }
         self.in_progress.remove(&guard);
+        if pipe.is_some() && kind.is_some() {
+            return None;
+        }
+        if let (Some(id), Some(site), true, None) = (pipe, one_site, ok, kind) {
+            self.helper_site.insert((f, id), site);
+            return Some(Value::Pipe(id));
+        }
         let kind = kind.filter(|_| ok)?;
         Some(Value::Client(if public {
             ClientKind::Unknown
@@ -1268,8 +1282,41 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// When every definition of a name makes a client (or the same pipeline).
-    fn common_client(&mut self, defs: &[Def<'t>], ctx: &Ctx<'t>) -> Option<Value<'t>> {
+    fn common_client(&mut self, name: &str, defs: &[Def<'t>], ctx: &Ctx<'t>) -> Option<Value<'t>> {
         let mut values = Vec::new();
+        // `pipe = pipe.lrem(…)` keeps whatever `pipe` was: a pipeline's commands return
+        // the pipeline. Such definitions say nothing new.
+        let src = self.src();
+        let keeps = |d: &Def<'t>| -> bool {
+            let DefKind::Expr(e) = d.kind else {
+                return false;
+            };
+            let mut cur = e;
+            let mut first = true;
+            loop {
+                match cur.kind_name() {
+                    "call" => match cur.field(Field::Function) {
+                        Some(f) => cur = f,
+                        None => return false,
+                    },
+                    "attribute" => {
+                        let m = cur.field(Field::Attribute).map(|a| text(a, src));
+                        if first && matches!(m, Some("execute" | "reset" | "discard")) {
+                            return false;
+                        }
+                        first = false;
+                        match cur.field(Field::Object) {
+                            Some(o) => cur = o,
+                            None => return false,
+                        }
+                    }
+                    "identifier" => return !first && text(cur, src) == name,
+                    _ => return false,
+                }
+            }
+        };
+        let defs: Vec<Def<'t>> = defs.iter().filter(|d| !keeps(d)).copied().collect();
+        let defs = &defs[..];
         for d in defs {
             let v = match d.kind {
                 DefKind::Expr(e) | DefKind::WithAs(e) => self.eval(e, &ctx.deeper()),
@@ -1283,6 +1330,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 (v, _) => v,
             };
             values.push(v);
+        }
+        // `pipe = pipe.lrem(…)` in both arms of an `if`: the same pipeline throughout.
+        if let Some(Value::Pipe(id)) = values.first() {
+            let id = *id;
+            if values
+                .iter()
+                .all(|v| matches!(v, Value::Pipe(x) if *x == id))
+            {
+                return Some(Value::Pipe(id));
+            }
         }
         merge_clients(&values).map(Value::Client)
     }
@@ -1344,13 +1401,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                         }
                     }
                 }
-                if let Some(a) = def.annotation {
-                    if let Some(v) = self.annotated_value(a) {
+                if let (Some(f), None) = (f, &ctx.env) {
+                    if let Some(v) = self.client_from_callers(f, p) {
                         return v;
                     }
                 }
-                if let (Some(f), None) = (f, &ctx.env) {
-                    if let Some(v) = self.client_from_callers(f, p) {
+                if let Some(a) = def.annotation {
+                    if let Some(v) = self.annotated_value(a) {
                         return v;
                     }
                 }

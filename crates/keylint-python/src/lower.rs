@@ -82,6 +82,8 @@ pub(crate) struct Analyzer<'t> {
     /// Every call of the file with its function, by the last name of the callee
     /// (`f` for `f(…)`, `m` for `obj.m(…)`), for the flow from call sites to parameters.
     pub calls_by_name: HashMap<&'t str, Vec<(Node<'t>, Option<FuncId>)>>,
+    /// (helper, pipeline) → the one call that passes the pipeline to the helper.
+    pub helper_site: HashMap<(FuncId, PipeId), Node<'t>>,
     /// Key uses that stand for many keys: key → the loops and comprehensions over
     /// whose passes it varies.
     key_each: HashMap<usize, Vec<usize>>,
@@ -133,6 +135,7 @@ impl<'t> Analyzer<'t> {
             events: Vec::new(),
             key_each: HashMap::new(),
             calls_by_name: HashMap::new(),
+            helper_site: HashMap::new(),
             script_links: Vec::new(),
             project: None,
         }
@@ -362,6 +365,32 @@ impl<'t> Analyzer<'t> {
     }
 
     fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {
+        // A command queued by a helper on the pipeline its one caller passed happens,
+        // for that pipeline, where the helper is called.
+        let mut node = node;
+        let mut keys = keys;
+        for _ in 0..8 {
+            let Some(f) = self.func_of_call(node) else {
+                break;
+            };
+            match self.helper_site.get(&(f, pipe)) {
+                Some(&site) => {
+                    // A value local to the helper (a parameter) is the caller's value
+                    // under another name: keys built from one are left out rather than
+                    // compared as if they differed.
+                    let start = self.ix.funcs[f].node.start_byte();
+                    let (a, b) = (format!("f{start}:"), format!("f{start}["));
+                    keys.retain(|&k| {
+                        !self.model.keys[k].template.parts.iter().any(|p| {
+                            matches!(p, keylint_core::template::Part::Hole(h)
+                                if h.binding.starts_with(&a) || h.binding.starts_with(&b))
+                        })
+                    });
+                    node = site;
+                }
+                None => break,
+            }
+        }
         self.events.push(PipeEvent {
             pipe,
             kind,

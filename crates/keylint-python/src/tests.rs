@@ -668,3 +668,44 @@ def f(conn: redis.Redis):
         .iter()
         .any(|n| n.contains("silently not atomic")));
 }
+
+#[test]
+fn helpers_queue_on_their_one_callers_pipeline() {
+    let src = r#"
+import redis
+def _register(pipeline):
+    pipeline.sadd("rq:queues", "rq:queue:default")
+def _push(pipeline, job_id):
+    pipeline.rpush("rq:queue:default", job_id)
+    # Built from the helper's own parameter: left out, not compared.
+    pipeline.hset(f"rq:job:{job_id}", "s", 1)
+def enqueue(r: redis.Redis, job_id):
+    pipe = r.pipeline(transaction=True)
+    _register(pipe)
+    _push(pipe, job_id)
+    pipe.execute()
+"#;
+    let m = lower(src);
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .collect();
+    assert_eq!(tx.len(), 1, "{tx:?}");
+    assert_eq!(tx[0].3, vec!["\"rq:queues\"", "\"rq:queue:default\""]);
+    // Two callers with two pipelines: the helper's pipeline is not known.
+    let src = r#"
+import redis
+def _push(pipeline):
+    pipeline.rpush("rq:queue:default", "1")
+def a(r: redis.Redis):
+    p = r.pipeline(transaction=True)
+    p.sadd("rq:queues", "x")
+    _push(p)
+    p.execute()
+def b(r: redis.Redis):
+    q = r.pipeline(transaction=True)
+    _push(q)
+    q.execute()
+"#;
+    assert!(rules(src).is_empty());
+}

@@ -317,7 +317,7 @@ impl Census {
         // EXACT_SUMMARY, then one key in SAMPLE_EVERY with that weight.
         let weight = if e.count <= EXACT_SUMMARY {
             1
-        } else if e.count % SAMPLE_EVERY == 0 {
+        } else if e.count.is_multiple_of(SAMPLE_EVERY) {
             SAMPLE_EVERY
         } else {
             0

@@ -1876,7 +1876,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 let (pos, kw) = self.call_args(args, ctx);
                 match self.call_builder(id, bound, pos, kw, ctx) {
                     Some(v) => self.pipe_at_site(v, id, n),
-                    None => self.opaque(n, ctx),
+                    None => self
+                        .memo_factory(id, ctx)
+                        .unwrap_or_else(|| self.opaque(n, ctx)),
                 }
             }
             Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),
@@ -2532,6 +2534,58 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match self.instance_attr(k, attr, n, ctx, true) {
             v @ (Value::Client(_) | Value::Pipe(_)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A factory that registers its script once per connection and caches it:
+    /// `if conn not in CACHE: CACHE[conn] = conn.register_script(LUA)` then
+    /// `return CACHE[conn]`: the registered script.
+    fn memo_factory(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let info = self.ix().funcs[id].clone();
+        if info.is_lambda || ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        let nav = self.ix.nav;
+        let stmts: Vec<Node<'t>> = nav
+            .named_children(info.body)
+            .filter(|s| s.kind_name() != "comment")
+            .filter(|s| {
+                !(s.kind_name() == "expression_statement"
+                    && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
+            })
+            .collect();
+        let [guard, ret] = stmts.as_slice() else {
+            return None;
+        };
+        if guard.kind_name() != "if_statement" || ret.kind_name() != "return_statement" {
+            return None;
+        }
+        // No `else`/`elif`: the body is one block of one assignment.
+        let parts: Vec<Node<'t>> = nav.named_children(*guard).collect();
+        let [_, block] = parts.as_slice() else {
+            return None;
+        };
+        let inner: Vec<Node<'t>> = nav.named_children(*block).collect();
+        let [stmt] = inner.as_slice() else {
+            return None;
+        };
+        let asg = stmt.named_child(0)?;
+        if asg.kind_name() != "assignment" {
+            return None;
+        }
+        let (left, right) = (asg.field(Field::Left)?, asg.field(Field::Right)?);
+        let returned = ret.named_child(0)?;
+        if left.kind_name() != "subscript" || text(left, self.src()) != text(returned, self.src()) {
+            return None;
+        }
+        let fctx = Ctx {
+            func: Some(id),
+            env: None,
+            depth: ctx.depth + 2,
+        };
+        match self.eval(right, &fctx) {
+            v @ Value::Script(_) => Some(v),
             _ => None,
         }
     }

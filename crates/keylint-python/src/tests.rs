@@ -841,3 +841,45 @@ class Worker:
 "#;
     assert!(rules(src).is_empty());
 }
+
+#[test]
+fn a_factory_that_caches_its_script_per_connection_returns_it() {
+    let src = r#"
+import redis
+LUA = "return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])"
+_scripts = {}
+def get_script(connection):
+    """Registered once per connection."""
+    if connection not in _scripts:
+        _scripts[connection] = connection.register_script(LUA)
+    return _scripts[connection]
+def run(connection: redis.Redis):
+    script = get_script(connection)
+    script(keys=["user:1000:profile", "user:1000:cart"])
+"#;
+    let m = lower(src);
+    assert!(
+        multi(&m)
+            .iter()
+            .any(|u| u.0 == UnitKind::Script && u.3[0] == "\"user:1000:profile\""),
+        "{:?}",
+        units(&m)
+    );
+    // Returning something else than what the guard stored: not followed.
+    let src = r#"
+import redis
+LUA = "return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])"
+_scripts = {}
+def get_script(connection):
+    if connection not in _scripts:
+        _scripts[connection] = connection.register_script(LUA)
+    return _scripts
+def run(connection: redis.Redis):
+    script = get_script(connection)
+    script(keys=["user:1000:profile", "user:1000:cart"])
+"#;
+    let m = lower(src);
+    assert!(!multi(&m)
+        .iter()
+        .any(|u| u.0 == UnitKind::Script && u.3[0] == "\"user:1000:profile\""));
+}

@@ -42,7 +42,8 @@ cat <<MD
 quoted form of \`redis-cli --no-raw --scan\`, into a pipe; it is never stored. The mix:
 per-user carts and profiles (tagged per id), tenant job queues with one hot tenant out of
 500, sessions under a constant tag, untagged dated cache pages, UUID-keyed objects and
-empty-tag locks. The *floor* (\`examples/floor.rs\`) reads the same stream line by line,
+empty-tag locks. The *floor* (\`examples/floor.rs\`) reads the same stream line by line
+(with the census's own line splitter, \`keylint_census::for_each_line\`),
 takes the key out of its quotes and computes one CRC16 slot per key into 16384
 counters. CPU time is user + system of the measured process alone (\`/usr/bin/time -v\`);
 the generator runs on the other core.

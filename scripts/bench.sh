@@ -266,4 +266,8 @@ fi
 } >"$RES/machine.txt"
 
 python3 scripts/bench-report.py "$RES" "$ROOT/target/criterion" >docs/benchmarks.md
+# The key census has its own stream benchmark (100 million keys through a pipe).
+if [ -z "${BENCH_SKIP_CENSUS:-}" ]; then
+    { echo; bash scripts/bench-census.sh; } >>docs/benchmarks.md
+fi
 say "wrote docs/benchmarks.md"

@@ -20,8 +20,32 @@ pub const BROAD_MIN_KEYS: u64 = 100;
 /// At most this many distinct tag values make a tag low-cardinality.
 pub const LOW_CARDINALITY: usize = 32;
 
-/// Raw templates whose family is cached (the cache is emptied when full).
+/// Buckets of the family cache (a power of two), keyed by the raw template's hash.
 const CACHE: usize = 1 << 16;
+/// A family's hottest slots and tag values are counted on every key up to this many
+/// keys in the family, then on one key in [`SAMPLE_EVERY`] (weighted by it). Key,
+/// byte, slot and hazard counts are always exact.
+pub const EXACT_SUMMARY: u64 = 1 << 16;
+/// See [`EXACT_SUMMARY`].
+pub const SAMPLE_EVERY: u64 = 8;
+
+/// One bucket of the family cache.
+#[derive(Debug, Clone, Copy)]
+struct CacheSlot {
+    hash: u64,
+    family: u32,
+    generation: u32,
+    tag_varies: bool,
+}
+
+impl CacheSlot {
+    const EMPTY: CacheSlot = CacheSlot {
+        hash: 0,
+        family: u32::MAX,
+        generation: 0,
+        tag_varies: false,
+    };
+}
 
 const SLOT_WORDS: usize = SLOTS as usize / 64;
 
@@ -160,8 +184,7 @@ pub struct Census {
     evictions: u64,
     masker: Masker,
     template: Vec<u8>,
-    raw: Vec<u8>,
-    cache: IdMap<(u32, u32, bool)>,
+    cache: Vec<CacheSlot>,
     slot_keys: Vec<u64>,
     slot_bytes: Vec<u64>,
     keys: u64,
@@ -188,8 +211,7 @@ impl Census {
             evictions: 0,
             masker: Masker::new(),
             template: Vec::with_capacity(256),
-            raw: Vec::with_capacity(256),
-            cache: IdMap::default(),
+            cache: vec![CacheSlot::EMPTY; CACHE],
             slot_keys: vec![0; usize::from(SLOTS)],
             slot_bytes: vec![0; usize::from(SLOTS)],
             keys: 0,
@@ -207,25 +229,28 @@ impl Census {
     pub fn add(&mut self, key: &[u8], bytes: Option<u64>) {
         self.keys += 1;
         let mut hz = KeyHazards::default();
-        let mut braces = memchr::memchr_iter(b'{', key);
-        let (slot, tag) = if braces.next().is_none() {
-            (keyslot::slot_of_hashed(key), None)
-        } else if braces.next().is_none() {
-            // One `{`: no nested or ignored tag is possible, only the tag rule.
-            let (range, hashed) = keyslot::hashed_range(key);
-            let tag = match hashed {
-                Hashed::Tag { .. } => Some((range.start, range.end)),
-                Hashed::WholeEmptyTag { .. } => {
+        // One pass over the key: the hash of its raw template (words as they are,
+        // numbers and ids masked) and how many `{` it holds.
+        let scan = Masker::raw_hash(key);
+        let raw = scan.hash;
+        let (slot, tag) = if scan.braces == 0 {
+            (scan.crc & (SLOTS - 1), None)
+        } else if scan.braces == 1 {
+            // One `{`: no nested or ignored tag is possible, only the tag rule, and the
+            // scan found the tag and its CRC16.
+            match (scan.open, scan.close) {
+                (Some(open), Some(close)) if close > open + 1 => {
+                    (scan.tag_crc & (SLOTS - 1), Some((open + 1, close)))
+                }
+                (Some(_), Some(_)) => {
                     hz.empty = true;
-                    None
+                    (scan.whole_crc(key) & (SLOTS - 1), None)
                 }
-                Hashed::WholeUnclosed { .. } => {
+                _ => {
                     hz.unclosed = true;
-                    None
+                    (scan.whole_crc(key) & (SLOTS - 1), None)
                 }
-                Hashed::WholeNoOpen => None,
-            };
-            (keyslot::slot_of_hashed(&key[range]), tag)
+            }
         } else {
             let a = keyslot::analyze(key);
             let tag = match a.hashed {
@@ -255,28 +280,27 @@ impl Census {
             self.bytes += b;
             self.with_bytes += 1;
         }
-        // Keys with the same raw template (words as they are, numbers and ids masked)
-        // have the same family: the cache skips the learning and the table look-up.
-        Masker::raw_template(key, &mut self.raw);
-        let raw = crate::mask::hash_bytes(&self.raw);
-        let (i, tag_varies) = match self.cache.get(&raw) {
-            Some(&(i, generation, varies)) if self.entries[i as usize].generation == generation => {
-                (i as usize, varies)
-            }
-            _ => {
-                self.masker.tokenize(key);
-                let masked = self.masker.emit(key, tag, &mut self.template, true);
-                let hash = crate::mask::hash_bytes(&self.template);
-                let i = self.find_or_insert(hash, key);
-                if self.cache.len() >= CACHE {
-                    self.cache.clear();
-                }
-                self.cache.insert(
-                    raw,
-                    (i as u32, self.entries[i].generation, masked.tag_varies),
-                );
-                (i, masked.tag_varies)
-            }
+        // Keys with the same raw template have the same family: the cache (one entry
+        // per hash bucket) skips the learning and the table look-up.
+        let bucket = (raw as usize) & (CACHE - 1);
+        let c = self.cache[bucket];
+        let (i, tag_varies) = if c.hash == raw
+            && (c.family as usize) < self.entries.len()
+            && self.entries[c.family as usize].generation == c.generation
+        {
+            (c.family as usize, c.tag_varies)
+        } else {
+            self.masker.tokenize(key);
+            let masked = self.masker.emit(key, tag, &mut self.template, true);
+            let hash = crate::mask::hash_bytes(&self.template);
+            let i = self.find_or_insert(hash, key);
+            self.cache[bucket] = CacheSlot {
+                hash: raw,
+                family: i as u32,
+                generation: self.entries[i].generation,
+                tag_varies: masked.tag_varies,
+            };
+            (i, masked.tag_varies)
         };
         let e = &mut self.entries[i];
         e.count += 1;
@@ -285,22 +309,33 @@ impl Census {
             e.with_bytes += 1;
         }
         e.slots[usize::from(slot) / 64] |= 1 << (slot % 64);
-        e.hot_slots.add(u64::from(slot), 1);
-        if let Some((lo, hi)) = tag {
+        if tag.is_some() {
             e.tagged += 1;
-            if tag_varies {
-                e.tag_varies += 1;
-            }
-            let value = &key[lo..hi];
-            let th = crate::mask::hash_bytes(value);
-            let (j, taken) = e.tags.add(th, 1);
-            if taken || e.tag_names[j].is_empty() {
-                let name = &mut e.tag_names[j];
-                name.clear();
-                name.extend_from_slice(&value[..value.len().min(TAG_NAME_MAX)]);
-            }
-            if e.tag_distinct.len() <= TAG_VALUES && !e.tag_distinct.contains(&th) {
-                e.tag_distinct.push(th);
+            e.tag_varies += u64::from(tag_varies);
+        }
+        // The hottest slots and tag values: every key of a family's first
+        // EXACT_SUMMARY, then one key in SAMPLE_EVERY with that weight.
+        let weight = if e.count <= EXACT_SUMMARY {
+            1
+        } else if e.count.is_multiple_of(SAMPLE_EVERY) {
+            SAMPLE_EVERY
+        } else {
+            0
+        };
+        if weight > 0 {
+            e.hot_slots.add(u64::from(slot), weight);
+            if let Some((lo, hi)) = tag {
+                let value = &key[lo..hi];
+                let th = crate::mask::hash_bytes(value);
+                let (j, taken) = e.tags.add(th, weight);
+                if taken || e.tag_names[j].is_empty() {
+                    let name = &mut e.tag_names[j];
+                    name.clear();
+                    name.extend_from_slice(&value[..value.len().min(TAG_NAME_MAX)]);
+                }
+                if e.tag_distinct.len() <= TAG_VALUES && !e.tag_distinct.contains(&th) {
+                    e.tag_distinct.push(th);
+                }
             }
         }
         e.empty += u64::from(hz.empty);

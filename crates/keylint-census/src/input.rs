@@ -55,6 +55,24 @@ pub fn parse_line<'a>(line: &'a [u8], form: KeyForm, scratch: &'a mut Vec<u8>) -
         if let Some(stripped) = body.strip_suffix(b"\r") {
             body = stripped;
         }
+        // Most keys need no decoding: the closing quote comes before any backslash,
+        // and the key is borrowed from the line as it is.
+        if body.first() == Some(&b'"') {
+            if let Some(p) = memchr::memchr2(b'"', b'\\', &body[1..]) {
+                if body[1 + p] == b'"' {
+                    match bytes_column(&body[2 + p..]) {
+                        Some(bytes) => {
+                            return Line::Key {
+                                key: &body[1..1 + p],
+                                bytes,
+                            }
+                        }
+                        None if form == KeyForm::Quoted => return Line::Malformed,
+                        None => return raw_line(line),
+                    }
+                }
+            }
+        }
         scratch.clear();
         match unquote(body, scratch) {
             Some(rest) => match bytes_column(rest) {
@@ -71,7 +89,11 @@ pub fn parse_line<'a>(line: &'a [u8], form: KeyForm, scratch: &'a mut Vec<u8>) -
             None => {}
         }
     }
-    // Raw: an optional trailing `\t<digits>` (or `\t` alone) column.
+    raw_line(line)
+}
+
+/// A raw line: the key, then an optional trailing `\t<digits>` (or `\t` alone) column.
+fn raw_line(line: &[u8]) -> Line<'_> {
     if let Some(tab) = memchr::memrchr(b'\t', line) {
         if let Some(bytes) = bytes_column(&line[tab..]) {
             return Line::Key {

@@ -37,29 +37,66 @@ pub struct ReadStats {
     pub bytes_read: u64,
 }
 
+/// Calls `f` with every line of `reader`, without its `\n`, and the bytes it took
+/// (with the `\n`). Lines are split in the reader's buffer; only a line that spans two
+/// buffer fills is copied.
+pub fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8], usize)) -> io::Result<()> {
+    let mut carry: Vec<u8> = Vec::with_capacity(256);
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            if !carry.is_empty() {
+                f(&carry, carry.len());
+            }
+            return Ok(());
+        }
+        let mut at = 0;
+        if !carry.is_empty() {
+            match memchr::memchr(b'\n', buf) {
+                Some(nl) => {
+                    carry.extend_from_slice(&buf[..nl]);
+                    f(&carry, carry.len() + 1);
+                    carry.clear();
+                    at = nl + 1;
+                }
+                None => {
+                    carry.extend_from_slice(buf);
+                    let n = buf.len();
+                    reader.consume(n);
+                    continue;
+                }
+            }
+        }
+        let base = at;
+        for nl in memchr::memchr_iter(b'\n', &buf[base..]) {
+            let end = base + nl;
+            f(&buf[at..end], end + 1 - at);
+            at = end + 1;
+        }
+        carry.extend_from_slice(&buf[at..]);
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
 /// Feeds every line of `reader` to `census`. `progress` is called every 2^20 lines with
 /// the bytes read so far.
 pub fn read_dump<R: BufRead>(
-    mut reader: R,
+    reader: R,
     form: KeyForm,
     census: &mut Census,
     mut progress: impl FnMut(u64, u64),
 ) -> io::Result<ReadStats> {
     let mut stats = ReadStats::default();
-    let mut line = Vec::with_capacity(256);
     let mut scratch = Vec::with_capacity(256);
-    loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line)?;
-        if n == 0 {
-            break;
-        }
+    for_each_line(reader, |line, n| {
         stats.bytes_read += n as u64;
         stats.lines += 1;
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        }
-        match parse_line(&line, form, &mut scratch) {
+        match parse_line(line, form, &mut scratch) {
             Line::Empty => {}
             Line::Key { key, bytes } => census.add(key, bytes),
             Line::Malformed => {
@@ -72,6 +109,6 @@ pub fn read_dump<R: BufRead>(
         if stats.lines & 0xF_FFFF == 0 {
             progress(stats.lines, stats.bytes_read);
         }
-    }
+    })?;
     Ok(stats)
 }

@@ -61,6 +61,36 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// What [`Masker::raw_hash`] finds in one pass over a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawScan {
+    /// The hash of the raw template.
+    pub hash: u64,
+    /// How many `{` the key holds.
+    pub braces: u32,
+    /// The CRC16 of the key up to its first `{` (of the whole key when it has none;
+    /// see [`RawScan::whole_crc`]).
+    pub crc: u16,
+    /// The CRC16 of the bytes after the first `{` up to the first `}` after it.
+    pub tag_crc: u16,
+    /// The first `{`.
+    pub open: Option<usize>,
+    /// The first `}` after the first `{`.
+    pub close: Option<usize>,
+}
+
+impl RawScan {
+    /// The CRC16 of the whole key (the scanned `key`).
+    pub fn whole_crc(&self, key: &[u8]) -> u16 {
+        match self.open {
+            None => self.crc,
+            Some(open) => key[open..]
+                .iter()
+                .fold(self.crc, |c, &b| keyslot::crc16_step(c, b)),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Class {
     Word,
@@ -133,8 +163,53 @@ fn is_date(s: &[u8]) -> bool {
     }
 }
 
-/// Appends a token as the raw template writes it.
+/// One step of [`Masker::raw_hash`].
+#[inline(always)]
+fn mix(h: u64, v: u64) -> u64 {
+    (h ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+}
+
+/// A hash of a word token (never below 0x200, so never a delimiter's value).
+#[inline(always)]
+fn word_hash(s: &[u8]) -> u64 {
+    let n = s.len();
+    // Short words are read whole without a copy: two overlapping 4-byte loads cover 4
+    // to 8 bytes, three single bytes cover 1 to 3; with the length, that is exact.
+    let v = if (4..=8).contains(&n) {
+        let lo = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+        let hi = u32::from_le_bytes([s[n - 4], s[n - 3], s[n - 2], s[n - 1]]);
+        Some(u64::from(lo) | u64::from(hi) << 32)
+    } else if (1..4).contains(&n) {
+        Some(u64::from(s[0]) | u64::from(s[n / 2]) << 8 | u64::from(s[n - 1]) << 16)
+    } else {
+        None
+    };
+    if let Some(v) = v {
+        (v.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(31) ^ n as u64)
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93)
+            | 0x200
+    } else {
+        hash_bytes(s) | 0x200
+    }
+}
+
+/// A token's value in [`Masker::raw_hash`]: its word, or its class (with the letters
+/// of a prefixed number).
 #[inline]
+fn class_hash(s: &[u8], class: Class) -> u64 {
+    match class {
+        Class::Word => word_hash(s),
+        Class::PrefixedNum(letters) => word_hash(&s[..usize::from(letters)]) ^ 0x1_0000_0000,
+        Class::Num => 1,
+        Class::Uuid => 2,
+        Class::Date => 3,
+        Class::Hex => 4,
+        Class::Id => 5,
+    }
+}
+
+/// Appends a token as the raw template writes it.
+#[cfg(test)]
 fn push_class(s: &[u8], class: Class, out: &mut Vec<u8>) {
     match class {
         Class::Word => out.extend_from_slice(s),
@@ -150,6 +225,8 @@ const DELIM: u8 = 1;
 const DIGIT: u8 = 2;
 const NONHEX: u8 = 4;
 const SUB: u8 = 8;
+/// Not a hex digit, and not `-`/`_` either.
+const NONHEX_NOT_SUB: u8 = 16;
 
 /// Per byte: delimiter, digit, not a hex digit, `-`/`_`.
 static BYTE_CLASS: [u8; 256] = {
@@ -169,6 +246,9 @@ static BYTE_CLASS: [u8; 256] = {
         }
         if c == b'-' || c == b'_' {
             f |= SUB;
+        }
+        if !c.is_ascii_hexdigit() && c != b'-' && c != b'_' {
+            f |= NONHEX_NOT_SUB;
         }
         t[b] = f;
         b += 1;
@@ -322,6 +402,130 @@ impl Masker {
 
     /// [`Masker::tokenize`] and [`Masker::raw`] in one pass, without keeping the
     /// tokens: the census's path for keys whose family is cached.
+    /// A hash of [`Masker::raw_template`]'s tokens, computed in the same single pass
+    /// without writing the template out: keys with the same raw template have the same
+    /// hash. The same loop finds the hash tag the server would use and computes the
+    /// CRC16 of the whole key and of the tag: the CRC's chain of table look-ups and the
+    /// tokenizer overlap.
+    #[inline]
+    pub(crate) fn raw_hash(key: &[u8]) -> RawScan {
+        let n = key.len();
+        let mut h: u64 = 0x51_7CC1_B727_220A;
+        let mut braces = 0u32;
+        let mut crc = 0u16;
+        let mut tag_crc = 0u16;
+        let mut open = usize::MAX;
+        let mut close = usize::MAX;
+        let mut i = 0;
+        while i < n {
+            let b = key[i];
+            let f = BYTE_CLASS[usize::from(b)];
+            if f & DELIM != 0 {
+                if open == usize::MAX {
+                    if b == b'{' {
+                        open = i;
+                    } else {
+                        crc = keyslot::crc16_step(crc, b);
+                    }
+                } else if close == usize::MAX {
+                    if b == b'}' {
+                        close = i;
+                    } else {
+                        tag_crc = keyslot::crc16_step(tag_crc, b);
+                    }
+                }
+                braces += u32::from(b == b'{');
+                h = mix(h, 0x100 | u64::from(b));
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut flags = 0u8;
+            let mut digits = 0usize;
+            let mut subs = 0usize;
+            // Before the first `{`, the key's CRC; inside the tag, the tag's. Two
+            // short chains instead of one over the whole key.
+            let before = open == usize::MAX;
+            let in_tag = !before && close == usize::MAX;
+            if before {
+                crc = keyslot::crc16_step(crc, b);
+            }
+            if in_tag {
+                tag_crc = keyslot::crc16_step(tag_crc, b);
+            }
+            flags |= f;
+            digits += usize::from(f & DIGIT != 0);
+            subs += usize::from(f & SUB != 0);
+            i += 1;
+            while i < n {
+                let b = key[i];
+                let f = BYTE_CLASS[usize::from(b)];
+                if f & DELIM != 0 {
+                    break;
+                }
+                if before {
+                    crc = keyslot::crc16_step(crc, b);
+                }
+                if in_tag {
+                    tag_crc = keyslot::crc16_step(tag_crc, b);
+                }
+                flags |= f;
+                digits += usize::from(f & DIGIT != 0);
+                subs += usize::from(f & SUB != 0);
+                i += 1;
+            }
+            let s = &key[start..i];
+            if digits == 0 && flags & SUB == 0 {
+                h = mix(h, word_hash(s));
+                continue;
+            }
+            // A UUID: 36 bytes, four `-` where they belong, the rest hex digits.
+            let class = if s.len() == 36
+                && subs == 4
+                && flags & NONHEX_NOT_SUB == 0
+                && s[8] == b'-'
+                && s[13] == b'-'
+                && s[18] == b'-'
+                && s[23] == b'-'
+            {
+                Class::Uuid
+            } else if s.len() == 10 && is_date(s) {
+                Class::Date
+            } else if flags & SUB == 0 {
+                classify_fast(s, digits, flags)
+            } else {
+                let mut j = 0;
+                while j < s.len() {
+                    if s[j] == b'-' || s[j] == b'_' {
+                        h = mix(h, 0x100 | u64::from(s[j]));
+                        j += 1;
+                        continue;
+                    }
+                    let s0 = j;
+                    while j < s.len() && s[j] != b'-' && s[j] != b'_' {
+                        j += 1;
+                    }
+                    h = mix(h, class_hash(&s[s0..j], classify_atom(&s[s0..j])));
+                }
+                continue;
+            };
+            h = mix(h, class_hash(s, class));
+        }
+        h ^= h >> 32;
+        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        RawScan {
+            hash: h ^ (h >> 29),
+            braces,
+            crc,
+            tag_crc,
+            open: (open != usize::MAX).then_some(open),
+            close: (close != usize::MAX).then_some(close),
+        }
+    }
+
+    /// The template of `key` with words kept as they are (what [`Masker::raw_hash`]
+    /// hashes).
+    #[cfg(test)]
     pub(crate) fn raw_template(key: &[u8], out: &mut Vec<u8>) {
         out.clear();
         let n = key.len();
@@ -534,6 +738,69 @@ mod tests {
             m.raw(k, &mut a);
             Masker::raw_template(k, &mut b);
             assert_eq!(a, b, "{}", String::from_utf8_lossy(k));
+        }
+    }
+
+    #[test]
+    fn raw_hash_tells_raw_templates_apart() {
+        let keys: &[&[u8]] = &[
+            b"user:{1000}:profile",
+            b"user:{2}:profile",
+            b"user:{alice}:profile",
+            b"user:{bob}:profile",
+            b"user:1000:profile",
+            b"user/1000/profile",
+            b"obj:3f2a6b1c-1d2e-4f50-8a9b-0c1d2e3f4a5b",
+            b"obj:aaaaaaaa-1d2e-4f50-8a9b-0c1d2e3f4a5b",
+            b"cache:page:2024-05-01:7",
+            b"cache:page:2024-05-02:123",
+            b"order-42_item-7:x",
+            b"order-9_item-8:x",
+            b"order_42-item_7:x",
+            b"q:{tenant:t42}:jobs:9",
+            b"q:{tenant:t7}:jobs:9",
+            b"q:{tenant:u7}:jobs:9",
+            b"tok:ab12cd34ef:xy12z9q:v2:20240501",
+            b"averyveryverylongwordindeed:1",
+            b"averyveryverylongwordindeee:1",
+            b"\xff\x00{}{{",
+            b"",
+            b":::",
+            b"::",
+            b"a{b{c}d}e",
+            b"}{x}",
+            b"{}x{y}",
+            b"{unclosed:1",
+            b"x:{a-b_c:12}:{z}",
+        ];
+        let mut by_template = std::collections::HashMap::new();
+        let mut by_hash = std::collections::HashMap::new();
+        for k in keys {
+            let mut t = Vec::new();
+            Masker::raw_template(k, &mut t);
+            let scan = Masker::raw_hash(k);
+            let h = scan.hash;
+            assert_eq!(
+                scan.braces as usize,
+                k.iter().filter(|&&b| b == b'{').count()
+            );
+            assert_eq!(scan.whole_crc(k), keyslot::crc16(k));
+            let (range, hashed) = keyslot::hashed_range(k);
+            match hashed {
+                keyslot::Hashed::Tag { open, close } => {
+                    assert_eq!((scan.open, scan.close), (Some(open), Some(close)));
+                    assert_eq!(scan.tag_crc, keyslot::crc16(&k[range]));
+                }
+                keyslot::Hashed::WholeEmptyTag { open } => {
+                    assert_eq!((scan.open, scan.close), (Some(open), Some(open + 1)));
+                }
+                keyslot::Hashed::WholeUnclosed { open } => {
+                    assert_eq!((scan.open, scan.close), (Some(open), None));
+                }
+                keyslot::Hashed::WholeNoOpen => assert_eq!(scan.open, None),
+            }
+            assert_eq!(*by_template.entry(t.clone()).or_insert(h), h);
+            assert_eq!(*by_hash.entry(h).or_insert(t.clone()), t);
         }
     }
 

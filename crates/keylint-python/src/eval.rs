@@ -983,6 +983,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             use_node = node;
         }
         // Module level.
+        if self.ix.module_defs.contains_key(name) {
+            if let Some(v) = self.configured_global(name) {
+                return v;
+            }
+        }
         if let Some(defs) = self.ix.module_defs.get(name) {
             let module_ctx = Ctx {
                 func: None,
@@ -1436,7 +1441,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             DefKind::WithAs(e) => match self.eval(e, &ctx.deeper()) {
                 v @ (Value::Pipe(_) | Value::Client(_) | Value::FileText(_)) => v,
-                _ => fallback(self, ctx),
+                _ => match self.entered_value(e, ctx) {
+                    Some(v) => v,
+                    None => fallback(self, ctx),
+                },
             },
             DefKind::Other => {
                 // Imports bind modules and symbols; functions and classes bind themselves.
@@ -1519,7 +1527,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                     span: Some(n.byte_range()),
                 })
             }
-            Value::Opaque(_) | Value::Unknown | Value::Foreign => self.opaque(n, ctx),
+            Value::Opaque(_) | Value::Unknown | Value::Foreign => self
+                .member_client(obj, attr_name, n, ctx)
+                .unwrap_or_else(|| self.opaque(n, ctx)),
             _ => self.opaque(n, ctx),
         }
     }
@@ -1666,6 +1676,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                             }),
                             v => v.clone(),
                         };
+                    }
+                    if let Some(v) = lazy_script(&values) {
+                        return v;
                     }
                     return merge_clients(&values).map_or_else(|| opaque(self), Value::Client);
                 }
@@ -1861,8 +1874,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 let (pos, kw) = self.call_args(args, ctx);
-                self.call_builder(id, bound, pos, kw, ctx)
-                    .unwrap_or_else(|| self.opaque(n, ctx))
+                match self.call_builder(id, bound, pos, kw, ctx) {
+                    Some(v) => self.pipe_at_site(v, id, n),
+                    None => self
+                        .memo_factory(id, ctx)
+                        .unwrap_or_else(|| self.opaque(n, ctx)),
+                }
             }
             Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),
             Value::Class(c) | Value::ClsObj(c) => match self.client_class(c) {
@@ -2408,6 +2425,299 @@ impl<'t> crate::lower::Analyzer<'t> {
             depth: ctx.depth + 2,
         };
         Some(self.eval(ret, &inner))
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `with f(…) as x` / `async with`: what a `@contextmanager` (or
+    /// `@asynccontextmanager`) generator of this file yields, or what `__enter__` of a
+    /// class of this file returns, when that is a client or a pipeline.
+    fn entered_value(&mut self, e: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        if e.kind_name() != "call" || ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        let func = e.field(Field::Function)?;
+        let args = e.field(Field::Arguments);
+        match self.eval(func, &ctx.deeper()) {
+            Value::Func { id, bound } => {
+                let info = self.ix().funcs[id].clone();
+                if !info
+                    .decorators
+                    .iter()
+                    .any(|d| d == "contextmanager" || d == "asynccontextmanager")
+                {
+                    return None;
+                }
+                let (pos, kw) = self.call_args(args, ctx);
+                let v = self.yielded(id, bound, pos, kw, e, ctx)?;
+                Some(self.pipe_at_site(v, id, e))
+            }
+            Value::Class(c) => {
+                let enter = self
+                    .defines(c, "__enter__")
+                    .or_else(|| self.defines(c, "__aenter__"))?;
+                match self.call_builder(enter, Some(c), Vec::new(), Vec::new(), ctx)? {
+                    v @ (Value::Client(_) | Value::Pipe(_)) => Some(self.pipe_at_site(v, enter, e)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A module global that a function of this file assigns after declaring it
+    /// `global` (`def configure(url): global client; client = Redis.from_url(url)`):
+    /// the client every assignment makes, `None` aside (the project analysis's rule).
+    fn configured_global(&mut self, name: &str) -> Option<Value<'t>> {
+        let assigned = self
+            .ix()
+            .funcs
+            .iter()
+            .any(|f| f.nonlocal.iter().any(|x| x == name) && f.defs.contains_key(name));
+        if !assigned {
+            return None;
+        }
+        let guard = (3u8, 0, fxhash(name));
+        if !self.in_progress.insert(guard) {
+            return None;
+        }
+        let fact = crate::project::global_fact(self, name, "");
+        self.in_progress.remove(&guard);
+        match fact {
+            Some(crate::project::Fact::Client(k)) => Some(Value::Client(k)),
+            _ => None,
+        }
+    }
+
+    /// `self.queue.connection` where every assignment of `self.queue` constructs one
+    /// class of this file (`self.queue = Queue(…)`): its attribute, when that is a
+    /// client or a pipeline (a constructor parameter that every call site passes a
+    /// client to, or one made in `__init__`).
+    fn member_client(
+        &mut self,
+        obj: Node<'t>,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if obj.kind_name() != "attribute" || ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        let owner = obj.field(Field::Object)?;
+        let member = text(obj.field(Field::Attribute)?, self.src());
+        let Value::SelfObj(c) = self.eval(owner, &ctx.deeper()) else {
+            return None;
+        };
+        let chain = self.ix().class_chain(c);
+        let assigns = chain
+            .iter()
+            .find_map(|&k| self.ix().classes[k].self_assigns.get(member).cloned())?;
+        let mut class = None;
+        for a in &assigns {
+            let call = a.value?;
+            if call.kind_name() != "call" {
+                return None;
+            }
+            let actx = Ctx {
+                func: Some(a.func),
+                env: None,
+                depth: ctx.depth + 1,
+            };
+            match self.eval(call.field(Field::Function)?, &actx) {
+                Value::Class(k) if class.is_none_or(|p| p == k) => class = Some(k),
+                _ => return None,
+            }
+        }
+        let k = class?;
+        if self.client_class(k).is_some() {
+            return None;
+        }
+        match self.instance_attr(k, attr, n, ctx, true) {
+            v @ (Value::Client(_) | Value::Pipe(_)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A factory that registers its script once per connection and caches it:
+    /// `if conn not in CACHE: CACHE[conn] = conn.register_script(LUA)` then
+    /// `return CACHE[conn]`: the registered script.
+    fn memo_factory(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let info = self.ix().funcs[id].clone();
+        if info.is_lambda || ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        let nav = self.ix.nav;
+        let stmts: Vec<Node<'t>> = nav
+            .named_children(info.body)
+            .filter(|s| s.kind_name() != "comment")
+            .filter(|s| {
+                !(s.kind_name() == "expression_statement"
+                    && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
+            })
+            .collect();
+        let [guard, ret] = stmts.as_slice() else {
+            return None;
+        };
+        if guard.kind_name() != "if_statement" || ret.kind_name() != "return_statement" {
+            return None;
+        }
+        // No `else`/`elif`: the body is one block of one assignment.
+        let parts: Vec<Node<'t>> = nav.named_children(*guard).collect();
+        let [_, block] = parts.as_slice() else {
+            return None;
+        };
+        let inner: Vec<Node<'t>> = nav.named_children(*block).collect();
+        let [stmt] = inner.as_slice() else {
+            return None;
+        };
+        let asg = stmt.named_child(0)?;
+        if asg.kind_name() != "assignment" {
+            return None;
+        }
+        let (left, right) = (asg.field(Field::Left)?, asg.field(Field::Right)?);
+        let returned = ret.named_child(0)?;
+        if left.kind_name() != "subscript" || text(left, self.src()) != text(returned, self.src()) {
+            return None;
+        }
+        let fctx = Ctx {
+            func: Some(id),
+            env: None,
+            depth: ctx.depth + 2,
+        };
+        match self.eval(right, &fctx) {
+            v @ Value::Script(_) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The one client or pipeline that every `yield` of generator `id` gives, called
+    /// with these arguments. A `yield` of `None`, or of a parameter passed through
+    /// unchanged when the caller gave nothing known for it, is the other path.
+    fn yielded(
+        &mut self,
+        id: FuncId,
+        bound: Option<ClassId>,
+        pos: Vec<Elem<'t>>,
+        kw: Vec<(String, Elem<'t>)>,
+        site: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let info = self.ix().funcs[id].clone();
+        let mut params: HashMap<String, Value<'t>> = HashMap::new();
+        let mut plist = info.params.iter();
+        if let (Some(c), Some(p)) = (bound, info.self_name().and_then(|_| plist.next())) {
+            params.insert(p.name.clone(), Value::SelfObj(c));
+        }
+        let mut given: HashMap<String, Value<'t>> = HashMap::new();
+        for (i, p) in plist.enumerate() {
+            if p.star {
+                return None;
+            }
+            let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
+                kw.iter()
+                    .find(|(k, _)| k == &p.name)
+                    .map(|(_, e)| e.value.clone())
+            });
+            let v = match (v, p.default) {
+                (Some(v), _) => v,
+                (None, Some(d)) => {
+                    let dctx = Ctx {
+                        func: info.parent,
+                        env: None,
+                        depth: ctx.depth + 1,
+                    };
+                    self.eval(d, &dctx)
+                }
+                (None, None) => Value::Unknown,
+            };
+            // A parameter the body binds again (`with … as client`) is not fixed.
+            if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
+                params.insert(p.name.clone(), v.clone());
+            }
+            given.insert(p.name.clone(), v);
+        }
+        let env = Rc::new(Env {
+            func: id,
+            params,
+            tag: format!("{}@{}", info.name, site.start_byte()),
+        });
+        let inner = Ctx {
+            func: Some(id),
+            env: Some(env),
+            depth: ctx.depth + 2,
+        };
+        let mut ys = Vec::new();
+        collect_yields(self.ix.nav, info.body, &mut ys);
+        let mut out: Option<Value<'t>> = None;
+        for y in ys {
+            let expr = y.named_child(0)?;
+            if expr.kind_name() == "identifier" {
+                if let Some(Value::Null | Value::Opaque(_) | Value::Unknown) =
+                    given.get(text(expr, self.src()))
+                {
+                    continue;
+                }
+            }
+            let v = self.eval(expr, &inner);
+            out = match (out, v) {
+                (o, Value::Null) => o,
+                (None, v @ (Value::Client(_) | Value::Pipe(_))) => Some(v),
+                (Some(Value::Client(a)), Value::Client(b)) => Some(Value::Client(a.merge(b))),
+                (Some(Value::Pipe(a)), Value::Pipe(b)) if a == b => Some(Value::Pipe(a)),
+                _ => return None,
+            };
+        }
+        out
+    }
+
+    /// A pipeline created inside function `id` and handed out by it (a factory's
+    /// return, a context manager's yield) is a new pipeline at each call `site`.
+    fn pipe_at_site(&mut self, v: Value<'t>, id: FuncId, site: Node<'t>) -> Value<'t> {
+        let Value::Pipe(p) = v else {
+            return v;
+        };
+        let inside = self.ix().funcs[id].node.byte_range();
+        let made_inside = self.pipes[p]
+            .created
+            .as_ref()
+            .is_some_and(|c| inside.start <= c.start && c.end <= inside.end);
+        if !made_inside {
+            return v;
+        }
+        if let Some(&q) = self.pipe_by_node.get(&site.id()) {
+            return Value::Pipe(q);
+        }
+        let q = self.pipes.len();
+        let info = self.pipes[p].clone();
+        self.pipes.push(info);
+        self.pipe_by_node.insert(site.id(), q);
+        Value::Pipe(q)
+    }
+}
+
+/// A lazy attribute: `self._script = None` in `__init__`, then
+/// `self._script = client.register_script(…)` where it is first needed. `None` is the
+/// value before the registration, which a call of the attribute never sees.
+fn lazy_script<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
+    let mut script = None;
+    for v in values {
+        match v {
+            Value::Null => {}
+            Value::Script(id) if script.is_none_or(|s| s == *id) => script = Some(*id),
+            _ => return None,
+        }
+    }
+    script.map(Value::Script)
+}
+
+/// The `yield` expressions of a function body, not of functions nested in it.
+fn collect_yields<'t>(nav: &Nav<'t>, n: Node<'t>, out: &mut Vec<Node<'t>>) {
+    for c in nav.named_children(n) {
+        match c.kind_name() {
+            "yield" => out.push(c),
+            "function_definition" | "lambda" | "class_definition" => {}
+            _ => collect_yields(nav, c, out),
+        }
     }
 }
 

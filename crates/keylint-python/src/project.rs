@@ -486,7 +486,7 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
 
 /// A module-level name that is not a function or class: a constant, a client (also
 /// one assigned by a function that declares it `global`), or a re-export.
-fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Option<Fact> {
+pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Option<Fact> {
     let defs = a.ix.module_defs.get(name)?.clone();
     if let [d] = defs.as_slice() {
         if matches!(d.kind, DefKind::Other) && d.stmt.kind_name().starts_with("import") {

@@ -709,3 +709,177 @@ def b(r: redis.Redis):
 "#;
     assert!(rules(src).is_empty());
 }
+
+#[test]
+fn context_managers_hand_out_clients_and_pipelines() {
+    let src = r#"
+import redis
+from contextlib import contextmanager, asynccontextmanager
+class Channel:
+    def __init__(self):
+        self.client = redis.Redis()
+    @contextmanager
+    def conn_or_acquire(self, client=None):
+        if client:
+            yield client
+        else:
+            yield self.client
+    @contextmanager
+    def pipe_or_acquire(self, pipe=None, client=None):
+        if pipe:
+            yield pipe
+        else:
+            with self.conn_or_acquire(client=client) as client:
+                yield client.pipeline()
+    @asynccontextmanager
+    async def aconn(self):
+        yield self.client
+    def move(self):
+        with self.conn_or_acquire() as c:
+            c.smove("q:src", "q:dst", "m")
+    async def amove(self):
+        async with self.aconn() as c:
+            c.smove("q:src", "q:dst", "m")
+    def a(self):
+        with self.pipe_or_acquire() as pipe:
+            pipe.lpush("q:a", 1)
+            pipe.execute()
+    def b(self):
+        with self.pipe_or_acquire() as pipe:
+            pipe.lpush("q:b", 1)
+            pipe.execute()
+class Locked:
+    def __init__(self, conn):
+        self.conn = conn
+    def __enter__(self):
+        return self.conn
+def entered():
+    with Locked(redis.Redis()) as c:
+        c.rename("user:1000:profile", "user:1000:cart")
+"#;
+    let m = lower(src);
+    let names: Vec<String> = multi(&m).into_iter().map(|u| u.1).collect();
+    assert_eq!(names, vec!["SMOVE", "SMOVE", "RENAME"], "{:?}", units(&m));
+    // Each `with` gets its own pipeline: `a` and `b` are two one-key transactions.
+    assert!(rules(src).iter().filter(|r| **r == Rule::CrossSlot).count() == 3);
+    // A generator that is not a context manager, or yields something else: nothing.
+    let src = r#"
+import redis
+from contextlib import contextmanager
+def gen(r):
+    yield r
+@contextmanager
+def other():
+    yield object()
+def f():
+    with gen(redis.Redis()) as c:
+        c.rename("user:1000:profile", "user:1000:cart")
+    with other() as d:
+        d.rename("user:1000:profile", "user:1000:cart")
+"#;
+    assert!(rules(src).is_empty());
+}
+
+#[test]
+fn lazy_scripts_configured_globals_and_member_clients() {
+    let src = r#"
+import redis
+LUA = "return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])"
+client = None
+def configure(url):
+    global client
+    client = redis.Redis.from_url(url)
+def g():
+    client.rename("user:1000:profile", "user:1000:cart")
+class Queue:
+    def __init__(self, connection):
+        self.connection = connection
+class Worker:
+    def __init__(self):
+        self.queue = Queue(redis.Redis())
+    def work(self):
+        self.queue.connection.rename("user:1000:profile", "user:1000:cart")
+class Lazy:
+    def __init__(self):
+        self.redis = redis.Redis()
+        self._script = None
+    def ensure(self):
+        if self._script is None:
+            self._script = self.redis.register_script(LUA)
+    def run(self):
+        return self._script(keys=["user:1000:profile", "user:1000:cart"])
+"#;
+    let m = lower(src);
+    let found = multi(&m);
+    assert_eq!(
+        found.iter().filter(|u| u.1 == "RENAME").count(),
+        2,
+        "{found:?}"
+    );
+    // The lazily registered script, called with its keys.
+    assert!(found
+        .iter()
+        .any(|u| u.0 == UnitKind::Script && u.3[0] == "\"user:1000:profile\""));
+    // A global that a function sets to something else, and an attribute that holds
+    // a non-client object: silent.
+    let src = r#"
+import redis
+client = None
+def configure(path):
+    global client
+    client = open(path)
+def g():
+    client.rename("user:1000:profile", "user:1000:cart")
+class Store:
+    def __init__(self, connection):
+        self.connection = connection
+class Worker:
+    def __init__(self, db):
+        self.store = Store(db.connection())
+    def work(self):
+        self.store.connection.rename("user:1000:profile", "user:1000:cart")
+"#;
+    assert!(rules(src).is_empty());
+}
+
+#[test]
+fn a_factory_that_caches_its_script_per_connection_returns_it() {
+    let src = r#"
+import redis
+LUA = "return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])"
+_scripts = {}
+def get_script(connection):
+    """Registered once per connection."""
+    if connection not in _scripts:
+        _scripts[connection] = connection.register_script(LUA)
+    return _scripts[connection]
+def run(connection: redis.Redis):
+    script = get_script(connection)
+    script(keys=["user:1000:profile", "user:1000:cart"])
+"#;
+    let m = lower(src);
+    assert!(
+        multi(&m)
+            .iter()
+            .any(|u| u.0 == UnitKind::Script && u.3[0] == "\"user:1000:profile\""),
+        "{:?}",
+        units(&m)
+    );
+    // Returning something else than what the guard stored: not followed.
+    let src = r#"
+import redis
+LUA = "return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])"
+_scripts = {}
+def get_script(connection):
+    if connection not in _scripts:
+        _scripts[connection] = connection.register_script(LUA)
+    return _scripts
+def run(connection: redis.Redis):
+    script = get_script(connection)
+    script(keys=["user:1000:profile", "user:1000:cart"])
+"#;
+    let m = lower(src);
+    assert!(!multi(&m)
+        .iter()
+        .any(|u| u.0 == UnitKind::Script && u.3[0] == "\"user:1000:profile\""));
+}

@@ -53,6 +53,13 @@ pub fn crc16(bytes: &[u8]) -> u16 {
     })
 }
 
+/// One byte of [`crc16`], for callers that read the bytes anyway:
+/// `crc16(b"ab") == crc16_step(crc16_step(0, b'a'), b'b')`.
+#[inline]
+pub fn crc16_step(crc: u16, b: u8) -> u16 {
+    (crc << 8) ^ TABLE[(((crc >> 8) as u8) ^ b) as usize]
+}
+
 /// Why a given range of the key was hashed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hashed {

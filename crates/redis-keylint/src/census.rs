@@ -219,8 +219,10 @@ pub fn run(args: &CensusArgs) -> u8 {
         args.dumps.clone()
     };
     let show_progress = io::stderr().is_terminal();
-    let mut malformed = 0u64;
     for input in &inputs {
+        if input.as_os_str() == "-" && io::stdin().is_terminal() {
+            eprintln!("reading keys from standard input (end with Ctrl-D); `redis-keylint census --help` says how to make a dump");
+        }
         let reader: Box<dyn Read> = if input.as_os_str() == "-" {
             Box::new(io::stdin().lock())
         } else {
@@ -257,7 +259,6 @@ pub fn run(args: &CensusArgs) -> u8 {
                         lines.join(", ")
                     );
                 }
-                malformed += stats.malformed;
             }
             Err(e) => {
                 eprintln!("error: {name}: {e}");
@@ -265,7 +266,6 @@ pub fn run(args: &CensusArgs) -> u8 {
             }
         }
     }
-    let _ = malformed;
     let report = census.report(&layout);
     let code = match &args.code {
         paths if paths.is_empty() => None,

@@ -173,6 +173,16 @@ pub struct SlotArgs {
     pub format: ListFormat,
 }
 
+/// How to make a census dump, shown after `census --help`.
+const CENSUS_DUMP_HELP: &str = "\
+A dump of one master, exact for every key, with each key's memory:
+  redis-cli -h HOST -p PORT --no-raw --scan > keys.txt
+  sed 's/^/MEMORY USAGE /' keys.txt | redis-cli -h HOST -p PORT > bytes.txt
+  paste keys.txt bytes.txt > dump-PORT.txt
+Do it for every master, then:
+  redis-cli -h HOST -p PORT CLUSTER NODES > nodes.txt
+  redis-keylint census --nodes nodes.txt dump-*.txt";
+
 /// How keys are written in a census dump.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KeyInput {
@@ -186,6 +196,7 @@ pub enum KeyInput {
 
 /// Arguments of `census`.
 #[derive(Debug, Args)]
+#[command(after_help = CENSUS_DUMP_HELP)]
 pub struct CensusArgs {
     /// Keyspace dumps: one key per line as `redis-cli --scan` prints it, optionally
     /// followed by a tab and the key's `MEMORY USAGE` in bytes; `-` (or nothing) reads

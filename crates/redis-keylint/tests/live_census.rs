@@ -453,6 +453,25 @@ fn census_agrees_with_the_cluster() {
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.contains(r#"class="node-boundary" data-slot="5461""#));
     assert!(svg.contains(r#"class="node-boundary" data-slot="10923""#));
+    // `CLUSTER SHARDS` as redis-cli prints it, in both forms, gives the same layout.
+    if let Some(cli) = &cli {
+        let port = cluster.ports()[0].to_string();
+        for form in ["--raw", "--no-raw"] {
+            let out = Command::new(cli)
+                .args(["-p", &port, form, "CLUSTER", "SHARDS"])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            let shards = dir.join(format!("shards{form}.txt"));
+            std::fs::write(&shards, &out.stdout).unwrap();
+            let mut a: Vec<&std::ffi::OsStr> = vec![os("--nodes"), shards.as_os_str()];
+            a.extend(dumps.iter().map(|p| p.as_os_str()));
+            a.extend([os("--format"), os("json")]);
+            let (out, _) = census(&a);
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["nodes"], report["nodes"], "CLUSTER SHARDS {form}");
+        }
+    }
     if std::env::var_os("KEYLINT_CENSUS_KEEP").is_some() {
         std::fs::write(dir.join("census.txt"), &text).unwrap();
     } else {

@@ -1500,6 +1500,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let attr_name: &'t str = text(attr, self.src());
         let base = self.eval(obj, &ctx.deeper());
+        // Key flow: `q.key` on another instance of a class of this file.
+        if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
+            if let Some(v) = self.other_instance_attr(obj, &base, attr_name, n, ctx) {
+                return v;
+            }
+        }
         match base {
             // Project analysis: a constant or client of another module.
             Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), ctx),

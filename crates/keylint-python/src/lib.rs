@@ -14,6 +14,7 @@
 
 mod eval;
 mod index;
+mod keyflow;
 mod lower;
 pub mod methods;
 mod project;

@@ -883,3 +883,47 @@ def run(connection: redis.Redis):
         .iter()
         .any(|u| u.0 == UnitKind::Script && u.3[0] == "\"user:1000:profile\""));
 }
+
+#[test]
+fn keys_of_other_instances_of_a_class_of_the_file() {
+    let src = |body: &str| {
+        format!(
+            r#"
+import redis
+from typing import List
+class Queue:
+    prefix = "q:queue:"
+    def __init__(self, name, r: redis.Redis):
+        self.r = r
+        self.key = f"{{self.prefix}}{{name}}"
+    def move(self, other: "Queue"):
+        self.r.rpoplpush(self.key, other.key)
+{body}
+"#
+        )
+    };
+    let m = lower(&src(""));
+    let u = multi(&m);
+    assert_eq!(u.len(), 1);
+    assert_eq!(
+        u[0].3,
+        vec!["f\"q:queue:{name}\"", "f\"q:queue:{other.name}\""]
+    );
+    assert!(rules(&src("")).contains(&Rule::CrossSlotLikely));
+    // The same instance, or the same constructor arguments: the same key.
+    let same = "def f(q: Queue, r: redis.Redis):\n    r.rpoplpush(q.key, q.key)\n\
+        def g(r: redis.Redis):\n    a = Queue('a', r)\n    b = Queue('a', r)\n    r.rpoplpush(a.key, b.key)\n";
+    let n_likely = |s: &str| {
+        rules(s)
+            .into_iter()
+            .filter(|r| *r == Rule::CrossSlotLikely)
+            .count()
+    };
+    assert_eq!(n_likely(&src(same)), 1);
+    // A comprehension over instances: a family.
+    let fam = "def f(qs: List[Queue], r: redis.Redis):\n    r.blpop([q.key for q in qs])\n";
+    assert_eq!(n_likely(&src(fam)), 2);
+    // The class not shown: silent.
+    let unknown = "def f(qs, r: redis.Redis):\n    r.blpop([q.key for q in qs])\n";
+    assert_eq!(n_likely(&src(unknown)), 1);
+}

@@ -1,0 +1,203 @@
+//! Key flow through other instances of this file's classes: `q.key`, `other.key`,
+//! `[q.key for q in queues]`, where the class of `q` is known from a parameter
+//! annotation, a constructor call, or a comprehension over such instances.
+
+use crate::eval::{Ctx, Value};
+use crate::index::{text, ClassId, DefKind};
+use crate::syntax::{Field, NodeExt};
+use crate::tpl::{HoleInfo, TPart};
+use tree_sitter::Node;
+
+/// Containers whose one type argument is the class of every element.
+const SEQ_TYPES: &[&str] = &[
+    "List",
+    "list",
+    "Sequence",
+    "Iterable",
+    "Iterator",
+    "Set",
+    "set",
+    "Tuple",
+    "tuple",
+    "Collection",
+];
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `obj.attr` where `obj` (evaluated to `base`) is an instance of a class
+    /// of this file: the attribute as the class defines it on `self`, with every
+    /// value that varies per instance bound to this instance. `None` when the class
+    /// is not known or the attribute is not a string.
+    pub(crate) fn other_instance_attr(
+        &mut self,
+        obj: Node<'t>,
+        base: &Value<'t>,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let h = match base {
+            Value::Opaque(h) => Some(h),
+            _ => None,
+        };
+        let (c, ident) = self.instance_class(obj, h, ctx)?;
+        let v = self.instance_attr(c, attr, n, ctx, true);
+        let owner = text(obj, self.src());
+        let rebind = |b: &mut HoleInfo| {
+            // Module-level values are the same for every instance.
+            if !(b.binding.starts_with("mod") || b.binding.starts_with("global:")) {
+                b.binding = format!("{ident}|{}", b.binding);
+                // Shown as the instance's (`other.name`), not as the class's `name`.
+                // (The label takes part in identity: instances made by equal
+                // constructor calls keep the class's label.)
+                if ident.starts_with("inst:")
+                    && b.label.chars().all(|c| c.is_alphanumeric() || c == '_')
+                {
+                    b.label = format!("{owner}.{}", b.label);
+                }
+            }
+        };
+        match v {
+            Value::Str(mut t) => {
+                for p in &mut t.parts {
+                    if let TPart::Hole(b) = p {
+                        rebind(b);
+                    }
+                }
+                Some(Value::Str(t))
+            }
+            Value::Opaque(mut b) => {
+                rebind(&mut b);
+                Some(Value::Opaque(b))
+            }
+            _ => None,
+        }
+    }
+
+    /// The class of `obj` and the identity of the instance.
+    fn instance_class(
+        &mut self,
+        obj: Node<'t>,
+        h: Option<&HoleInfo>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(ClassId, String)> {
+        if obj.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(obj, self.src());
+        // A comprehension variable over a list of instances.
+        if let Some(iter) = self.comprehension_iterable(obj, name) {
+            let c = self.element_class(iter, ctx)?;
+            return Some((c, format!("inst:{}", h?.binding)));
+        }
+        let f = ctx.func?;
+        let defs = self.ix.funcs[f].defs.get(name)?;
+        let [d] = defs.as_slice() else {
+            return None;
+        };
+        let d = *d;
+        match d.kind {
+            DefKind::Param(_) => {
+                let c = self.annotated_class(d.annotation?, false)?;
+                Some((c, format!("inst:{}", h?.binding)))
+            }
+            DefKind::Expr(e) if e.kind_name() == "call" => {
+                let c = self.constructed_class(e)?;
+                // The same arguments, the same instance's keys.
+                Some((c, format!("new:{}", text(e, self.src()))))
+            }
+            _ => None,
+        }
+    }
+
+    /// `Cls(...)` with `Cls` a class of this file.
+    fn constructed_class(&self, call: Node<'t>) -> Option<ClassId> {
+        let f = call.field(Field::Function)?;
+        if f.kind_name() != "identifier" {
+            return None;
+        }
+        self.ix.class_named(text(f, self.src()))
+    }
+
+    /// The class named by an annotation: `Queue`, `"Queue"`, `Optional[Queue]`, or
+    /// with `seq`, `List[Queue]` and the like.
+    fn annotated_class(&self, ann: Node<'t>, seq: bool) -> Option<ClassId> {
+        let raw = text(ann, self.src());
+        let toks: Vec<&str> = raw
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .filter(|t| !t.is_empty())
+            .collect();
+        let (outer, inner) = match toks.as_slice() {
+            [one] => (None, *one),
+            [o, one] => (Some(*o), *one),
+            _ => return None,
+        };
+        let ok = match outer {
+            None => !seq,
+            Some(o) => {
+                let o = o.rsplit('.').next().unwrap_or(o);
+                if seq {
+                    SEQ_TYPES.contains(&o)
+                } else {
+                    o == "Optional"
+                }
+            }
+        };
+        if !ok {
+            return None;
+        }
+        self.ix.class_named(inner)
+    }
+
+    /// The iterable of the comprehension clause that binds `name` around `n`.
+    fn comprehension_iterable(&self, n: Node<'t>, name: &str) -> Option<Node<'t>> {
+        let nav = self.ix.nav;
+        let mut cur = nav.parent(n);
+        while let Some(p) = cur {
+            match p.kind_name() {
+                "list_comprehension"
+                | "set_comprehension"
+                | "dictionary_comprehension"
+                | "generator_expression" => {
+                    for c in nav.named_children(p) {
+                        if c.kind_name() != "for_in_clause" {
+                            continue;
+                        }
+                        let binds = c.field(Field::Left).is_some_and(|l| {
+                            l.kind_name() == "identifier" && text(l, self.src()) == name
+                        });
+                        if binds {
+                            return c.field(Field::Right);
+                        }
+                    }
+                }
+                "function_definition" | "lambda" | "class_definition" | "module" => return None,
+                _ => {}
+            }
+            cur = nav.parent(p);
+        }
+        None
+    }
+
+    /// The class of every element of `iter`: a parameter annotated `List[Cls]`, or a
+    /// name bound once to `[Cls(...) for ...]`.
+    fn element_class(&self, iter: Node<'t>, ctx: &Ctx<'t>) -> Option<ClassId> {
+        if iter.kind_name() != "identifier" {
+            return None;
+        }
+        let f = ctx.func?;
+        let defs = self.ix.funcs[f].defs.get(text(iter, self.src()))?;
+        let [d] = defs.as_slice() else {
+            return None;
+        };
+        match d.kind {
+            DefKind::Param(_) => self.annotated_class(d.annotation?, true),
+            DefKind::Expr(e) if e.kind_name() == "list_comprehension" => {
+                let body = e.field(Field::Body)?;
+                (body.kind_name() == "call")
+                    .then(|| self.constructed_class(body))
+                    .flatten()
+            }
+            _ => None,
+        }
+    }
+}

@@ -124,6 +124,9 @@ pub struct Script {
     /// A read under an `if`, in a loop or after a guard is not counted: a caller may
     /// pass fewer keys on runs that skip it.
     pub required_keys: usize,
+    /// What the frontend knows about how the script runs, said in every finding about
+    /// its keys (a library file judged as part of the scripts that use it).
+    pub notes: Vec<String>,
 }
 
 impl Script {

@@ -30,10 +30,11 @@ use crate::ast::{Node, F, K};
 use crate::include::IncludeLoader;
 use crate::scope::Scopes;
 
-/// Most other files of the directory indexed.
+/// Most other files of the directory indexed; a directory with more is not indexed
+/// (each library file of it would read them all).
 const MAX_FILES: usize = 64;
-/// Most bytes indexed.
-const MAX_BYTES: usize = 8 << 20;
+/// Most bytes indexed for one file.
+const MAX_BYTES: usize = 2 << 20;
 
 /// What one file defines and uses.
 #[derive(Debug, Default)]
@@ -234,19 +235,23 @@ pub(crate) struct Reach {
 /// library).
 pub(crate) fn reach(source: &str, own: Facts, loader: &dyn IncludeLoader) -> Option<Reach> {
     let names = loader.siblings();
+    // A name is unique only among files all read: past the limits, nothing is said.
+    if names.len() > MAX_FILES + 1 {
+        return None;
+    }
     let mut files: Vec<(String, Facts)> = Vec::new();
     let mut bytes = 0;
-    for name in names.into_iter().take(MAX_FILES) {
-        let Some(text) = loader.load(&name).filter(|t| t != source) else {
+    for name in names {
+        // A file that cannot be read might define any name.
+        let text = loader.load(&name)?;
+        if text == source {
             continue;
-        };
+        }
         bytes += text.len();
         if bytes > MAX_BYTES {
-            break;
+            return None;
         }
-        let Some(ast) = crate::parse(&text) else {
-            continue;
-        };
+        let ast = crate::parse(&text)?;
         let root = ast.root();
         let scopes = crate::scope::resolve(root, ast.identifiers(), text.as_bytes());
         files.push((name, facts(root, text.as_bytes(), &scopes)));

@@ -2277,6 +2277,15 @@ impl<'t, 's> Eval<'t, 's> {
         if self.no_keys {
             return KeyOrigin::Undeclared;
         }
+        // A key that begins with `KEYS[i]` itself, followed by literal text, is built
+        // from that declared key whatever the rest holds: it is not a declared key.
+        if let (Some(Part::Hole(h)), Some(Part::Lit(l))) = (t.parts.first(), t.parts.get(1)) {
+            if let (false, Prov::Declared(i @ 1..)) =
+                (l.bytes.is_empty(), self.prov_of_binding(&h.binding))
+            {
+                return KeyOrigin::DerivedFromDeclared(i);
+            }
+        }
         let provs: Vec<Prov> = tpl::holes(t)
             .map(|h| self.prov_of_binding(&h.binding))
             .collect();

@@ -874,3 +874,15 @@ fn a_library_file_is_judged_with_the_scripts_that_use_it() {
     let script = "redis.call('SET', 'x', 1)\nreturn Q.push(KEYS[1], ARGV[1])\n";
     assert_eq!(undeclared_texts(script, &keys), ["'x'"]);
 }
+
+#[test]
+fn a_key_that_begins_with_a_declared_key_and_text_is_derived_whatever_follows() {
+    let src = "local parts = {}\nfor k, v in pairs(cjson.decode(ARGV[1])) do table.insert(parts, k .. '=' .. v) end\nredis.call('SADD', KEYS[1] .. 'conj:' .. table.concat(parts, '&'), 1)\nredis.call('SADD', helper_value(), 1)\n";
+    let m = lower(src);
+    let origins: Vec<KeyOrigin> = m.keys.iter().map(|k| k.origin).collect();
+    // An unknown value alone may be a declared key: unknown.
+    assert_eq!(
+        origins,
+        [KeyOrigin::DerivedFromDeclared(1), KeyOrigin::Unknown]
+    );
+}

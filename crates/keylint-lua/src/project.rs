@@ -51,24 +51,30 @@ pub(crate) struct Facts {
     uses: Vec<String>,
 }
 
+/// Longest name path indexed (`a.b.c` is 3); longer ones (generated code) are none.
+const MAX_PATH: usize = 16;
+
 /// The dotted path of a name expression rooted at an identifier: `a.b.c`, with the
 /// root identifier.
 fn path<'t>(n: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
-    match n.kind() {
-        K::Identifier => Some((
-            String::from_utf8_lossy(&src[n.byte_range()]).into_owned(),
-            n,
-        )),
-        K::DotIndexExpression => {
-            let (t, root) = path(n.field(F::Table)?, src)?;
-            let f = n.field(F::Field)?;
-            Some((
-                format!("{t}.{}", String::from_utf8_lossy(&src[f.byte_range()])),
-                root,
-            ))
+    let mut fields = Vec::new();
+    let mut cur = n;
+    while cur.kind() == K::DotIndexExpression {
+        if fields.len() >= MAX_PATH {
+            return None;
         }
-        _ => None,
+        fields.push(cur.field(F::Field)?);
+        cur = cur.field(F::Table)?;
     }
+    if cur.kind() != K::Identifier {
+        return None;
+    }
+    let mut out = text(cur, src);
+    for f in fields.iter().rev() {
+        out.push('.');
+        out.push_str(&text(*f, src));
+    }
+    Some((out, cur))
 }
 
 fn text(n: Node<'_>, src: &[u8]) -> String {

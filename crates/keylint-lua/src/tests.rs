@@ -886,3 +886,16 @@ fn a_key_that_begins_with_a_declared_key_and_text_is_derived_whatever_follows() 
         [KeyOrigin::DerivedFromDeclared(1), KeyOrigin::Unknown]
     );
 }
+
+#[test]
+fn a_long_name_path_in_a_directory_file_is_not_a_problem() {
+    let long = format!("x = a{}\n", ".b".repeat(10_000));
+    let long: &'static str = Box::leak(long.into_boxed_str());
+    let lib = "local Q = {}\nfunction Q.push(id) redis.call('RPUSH', 'q:jobs', id) end\n";
+    let dir = Dir(vec![
+        ("api.lua", "return Q.push(ARGV[1])\n"),
+        ("gen.lua", long),
+        ("lib.lua", lib),
+    ]);
+    assert_eq!(undeclared_texts(lib, &dir), ["'q:jobs'"]);
+}

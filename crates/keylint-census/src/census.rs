@@ -185,8 +185,8 @@ pub struct Census {
     masker: Masker,
     template: Vec<u8>,
     cache: Vec<CacheSlot>,
-    slot_keys: Vec<u64>,
-    slot_bytes: Vec<u64>,
+    /// Keys and bytes per slot, side by side: one cache line per key.
+    slots: Vec<[u64; 2]>,
     keys: u64,
     bytes: u64,
     with_bytes: u64,
@@ -212,8 +212,7 @@ impl Census {
             masker: Masker::new(),
             template: Vec::with_capacity(256),
             cache: vec![CacheSlot::EMPTY; CACHE],
-            slot_keys: vec![0; usize::from(SLOTS)],
-            slot_bytes: vec![0; usize::from(SLOTS)],
+            slots: vec![[0; 2]; usize::from(SLOTS)],
             keys: 0,
             bytes: 0,
             with_bytes: 0,
@@ -303,9 +302,9 @@ impl Census {
             }
             (a.slot, tag)
         };
-        self.slot_keys[usize::from(slot)] += 1;
+        self.slots[usize::from(slot)][0] += 1;
         if let Some(b) = bytes {
-            self.slot_bytes[usize::from(slot)] += b;
+            self.slots[usize::from(slot)][1] += b;
             self.bytes += b;
             self.with_bytes += 1;
         }
@@ -560,20 +559,20 @@ impl Census {
         for s in 0..SLOTS {
             let o = layout.owner(s);
             if o == UNOWNED {
-                unowned_keys += self.slot_keys[usize::from(s)];
+                unowned_keys += self.slots[usize::from(s)][0];
             } else {
-                nodes[usize::from(o)].keys += self.slot_keys[usize::from(s)];
-                nodes[usize::from(o)].bytes += self.slot_bytes[usize::from(s)];
+                nodes[usize::from(o)].keys += self.slots[usize::from(s)][0];
+                nodes[usize::from(o)].bytes += self.slots[usize::from(s)][1];
             }
         }
 
         // Top slots and what is in them.
         let mut slots: Vec<u16> = (0..SLOTS)
-            .filter(|&s| self.slot_keys[usize::from(s)] > 0)
+            .filter(|&s| self.slots[usize::from(s)][0] > 0)
             .collect();
         slots.sort_by(|&a, &b| {
-            self.slot_keys[usize::from(b)]
-                .cmp(&self.slot_keys[usize::from(a)])
+            self.slots[usize::from(b)][0]
+                .cmp(&self.slots[usize::from(a)][0])
                 .then(a.cmp(&b))
         });
         let top_slots: Vec<SlotStat> = slots
@@ -595,8 +594,8 @@ impl Census {
                 fams.truncate(3);
                 SlotStat {
                     slot: s,
-                    keys: self.slot_keys[usize::from(s)],
-                    bytes: self.slot_bytes[usize::from(s)],
+                    keys: self.slots[usize::from(s)][0],
+                    bytes: self.slots[usize::from(s)][1],
                     node: (layout.owner(s) != UNOWNED).then(|| usize::from(layout.owner(s))),
                     families: fams,
                 }
@@ -612,7 +611,7 @@ impl Census {
             .map(|s| (s.slot, s.keys))
             .unwrap_or((0, 0));
         let (largest_bytes_slot, largest_slot_bytes) = (0..SLOTS)
-            .map(|s| (s, self.slot_bytes[usize::from(s)]))
+            .map(|s| (s, self.slots[usize::from(s)][1]))
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
             .unwrap_or((0, 0));
         let skew = Skew {
@@ -640,8 +639,8 @@ impl Census {
             families,
             families_capacity: self.capacity,
             evictions: self.evictions,
-            slot_keys: self.slot_keys.clone(),
-            slot_bytes: self.slot_bytes.clone(),
+            slot_keys: self.slots.iter().map(|s| s[0]).collect(),
+            slot_bytes: self.slots.iter().map(|s| s[1]).collect(),
             top_slots,
             nodes,
             projected: layout.projected,

@@ -398,6 +398,17 @@ impl<'t> Analyzer<'t> {
                 }
             }
         }
+        if func.kind_name() == "identifier" {
+            // `push = pipe.lpush if at_front else pipe.rpush; push(key, id)`.
+            if let Some((obj, m)) = self.method_alias(func, &ctx) {
+                if let Some(recv) = self.receiver(obj, m, &ctx) {
+                    if self.inline.is_none() || recv.pipe.is_some_and(|p| self.followed(p)) {
+                        self.client_call(recv, m, func, call, args, &ctx);
+                    }
+                    return;
+                }
+            }
+        }
         if matches!(
             func.kind_name(),
             "identifier" | "attribute" | "call" | "subscript"

@@ -236,3 +236,66 @@ impl<'t> crate::lower::Analyzer<'t> {
         })
     }
 }
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// A command called through a local that holds a bound method of a client or
+    /// pipeline: `push = pipe.lpush if at_front else pipe.rpush; push(key, id)`.
+    /// The object and the method, when one definition reaches the call and every
+    /// method it may hold takes its keys in the same places (the same method, or
+    /// one-key commands).
+    pub(crate) fn method_alias(
+        &mut self,
+        callee: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Node<'t>, &'t str)> {
+        let f = ctx.func?;
+        let name = text(callee, self.src());
+        let defs = self.ix.funcs[f].defs.get(name)?.clone();
+        let (def, _) = self
+            .ix
+            .reaching_def(&defs, callee, callee.start_byte())
+            .ok()?;
+        let crate::index::DefKind::Expr(e) = def.kind else {
+            return None;
+        };
+        let arms: Vec<Node<'t>> = match e.kind_name() {
+            "attribute" => vec![e],
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = self.ix.nav.named_children(e).collect();
+                let [a, cond, b] = kids.as_slice() else {
+                    return None;
+                };
+                match self.truth(*cond, ctx) {
+                    Some(true) => vec![*a],
+                    Some(false) => vec![*b],
+                    None => vec![*a, *b],
+                }
+            }
+            _ => return None,
+        };
+        let src = self.src();
+        let mut out: Option<(Node<'t>, &'t str)> = None;
+        for arm in arms {
+            if arm.kind_name() != "attribute" {
+                return None;
+            }
+            let obj = arm.field(Field::Object)?;
+            let m: &'t str = text(arm.field(Field::Attribute)?, src);
+            match out {
+                None => out = Some((obj, m)),
+                Some((o, first)) => {
+                    let same_obj = text(o, src) == text(obj, src);
+                    let same_keys = first == m
+                        || (crate::methods::table().method(first).is_none()
+                            && crate::methods::table().method(m).is_none()
+                            && crate::methods::single_key_command(first).is_some()
+                            && crate::methods::single_key_command(m).is_some());
+                    if !(same_obj && same_keys) {
+                        return None;
+                    }
+                }
+            }
+        }
+        out
+    }
+}

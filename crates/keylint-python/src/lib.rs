@@ -22,6 +22,7 @@ mod script;
 mod strings;
 mod syntax;
 mod tpl;
+mod wrappers;
 
 use keylint_core::FileModel;
 pub use project::{ModuleDep, ModuleFile, ModuleLoader, Project};

@@ -215,6 +215,18 @@ fn check_unit(
         ));
     }
 
+    // A family is often built before the command, or on another line: show the
+    // command that takes it.
+    if family_only
+        && unit.kind == UnitKind::Command
+        && !unit.anchor.is_empty()
+        && !facts.labels.contains_key(&ui)
+    {
+        f = f.with_secondary(Label::new(
+            unit.anchor.clone(),
+            format!("`{}` takes every member", unit.name),
+        ));
+    }
     for l in facts.labels.get(&ui).into_iter().flatten() {
         f = f.with_secondary(Label::new(l.span.clone(), l.label.clone()));
     }

@@ -9,7 +9,9 @@
 # --mirrors DIR (or $KEYLINT_REAL_MIRRORS): the git mirrors fetched for the repositories
 #   listed in corpus/projects.toml, one bare git directory per repository, laid out as
 #   DIR/<owner>+<name>/repo (`git clone --mirror https://github.com/<owner>/<name>
-#   DIR/<owner>+<name>/repo` makes one). Each mirror must contain the pinned commit.
+#   DIR/<owner>+<name>/repo` makes one; a clone with a work tree there, whose git
+#   directory is DIR/<owner>+<name>/repo/.git, works too). Each mirror must contain the
+#   pinned commit.
 # --src DIR (default target/real-corpus): where the projects are materialised, one
 #   directory per project name. A project whose directory already holds the pinned
 #   commit (recorded in .keylint-commit) is left as it is.
@@ -64,6 +66,10 @@ while read -r name repo commit; do
         continue
     fi
     git_dir=$MIRRORS/${repo/\//+}/repo
+    # a mirror may also be a clone with a work tree: use its .git
+    if [ -d "$git_dir/.git" ]; then
+        git_dir=$git_dir/.git
+    fi
     if ! git --git-dir="$git_dir" cat-file -e "$commit^{commit}" 2>/dev/null; then
         echo "missing: $repo at $commit (no mirror at $git_dir, or it lacks the commit)" >&2
         missing=$((missing + 1))

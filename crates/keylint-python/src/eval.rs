@@ -430,12 +430,26 @@ impl<'t> crate::lower::Analyzer<'t> {
             "identifier" => self.eval_name(n, ctx),
             "attribute" => self.eval_attribute(n, ctx),
             "call" => {
-                if let Some(v) = self.memo_chain.get(&n.id()) {
+                // With bound parameters (a helper followed for one caller), the same
+                // call may give another caller's pipeline.
+                let tag = ctx.env.as_ref().map(|e| e.tag.clone());
+                let hit = match &tag {
+                    None => self.memo_chain.get(&n.id()),
+                    Some(t) => self.memo_chain_env.get(&(n.id(), t.clone())),
+                };
+                if let Some(v) = hit {
                     return v.clone();
                 }
                 let v = self.eval_call(n, ctx);
-                if ctx.env.is_none() && matches!(v, Value::Pipe(_)) {
-                    self.memo_chain.insert(n.id(), v.clone());
+                if matches!(v, Value::Pipe(_)) {
+                    match tag {
+                        None => {
+                            self.memo_chain.insert(n.id(), v.clone());
+                        }
+                        Some(t) => {
+                            self.memo_chain_env.insert((n.id(), t), v.clone());
+                        }
+                    }
                 }
                 v
             }
@@ -555,8 +569,23 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if kids.len() < 3 {
                     return self.opaque(n, ctx);
                 }
+                // A test of a parameter the caller bound (`pipeline if pipeline is not
+                // None else r.pipeline()`): one arm runs.
+                match self.truth(kids[1], ctx) {
+                    Some(true) => return self.eval(kids[0], &ctx.deeper()),
+                    Some(false) => return self.eval(kids[2], &ctx.deeper()),
+                    None => {}
+                }
                 let a = self.eval(kids[0], &ctx.deeper());
                 let b = self.eval(kids[2], &ctx.deeper());
+                // Lowered on its own, a function runs where its `pipeline=None`
+                // parameter is not given: the pipeline it makes.
+                if self.made_pipe(&b) && self.unbound_none_param(kids[0], ctx) {
+                    return b;
+                }
+                if self.made_pipe(&a) && self.unbound_none_param(kids[2], ctx) {
+                    return a;
+                }
                 match (&a, &b) {
                     (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
                     (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
@@ -582,6 +611,33 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // `client or redis.Redis()`: a client either way.
                 let l = n.field(Field::Left).map(|l| self.eval(l, &ctx.deeper()));
                 let r = n.field(Field::Right).map(|r| self.eval(r, &ctx.deeper()));
+                let is_or = match (n.field(Field::Left), n.field(Field::Right)) {
+                    (Some(a), Some(b)) => src[a.end_byte()..b.start_byte()].trim() == "or",
+                    _ => false,
+                };
+                if is_or {
+                    // `pipeline or r.pipeline()`: the caller's pipeline when one was
+                    // passed (pipelines are true even when empty), else the new one.
+                    match (&l, &r) {
+                        (Some(Value::Pipe(_)), _)
+                            if n.field(Field::Left).and_then(|a| self.truth(a, ctx))
+                                == Some(true) =>
+                        {
+                            return l.unwrap_or(Value::Unknown);
+                        }
+                        (Some(Value::Null), Some(Value::Pipe(_))) => {
+                            return r.unwrap_or(Value::Unknown);
+                        }
+                        (_, Some(b))
+                            if self.made_pipe(b)
+                                && n.field(Field::Left)
+                                    .is_some_and(|a| self.unbound_none_param(a, ctx)) =>
+                        {
+                            return r.unwrap_or(Value::Unknown);
+                        }
+                        _ => {}
+                    }
+                }
                 match (l, r) {
                     (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
                     (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {

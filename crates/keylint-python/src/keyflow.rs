@@ -74,7 +74,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The class of `obj` and the identity of the instance.
-    fn instance_class(
+    pub(crate) fn instance_class(
         &mut self,
         obj: Node<'t>,
         h: Option<&HoleInfo>,

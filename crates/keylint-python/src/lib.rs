@@ -22,6 +22,7 @@ mod script;
 mod strings;
 mod syntax;
 mod tpl;
+mod txflow;
 mod wrappers;
 
 use keylint_core::FileModel;

@@ -44,7 +44,31 @@ struct PipeEvent<'t> {
     kind: EvKind,
     node: Node<'t>,
     keys: Vec<usize>,
+    /// For a command of a helper followed from `node` (a call that passes the
+    /// pipeline), the calls inside each followed helper down to the command.
+    inner: Vec<Node<'t>>,
 }
+
+/// A helper followed for the pipeline its caller passes (see
+/// [`Analyzer::follow_helper`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Inline<'t> {
+    /// The call in the caller's function, then the call inside each helper that
+    /// leads to the next one.
+    chain: Vec<Node<'t>>,
+    /// The caller's pipelines that the helpers received.
+    pipes: Vec<PipeId>,
+    /// The helpers being followed (no helper is followed inside itself).
+    funcs: Vec<FuncId>,
+    /// Identity of the arguments at every level, for the values made inside.
+    tag: String,
+}
+
+/// Helpers followed inside each other for one call, at most.
+const MAX_INLINE_DEPTH: usize = 4;
+/// Calls of followed helpers lowered per file, at most: past it, helpers are not
+/// followed (their commands are left out of their callers' transactions).
+const INLINE_BUDGET: usize = 20_000;
 
 /// The state of one file's lowering.
 pub(crate) struct Analyzer<'t> {
@@ -91,6 +115,15 @@ pub(crate) struct Analyzer<'t> {
     pub script_links: Vec<crate::script::Link<'t>>,
     /// Project analysis: how this module reaches the others.
     pub project: Option<&'t crate::project::Scope<'t>>,
+    /// The calls of each function (not of the functions nested in it), in order.
+    calls_in: HashMap<FuncId, Vec<Node<'t>>>,
+    /// The helper being followed for its caller's pipeline, if any.
+    pub(crate) inline: Option<Inline<'t>>,
+    /// Calls of followed helpers that may still be lowered.
+    inline_budget: usize,
+    /// [`Analyzer::memo_chain`] for calls evaluated with bound parameters, by the
+    /// binding's tag.
+    pub memo_chain_env: HashMap<(usize, String), Value<'t>>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -138,6 +171,10 @@ impl<'t> Analyzer<'t> {
             helper_site: HashMap::new(),
             script_links: Vec::new(),
             project: None,
+            calls_in: HashMap::new(),
+            inline: None,
+            inline_budget: INLINE_BUDGET,
+            memo_chain_env: HashMap::new(),
         }
     }
 
@@ -172,6 +209,9 @@ impl<'t> Analyzer<'t> {
         calls.sort_by_key(|(c, _)| (c.end_byte(), std::cmp::Reverse(c.start_byte())));
         for &(call, func) in &calls {
             self.func_of.insert(call.id(), func);
+            if let Some(f) = func {
+                self.calls_in.entry(f).or_default().push(call);
+            }
             let callee = call
                 .field(Field::Function)
                 .and_then(|f| match f.kind_name() {
@@ -352,7 +392,22 @@ impl<'t> Analyzer<'t> {
             {
                 let m = text(attr, self.src());
                 if let Some(recv) = self.receiver(obj, m, &ctx) {
-                    self.client_call(recv, m, attr, call, args, &ctx);
+                    // A followed helper contributes only the commands it queues on
+                    // its caller's pipeline; the rest is lowered with the helper.
+                    if self.inline.is_none() || recv.pipe.is_some_and(|p| self.followed(p)) {
+                        self.client_call(recv, m, attr, call, args, &ctx);
+                    }
+                    return;
+                }
+            }
+        }
+        if func.kind_name() == "identifier" {
+            // `push = pipe.lpush if at_front else pipe.rpush; push(key, id)`.
+            if let Some((obj, m)) = self.method_alias(func, &ctx) {
+                if let Some(recv) = self.receiver(obj, m, &ctx) {
+                    if self.inline.is_none() || recv.pipe.is_some_and(|p| self.followed(p)) {
+                        self.client_call(recv, m, func, call, args, &ctx);
+                    }
                     return;
                 }
             }
@@ -361,37 +416,180 @@ impl<'t> Analyzer<'t> {
             func.kind_name(),
             "identifier" | "attribute" | "call" | "subscript"
         ) {
-            if let Value::Script(id) = self.eval(func, &ctx) {
-                self.script_object_call(id, call, func, args, &ctx);
+            match self.eval(func, &ctx) {
+                Value::Script(id) => self.script_object_call(id, call, func, args, &ctx),
+                Value::Func { id, bound } => self.follow_helper(id, bound, call, args, &ctx),
+                // A method of another object of a class of this file.
+                Value::Opaque(_) | Value::Unknown | Value::Foreign if args.is_some() => {
+                    if let Some((id, c)) = self.instance_method(func, &ctx) {
+                        self.follow_helper(id, Some(c), call, args, &ctx);
+                    }
+                }
+                _ => {}
             }
         }
     }
 
-    fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {
-        // A command queued by a helper on the pipeline its one caller passed happens,
-        // for that pipeline, where the helper is called.
-        let mut node = node;
-        let mut keys = keys;
-        for _ in 0..8 {
-            let Some(f) = self.func_of_call(node) else {
-                break;
-            };
-            match self.helper_site.get(&(f, pipe)) {
-                Some(&site) => {
-                    // A value local to the helper (a parameter) is the caller's value
-                    // under another name: keys built from one are left out rather than
-                    // compared as if they differed.
-                    let start = self.ix.funcs[f].node.start_byte();
-                    let (a, b) = (format!("f{start}:"), format!("f{start}["));
-                    keys.retain(|&k| {
-                        !self.model.keys[k].template.parts.iter().any(|p| {
-                            matches!(p, keylint_core::template::Part::Hole(h)
-                                if h.binding.starts_with(&a) || h.binding.starts_with(&b))
-                        })
-                    });
-                    node = site;
+    /// Whether `p` is a pipeline of the caller whose helper is being followed.
+    fn followed(&self, p: PipeId) -> bool {
+        self.inline.as_ref().is_some_and(|i| i.pipes.contains(&p))
+    }
+
+    /// A call of a function of this file that passes it a pipeline
+    /// (`self._persist_job(job, pipeline=pipe)`, `_zadd(pipe, key, data)`): the
+    /// helper's body is lowered for this call, its parameters bound to this call's
+    /// arguments, and the commands it queues on the pipeline join the caller's
+    /// transaction where the helper is called. Each call is followed on its own, so
+    /// every caller's transaction has its own keys; helpers it calls with the
+    /// pipeline are followed in turn, up to [`MAX_INLINE_DEPTH`] deep and never
+    /// inside themselves.
+    fn follow_helper(
+        &mut self,
+        id: FuncId,
+        bound: Option<crate::index::ClassId>,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) {
+        if self.inline_budget == 0 || !self.resolve_names {
+            return;
+        }
+        let depth = self.inline.as_ref().map_or(0, |i| i.funcs.len());
+        if depth >= MAX_INLINE_DEPTH || self.inline.as_ref().is_some_and(|i| i.funcs.contains(&id))
+        {
+            return;
+        }
+        let (is_lambda, has_params, plain, self_name) = {
+            let info = &self.ix.funcs[id];
+            (
+                info.is_lambda,
+                !info.params.is_empty(),
+                // Other decorators may change what a call does.
+                info.decorators
+                    .iter()
+                    .all(|d| d == "staticmethod" || d == "classmethod"),
+                info.self_name().is_some(),
+            )
+        };
+        if is_lambda
+            || !has_params
+            || !plain
+            || args.is_none_or(|a| self.ix.nav.named_children(a).next().is_none())
+        {
+            return;
+        }
+        let (pos, kw) = self.call_args(args, ctx);
+        if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
+            return;
+        }
+        let mut pipes: Vec<PipeId> = Vec::new();
+        for e in pos.iter().chain(kw.iter().map(|(_, e)| e)) {
+            if let Value::Pipe(p) = self.as_receiver(e.value.clone(), e.node) {
+                if self.inline.is_none() || self.followed(p) {
+                    pipes.push(p);
                 }
-                None => break,
+            }
+        }
+        if pipes.is_empty() {
+            return;
+        }
+        let info = self.ix.funcs[id].clone();
+        let mut params: HashMap<String, Value<'t>> = HashMap::new();
+        let mut plist = info.params.iter();
+        if self_name {
+            let (Some(c), Some(p)) = (bound, plist.next()) else {
+                return;
+            };
+            params.insert(
+                p.name.clone(),
+                if info.is_classmethod() {
+                    Value::ClsObj(c)
+                } else {
+                    Value::SelfObj(c)
+                },
+            );
+        }
+        let plist: Vec<_> = plist.collect();
+        if pos.len() > plist.iter().take_while(|p| !p.star).count() {
+            return;
+        }
+        for (i, p) in plist.iter().enumerate() {
+            if p.star {
+                continue;
+            }
+            let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
+                kw.iter()
+                    .find(|(k, _)| k == &p.name)
+                    .map(|(_, e)| e.value.clone())
+            });
+            let v = match (v, p.default) {
+                (Some(v), _) => v,
+                (None, Some(d)) => {
+                    let dctx = Ctx {
+                        func: info.parent,
+                        env: None,
+                        depth: ctx.depth + 1,
+                    };
+                    self.eval(d, &dctx)
+                }
+                (None, None) => return,
+            };
+            // A parameter the body assigns again is not fixed.
+            if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
+                params.insert(p.name.clone(), v);
+            }
+        }
+        let prev = self.inline.take();
+        let mut frame = prev.clone().unwrap_or(Inline {
+            chain: Vec::new(),
+            pipes,
+            funcs: Vec::new(),
+            tag: String::new(),
+        });
+        frame.chain.push(call);
+        frame.funcs.push(id);
+        frame.tag = format!("{}@{}<{}", info.name, call.start_byte(), frame.tag);
+        let env = std::rc::Rc::new(crate::eval::Env {
+            func: id,
+            params,
+            tag: frame.tag.clone(),
+        });
+        self.inline = Some(frame);
+        let inner = Ctx {
+            func: Some(id),
+            env: Some(env),
+            depth: ctx.depth + 1,
+        };
+        let calls = self.calls_in.get(&id).cloned().unwrap_or_default();
+        for c in calls {
+            if self.inline_budget == 0 {
+                break;
+            }
+            self.inline_budget -= 1;
+            if self.dead_in(c, &inner) {
+                continue;
+            }
+            self.process_call(c, inner.clone());
+        }
+        self.inline = prev;
+    }
+
+    fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {
+        // A command of a followed helper happens, for its caller's pipeline, where the
+        // helper is called.
+        let (node, inner) = match &self.inline {
+            Some(i) => {
+                let mut inner = i.chain[1..].to_vec();
+                inner.push(node);
+                (i.chain[0], inner)
+            }
+            None => (node, Vec::new()),
+        };
+        // A function whose one caller passes it this pipeline is followed from that
+        // call (`follow_helper`), with its parameters bound: not on its own.
+        if let Some(f) = self.func_of_call(node) {
+            if self.helper_site.contains_key(&(f, pipe)) {
+                return;
             }
         }
         self.events.push(PipeEvent {
@@ -399,6 +597,7 @@ impl<'t> Analyzer<'t> {
             kind,
             node,
             keys,
+            inner,
         });
     }
 
@@ -574,7 +773,7 @@ impl<'t> Analyzer<'t> {
                 if m == "transaction" && recv.pipe.is_none() {
                     self.transaction_watches(call, args, ctx);
                 }
-                if m == "register_script" {
+                if m == "register_script" && self.inline.is_none() {
                     // Its body is linted even if the script is never called here.
                     self.script_for(call, args, recv.client, ctx);
                 }
@@ -607,6 +806,12 @@ impl<'t> Analyzer<'t> {
             let Some(k) = self.key_use(&first, &cmd, ctx) else {
                 return;
             };
+            if self.inline.is_some() {
+                if let Some(p) = recv.pipe {
+                    self.event(p, EvKind::Keys, call, vec![k]);
+                }
+                return;
+            }
             self.push_unit(
                 UnitKind::Command,
                 &cmd,
@@ -789,6 +994,16 @@ impl<'t> Analyzer<'t> {
             .map(|e| self.key_use(e, &method.command, ctx))
             .collect();
         let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        // A cluster pipeline runs `touch` at once: it is not part of a transaction.
+        let joins_tx =
+            !(method.pipeline == PipelineBehavior::Direct && recv.client == ClientKind::Cluster);
+        if self.inline.is_some() {
+            // The command itself is judged where the helper is lowered on its own.
+            if let (Some(p), true) = (recv.pipe, joins_tx) {
+                self.event(p, EvKind::Keys, call, keys);
+            }
+            return;
+        }
         let is_script = method.cluster == ClusterBehavior::Script;
         let name = if is_script {
             script_unit_name(&method.command, pos.first())
@@ -840,9 +1055,6 @@ impl<'t> Analyzer<'t> {
                 None,
             );
         }
-        // A cluster pipeline runs `touch` at once: it is not part of a transaction.
-        let joins_tx =
-            !(method.pipeline == PipelineBehavior::Direct && recv.client == ClientKind::Cluster);
         if let (Some(p), true) = (recv.pipe, joins_tx) {
             self.event(p, EvKind::Keys, call, keys);
         }
@@ -930,6 +1142,12 @@ impl<'t> Analyzer<'t> {
             key_args.push(e);
         }
         let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        if self.inline.is_some() {
+            if let Some(p) = recv.pipe {
+                self.event(p, EvKind::Keys, call, keys);
+            }
+            return;
+        }
         let name = if is_script {
             script_unit_name(&cmd_name, pos.get(1))
         } else {
@@ -1015,6 +1233,9 @@ impl<'t> Analyzer<'t> {
         if recv.pipe.is_some() && recv.client != ClientKind::Standalone {
             return;
         }
+        if self.inline.is_some() && !recv.pipe.is_some_and(|p| self.followed(p)) {
+            return;
+        }
         let (key_args, given): (Vec<Elem<'t>>, Option<usize>) = match &keys_arg {
             None => (Vec::new(), Some(0)),
             Some(Elem {
@@ -1039,6 +1260,12 @@ impl<'t> Analyzer<'t> {
             .map(|e| self.key_use(e, "EVALSHA", ctx))
             .collect();
         let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        if self.inline.is_some() {
+            if let Some(p) = recv.pipe {
+                self.event(p, EvKind::Keys, call, keys);
+            }
+            return;
+        }
         let unit = self.push_unit(
             UnitKind::Script,
             "script",
@@ -1205,7 +1432,20 @@ impl<'t> Analyzer<'t> {
             };
             let paths: Vec<Path> = evs
                 .iter()
-                .map(|e| Path::of(self.ix.nav, e.node, &mut memo))
+                .map(|e| {
+                    let mut p = Path::of(self.ix.nav, e.node, &mut memo);
+                    for &n in &e.inner {
+                        let q = Path::of(self.ix.nav, n, &mut memo);
+                        p.loops.extend(q.loops.iter().copied());
+                        p.inner.push(Level {
+                            id: n.id(),
+                            arms: q.arms,
+                            exits: q.exits,
+                            pos: q.pos,
+                        });
+                    }
+                    p
+                })
                 .collect();
             if let Some(call) = info.transaction_call.clone() {
                 // Executes when the function returns: every queued key counts.
@@ -1354,8 +1594,23 @@ struct Path {
     /// Constructs (start, end) that the call's arm leaves (`return`, `raise`, …)
     /// after the call: code after them never runs together with the call.
     exits: Vec<(usize, usize)>,
-    /// Loops and comprehensions (by start) around the call, innermost first.
+    /// Loops and comprehensions (by start) around the call, innermost first (and
+    /// around the calls of followed helpers below it).
     loops: Vec<usize>,
+    pos: usize,
+    /// The node.
+    id: usize,
+    /// For a command of a followed helper, where each call below this one sits in
+    /// its helper.
+    inner: Vec<Level>,
+}
+
+/// Where a call sits in a followed helper: as in [`Path`].
+#[derive(Debug, Clone, Default)]
+struct Level {
+    id: usize,
+    arms: Vec<(usize, usize)>,
+    exits: Vec<(usize, usize)>,
     pos: usize,
 }
 
@@ -1442,6 +1697,8 @@ impl Path {
             exits,
             loops,
             pos: n.start_byte(),
+            id: n.id(),
+            inner: Vec::new(),
         }
     }
 
@@ -1546,18 +1803,42 @@ impl Path {
     }
 
     fn compatible(&self, other: &Path) -> bool {
-        for (id, arm) in &self.arms {
-            if other
-                .arms
-                .iter()
-                .any(|(oid, oarm)| oid == id && oarm != arm)
-            {
+        if !level_compatible(
+            (&self.arms, &self.exits, self.pos),
+            (&other.arms, &other.exits, other.pos),
+        ) {
+            return false;
+        }
+        // Below the same call, the calls of the helper it followed are compared
+        // where they sit in that helper, down to the first level where they differ.
+        if self.id != other.id {
+            return true;
+        }
+        for (a, b) in self.inner.iter().zip(&other.inner) {
+            if !level_compatible((&a.arms, &a.exits, a.pos), (&b.arms, &b.exits, b.pos)) {
                 return false;
             }
+            if a.id != b.id {
+                return true;
+            }
         }
-        let leaves_before = |a: &Path, b: &Path| a.exits.iter().any(|(_, end)| b.pos >= *end);
-        !(leaves_before(self, other) || leaves_before(other, self))
+        true
     }
+}
+
+/// Arms, exits and position of two calls of one function.
+type LevelRef<'a> = (&'a [(usize, usize)], &'a [(usize, usize)], usize);
+
+/// Whether two calls of one function can run in one pass through it: not in
+/// different arms of one branch, and neither after an exit the other's arm takes.
+fn level_compatible(a: LevelRef<'_>, b: LevelRef<'_>) -> bool {
+    for (id, arm) in a.0 {
+        if b.0.iter().any(|(oid, oarm)| oid == id && oarm != arm) {
+            return false;
+        }
+    }
+    let leaves_before = |x: LevelRef<'_>, y: LevelRef<'_>| x.1.iter().any(|(_, end)| y.2 >= *end);
+    !(leaves_before(a, b) || leaves_before(b, a))
 }
 
 /// Maximal groups of mutually compatible events.
@@ -1566,10 +1847,9 @@ fn groups(qs: &[usize], paths: &[Path]) -> Vec<Vec<usize>> {
     // Events in the same arms (the usual straight-line batch) are all compatible.
     if let Some(&first) = qs.first() {
         let p = &paths[first];
-        if qs
-            .iter()
-            .all(|&q| paths[q].arms == p.arms && paths[q].exits == p.exits)
-        {
+        if qs.iter().all(|&q| {
+            paths[q].arms == p.arms && paths[q].exits == p.exits && paths[q].inner.is_empty()
+        }) {
             return vec![qs.to_vec()];
         }
     }

@@ -20,6 +20,7 @@ pub(crate) enum Field {
     Arguments,
     Attribute,
     Body,
+    Condition,
     Consequence,
     Definition,
     Expression,
@@ -41,11 +42,12 @@ pub(crate) enum Field {
 }
 
 /// The grammar's name of each [`Field`], in declaration order.
-const FIELD_NAMES: [&str; 22] = [
+const FIELD_NAMES: [&str; 23] = [
     "alias",
     "arguments",
     "attribute",
     "body",
+    "condition",
     "consequence",
     "definition",
     "expression",
@@ -480,6 +482,7 @@ pub(crate) mod tests {
         Field::Arguments,
         Field::Attribute,
         Field::Body,
+        Field::Condition,
         Field::Consequence,
         Field::Definition,
         Field::Expression,

@@ -677,7 +677,7 @@ def _register(pipeline):
     pipeline.sadd("rq:queues", "rq:queue:default")
 def _push(pipeline, job_id):
     pipeline.rpush("rq:queue:default", job_id)
-    # Built from the helper's own parameter: left out, not compared.
+    # Built from the helper's parameter: the caller's value.
     pipeline.hset(f"rq:job:{job_id}", "s", 1)
 def enqueue(r: redis.Redis, job_id):
     pipe = r.pipeline(transaction=True)
@@ -691,8 +691,15 @@ def enqueue(r: redis.Redis, job_id):
         .filter(|u| u.0 == UnitKind::Transaction)
         .collect();
     assert_eq!(tx.len(), 1, "{tx:?}");
-    assert_eq!(tx[0].3, vec!["\"rq:queues\"", "\"rq:queue:default\""]);
-    // Two callers with two pipelines: the helper's pipeline is not known.
+    assert_eq!(
+        tx[0].3,
+        vec![
+            "\"rq:queues\"",
+            "\"rq:queue:default\"",
+            "f\"rq:job:{job_id}\""
+        ]
+    );
+    // Two callers with two pipelines: each caller's transaction has its own keys.
     let src = r#"
 import redis
 def _push(pipeline):
@@ -707,7 +714,15 @@ def b(r: redis.Redis):
     _push(q)
     q.execute()
 "#;
-    assert!(rules(src).is_empty());
+    let m = lower(src);
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .collect();
+    assert_eq!(tx.len(), 1, "{tx:?}");
+    assert_eq!(tx[0].3, vec!["\"rq:queues\"", "\"rq:queue:default\""]);
+    let found = rules(src);
+    assert_eq!(found.len(), 1, "{found:?}");
 }
 
 #[test]
@@ -926,4 +941,66 @@ class Queue:
     // The class not shown: silent.
     let unknown = "def f(qs, r: redis.Redis):\n    r.blpop([q.key for q in qs])\n";
     assert_eq!(n_likely(&src(unknown)), 1);
+}
+
+#[test]
+fn helpers_are_followed_per_caller_and_never_inside_themselves() {
+    // Mutual recursion through the pipeline ends; each caller has its own keys.
+    let src = r#"
+import redis
+def _a(pipe, n):
+    pipe.set(f"a:{n}", 1)
+    _b(pipe, n)
+def _b(pipe, n):
+    pipe.set(f"b:{n}", 1)
+    _a(pipe, n)
+def one(r: redis.Redis):
+    p = r.pipeline(transaction=True)
+    _a(p, "1")
+    p.execute()
+def two(r: redis.Redis):
+    q = r.pipeline(transaction=True)
+    _b(q, "{x}")
+    q.set("{x}", 1)
+    q.execute()
+"#;
+    let m = lower(src);
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect();
+    assert_eq!(tx.len(), 2, "{tx:?}");
+    assert_eq!(tx[0], vec!["\"a:1\"", "\"b:1\""]);
+    // `two` binds `n` to a tagged value: every key is in the slot of `x`.
+    let found = check(&m, &Settings::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    // A helper that tests its `pipeline=None` parameter: the caller's pipeline.
+    let src = r#"
+import redis
+class Q:
+    def __init__(self, r: redis.Redis):
+        self.r = r
+    def push(self, job_id, pipeline=None):
+        pipe = pipeline if pipeline is not None else self.r.pipeline(transaction=True)
+        pipe.rpush("queue", job_id)
+        if pipeline is None:
+            pipe.execute()
+    def save(self, job_id):
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(f"job:{job_id}", "s", 1)
+        self.push(job_id, pipeline=pipe)
+        pipe.hset(f"job:{job_id}", "t", 1)
+        pipe.execute()
+"#;
+    let m = lower(src);
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect();
+    // `save`'s transaction holds all three keys: the helper's `execute()` does not
+    // run for it. `push` alone has one key: no unit.
+    assert_eq!(tx.len(), 1, "{tx:?}");
+    assert_eq!(tx[0].len(), 3, "{tx:?}");
 }

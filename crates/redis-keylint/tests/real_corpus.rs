@@ -10,9 +10,10 @@
 //! error (a finding of severity `error` reviewed as a false positive).
 //! `KEYLINT_REAL_ONLY=rq,saq` limits the run to those projects.
 //!
-//! Projects marked `holdout = true` form the holdout set: they run only with
-//! `KEYLINT_REAL_HOLDOUT=1`, and the table then gives the totals of the tuning set and
-//! of the holdout set apart, before the grand total.
+//! Projects marked `holdout = true` form the holdout sets (`set = "holdout2"` names
+//! another one than the default `holdout`): they run only with `KEYLINT_REAL_HOLDOUT=1`,
+//! and the table then gives the totals of the tuning set and of each holdout set apart,
+//! before the grand total.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,18 @@ struct Project {
     /// `KEYLINT_REAL_HOLDOUT=1` and totalled apart.
     #[serde(default)]
     holdout: bool,
+    /// The holdout set the project belongs to (default `holdout`); totalled apart.
+    set: Option<String>,
+}
+
+impl Project {
+    fn set_name(&self) -> &str {
+        match (&self.set, self.holdout) {
+            (_, false) => "tuning",
+            (Some(s), true) => s,
+            (None, true) => "holdout",
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -222,16 +235,15 @@ fn real_corpus() {
          | findings | tp | fp | precision | false errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut total = Score::default();
-    // [tuning, holdout]
-    let mut set_total = [Score::default(); 2];
+    // Per set (tuning, holdout, holdout2, ...), in the order of their first project:
+    // the totals and, for the sites labelled "certain" only,
+    // [cross-slot labelled, found, undeclared labelled, found].
+    let mut sets: Vec<(String, Score, [usize; 4])> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     let mut missed = String::new();
     // Reviews that match no finding any more (the finding went away): kept as history,
     // listed so that they can be pruned.
     let mut stale = String::new();
-    // Sites labelled "certain" only, per set [tuning, holdout]:
-    // [cross-slot labelled, found, undeclared labelled, found].
-    let mut certain = [[0usize; 4]; 2];
     let mut ran = 0;
     let listed = projects
         .project
@@ -246,7 +258,13 @@ fn real_corpus() {
         if p.holdout && !with_holdout {
             continue;
         }
-        let set = usize::from(p.holdout);
+        let set = match sets.iter().position(|(n, ..)| n == p.set_name()) {
+            Some(i) => i,
+            None => {
+                sets.push((p.set_name().to_string(), Score::default(), [0; 4]));
+                sets.len() - 1
+            }
+        };
         let dir = src.join(&p.name);
         if !dir.is_dir() {
             failures.push(format!(
@@ -332,8 +350,8 @@ fn real_corpus() {
             match site.confidence.as_str() {
                 "certain" => {
                     let i = if site.kind == "cross-slot" { 0 } else { 2 };
-                    certain[set][i] += 1;
-                    certain[set][i + 1] += usize::from(found);
+                    sets[set].2[i] += 1;
+                    sets[set].2[i + 1] += usize::from(found);
                 }
                 "likely" => {}
                 c => panic!("{}: unknown confidence `{c}`", label_path.display()),
@@ -394,28 +412,22 @@ fn real_corpus() {
         table.push_str(&row(&p.name, &s));
         table.push('\n');
         total.add(&s);
-        set_total[set].add(&s);
+        sets[set].1.add(&s);
     }
     if with_holdout {
-        table.push_str(&row("**tuning**", &set_total[0]));
-        table.push('\n');
-        table.push_str(&row("**holdout**", &set_total[1]));
-        table.push('\n');
+        for (name, score, _) in &sets {
+            table.push_str(&row(&format!("**{name}**"), score));
+            table.push('\n');
+        }
     }
     table.push_str(&row("**total**", &total));
     table.push('\n');
     println!("\n{table}");
-    let sets: &[(&str, usize)] = if with_holdout {
-        &[("tuning set", 0), ("holdout set", 1)]
-    } else {
-        &[("", 0)]
-    };
-    for &(label, i) in sets {
-        let c = certain[i];
-        let label = if label.is_empty() {
-            String::new()
+    for (name, _, c) in &sets {
+        let label = if with_holdout {
+            format!("{name} set, ")
         } else {
-            format!("{label}, ")
+            String::new()
         };
         println!(
             "{label}sites labelled \"certain\" only: cross-slot {} of {} found ({}), undeclared keys {} of {} found ({})",

@@ -153,6 +153,21 @@ fn check_unit(
         return None;
     };
     let family_only = anchor == culprit;
+    // A transaction that continues in helpers (a frontend followed the pipeline into
+    // a function the caller passes it to) is reported in the caller's transaction:
+    // at one of its own keys, or at its start when every key of the pair is in a
+    // helper, so that each caller's transaction has its own finding.
+    let in_unit = |k: usize| {
+        let s = &model.keys[k].span;
+        unit.span.start <= s.start && s.end <= unit.span.end
+    };
+    let is_tx = unit.kind == UnitKind::Transaction;
+    let (anchor, culprit) = if is_tx && !in_unit(culprit) && in_unit(anchor) {
+        (culprit, anchor)
+    } else {
+        (anchor, culprit)
+    };
+    let at_start = is_tx && !in_unit(culprit) && unit.anchor != unit.span;
     // The language the unit's keys are written in: a command of a script embedded in a
     // Python string is a Lua command (refused by the server inside the script, not by
     // redis-py), and its keys are suggested in Lua.
@@ -176,17 +191,32 @@ fn check_unit(
     } else {
         inputs[culprit].describe(langs[culprit])
     };
-    let mut f = Finding::new(
-        rule,
-        format!("{} {verb}", what(unit)),
-        Label::new(model.keys[culprit].span.clone(), culprit_label),
-    )
-    .with_unit(unit.span.clone());
+    let start_label = if unit.policy == CrossSlotPolicy::NotAtomic {
+        "a transaction only on a standalone client"
+    } else {
+        "transaction starts here"
+    };
+    let primary = if at_start {
+        Label::new(
+            unit.anchor.clone(),
+            format!("{start_label}; its keys are queued by the functions it calls"),
+        )
+    } else {
+        Label::new(model.keys[culprit].span.clone(), culprit_label.clone())
+    };
+    let mut f =
+        Finding::new(rule, format!("{} {verb}", what(unit)), primary).with_unit(unit.span.clone());
 
     let mut shown = 1;
     let mut hidden = 0;
     let mut seen_spans = HashSet::new();
-    seen_spans.insert(model.keys[culprit].span.clone());
+    if at_start {
+        seen_spans.insert(unit.anchor.clone());
+        seen_spans.insert(model.keys[culprit].span.clone());
+        f = f.with_secondary(Label::new(model.keys[culprit].span.clone(), culprit_label));
+    } else {
+        seen_spans.insert(model.keys[culprit].span.clone());
+    }
     for &k in std::iter::once(&anchor).chain(keys.iter()) {
         if k == culprit || !seen_spans.insert(model.keys[k].span.clone()) {
             continue;
@@ -204,15 +234,8 @@ fn check_unit(
     if hidden > 0 {
         f = f.with_note(format!("and {hidden} more keys"));
     }
-    if unit.kind == UnitKind::Transaction && unit.anchor != unit.span {
-        f = f.with_secondary(Label::new(
-            unit.anchor.clone(),
-            if unit.policy == CrossSlotPolicy::NotAtomic {
-                "a transaction only on a standalone client"
-            } else {
-                "transaction starts here"
-            },
-        ));
+    if unit.kind == UnitKind::Transaction && unit.anchor != unit.span && !at_start {
+        f = f.with_secondary(Label::new(unit.anchor.clone(), start_label));
     }
 
     // A family is often built before the command, or on another line: show the

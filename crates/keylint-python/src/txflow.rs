@@ -1,0 +1,301 @@
+//! Transactions that continue in helpers: which arm of a helper runs for one
+//! caller, and which pipeline a name holds when a parameter may bring one.
+//!
+//! A helper followed for its caller's pipeline (`Analyzer::follow_helper`) has its
+//! parameters bound to that call's arguments, so a test like `if pipeline is None:`
+//! can be decided for that call: the arm that does not run is skipped (its
+//! `pipe.execute()` does not end the caller's batch). Nothing is decided from a
+//! value the analysis only guesses: only parameters bound by the call count.
+
+use crate::eval::{Ctx, Value};
+use crate::index::text;
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// Whether `call`, in the function `ctx` lowers, is in an arm of an `if` (or a
+    /// conditional expression) that cannot run with the parameters `ctx` binds.
+    pub(crate) fn dead_in(&mut self, call: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        let Some(f) = ctx.func else { return false };
+        let body = self.ix.funcs[f].body;
+        let nav = self.ix.nav;
+        let mut child = call;
+        let mut cur = nav.parent(call);
+        while let Some(p) = cur {
+            if p == body {
+                break;
+            }
+            match p.kind_name() {
+                "if_statement" => {
+                    if let Some(cond) = p.field(Field::Condition) {
+                        let in_then = p.field(Field::Consequence) == Some(child);
+                        let in_else =
+                            !in_then && matches!(child.kind_name(), "else_clause" | "elif_clause");
+                        if in_then || in_else {
+                            let t = self.truth(cond, ctx);
+                            if (in_then && t == Some(false)) || (in_else && t == Some(true)) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+                "elif_clause" if p.field(Field::Consequence) == Some(child) => {
+                    if let Some(cond) = p.field(Field::Condition) {
+                        if self.truth(cond, ctx) == Some(false) {
+                            return true;
+                        }
+                    }
+                }
+                "conditional_expression" => {
+                    let kids: Vec<Node<'t>> = nav.named_children(p).collect();
+                    if let [a, cond, b] = kids.as_slice() {
+                        let t = self.truth(*cond, ctx);
+                        if (*a == child && t == Some(false)) || (*b == child && t == Some(true)) {
+                            return true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            child = p;
+            cur = nav.parent(p);
+        }
+        false
+    }
+
+    /// The truth of a condition, when it only tests parameters that `ctx` binds
+    /// against `None` (`pipeline is None`, `not pipe`, `pipeline`).
+    pub(crate) fn truth(&mut self, c: Node<'t>, ctx: &Ctx<'t>) -> Option<bool> {
+        let nav = self.ix.nav;
+        match c.kind_name() {
+            "parenthesized_expression" => self.truth(c.named_child(0)?, ctx),
+            "not_operator" => self.truth(c.named_child(0)?, ctx).map(|b| !b),
+            // Only `None` and pipelines have a known truth: an object of the
+            // project may define `__len__` or `__bool__`.
+            "identifier" => match self.bound_value(c, ctx)? {
+                Value::Null => Some(false),
+                Value::Pipe(_) => Some(true),
+                _ => None,
+            },
+            "comparison_operator" => {
+                let kids: Vec<Node<'t>> = nav
+                    .named_children(c)
+                    .filter(|k| k.kind_name() != "comment")
+                    .collect();
+                let [a, b] = kids.as_slice() else {
+                    return None;
+                };
+                let op = self.src()[a.end_byte()..b.start_byte()]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let other = if b.kind_name() == "none" {
+                    *a
+                } else if a.kind_name() == "none" {
+                    *b
+                } else {
+                    return None;
+                };
+                let none = self.bound_is_none(other, ctx)?;
+                match op.as_str() {
+                    "is" | "==" => Some(none),
+                    "is not" | "!=" => Some(!none),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a parameter that `ctx` binds is `None` (`Some(true)`) or an object
+    /// that is never `None` nor false (a client, a pipeline: redis-py's pipelines
+    /// are true even when empty).
+    fn bound_is_none(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<bool> {
+        match self.bound_value(n, ctx)? {
+            Value::Null => Some(true),
+            Value::Pipe(_) | Value::Client(_) | Value::SelfObj(_) => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The value a call bound to parameter `n` (an identifier) of the function
+    /// `ctx` lowers.
+    fn bound_value(&self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        if n.kind_name() != "identifier" {
+            return None;
+        }
+        let env = ctx.env.as_ref()?;
+        if Some(env.func) != ctx.func {
+            return None;
+        }
+        env.params.get(text(n, self.src())).cloned()
+    }
+
+    /// `pipeline` in `pipeline if pipeline is not None else r.pipeline()` or
+    /// `pipeline or r.pipeline()`, evaluated on its own: a parameter that defaults to
+    /// `None` and that no call binds here. Lowered on its own, the function is taken
+    /// on the path where the caller passes nothing (a caller that passes a pipeline
+    /// is followed with the parameter bound); so the expression is the new pipeline.
+    pub(crate) fn unbound_none_param(&self, n: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        if n.kind_name() != "identifier" {
+            return false;
+        }
+        let Some(f) = ctx.func else { return false };
+        let name = text(n, self.src());
+        if ctx
+            .env
+            .as_ref()
+            .is_some_and(|e| e.func == f && e.params.contains_key(name))
+        {
+            return false;
+        }
+        let info = &self.ix.funcs[f];
+        info.params.iter().any(|p| {
+            p.name == name
+                && p.default.is_some_and(|d| d.kind_name() == "none")
+                && info.defs.get(name).is_none_or(|d| d.len() <= 1)
+        })
+    }
+
+    /// A pipeline made by a `pipeline()` call (not one known only by an annotation).
+    pub(crate) fn made_pipe(&self, v: &Value<'t>) -> bool {
+        matches!(v, Value::Pipe(p) if self.pipes[*p].created.is_some())
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The method called by `obj.m(…)` on an instance of a class of this file
+    /// that the code shows: `self.registry.add(…)` where every assignment of
+    /// `self.registry` constructs one class, or `q.push(…)` where `q` is built by a
+    /// constructor call, annotated with the class or iterates over such instances.
+    pub(crate) fn instance_method(
+        &mut self,
+        func: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(crate::index::FuncId, crate::index::ClassId)> {
+        if func.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = func.field(Field::Object)?;
+        let m = text(func.field(Field::Attribute)?, self.src());
+        let (c, exact) = match obj.kind_name() {
+            "attribute" => (self.member_class(obj, ctx)?, true),
+            "identifier" => {
+                let h = match self.eval(obj, ctx) {
+                    Value::Opaque(h) => Some(h),
+                    _ => None,
+                };
+                let (c, ident) = self.instance_class(obj, h.as_ref(), ctx)?;
+                (c, ident.starts_with("new:"))
+            }
+            _ => return None,
+        };
+        // An instance known by an annotation may be of a subclass that overrides it.
+        if !exact && self.overrides_below(c, m) {
+            return None;
+        }
+        Some((self.defines(c, m)?, c))
+    }
+
+    /// The class that every assignment of `self.member` constructs.
+    fn member_class(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<crate::index::ClassId> {
+        let owner = obj.field(Field::Object)?;
+        let member = text(obj.field(Field::Attribute)?, self.src());
+        let Value::SelfObj(c) = self.eval(owner, ctx) else {
+            return None;
+        };
+        let chain = self.ix.class_chain(c);
+        let assigns = chain
+            .iter()
+            .find_map(|&k| self.ix.classes[k].self_assigns.get(member).cloned())?;
+        let mut class = None;
+        for a in &assigns {
+            let call = a.value?;
+            if call.kind_name() != "call" {
+                return None;
+            }
+            let f = call.field(Field::Function)?;
+            if f.kind_name() != "identifier" {
+                return None;
+            }
+            let k = self.ix.class_named(text(f, self.src()))?;
+            if class.is_some_and(|p| p != k) {
+                return None;
+            }
+            class = Some(k);
+        }
+        let k = class?;
+        self.client_class(k).is_none().then_some(k)
+    }
+
+    /// Whether a class of this file derived from `c` defines method `m` itself.
+    fn overrides_below(&self, c: crate::index::ClassId, m: &str) -> bool {
+        let ix = &self.ix;
+        (0..ix.classes.len()).any(|k| {
+            k != c && ix.class_chain(k).contains(&c) && ix.classes[k].methods.contains_key(m)
+        })
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// A command called through a local that holds a bound method of a client or
+    /// pipeline: `push = pipe.lpush if at_front else pipe.rpush; push(key, id)`.
+    /// The object and the method, when one definition reaches the call and every
+    /// method it may hold takes its keys in the same places (the same method, or
+    /// one-key commands).
+    pub(crate) fn method_alias(
+        &mut self,
+        callee: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Node<'t>, &'t str)> {
+        let f = ctx.func?;
+        let name = text(callee, self.src());
+        let defs = self.ix.funcs[f].defs.get(name)?.clone();
+        let (def, _) = self
+            .ix
+            .reaching_def(&defs, callee, callee.start_byte())
+            .ok()?;
+        let crate::index::DefKind::Expr(e) = def.kind else {
+            return None;
+        };
+        let arms: Vec<Node<'t>> = match e.kind_name() {
+            "attribute" => vec![e],
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = self.ix.nav.named_children(e).collect();
+                let [a, cond, b] = kids.as_slice() else {
+                    return None;
+                };
+                match self.truth(*cond, ctx) {
+                    Some(true) => vec![*a],
+                    Some(false) => vec![*b],
+                    None => vec![*a, *b],
+                }
+            }
+            _ => return None,
+        };
+        let src = self.src();
+        let mut out: Option<(Node<'t>, &'t str)> = None;
+        for arm in arms {
+            if arm.kind_name() != "attribute" {
+                return None;
+            }
+            let obj = arm.field(Field::Object)?;
+            let m: &'t str = text(arm.field(Field::Attribute)?, src);
+            match out {
+                None => out = Some((obj, m)),
+                Some((o, first)) => {
+                    let same_obj = text(o, src) == text(obj, src);
+                    let same_keys = first == m
+                        || (crate::methods::table().method(first).is_none()
+                            && crate::methods::table().method(m).is_none()
+                            && crate::methods::single_key_command(first).is_some()
+                            && crate::methods::single_key_command(m).is_some());
+                    if !(same_obj && same_keys) {
+                        return None;
+                    }
+                }
+            }
+        }
+        out
+    }
+}

@@ -165,6 +165,18 @@ pub struct UnitNote {
     pub note: String,
 }
 
+/// A place in the source that findings about one unit point at besides its keys: the
+/// command a wrapper sends with the keys its call site passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitLabel {
+    /// Index into [`FileModel::units`].
+    pub unit: usize,
+    /// Where.
+    pub span: Span,
+    /// What is there, a few words.
+    pub label: String,
+}
+
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone)]
 pub struct FileModel {
@@ -182,6 +194,8 @@ pub struct FileModel {
     pub families: Vec<KeyFamily>,
     /// What the client does with particular units, for their findings.
     pub unit_notes: Vec<UnitNote>,
+    /// More places that findings about particular units point at.
+    pub unit_labels: Vec<UnitLabel>,
 }
 
 impl FileModel {
@@ -195,6 +209,7 @@ impl FileModel {
             scripts: Vec::new(),
             families: Vec::new(),
             unit_notes: Vec::new(),
+            unit_labels: Vec::new(),
         }
     }
 

@@ -23,6 +23,7 @@ mod strings;
 mod syntax;
 mod tpl;
 mod txflow;
+mod wrappers;
 
 use keylint_core::FileModel;
 pub use project::{ModuleDep, ModuleFile, ModuleLoader, Project};

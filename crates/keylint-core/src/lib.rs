@@ -11,6 +11,7 @@ pub mod model;
 pub mod prefilter;
 pub mod rule;
 pub mod rules;
+pub mod script_link;
 pub mod suggest;
 pub mod suppress;
 pub mod template;

@@ -20,11 +20,8 @@ use crate::eval::{Ctx, Value};
 use crate::index::FuncId;
 use crate::lower::Analyzer;
 use crate::tpl::TPart;
-use keylint_core::model::{
-    CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, ScriptMode, Unit, UnitKind,
-};
-use keylint_core::template::{Hole, KeyTemplate, Lit, Part, SourceMap};
-use keylint_core::{Finding, Label, Rule, Span};
+use keylint_core::script_link::{self, merge, LinkedBody, Mapper, ScriptCall};
+use keylint_core::Span;
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -59,13 +56,7 @@ struct Body {
 }
 
 /// A lowered body, and where its keys went in the Python model.
-#[derive(Debug)]
-struct Lowered {
-    lua: FileModel,
-    /// Python key index of each Lua key, when the body was merged.
-    merged_keys: Option<Vec<usize>>,
-    offs: Option<Vec<usize>>,
-}
+type Lowered = LinkedBody;
 
 fn body_of<'t>(a: &mut Analyzer<'t>, node: Node<'t>, func: Option<FuncId>) -> Option<Body> {
     let v = a.eval(node, &Ctx::at(func));
@@ -96,163 +87,6 @@ fn body_of<'t>(a: &mut Analyzer<'t>, node: Node<'t>, func: Option<FuncId>) -> Op
         text,
         offs: (inline && all_known).then_some(offs),
     })
-}
-
-/// Maps offsets in a body to offsets in the Python source.
-struct Mapper<'a> {
-    offs: &'a [usize],
-    /// Where to point when an offset cannot be mapped.
-    fallback: Span,
-}
-
-impl Mapper<'_> {
-    fn at(&self, o: usize) -> Option<usize> {
-        if o < self.offs.len() {
-            Some(self.offs[o])
-        } else if o == self.offs.len() && o > 0 {
-            Some(self.offs[o - 1] + 1)
-        } else {
-            None
-        }
-    }
-
-    fn range(&self, r: &Span) -> Span {
-        if r.start >= r.end {
-            return match self.at(r.start) {
-                Some(s) => s..s,
-                None => self.fallback.clone(),
-            };
-        }
-        match (self.at(r.start), self.at(r.end - 1)) {
-            (Some(s), Some(e)) if s <= e => s..e + 1,
-            _ => self.fallback.clone(),
-        }
-    }
-
-    fn source_map(&self, map: &SourceMap, len: usize) -> SourceMap {
-        let offsets: Option<Vec<usize>> = match map {
-            SourceMap::None => None,
-            SourceMap::Contiguous(s) => (0..len).map(|i| self.at(s + i)).collect(),
-            SourceMap::PerByte(v) => v.iter().take(len).map(|&o| self.at(o)).collect(),
-        };
-        match offsets {
-            Some(mut v) if !v.is_empty() => {
-                if v.windows(2).all(|w| w[1] == w[0] + 1) {
-                    SourceMap::Contiguous(v[0])
-                } else {
-                    let last = v[v.len() - 1] + 1;
-                    v.push(last);
-                    SourceMap::PerByte(v)
-                }
-            }
-            _ => SourceMap::None,
-        }
-    }
-
-    fn template(&self, t: &KeyTemplate) -> KeyTemplate {
-        KeyTemplate {
-            parts: t
-                .parts
-                .iter()
-                .map(|p| match p {
-                    Part::Lit(l) => Part::Lit(Lit {
-                        bytes: l.bytes.clone(),
-                        map: self.source_map(&l.map, l.bytes.len()),
-                    }),
-                    Part::Hole(h) => Part::Hole(Hole {
-                        span: h.span.as_ref().map(|s| self.range(s)),
-                        ..h.clone()
-                    }),
-                })
-                .collect(),
-        }
-    }
-
-    fn finding(&self, f: &Finding) -> Finding {
-        let mut f = f.clone();
-        f.primary.span = self.range(&f.primary.span);
-        for l in &mut f.secondary {
-            l.span = self.range(&l.span);
-        }
-        f.unit = f.unit.as_ref().map(|u| self.range(u));
-        f
-    }
-}
-
-/// Appends a lowered body to the Python model, with every span mapped into the
-/// Python source. Returns the Python index of each Lua key.
-fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usize> {
-    let key_base = model.keys.len();
-    let unit_base = model.units.len();
-    for k in &lua.keys {
-        model.keys.push(KeyUse {
-            template: m.template(&k.template),
-            span: m.range(&k.span),
-            command: k.command.clone(),
-            origin: k.origin,
-        });
-    }
-    for u in &lua.units {
-        model.units.push(Unit {
-            kind: u.kind.clone(),
-            name: u.name.clone(),
-            span: m.range(&u.span),
-            anchor: m.range(&u.anchor),
-            keys: u.keys.iter().map(|k| k + key_base).collect(),
-            policy: u.policy,
-        });
-    }
-    for s in &lua.scripts {
-        let mut s = s.clone();
-        s.span = m.range(&s.span);
-        s.anchor = m.range(&s.anchor);
-        s.flags_span = s.flags_span.as_ref().map(|f| m.range(f));
-        s.keys = s.keys.iter().map(|k| k + key_base).collect();
-        s.units = s.units.iter().map(|u| u + unit_base).collect();
-        model.scripts.push(s);
-    }
-    for f in &lua.findings {
-        model.findings.push(m.finding(f));
-    }
-    (key_base..key_base + lua.keys.len()).collect()
-}
-
-/// The cross-slot policy of a script's keys beyond the declared ones.
-fn script_policy(lua: &FileModel) -> Option<CrossSlotPolicy> {
-    let s = lua.scripts.first()?;
-    if s.has_flag("no-cluster") {
-        return None;
-    }
-    Some(
-        if s.mode == ScriptMode::Eval || s.has_flag("allow-cross-slot-keys") {
-            CrossSlotPolicy::SameNode
-        } else {
-            CrossSlotPolicy::Refused
-        },
-    )
-}
-
-/// `KEYS[i]` replaced by the caller's template of its `i`-th key.
-fn substitute(t: &KeyTemplate, keys: &[Option<KeyTemplate>]) -> Option<KeyTemplate> {
-    let mut parts = Vec::new();
-    let mut changed = false;
-    for p in &t.parts {
-        if let Part::Hole(h) = p {
-            if let Some(i) = h
-                .binding
-                .strip_prefix("KEYS[")
-                .and_then(|r| r.strip_suffix(']'))
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                let caller = keys.get(i.checked_sub(1)?)?.as_ref()?;
-                parts.extend(caller.parts.iter().cloned());
-                changed = true;
-                continue;
-            }
-        }
-        parts.push(p.clone());
-    }
-    changed.then_some(KeyTemplate { parts })
 }
 
 /// Links every script call with its body.
@@ -302,11 +136,7 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
             }
             _ => None,
         };
-        lowered.push(Lowered {
-            lua,
-            offs: merged_keys.as_ref().and(body.offs.clone()),
-            merged_keys,
-        });
+        lowered.push(Lowered { lua, merged_keys });
         by_body.insert(key, lowered.len() - 1);
         body_index.push(Some(lowered.len() - 1));
     }
@@ -318,133 +148,13 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
 }
 
 fn link_call(a: &mut Analyzer<'_>, link: &Link<'_>, body: &Lowered) {
-    let lua = &body.lua;
-    let call_span = link.call.byte_range();
-    // The highest KEYS[i] every run of the script reads.
-    let required = lua.scripts.first().map_or(0, |s| s.required_keys);
-    let mut max_read: Option<(usize, usize)> = None;
-    for (k, key) in lua.keys.iter().enumerate() {
-        if let KeyOrigin::Declared(i) | KeyOrigin::DerivedFromDeclared(i) = key.origin {
-            if i > 0 && i <= required && max_read.is_none_or(|(m, _)| i > m) {
-                max_read = Some((i, k));
-            }
-        }
-    }
-    if let Some((n, after, at)) = &link.too_few {
-        a.model.findings.push(
-            Finding::new(
-                Rule::ScriptKeysMismatch,
-                format!(
-                    "numkeys is {n} but only {after} argument{} follow{}",
-                    if *after == 1 { "" } else { "s" },
-                    if *after == 1 { "s" } else { "" }
-                ),
-                Label::new(at.clone(), "more keys than arguments"),
-            )
-            .with_unit(call_span.clone())
-            .with_note(
-                "the server refuses the call: `ERR Number of keys can't be greater than number \
-                 of args`",
-            )
-            .with_help("pass every key after numkeys, or lower numkeys to the number of keys"),
-        );
-    }
-    if let (Some((passed, at)), Some((read, k))) = (&link.passed, max_read) {
-        if read > *passed {
-            let script_at = match (&body.merged_keys, &body.offs) {
-                (Some(mk), Some(_)) => Some(a.model.keys[mk[k]].span.clone()),
-                _ => None,
-            };
-            let mut f = Finding::new(
-                Rule::ScriptKeysMismatch,
-                format!(
-                    "the script reads `KEYS[{read}]` but this call passes {passed} key{}",
-                    if *passed == 1 { "" } else { "s" }
-                ),
-                Label::new(
-                    at.clone(),
-                    format!("{passed} key{} passed", if *passed == 1 { "" } else { "s" }),
-                ),
-            )
-            .with_unit(call_span.clone())
-            .with_note(format!(
-                "`KEYS[{read}]` is nil in the script: a command given it fails, and a key the \
-                 script needs is not declared, so a cluster client cannot route by it"
-            ))
-            .with_help(format!(
-                "pass {read} keys (numkeys {read}), in the order the script reads them"
-            ));
-            if let Some(s) = script_at {
-                f = f.with_secondary(Label::new(
-                    s,
-                    format!("the script reads `KEYS[{read}]` here"),
-                ));
-            }
-            a.model.findings.push(f);
-        }
-    }
-    // Keys derived from the declared ones, judged with the caller's keys (not when
-    // the call is refused anyway for its numkeys).
-    let Some(policy) = script_policy(lua).filter(|_| link.too_few.is_none()) else {
-        return;
+    let call = ScriptCall {
+        anchor: a.model.units[link.unit].anchor.clone(),
+        span: link.call.byte_range(),
+        keys: link.keys.clone(),
+        key_spans: link.key_nodes.iter().map(|n| n.byte_range()).collect(),
+        passed: link.passed.clone(),
+        too_few: link.too_few.clone(),
     };
-    let caller: Vec<Option<KeyTemplate>> = link
-        .keys
-        .iter()
-        .map(|k| k.map(|k| a.model.keys[k].template.clone()))
-        .collect();
-    let mut derived = Vec::new();
-    for (k, key) in lua.keys.iter().enumerate() {
-        let KeyOrigin::DerivedFromDeclared(i) = key.origin else {
-            continue;
-        };
-        if i == 0 {
-            continue;
-        }
-        let Some(t) = substitute(&key.template, &caller) else {
-            continue;
-        };
-        let span = match &body.merged_keys {
-            Some(mk) => a.model.keys[mk[k]].span.clone(),
-            None => match link.key_nodes.get(i - 1) {
-                Some(n) => n.byte_range(),
-                None => call_span.clone(),
-            },
-        };
-        // A derived key already recorded for another call with the same keys.
-        let existing = a
-            .model
-            .keys
-            .iter()
-            .position(|u| u.span == span && u.template == t);
-        let idx = match existing {
-            Some(i) => i,
-            None => {
-                a.model.keys.push(KeyUse {
-                    template: t,
-                    span,
-                    command: key.command.clone(),
-                    origin: key.origin,
-                });
-                a.model.keys.len() - 1
-            }
-        };
-        if !derived.contains(&idx) {
-            derived.push(idx);
-        }
-    }
-    if derived.is_empty() {
-        return;
-    }
-    let mut keys: Vec<usize> = link.keys.iter().flatten().copied().collect();
-    keys.extend(derived);
-    let anchor = a.model.units[link.unit].anchor.clone();
-    a.model.units.push(Unit {
-        kind: UnitKind::Script,
-        name: "script".into(),
-        span: call_span,
-        anchor,
-        keys,
-        policy,
-    });
+    script_link::link_call(&mut a.model, &call, Some(body));
 }

@@ -8,6 +8,7 @@
 
 #![deny(missing_docs)]
 
+mod scripts;
 mod split;
 
 pub use split::{split_args, Arg, SplitError};
@@ -94,9 +95,14 @@ pub fn lower_parsed(file: &CommandFile) -> FileModel {
     let mut model = FileModel::new(Lang::RedisCli);
     let mut watched: Vec<usize> = Vec::new();
     let mut block: Option<OpenBlock> = None;
+    let mut script_calls: Vec<scripts::Pending<'_>> = Vec::new();
     for cmd in &file.commands {
         let argv: Vec<&[u8]> = cmd.args.iter().map(|a| a.bytes.as_slice()).collect();
         let name = String::from_utf8_lossy(argv[0]).to_ascii_uppercase();
+        let is_script = scripts::is_script_call(&name);
+        if is_script {
+            script_calls.push(scripts::Pending { cmd, keys: None });
+        }
         match keylint_commands::is_transaction_control(argv[0]) {
             Some(TxControl::Multi) => {
                 block = Some(OpenBlock {
@@ -137,6 +143,9 @@ pub fn lower_parsed(file: &CommandFile) -> FileModel {
             continue;
         };
         if extraction.keys.is_empty() {
+            if let Some(p) = script_calls.last_mut().filter(|_| is_script) {
+                p.keys = Some(Vec::new());
+            }
             continue;
         }
         let mut unit_keys = Vec::new();
@@ -162,6 +171,9 @@ pub fn lower_parsed(file: &CommandFile) -> FileModel {
         if let Some(b) = block.as_mut() {
             b.keys.extend(unit_keys.iter().copied());
         }
+        if let Some(p) = script_calls.last_mut().filter(|_| is_script) {
+            p.keys = Some(unit_keys.clone());
+        }
         model.units.push(Unit {
             kind: UnitKind::Command,
             name,
@@ -175,6 +187,8 @@ pub fn lower_parsed(file: &CommandFile) -> FileModel {
     model
         .units
         .sort_by_key(|u| (u.span.end, u.kind == UnitKind::Transaction));
+    // Script bodies and the units linking them come after, as core appends them.
+    scripts::link(&mut model, &script_calls);
     model
 }
 

@@ -1,0 +1,172 @@
+//! `EVAL`, `EVALSHA` and `FCALL` lines: the numkeys check, and `EVAL` bodies linted as
+//! Lua with their spans mapped into the command file.
+//!
+//! The frontend reports each call as a [`ScriptCall`]; linking, the script policy and
+//! `script-keys-mismatch` are core's ([`keylint_core::script_link`]). An `EVALSHA` or
+//! `FCALL` names a body that is not written on its line: only its numkeys is checked.
+
+use crate::{Arg, CommandLine};
+use keylint_core::model::FileModel;
+use keylint_core::script_link::{self, BadNumkeys, LinkedBody, Mapper, ScriptCall};
+use keylint_core::template::SourceMap;
+
+/// A script call seen while lowering, linked once the units are in their final order.
+pub(crate) struct Pending<'f> {
+    pub cmd: &'f CommandLine,
+    /// Key-use indices of the keys passed, when the call has a command unit.
+    pub keys: Option<Vec<usize>>,
+}
+
+/// True for the commands that run a script with numkeys as their second argument.
+pub(crate) fn is_script_call(name: &str) -> bool {
+    matches!(
+        name,
+        "EVAL" | "EVAL_RO" | "EVALSHA" | "EVALSHA_RO" | "FCALL" | "FCALL_RO"
+    )
+}
+
+/// numkeys as the server's `string2ll` reads it: `0`, or an optional `-`, a non-zero
+/// digit and more digits, in `i64` range.
+fn parse_numkeys(s: &[u8]) -> Result<u64, BadNumkeys> {
+    if s == b"0" {
+        return Ok(0);
+    }
+    let (neg, digits) = match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, s),
+    };
+    let canonical = !digits.is_empty()
+        && digits[0] != b'0'
+        && digits.len() <= 19
+        && digits.iter().all(u8::is_ascii_digit);
+    if !canonical {
+        return Err(BadNumkeys::NotAnInteger);
+    }
+    let text = std::str::from_utf8(digits).map_err(|_| BadNumkeys::NotAnInteger)?;
+    let n: u64 = text.parse().map_err(|_| BadNumkeys::NotAnInteger)?;
+    if n > i64::MAX as u64 + u64::from(neg) {
+        return Err(BadNumkeys::NotAnInteger);
+    }
+    if neg {
+        return Err(BadNumkeys::Negative);
+    }
+    if n > i64::MAX as u64 {
+        return Err(BadNumkeys::NotAnInteger);
+    }
+    Ok(n)
+}
+
+/// Source offset of every byte of an argument, when each is known.
+fn offsets(arg: &Arg) -> Option<Vec<usize>> {
+    match &arg.map {
+        SourceMap::None => None,
+        SourceMap::Contiguous(s) => Some((*s..*s + arg.bytes.len()).collect()),
+        SourceMap::PerByte(v) => (v.len() > arg.bytes.len())
+            .then(|| v[..arg.bytes.len()].to_vec())
+            .or_else(|| (v.len() == arg.bytes.len()).then(|| v.clone())),
+    }
+}
+
+/// Checks and links every script call of the file.
+pub(crate) fn link(model: &mut FileModel, pending: &[Pending<'_>]) {
+    for p in pending {
+        let cmd = p.cmd;
+        let name = String::from_utf8_lossy(&cmd.args[0].bytes).to_ascii_uppercase();
+        let Some(num) = cmd.args.get(2) else { continue };
+        let after = cmd.args.len() - 3;
+        let n = match parse_numkeys(&num.bytes) {
+            Ok(n) => n,
+            Err(why) => {
+                let shown = String::from_utf8_lossy(&num.bytes);
+                model.findings.push(script_link::numkeys_refused(
+                    why,
+                    &shown,
+                    num.span.clone(),
+                    cmd.span.clone(),
+                ));
+                continue;
+            }
+        };
+        if n > after as u64 {
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            model.findings.push(script_link::numkeys_too_large(
+                n,
+                after,
+                num.span.clone(),
+                cmd.span.clone(),
+            ));
+            continue;
+        }
+        let n = n as usize;
+        // The keys it passes (its command unit).
+        let Some(keys) = &p.keys else { continue };
+        if !matches!(name.as_str(), "EVAL" | "EVAL_RO") {
+            continue;
+        }
+        let body_arg = &cmd.args[1];
+        let Ok(text) = std::str::from_utf8(&body_arg.bytes) else {
+            continue;
+        };
+        let Some(offs) = offsets(body_arg) else {
+            continue;
+        };
+        let lua = keylint_lua::lower(text);
+        let m = Mapper {
+            offs: &offs,
+            fallback: body_arg.span.clone(),
+        };
+        let merged = script_link::merge(model, &lua, &m);
+        let call = ScriptCall {
+            anchor: cmd.args[0].span.clone(),
+            span: cmd.span.clone(),
+            keys: keys.iter().map(|&k| Some(k)).collect(),
+            key_spans: cmd.args[3..3 + n].iter().map(|a| a.span.clone()).collect(),
+            passed: Some((n, num.span.clone())),
+            too_few: None,
+        };
+        let body = LinkedBody {
+            lua,
+            merged_keys: Some(merged),
+        };
+        script_link::link_call(model, &call, Some(&body));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numkeys_like_the_server() {
+        assert_eq!(parse_numkeys(b"0"), Ok(0));
+        assert_eq!(parse_numkeys(b"12"), Ok(12));
+        assert_eq!(parse_numkeys(b"-1"), Err(BadNumkeys::Negative));
+        assert_eq!(parse_numkeys(b"01"), Err(BadNumkeys::NotAnInteger));
+        assert_eq!(parse_numkeys(b"+1"), Err(BadNumkeys::NotAnInteger));
+        assert_eq!(parse_numkeys(b"two"), Err(BadNumkeys::NotAnInteger));
+        assert_eq!(parse_numkeys(b""), Err(BadNumkeys::NotAnInteger));
+        assert_eq!(
+            parse_numkeys(b"99999999999999999999"),
+            Err(BadNumkeys::NotAnInteger)
+        );
+        assert_eq!(
+            parse_numkeys(b"-9223372036854775808"),
+            Err(BadNumkeys::Negative)
+        );
+    }
+
+    #[test]
+    fn eval_numkeys_and_body() {
+        let m = crate::lower(b"EVAL \"return 1\" 3 a\n");
+        assert_eq!(m.findings.len(), 1);
+        assert!(m.findings[0].message.contains("numkeys is 3"));
+        let src = b"EVAL \"return redis.call('SET', 'user:' .. ARGV[1], 1)\" 0 x\n";
+        let m = crate::lower(src);
+        assert_eq!(m.scripts.len(), 1);
+        let k = &m.keys[m.scripts[0].keys[0]];
+        assert_eq!(&src[k.span.clone()], b"'user:' .. ARGV[1]");
+        let m = crate::lower(b"EVALSHA abc 0 x\nFCALL f 2 k\n");
+        assert_eq!(m.findings.len(), 1);
+        assert!(m.scripts.is_empty());
+    }
+}

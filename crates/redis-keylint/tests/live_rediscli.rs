@@ -276,3 +276,105 @@ fn check_line(
         ));
     }
 }
+
+/// Lines with a finding of the script rules (`script-keys-mismatch`,
+/// `undeclared-script-key`).
+fn script_findings(rel: &Path) -> BTreeSet<usize> {
+    let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
+        .current_dir(root())
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--select",
+            "script-keys-mismatch,undeclared-script-key",
+        ])
+        .arg(rel)
+        .output()
+        .unwrap();
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| f["unit"]["line"].as_u64().unwrap() as usize)
+        .collect()
+}
+
+/// Every `EVAL`/`EVALSHA`/`FCALL` line of every fixture is sent to the node a cluster
+/// client routes it to (the owner of its first key; every node when it passes none).
+/// A call the server refuses on some node — numkeys it cannot read or larger than the
+/// arguments, a key outside the declared slot or node, a nil `KEYS[i]` passed to a
+/// command — must be exactly a call with a script finding of error severity. A script
+/// the server does not have (`NOSCRIPT`, no such function) tells nothing and is skipped;
+/// so is a `CROSSSLOT` for the keys passed, which the test above checks.
+#[test]
+fn cluster_refuses_exactly_the_script_calls_reported() {
+    let cluster = Cluster::start();
+    let dir = root().join("fixtures/redis-cli");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "redis"))
+        .collect();
+    files.sort();
+    let mut disagreements = Vec::new();
+    let (mut sent, mut refused_total) = (0, 0);
+    for path in &files {
+        let rel = path.strip_prefix(root()).unwrap().to_path_buf();
+        let reported = script_findings(&rel);
+        let parsed = keylint_rediscli::parse(&std::fs::read(path).unwrap());
+        for cmd in &parsed.commands {
+            let name = String::from_utf8_lossy(&cmd.args[0].bytes).to_ascii_uppercase();
+            if !matches!(
+                name.as_str(),
+                "EVAL" | "EVAL_RO" | "EVALSHA" | "EVALSHA_RO" | "FCALL" | "FCALL_RO"
+            ) {
+                continue;
+            }
+            let keys = keys_of(cmd);
+            let nodes: Vec<usize> = match keys.first() {
+                Some(k) => vec![cluster.node_for_slot(keylint_rediscli_slot(k))],
+                None => (0..3).collect(),
+            };
+            let mut refused = false;
+            let mut unknown = false;
+            let mut slot_refused = false;
+            for node in nodes {
+                sent += 1;
+                let reply = cluster.conn(node).cmd(&argv(cmd)).unwrap();
+                let Reply::Error(e) = &reply else { continue };
+                if e.starts_with("NOSCRIPT") || e.contains("Function not found") {
+                    unknown = true;
+                } else if is_slot_refusal(&reply) {
+                    // Keys passed in several slots: the cross-slot test's verdict.
+                    slot_refused = true;
+                } else {
+                    println!("{}:{}: {e}", rel.display(), cmd.line);
+                    refused = true;
+                }
+            }
+            if (unknown || slot_refused) && !refused {
+                continue;
+            }
+            refused_total += usize::from(refused);
+            if refused != reported.contains(&cmd.line) {
+                disagreements.push(format!(
+                    "{}:{}: cluster {}, linter {}",
+                    rel.display(),
+                    cmd.line,
+                    if refused { "refuses" } else { "accepts" },
+                    if refused { "is silent" } else { "reports it" }
+                ));
+            }
+        }
+    }
+    println!("{sent} script calls sent, {refused_total} refused");
+    assert!(refused_total >= 6, "the fixtures exercise too few refusals");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
+
+fn keylint_rediscli_slot(k: &[u8]) -> u16 {
+    keyslot::key_slot(k)
+}

@@ -9,7 +9,8 @@
 //! own findings point into the string literal. A body read from a file is not merged
 //! (that file is linted on its own); it is still linked to its callers.
 //!
-//! Linking: a key the script derives from `KEYS[i]` (`KEYS[1] .. ':meta'`) is judged
+//! Linking is core's ([`keylint_core::script_link`]), shared with the redis-cli
+//! frontend: a key the script derives from `KEYS[i]` (`KEYS[1] .. ':meta'`) is judged
 //! with the key the caller passes as `KEYS[i]`, in a unit of its own with the
 //! script's cross-slot policy (the server refuses such a key in another slot with a
 //! shebang, and tolerates it on the same node without one). `script-keys-mismatch`:

@@ -17,12 +17,31 @@ pub(crate) struct Pending<'f> {
     pub keys: Option<Vec<usize>>,
 }
 
-/// True for the commands that run a script with numkeys as their second argument.
+/// True for `FUNCTION LOAD [REPLACE] <body>`: the body is linted as Lua.
+fn function_body(cmd: &CommandLine) -> Option<&Arg> {
+    let is = |i: usize, w: &str| {
+        cmd.args
+            .get(i)
+            .is_some_and(|a| a.bytes.eq_ignore_ascii_case(w.as_bytes()))
+    };
+    if !(is(0, "FUNCTION") && is(1, "LOAD")) {
+        return None;
+    }
+    match cmd.args.len() {
+        3 => cmd.args.get(2),
+        4 if is(2, "REPLACE") => cmd.args.get(3),
+        _ => None,
+    }
+}
+
+/// True for the commands that run a script with numkeys as their second argument, and
+/// for `FUNCTION LOAD`.
 pub(crate) fn is_script_call(name: &str) -> bool {
-    matches!(
-        name,
-        "EVAL" | "EVAL_RO" | "EVALSHA" | "EVALSHA_RO" | "FCALL" | "FCALL_RO"
-    )
+    name == "FUNCTION"
+        || matches!(
+            name,
+            "EVAL" | "EVAL_RO" | "EVALSHA" | "EVALSHA_RO" | "FCALL" | "FCALL_RO"
+        )
 }
 
 /// numkeys as the server's `string2ll` reads it: `0`, or an optional `-`, a non-zero
@@ -72,6 +91,21 @@ pub(crate) fn link(model: &mut FileModel, pending: &[Pending<'_>]) {
     for p in pending {
         let cmd = p.cmd;
         let name = String::from_utf8_lossy(&cmd.args[0].bytes).to_ascii_uppercase();
+        if name == "FUNCTION" {
+            // A library's functions are linted where they are written; an `FCALL`
+            // is not linked to them (only its numkeys is checked).
+            if let Some(body) = function_body(cmd) {
+                if let (Ok(text), Some(offs)) = (std::str::from_utf8(&body.bytes), offsets(body)) {
+                    let lua = keylint_lua::lower(text);
+                    let m = Mapper {
+                        offs: &offs,
+                        fallback: body.span.clone(),
+                    };
+                    script_link::merge(model, &lua, &m);
+                }
+            }
+            continue;
+        }
         let Some(num) = cmd.args.get(2) else { continue };
         let after = cmd.args.len() - 3;
         let n = match parse_numkeys(&num.bytes) {

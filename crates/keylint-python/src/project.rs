@@ -157,6 +157,31 @@ pub(crate) struct ClassFacts {
     class_attrs: HashMap<String, Fact>,
     instance_attrs: HashMap<String, Fact>,
     methods: HashMap<String, Fact>,
+    /// Methods that queue commands on a pipeline they receive.
+    queues: HashMap<String, Arc<Queued>>,
+}
+
+/// What a method queues on the pipeline it receives as a parameter.
+#[derive(Debug)]
+pub(crate) struct Queued {
+    /// The parameters after `self`.
+    params: Vec<Param>,
+    /// Which of them brings the pipeline.
+    pipe: usize,
+    cmds: Vec<QueuedCmd>,
+    /// It may end or reset the batch (`execute()`): its commands are left out, and
+    /// the caller's batch is cut where it is called.
+    ends: bool,
+}
+
+/// One command a method queues on its pipeline parameter.
+#[derive(Debug, Clone)]
+pub(crate) struct QueuedCmd {
+    /// Each key's command and template (holes of parameters and of the instance
+    /// marked as in other facts).
+    pub keys: Vec<(String, Tpl)>,
+    /// Where the command sits in the method, and in the helpers it followed.
+    pub levels: Vec<crate::lower::Level>,
 }
 
 /// An instance of a class of another module, made by a constructor call here.
@@ -167,6 +192,13 @@ pub(crate) struct Instance {
     ctor: Vec<(Tpl, String)>,
     /// The instance's identity: the class and its arguments.
     ident: String,
+}
+
+impl Instance {
+    /// Whether method `m` queues commands on a pipeline it receives.
+    pub(crate) fn has_queue(&self, m: &str) -> bool {
+        self.class.queues.contains_key(m)
+    }
 }
 
 /// Marks the hole that stands for parameter `i` (`p`) or constructor parameter `i`
@@ -780,10 +812,74 @@ fn class_fact(
             continue;
         }
         if let Some(f) = function_fact(a, m, Some(c), module_qual, globals) {
-            out.methods.insert(name, f);
+            out.methods.insert(name.clone(), f);
+        }
+        if is_instance_method {
+            if let Some(q) = queued_fact(a, m, c, module_qual) {
+                out.queues.insert(name, Arc::new(q));
+            }
         }
     }
     out
+}
+
+/// Whether a parameter's name says it brings a pipeline.
+fn pipe_param_name(name: &str) -> bool {
+    let n = name.trim_start_matches('_').to_ascii_lowercase();
+    n == "p" || n == "pipe" || n.contains("pipeline")
+}
+
+/// What an instance method queues on a parameter named like a pipeline
+/// (`def save(self, pipeline=None)`), when it queues anything there.
+fn queued_fact(
+    a: &mut Analyzer<'_>,
+    m: FuncId,
+    c: crate::index::ClassId,
+    module_qual: &str,
+) -> Option<Queued> {
+    let info = a.ix.funcs[m].clone();
+    let plain = info.decorators.is_empty();
+    if !plain || info.is_lambda || info.params.iter().any(|p| p.star) {
+        return None;
+    }
+    let after: Vec<_> = info.params.iter().skip(1).collect();
+    let pipe = after.iter().position(|p| pipe_param_name(&p.name))?;
+    // A parameter the body assigns again is not the caller's pipeline throughout.
+    if info
+        .defs
+        .get(&after[pipe].name)
+        .is_some_and(|d| d.len() > 1)
+    {
+        return None;
+    }
+    let mut bound = HashMap::new();
+    for (i, p) in after.iter().enumerate() {
+        if i != pipe && info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
+            bound.insert(p.name.clone(), placeholder('p', i, &p.name));
+        }
+    }
+    let pname = after[pipe].name.clone();
+    let (cmds, ends) = a.queued_on(m, c, &pname, bound)?;
+    if cmds.is_empty() && !ends {
+        return None;
+    }
+    let cmds = cmds
+        .into_iter()
+        .map(|q| QueuedCmd {
+            keys: q
+                .keys
+                .iter()
+                .map(|(cmd, t)| (cmd.clone(), sanitize(t, module_qual, true)))
+                .collect(),
+            levels: q.levels,
+        })
+        .collect();
+    Some(Queued {
+        params: params(a, m, 1, module_qual),
+        pipe,
+        cmds,
+        ends,
+    })
 }
 
 /// A template made independent of the module's syntax tree: no source offsets, every
@@ -990,6 +1086,113 @@ impl<'t> Analyzer<'t> {
             Some(Fact::Client(k)) => Value::Client(*k),
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// The commands `x.m(…)` queues on the pipeline the call passes it, with the
+    /// method's parameters bound to the call's arguments and `self` to `x`.
+    pub(crate) fn ext_queued(
+        &mut self,
+        x: &Rc<Instance>,
+        m: &str,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(crate::eval::PipeId, Vec<QueuedCmd>, bool)> {
+        let q = x.class.queues.get(m)?.clone();
+        let (pos, kw) = self.call_args(args, ctx);
+        let name = &q.params.get(q.pipe)?.name;
+        let e = match pos.get(q.pipe) {
+            Some(e) => e.clone(),
+            None => kw.iter().find(|(k, _)| k == name)?.1.clone(),
+        };
+        let Value::Pipe(pipe) = self.as_receiver(e.value.clone(), e.node) else {
+            return None;
+        };
+        let bound = self.bind_args(&q.params, args, ctx)?;
+        let mut out = Vec::new();
+        for c in &q.cmds {
+            let keys: Vec<(String, Tpl)> = c
+                .keys
+                .iter()
+                .filter_map(|(cmd, t)| Some((cmd.clone(), apply(t, &bound, Some(x))?)))
+                .collect();
+            if !keys.is_empty() {
+                out.push(QueuedCmd {
+                    keys,
+                    levels: c.levels.clone(),
+                });
+            }
+        }
+        Some((pipe, out, q.ends))
+    }
+
+    /// A parameter annotated with a class of another project module (`job: Job`,
+    /// `Optional["Job"]`, `Job | None`): an instance whose constructor arguments are
+    /// unknown but its own (`v` is the parameter's value, whose binding identifies
+    /// it), so one parameter gives the same keys and two give keys that differ.
+    pub(crate) fn annotated_ext(
+        &mut self,
+        obj: Node<'t>,
+        v: &Value<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Rc<Instance>> {
+        let Value::Opaque(h) = v else { return None };
+        if obj.kind_name() != "identifier" {
+            return None;
+        }
+        let scope = self.project?;
+        let f = ctx.func?;
+        let name = text(obj, self.src());
+        if ctx
+            .env
+            .as_ref()
+            .is_some_and(|e| e.func == f && e.params.contains_key(name))
+        {
+            return None;
+        }
+        let defs = self.ix.funcs[f].defs.get(name)?;
+        let [d] = defs.as_slice() else { return None };
+        let DefKind::Param(_) = d.kind else {
+            return None;
+        };
+        let raw = text(d.annotation?, self.src());
+        let toks: Vec<&str> = raw
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|t| !t.is_empty() && *t != "None")
+            .collect();
+        let class = match toks.as_slice() {
+            [one] => *one,
+            ["Optional", one] => *one,
+            _ => return None,
+        };
+        let path = self.ix.imports.get(class)?.clone();
+        let Some(Fact::Class(c)) = scope.lookup(&path) else {
+            return None;
+        };
+        if c.client.is_some() {
+            return None;
+        }
+        let ident = format!("{}(param:{})", c.qual, h.binding);
+        let ctor = c
+            .ctor
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, p)| {
+                let t = Tpl::hole(HoleInfo {
+                    label: format!("{name}.{}", p.name),
+                    binding: format!("{ident}.c{i}"),
+                    span: None,
+                    keylike: is_keylike_label(&p.name),
+                });
+                let id = fingerprint(&Value::Str(t.clone()));
+                (t, id)
+            })
+            .collect();
+        Some(Rc::new(Instance {
+            class: c,
+            ctor,
+            ident,
+        }))
     }
 
     /// `x.m(…)` on an instance of another module's class.

@@ -427,7 +427,8 @@ impl<'t> Analyzer<'t> {
             }
         }
         // A method of an object of a class of another module of the project.
-        if func.kind_name() == "attribute" && args.is_some() && self.project.is_some() {
+        if func.kind_name() == "attribute" && self.project.is_some() && self.passes_pipe(args, &ctx)
+        {
             if let (Some(obj), Some(attr)) =
                 (func.field(Field::Object), func.field(Field::Attribute))
             {
@@ -605,6 +606,30 @@ impl<'t> Analyzer<'t> {
             self.process_call(c, inner.clone());
         }
         self.inline = prev;
+    }
+
+    /// Whether a call passes a pipeline that its commands may join: one of the
+    /// caller's (or, in a followed helper, one its caller passed).
+    fn passes_pipe(&mut self, args: Option<Node<'t>>, ctx: &Ctx<'t>) -> bool {
+        let Some(a) = args else { return false };
+        // Only names are evaluated: a pipeline is passed by name (`pipeline=pipe`).
+        let names: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(a)
+            .filter_map(|k| match k.kind_name() {
+                "identifier" => Some(k),
+                "keyword_argument" => k
+                    .field(Field::Value)
+                    .filter(|v| v.kind_name() == "identifier"),
+                _ => None,
+            })
+            .collect();
+        names.into_iter().any(|n| {
+            let v = self.eval(n, ctx);
+            matches!(self.as_receiver(v, n),
+                Value::Pipe(p) if self.inline.is_none() || self.followed(p))
+        })
     }
 
     /// A call of a method of an object of another module's class that passes it the

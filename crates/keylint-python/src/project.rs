@@ -83,6 +83,8 @@ pub struct Project {
     loader: Arc<dyn ModuleLoader>,
     options: Options,
     modules: Mutex<HashMap<String, Arc<Summary>>>,
+    /// Facts of modules summarised alone (see [`Project::isolated`]).
+    isolated: Mutex<HashMap<String, Arc<ModuleFacts>>>,
 }
 
 impl std::fmt::Debug for Project {
@@ -239,7 +241,36 @@ impl Project {
             loader,
             options,
             modules: Mutex::new(HashMap::new()),
+            isolated: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The facts of the module in `file` summarised alone, with no fact of any other
+    /// module: what an importer in an import cycle with it sees. They depend on the
+    /// module's text only, so every importer sees the same, whatever the order.
+    fn isolated(&self, file: &str) -> Arc<ModuleFacts> {
+        if let Some(f) = self.isolated.lock().expect("project lock").get(file) {
+            return f.clone();
+        }
+        let mut scope = Scope::new(self, file.to_string(), Vec::new());
+        scope.isolated = true;
+        scope.note(ModuleDep::Read {
+            path: file.to_string(),
+        });
+        let names = match self.loader.read(file) {
+            Some(text) => summarise_text(&text, &scope),
+            None => HashMap::new(),
+        };
+        let facts = Arc::new(ModuleFacts {
+            names,
+            deps: scope.deps.take(),
+        });
+        self.isolated
+            .lock()
+            .expect("project lock")
+            .entry(file.to_string())
+            .or_insert(facts)
+            .clone()
     }
 
     fn cached(&self, file: &str) -> Option<Arc<Summary>> {
@@ -290,6 +321,8 @@ pub(crate) struct Scope<'p> {
     deps: RefCell<Vec<ModuleDep>>,
     seen_deps: RefCell<HashSet<ModuleDep>>,
     reached: RefCell<HashSet<String>>,
+    /// Summarised alone: no other module's facts are read.
+    isolated: bool,
 }
 
 impl<'p> Scope<'p> {
@@ -307,6 +340,7 @@ impl<'p> Scope<'p> {
             deps: RefCell::default(),
             seen_deps: RefCell::default(),
             reached: RefCell::default(),
+            isolated: false,
         }
     }
 
@@ -337,12 +371,15 @@ impl<'p> Scope<'p> {
     /// back, whichever of them was summarised first, so that no finding depends on
     /// the order in which files are linted.
     fn facts(&self, file: &str) -> Option<Arc<ModuleFacts>> {
+        if self.isolated {
+            return None;
+        }
         if let Some(f) = self.local.borrow().get(file) {
             return f.clone();
         }
         self.reached.borrow_mut().insert(file.to_string());
         let got = if self.stack.iter().any(|s| s == file) {
-            None
+            Some(self.cyclic(file))
         } else {
             let summary = match self.project.cached(file) {
                 Some(s) => Some(s),
@@ -353,19 +390,33 @@ impl<'p> Scope<'p> {
                     Some(self.project.summarise(file, inner))
                 }
             };
-            summary.and_then(|s| {
+            summary.map(|s| {
                 self.reached.borrow_mut().extend(s.reached.iter().cloned());
                 for d in &s.facts.deps {
                     self.note(d.clone());
                 }
                 let cycle = self.stack.iter().any(|m| s.reached.contains(m));
-                (!cycle).then(|| s.facts.clone())
+                if cycle {
+                    self.cyclic(file)
+                } else {
+                    s.facts.clone()
+                }
             })
         };
         self.local
             .borrow_mut()
             .insert(file.to_string(), got.clone());
         got
+    }
+
+    /// The facts of a module in an import cycle with this one: those it has
+    /// alone (see [`Project::isolated`]).
+    fn cyclic(&self, file: &str) -> Arc<ModuleFacts> {
+        let facts = self.project.isolated(file);
+        for d in &facts.deps {
+            self.note(d.clone());
+        }
+        facts
     }
 
     /// What the dotted `path` (as this module's imports wrote it) is.
@@ -1421,6 +1472,116 @@ r = redis.Redis()\nr.mget(X, 'q:1')\nr.mget(make(), 'q:1')\nr.mget(Z, 'q:2')\n";
         assert_eq!(one, run(&["p/b.py", "p/a.py", "p/c.py"]));
         // `b`'s facts read `a`'s: `a` does not use `b`'s; `c` is no cycle.
         assert_eq!(one[0].1.len(), 1, "{one:?}");
+    }
+
+    #[test]
+    fn transactions_continue_in_methods_of_other_modules() {
+        let reg = r#"
+from .keys import job_prefix
+
+class Registry:
+    def __init__(self, name):
+        self.key = "reg:" + name
+
+    def add(self, job_id, pipeline=None):
+        if pipeline is not None:
+            pipeline.zadd(self.key, {job_id: 1})
+            return
+        self.connection.zadd(self.key, {job_id: 1})
+
+    def done(self, job_id, pipeline):
+        pipeline.hset(job_prefix(job_id), "done", 1)
+        pipeline.execute()
+"#;
+        let jobs = r#"
+import redis
+from .reg import Registry
+
+def run(r: redis.Redis, job_id, other: Registry):
+    a = Registry("a")
+    with r.pipeline(transaction=True) as p:
+        a.add(job_id, pipeline=p)
+        p.set("b:1", "x")
+        p.execute()
+    with r.pipeline(transaction=True) as p:
+        other.add(job_id, pipeline=p)
+        other.add(job_id, p)
+        p.execute()
+    with r.pipeline(transaction=True) as p:
+        a.add(job_id, pipeline=p)
+        a.done(job_id, p)
+        p.set("b:1", "x")
+        p.execute()
+"#;
+        let keys = "def job_prefix(job_id):\n    return 'job:' + job_id\n";
+        let files = [
+            ("p/__init__.py", ""),
+            ("p/keys.py", keys),
+            ("p/reg.py", reg),
+            ("p/jobs.py", jobs),
+        ];
+        let (findings, _) = lint(&files, "p/jobs.py");
+        // The first transaction only: the same registry twice is one key, and
+        // `done()` executes the pipeline between the other two commands.
+        assert_eq!(findings, ["cross-slot: slot 14631"], "{findings:#?}");
+    }
+
+    #[test]
+    fn modules_in_a_cycle_see_what_the_others_have_alone() {
+        let reg = "from .jobs import PREFIX\n\nclass Registry:\n    \
+def __init__(self, name):\n        self.key = 'reg:' + name\n        \
+self.other = PREFIX + name\n\n    def add(self, job_id, pipeline):\n        \
+pipeline.zadd(self.key, {job_id: 1})\n        pipeline.sadd(self.other, job_id)\n";
+        let jobs = "import redis\nfrom .reg import Registry\nPREFIX = 'jobs:'\n\n\
+def run(r: redis.Redis, job_id):\n    a = Registry('a')\n    \
+with r.pipeline(transaction=True) as p:\n        a.add(job_id, pipeline=p)\n        \
+p.set('b:1', 'x')\n        p.execute()\n";
+        let files: HashMap<&'static str, &'static str> = [
+            ("p/__init__.py", ""),
+            ("p/reg.py", reg),
+            ("p/jobs.py", jobs),
+        ]
+        .into_iter()
+        .collect();
+        let run = |order: &[&str]| {
+            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
+            let mut out = Vec::new();
+            for f in order {
+                let (model, _) = std::thread::scope(|s| {
+                    std::thread::Builder::new()
+                        .stack_size(crate::STACK_SIZE)
+                        .spawn_scoped(s, || {
+                            lower_module(files[f], &Options::default(), None, &project, f)
+                        })
+                        .unwrap()
+                        .join()
+                        .unwrap()
+                });
+                let findings =
+                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
+                let mut msgs: Vec<String> = findings
+                    .iter()
+                    .map(|x| {
+                        let keys = x.secondary.iter().map(|l| l.message.clone());
+                        format!(
+                            "{} {}",
+                            x.primary.message,
+                            keys.collect::<Vec<_>>().join(",")
+                        )
+                    })
+                    .collect();
+                msgs.sort();
+                out.push((f.to_string(), msgs));
+            }
+            out.sort();
+            out
+        };
+        let one = run(&["p/jobs.py", "p/reg.py"]);
+        assert_eq!(one, run(&["p/reg.py", "p/jobs.py"]));
+        // `reg.key` does not depend on `jobs`: its facts alone give it; `other`, built
+        // from a constant of `jobs`, is left out.
+        assert_eq!(one[0].1.len(), 1, "{one:?}");
+        assert!(!one[0].1[0].contains("jobs:"), "{one:?}");
     }
 
     #[test]

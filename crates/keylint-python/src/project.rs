@@ -1193,13 +1193,8 @@ impl<'t> Analyzer<'t> {
         let scope = self.project?;
         let f = ctx.func?;
         let name = text(obj, self.src());
-        if ctx
-            .env
-            .as_ref()
-            .is_some_and(|e| e.func == f && e.params.contains_key(name))
-        {
-            return None;
-        }
+        // In a followed helper, the value its caller passed is unknown (`v` is
+        // opaque) but still of the annotated class, with the caller's identity.
         let defs = self.ix.funcs[f].defs.get(name)?;
         let [d] = defs.as_slice() else { return None };
         let DefKind::Param(_) = d.kind else {

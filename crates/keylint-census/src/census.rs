@@ -1,7 +1,7 @@
 //! The accumulator: one pass over the keys, in memory that does not grow with them.
 
 use crate::layout::{Layout, UNOWNED};
-use crate::mask::{IdMap, Masker};
+use crate::mask::{IdMap, Masker, RawScan};
 use crate::report::{
     expected_slots, FamilyStat, Finding, NodeStat, Report, Skew, SlotStat, TagKind, TagValue,
 };
@@ -185,8 +185,8 @@ pub struct Census {
     masker: Masker,
     template: Vec<u8>,
     cache: Vec<CacheSlot>,
-    slot_keys: Vec<u64>,
-    slot_bytes: Vec<u64>,
+    /// Keys and bytes per slot, side by side: one cache line per key.
+    slots: Vec<[u64; 2]>,
     keys: u64,
     bytes: u64,
     with_bytes: u64,
@@ -212,8 +212,7 @@ impl Census {
             masker: Masker::new(),
             template: Vec::with_capacity(256),
             cache: vec![CacheSlot::EMPTY; CACHE],
-            slot_keys: vec![0; usize::from(SLOTS)],
-            slot_bytes: vec![0; usize::from(SLOTS)],
+            slots: vec![[0; 2]; usize::from(SLOTS)],
             keys: 0,
             bytes: 0,
             with_bytes: 0,
@@ -227,11 +226,40 @@ impl Census {
 
     /// Counts one key, with its memory in bytes when known.
     pub fn add(&mut self, key: &[u8], bytes: Option<u64>) {
-        self.keys += 1;
-        let mut hz = KeyHazards::default();
         // One pass over the key: the hash of its raw template (words as they are,
         // numbers and ids masked) and how many `{` it holds.
         let scan = Masker::raw_hash(key);
+        self.add_scanned(key, bytes, scan);
+    }
+
+    /// Counts the key of a line in the quoted form (`"key"` or `"key"<TAB>bytes`)
+    /// when the key needs no decoding: the pass over the key that hashes its template
+    /// also finds the closing quote. Returns `false`, having counted nothing, for any
+    /// other line; [`crate::parse_line`] then takes it. For the lines this takes,
+    /// `parse_line` gives the same key and bytes.
+    #[inline]
+    pub fn add_quoted_line(&mut self, line: &[u8]) -> bool {
+        if line.first() != Some(&b'"') {
+            return false;
+        }
+        let body = &line[1..];
+        let (scan, stop) = Masker::raw_hash_quoted(body);
+        let Some(p) = stop.filter(|&p| body[p] == b'"') else {
+            return false;
+        };
+        let rest = &body[p + 1..];
+        let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+        let Some(bytes) = crate::input::bytes_column(rest) else {
+            return false;
+        };
+        self.add_scanned(&body[..p], bytes, scan);
+        true
+    }
+
+    #[inline]
+    fn add_scanned(&mut self, key: &[u8], bytes: Option<u64>, scan: RawScan) {
+        self.keys += 1;
+        let mut hz = KeyHazards::default();
         let raw = scan.hash;
         let (slot, tag) = if scan.braces == 0 {
             (scan.crc & (SLOTS - 1), None)
@@ -274,9 +302,9 @@ impl Census {
             }
             (a.slot, tag)
         };
-        self.slot_keys[usize::from(slot)] += 1;
+        self.slots[usize::from(slot)][0] += 1;
         if let Some(b) = bytes {
-            self.slot_bytes[usize::from(slot)] += b;
+            self.slots[usize::from(slot)][1] += b;
             self.bytes += b;
             self.with_bytes += 1;
         }
@@ -531,20 +559,20 @@ impl Census {
         for s in 0..SLOTS {
             let o = layout.owner(s);
             if o == UNOWNED {
-                unowned_keys += self.slot_keys[usize::from(s)];
+                unowned_keys += self.slots[usize::from(s)][0];
             } else {
-                nodes[usize::from(o)].keys += self.slot_keys[usize::from(s)];
-                nodes[usize::from(o)].bytes += self.slot_bytes[usize::from(s)];
+                nodes[usize::from(o)].keys += self.slots[usize::from(s)][0];
+                nodes[usize::from(o)].bytes += self.slots[usize::from(s)][1];
             }
         }
 
         // Top slots and what is in them.
         let mut slots: Vec<u16> = (0..SLOTS)
-            .filter(|&s| self.slot_keys[usize::from(s)] > 0)
+            .filter(|&s| self.slots[usize::from(s)][0] > 0)
             .collect();
         slots.sort_by(|&a, &b| {
-            self.slot_keys[usize::from(b)]
-                .cmp(&self.slot_keys[usize::from(a)])
+            self.slots[usize::from(b)][0]
+                .cmp(&self.slots[usize::from(a)][0])
                 .then(a.cmp(&b))
         });
         let top_slots: Vec<SlotStat> = slots
@@ -566,8 +594,8 @@ impl Census {
                 fams.truncate(3);
                 SlotStat {
                     slot: s,
-                    keys: self.slot_keys[usize::from(s)],
-                    bytes: self.slot_bytes[usize::from(s)],
+                    keys: self.slots[usize::from(s)][0],
+                    bytes: self.slots[usize::from(s)][1],
                     node: (layout.owner(s) != UNOWNED).then(|| usize::from(layout.owner(s))),
                     families: fams,
                 }
@@ -583,7 +611,7 @@ impl Census {
             .map(|s| (s.slot, s.keys))
             .unwrap_or((0, 0));
         let (largest_bytes_slot, largest_slot_bytes) = (0..SLOTS)
-            .map(|s| (s, self.slot_bytes[usize::from(s)]))
+            .map(|s| (s, self.slots[usize::from(s)][1]))
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
             .unwrap_or((0, 0));
         let skew = Skew {
@@ -611,8 +639,8 @@ impl Census {
             families,
             families_capacity: self.capacity,
             evictions: self.evictions,
-            slot_keys: self.slot_keys.clone(),
-            slot_bytes: self.slot_bytes.clone(),
+            slot_keys: self.slots.iter().map(|s| s[0]).collect(),
+            slot_bytes: self.slots.iter().map(|s| s[1]).collect(),
             top_slots,
             nodes,
             projected: layout.projected,
@@ -750,6 +778,98 @@ fn findings(r: &Report) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{parse_line, KeyForm, Line};
+
+    /// Lines in every form a dump may hold: quoted keys with and without escapes,
+    /// bytes columns, `\r`, raw keys, malformed lines.
+    fn mixed_lines() -> Vec<Vec<u8>> {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let pieces: &[&[u8]] = &[
+            b"user:",
+            b"{",
+            b"}",
+            b"42",
+            b"t7",
+            b":",
+            b"-",
+            b"_",
+            b"\\",
+            b"\\\"",
+            b"\\x00",
+            b"\\n",
+            b"\"",
+            b"\t",
+            b"\t12",
+            b"\r",
+            b"abc",
+            b"2024-05-01",
+            b"ff00aa11bb22",
+            b"3f2a6b1c-1d2e-4f50-8a9b-0c1d2e3f4a5b",
+            b" ",
+            b"\xff",
+        ];
+        (0..20000)
+            .map(|_| {
+                let mut l = Vec::new();
+                if next() % 8 != 0 {
+                    l.push(b'"');
+                }
+                for _ in 0..next() % 12 {
+                    l.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+                }
+                if next() % 4 != 0 {
+                    l.push(b'"');
+                    match next() % 4 {
+                        0 => l.extend_from_slice(b"\t128"),
+                        1 => l.extend_from_slice(b"\t"),
+                        2 => l.extend_from_slice(b"\t9\r"),
+                        _ => {}
+                    }
+                }
+                l
+            })
+            .collect()
+    }
+
+    #[test]
+    fn quoted_line_fast_path_is_parse_line_then_add() {
+        for form in [KeyForm::Auto, KeyForm::Quoted] {
+            let mut fast = Census::new(64);
+            let mut slow = Census::new(64);
+            let mut taken = 0;
+            let mut scratch = Vec::new();
+            for line in mixed_lines() {
+                let parsed = parse_line(&line, form, &mut scratch);
+                if fast.add_quoted_line(&line) {
+                    taken += 1;
+                    let body = &line[1..];
+                    let key = &body[..memchr::memchr(b'"', body).unwrap()];
+                    assert!(
+                        matches!(parsed, Line::Key { key: k, .. } if k == key),
+                        "{}",
+                        String::from_utf8_lossy(&line)
+                    );
+                } else if let Line::Key { key, bytes } = parsed {
+                    fast.add(key, bytes);
+                }
+                if let Line::Key { key, bytes } = parse_line(&line, form, &mut scratch) {
+                    slow.add(key, bytes);
+                }
+            }
+            assert!(taken > 1000, "{taken}");
+            let layout = Layout::even(3).unwrap();
+            assert_eq!(
+                format!("{:?}", fast.report(&layout)),
+                format!("{:?}", slow.report(&layout))
+            );
+        }
+    }
 
     fn census(keys: &[&[u8]]) -> Report {
         let mut c = Census::new(64);

@@ -110,7 +110,7 @@ fn raw_line(line: &[u8]) -> Line<'_> {
 
 /// `""` (end of line) → no column; `"\t123"` → 123; `"\t"` → no value. `None`: not a
 /// bytes column.
-fn bytes_column(rest: &[u8]) -> Option<Option<u64>> {
+pub(crate) fn bytes_column(rest: &[u8]) -> Option<Option<u64>> {
     if rest.is_empty() {
         return Some(None);
     }

@@ -227,8 +227,10 @@ const NONHEX: u8 = 4;
 const SUB: u8 = 8;
 /// Not a hex digit, and not `-`/`_` either.
 const NONHEX_NOT_SUB: u8 = 16;
+/// `"` or `\`: where a quoted key ends, or needs decoding.
+const STOP: u8 = 32;
 
-/// Per byte: delimiter, digit, not a hex digit, `-`/`_`.
+/// Per byte: delimiter, digit, not a hex digit, `-`/`_`, `"`/`\`.
 static BYTE_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -249,6 +251,9 @@ static BYTE_CLASS: [u8; 256] = {
         }
         if !c.is_ascii_hexdigit() && c != b'-' && c != b'_' {
             f |= NONHEX_NOT_SUB;
+        }
+        if c == b'"' || c == b'\\' {
+            f |= STOP;
         }
         t[b] = f;
         b += 1;
@@ -409,6 +414,23 @@ impl Masker {
     /// tokenizer overlap.
     #[inline]
     pub(crate) fn raw_hash(key: &[u8]) -> RawScan {
+        Masker::scan::<false>(key).0
+    }
+
+    /// [`Masker::raw_hash`] of a quoted key that needs no decoding, found in the same
+    /// pass: `body` is a line after its opening `"`. Returns the scan of the bytes up to
+    /// the first `"` or `\` and where that byte is (`None` when there is none). The
+    /// scan is the key's when that byte is a `"`.
+    #[inline]
+    pub(crate) fn raw_hash_quoted(body: &[u8]) -> (RawScan, Option<usize>) {
+        Masker::scan::<true>(body)
+    }
+
+    /// With `QUOTED`, stops at the first `"` or `\`, and returns where.
+    #[inline(always)]
+    fn scan<const QUOTED: bool>(key: &[u8]) -> (RawScan, Option<usize>) {
+        let ends = if QUOTED { DELIM | STOP } else { DELIM };
+        let mut stop = None;
         let n = key.len();
         let mut h: u64 = 0x51_7CC1_B727_220A;
         let mut braces = 0u32;
@@ -420,7 +442,11 @@ impl Masker {
         while i < n {
             let b = key[i];
             let f = BYTE_CLASS[usize::from(b)];
-            if f & DELIM != 0 {
+            if f & ends != 0 {
+                if QUOTED && f & STOP != 0 {
+                    stop = Some(i);
+                    break;
+                }
                 if open == usize::MAX {
                     if b == b'{' {
                         open = i;
@@ -460,7 +486,7 @@ impl Masker {
             while i < n {
                 let b = key[i];
                 let f = BYTE_CLASS[usize::from(b)];
-                if f & DELIM != 0 {
+                if f & ends != 0 {
                     break;
                 }
                 if before {
@@ -513,14 +539,15 @@ impl Masker {
         }
         h ^= h >> 32;
         h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        RawScan {
+        let scan = RawScan {
             hash: h ^ (h >> 29),
             braces,
             crc,
             tag_crc,
             open: (open != usize::MAX).then_some(open),
             close: (close != usize::MAX).then_some(close),
-        }
+        };
+        (scan, stop)
     }
 
     /// The template of `key` with words kept as they are (what [`Masker::raw_hash`]
@@ -801,6 +828,34 @@ mod tests {
             }
             assert_eq!(*by_template.entry(t.clone()).or_insert(h), h);
             assert_eq!(*by_hash.entry(h).or_insert(t.clone()), t);
+        }
+    }
+
+    #[test]
+    fn quoted_scan_is_the_scan_of_the_key() {
+        let bodies: &[&[u8]] = &[
+            b"user:{1000}:profile\"\t72",
+            b"q:{tenant:t42}:jobs:9\"",
+            b"obj:3f2a6b1c-1d2e-4f50-8a9b-0c1d2e3f4a5b\"\t1",
+            b"a{b{c}d}e\"",
+            b"x\\ny\"",
+            b"12\"34\"",
+            b"\"",
+            b"no-closing-quote:1",
+            b"tok:ab12cd34ef:xy12z9q:v2:20240501\"\t\r",
+        ];
+        for body in bodies {
+            let (scan, stop) = Masker::raw_hash_quoted(body);
+            let end = body.iter().position(|&b| b == b'"' || b == b'\\');
+            assert_eq!(stop, end);
+            if let Some(p) = end {
+                assert_eq!(
+                    scan,
+                    Masker::raw_hash(&body[..p]),
+                    "{}",
+                    String::from_utf8_lossy(body)
+                );
+            }
         }
     }
 

@@ -124,6 +124,9 @@ pub struct Script {
     /// A read under an `if`, in a loop or after a guard is not counted: a caller may
     /// pass fewer keys on runs that skip it.
     pub required_keys: usize,
+    /// What the frontend knows about how the script runs, said in every finding about
+    /// its keys (a library file judged as part of the scripts that use it).
+    pub notes: Vec<String>,
 }
 
 impl Script {
@@ -162,6 +165,18 @@ pub struct UnitNote {
     pub note: String,
 }
 
+/// A place in the source that findings about one unit point at besides its keys: the
+/// command a wrapper sends with the keys its call site passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitLabel {
+    /// Index into [`FileModel::units`].
+    pub unit: usize,
+    /// Where.
+    pub span: Span,
+    /// What is there, a few words.
+    pub label: String,
+}
+
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone)]
 pub struct FileModel {
@@ -179,6 +194,8 @@ pub struct FileModel {
     pub families: Vec<KeyFamily>,
     /// What the client does with particular units, for their findings.
     pub unit_notes: Vec<UnitNote>,
+    /// More places that findings about particular units point at.
+    pub unit_labels: Vec<UnitLabel>,
 }
 
 impl FileModel {
@@ -192,6 +209,7 @@ impl FileModel {
             scripts: Vec::new(),
             families: Vec::new(),
             unit_notes: Vec::new(),
+            unit_labels: Vec::new(),
         }
     }
 

@@ -326,6 +326,33 @@ impl KeyTemplate {
         }
     }
 
+    /// The hash input when every opaque hole is assumed to carry no `{`: a prefix the
+    /// code cannot see (a configured namespace, a name given by the caller) taken as
+    /// untagged. With the labels of those opaque holes; `None` when there is none, or
+    /// when an opaque hole is itself a varying part (`varying`: bindings), since a key
+    /// the caller chose may carry any tag.
+    pub fn hash_input_if_untagged(&self, varying: &[String]) -> Option<(HashInput, Vec<String>)> {
+        let mut assumed: Vec<String> = Vec::new();
+        let mut t = self.clone();
+        for p in &mut t.parts {
+            if let Part::Hole(h) = p {
+                if h.kind == HoleKind::Opaque {
+                    if varying.contains(&h.binding) {
+                        return None;
+                    }
+                    if !assumed.contains(&h.label) {
+                        assumed.push(h.label.clone());
+                    }
+                    h.kind = HoleKind::Fragment;
+                }
+            }
+        }
+        if assumed.is_empty() {
+            return None;
+        }
+        Some((t.hash_input(), assumed))
+    }
+
     /// Source code that evaluates to this template, in the file's language, for a
     /// suggested rewrite; `None` when it cannot be written (holes in a redis-cli file).
     pub fn replacement(&self, lang: Lang) -> Option<String> {

@@ -288,6 +288,9 @@ pub(crate) struct Eval<'t, 's> {
     /// table, the name) → the function. A local table is `@<declaration>`, a global
     /// one its name.
     methods: FastMap<(String, String), Node<'t>>,
+    /// The script receives no declared key at all (a library file whose scripts never
+    /// read `KEYS`): every key is undeclared.
+    pub no_keys: bool,
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -346,6 +349,7 @@ impl<'t, 's> Eval<'t, 's> {
             regions: Vec::new(),
             call_sites: Vec::new(),
             methods: FastMap::default(),
+            no_keys: false,
         }
     }
 
@@ -2270,6 +2274,18 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn origin(&self, t: &KeyTemplate) -> KeyOrigin {
+        if self.no_keys {
+            return KeyOrigin::Undeclared;
+        }
+        // A key that begins with `KEYS[i]` itself, followed by literal text, is built
+        // from that declared key whatever the rest holds: it is not a declared key.
+        if let (Some(Part::Hole(h)), Some(Part::Lit(l))) = (t.parts.first(), t.parts.get(1)) {
+            if let (false, Prov::Declared(i @ 1..)) =
+                (l.bytes.is_empty(), self.prov_of_binding(&h.binding))
+            {
+                return KeyOrigin::DerivedFromDeclared(i);
+            }
+        }
         let provs: Vec<Prov> = tpl::holes(t)
             .map(|h| self.prov_of_binding(&h.binding))
             .collect();

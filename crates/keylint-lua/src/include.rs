@@ -17,6 +17,14 @@ pub trait IncludeLoader: Sync {
     /// The text of `path`: `/`-separated, relative to the directory of the file being
     /// linted, possibly starting with `..`. `None` when there is no such file.
     fn load(&self, path: &str) -> Option<String>;
+
+    /// The names of the other `.lua` files in the directory of the file being linted
+    /// (each loadable with [`IncludeLoader::load`]), sorted; empty when not known. A
+    /// library file with no script of its own is judged with the scripts among them
+    /// that use it (see the crate's project index).
+    fn siblings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Most files pulled into one script.

@@ -35,6 +35,7 @@ mod eval;
 mod hash;
 mod include;
 mod paths;
+mod project;
 mod scope;
 mod strings;
 mod template;
@@ -265,9 +266,9 @@ pub fn lower(source: &str) -> FileModel {
 /// calls are left to the lint of that file.
 pub fn lower_with(source: &str, loader: Option<&dyn IncludeLoader>) -> FileModel {
     let Some(a) = loader.and_then(|l| include::assemble(source, l)) else {
-        return lower_text(source, source, 0, Vec::new());
+        return lower_text(source, source, 0, Vec::new(), loader);
     };
-    let mut model = lower_text(&a.text, source, a.script_start, a.regions);
+    let mut model = lower_text(&a.text, source, a.script_start, a.regions, None);
     remap(&mut model, a.script_start);
     model
 }
@@ -326,8 +327,15 @@ fn remap(model: &mut FileModel, shift: usize) {
 }
 
 /// Lowers `text`, whose script part starts at `shift` (included files before it);
-/// `source` is the script itself.
-fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>) -> FileModel {
+/// `source` is the script itself. With `project`, a file with no script of its own
+/// is judged with the scripts of its directory that use it (see `project`).
+fn lower_text(
+    text: &str,
+    source: &str,
+    shift: usize,
+    regions: Vec<(Span, Span)>,
+    project: Option<&dyn IncludeLoader>,
+) -> FileModel {
     let mut model = FileModel::new(Lang::Lua);
     let Some(ast) = parse(text) else {
         return model;
@@ -359,6 +367,7 @@ fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>
                 keys: Vec::new(),
                 units: Vec::new(),
                 required_keys: 0,
+                notes: Vec::new(),
             };
             let no_cluster = script.has_flag("no-cluster");
             if no_cluster || reg.flags.is_none() {
@@ -396,10 +405,34 @@ fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>
         return model;
     }
 
-    let bang = shebang(source).map(|mut b| {
-        b.span = b.span.start + shift..b.span.end + shift;
-        b
-    });
+    // A library file: the scripts that use it say how it runs.
+    let reach = project
+        .filter(|_| shift == 0 && !source.starts_with("#!"))
+        .and_then(|loader| {
+            let own = project::facts(root, src, &scopes);
+            if own.entry {
+                return None;
+            }
+            project::reach(source, own, loader)
+        })
+        .filter(|r| {
+            // Scripts that never run on a cluster say nothing about its keys.
+            r.shebang
+                .as_deref()
+                .and_then(shebang)
+                .is_none_or(|b| b.valid && !b.flags.iter().any(|f| f == "no-cluster"))
+        });
+    let bang = match &reach {
+        Some(r) => r.shebang.as_deref().and_then(shebang).map(|mut b| {
+            // The line is in the scripts, not in this file.
+            b.span = 0..0;
+            b
+        }),
+        None => shebang(source).map(|mut b| {
+            b.span = b.span.start + shift..b.span.end + shift;
+            b
+        }),
+    };
     let mode = if bang.is_some() {
         ScriptMode::EvalShebang
     } else {
@@ -409,15 +442,20 @@ fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>
         name: "script".into(),
         mode,
         flags: bang.as_ref().map(|b| b.flags.clone()).unwrap_or_default(),
-        flags_span: bang.as_ref().map(|b| b.span.clone()),
+        flags_span: bang
+            .as_ref()
+            .filter(|_| reach.is_none())
+            .map(|b| b.span.clone()),
         span: shift..text.len(),
         anchor: bang
             .as_ref()
+            .filter(|_| reach.is_none())
             .map(|b| b.span.clone())
             .unwrap_or(shift..shift),
         keys: Vec::new(),
         units: Vec::new(),
         required_keys: 0,
+        notes: reach.as_ref().map(library_notes).unwrap_or_default(),
     };
     if script.has_flag("no-cluster") || bang.as_ref().is_some_and(|b| !b.valid) {
         // A `no-cluster` script never runs on a cluster, and the server refuses to
@@ -425,6 +463,7 @@ fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>
         model.scripts.push(script);
         return model;
     }
+    ev.no_keys = reach.as_ref().is_some_and(|r| r.no_keys);
     ev.collector = Some(Collector::default());
     ev.block(root);
     let collected = ev.collector.take();
@@ -433,6 +472,15 @@ fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>
     let helpers = ev.walk_uncalled(root, true);
     model.keys = std::mem::take(&mut ev.keys);
     let policy = policy(&script.flags, script.mode);
+    // A library file's functions are part of the scripts that use it: their keys are
+    // those scripts' keys (each function stays a unit of its own: one run calls some).
+    let library_keys: Vec<usize> = match &reach {
+        Some(_) => helpers
+            .iter()
+            .flat_map(|h| h.collector.keys.iter().copied())
+            .collect(),
+        None => Vec::new(),
+    };
     for h in helpers {
         push_units(
             &mut model,
@@ -445,7 +493,39 @@ fn lower_text(text: &str, source: &str, shift: usize, regions: Vec<(Span, Span)>
         );
     }
     push_script(&mut model, script, collected);
+    if let Some(s) = model.scripts.last_mut() {
+        let mut seen: std::collections::HashSet<usize> = s.keys.iter().copied().collect();
+        for k in library_keys {
+            if seen.insert(k) {
+                s.keys.push(k);
+            }
+        }
+    }
     model
+}
+
+/// What a library file's findings say about the scripts that use it.
+fn library_notes(r: &project::Reach) -> Vec<String> {
+    let names: Vec<String> = r.entries.iter().take(4).map(|e| format!("`{e}`")).collect();
+    let more = r.entries.len().saturating_sub(names.len());
+    let mut who = names.join(", ");
+    if more > 0 {
+        who.push_str(&format!(" and {more} more"));
+    }
+    let mut notes = vec![format!(
+        "this file has no script of its own: its functions run inside the script{} that \
+         use{} them ({who}), assembled with it by a build step or a loader",
+        if r.entries.len() == 1 { "" } else { "s" },
+        if r.entries.len() == 1 { "s" } else { "" },
+    )];
+    if r.no_keys {
+        notes.push(
+            "no file of that script reads `KEYS`: it is run with no declared key, so every \
+             key it touches is undeclared"
+                .to_string(),
+        );
+    }
+    notes
 }
 
 #[cfg(test)]

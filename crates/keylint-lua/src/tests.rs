@@ -791,3 +791,111 @@ end
         .iter()
         .any(|(t, o)| t.starts_with("other") && *o == KeyOrigin::Unknown));
 }
+
+/// A directory of files: `siblings` lists them all (the linted one included, as a
+/// directory listing would).
+struct Dir(Vec<(&'static str, &'static str)>);
+
+impl IncludeLoader for Dir {
+    fn load(&self, path: &str) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.to_string())
+    }
+
+    fn siblings(&self) -> Vec<String> {
+        self.0.iter().map(|(p, _)| p.to_string()).collect()
+    }
+}
+
+fn undeclared_texts(src: &str, dir: &Dir) -> Vec<String> {
+    let m = lower_with(src, Some(dir));
+    check(&m, &Settings::default())
+        .into_iter()
+        .filter(|f| f.rule == Rule::UndeclaredScriptKey)
+        .map(|f| src[f.primary.span.clone()].to_string())
+        .collect()
+}
+
+#[test]
+fn a_library_file_is_judged_with_the_scripts_that_use_it() {
+    let lib = "local Q = { ns = 'q:' }\nfunction Q.push(name, job)\n  redis.call('RPUSH', Q.ns .. name, job)\n  redis.call('SADD', 'q:names', name)\nend\nfunction Q:len(name) return redis.call('LLEN', name) end\n";
+    // The script takes no keys at all: every key of the library is undeclared.
+    let no_keys = Dir(vec![
+        (
+            "api.lua",
+            "if #KEYS > 0 then error('no keys') end\nreturn Q[ARGV[1]](unpack(ARGV, 2))\n",
+        ),
+        ("lib.lua", lib),
+    ]);
+    assert_eq!(
+        undeclared_texts(lib, &no_keys),
+        ["Q.ns .. name", "'q:names'", "name"]
+    );
+    // A script that reads KEYS may pass a declared key as a parameter.
+    let keys = Dir(vec![
+        ("api.lua", "return Q.push(KEYS[1], ARGV[1])\n"),
+        ("lib.lua", lib),
+    ]);
+    assert_eq!(undeclared_texts(lib, &keys), ["'q:names'"]);
+    // A method call reaches a method defined in one file only.
+    let method = Dir(vec![
+        (
+            "api.lua",
+            "if #KEYS > 0 then error('no keys') end\nlocal q = {}\nreturn q:len(ARGV[1])\n",
+        ),
+        ("lib.lua", lib),
+    ]);
+    assert_eq!(undeclared_texts(lib, &method).len(), 3);
+    // Nobody uses it, or two files define what the script uses: not judged.
+    let unused = Dir(vec![
+        ("api.lua", "return redis.call('GET', KEYS[1])\n"),
+        ("lib.lua", lib),
+    ]);
+    assert!(undeclared_texts(lib, &unused).is_empty());
+    let twice = Dir(vec![
+        ("api.lua", "return Q.push(KEYS[1], ARGV[1])\n"),
+        ("lib.lua", lib),
+        (
+            "other.lua",
+            "local Q = {}\nfunction Q.push(k) redis.call('DEL', k) end\nreturn Q\n",
+        ),
+    ]);
+    assert!(undeclared_texts(lib, &twice).is_empty());
+    // Scripts with different shebangs: how the file runs is not known.
+    let mixed = Dir(vec![
+        ("a.lua", "#!lua\nreturn Q.push(KEYS[1], ARGV[1])\n"),
+        ("b.lua", "return Q.push(KEYS[1], ARGV[1])\n"),
+        ("lib.lua", lib),
+    ]);
+    assert!(undeclared_texts(lib, &mixed).is_empty());
+    // A file that reads KEYS or ARGV is a script of its own, judged as before.
+    let script = "redis.call('SET', 'x', 1)\nreturn Q.push(KEYS[1], ARGV[1])\n";
+    assert_eq!(undeclared_texts(script, &keys), ["'x'"]);
+}
+
+#[test]
+fn a_key_that_begins_with_a_declared_key_and_text_is_derived_whatever_follows() {
+    let src = "local parts = {}\nfor k, v in pairs(cjson.decode(ARGV[1])) do table.insert(parts, k .. '=' .. v) end\nredis.call('SADD', KEYS[1] .. 'conj:' .. table.concat(parts, '&'), 1)\nredis.call('SADD', helper_value(), 1)\n";
+    let m = lower(src);
+    let origins: Vec<KeyOrigin> = m.keys.iter().map(|k| k.origin).collect();
+    // An unknown value alone may be a declared key: unknown.
+    assert_eq!(
+        origins,
+        [KeyOrigin::DerivedFromDeclared(1), KeyOrigin::Unknown]
+    );
+}
+
+#[test]
+fn a_long_name_path_in_a_directory_file_is_not_a_problem() {
+    let long = format!("x = a{}\n", ".b".repeat(10_000));
+    let long: &'static str = Box::leak(long.into_boxed_str());
+    let lib = "local Q = {}\nfunction Q.push(id) redis.call('RPUSH', 'q:jobs', id) end\n";
+    let dir = Dir(vec![
+        ("api.lua", "return Q.push(ARGV[1])\n"),
+        ("gen.lua", long),
+        ("lib.lua", lib),
+    ]);
+    assert_eq!(undeclared_texts(lib, &dir), ["'q:jobs'"]);
+}

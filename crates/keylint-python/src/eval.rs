@@ -1078,7 +1078,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match name {
             "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
-            | "format" => Value::Symbol(format!("builtins.{name}")),
+            | "format" | "sorted" | "set" => Value::Symbol(format!("builtins.{name}")),
             _ => self.opaque_named(name, format!("global:{name}"), Some(n.byte_range())),
         }
     }
@@ -1106,7 +1106,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let block = self.ix.enclosing_block(def.stmt)?;
-        let mut appends: Vec<(Node<'t>, Node<'t>)> = Vec::new();
+        let mut appends: Vec<(Node<'t>, Node<'t>, bool)> = Vec::new();
         let mut stack = vec![scope];
         while let Some(x) = stack.pop() {
             if x.end_byte() <= from || x.start_byte() >= to {
@@ -1125,12 +1125,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                     a.kind_name() == "attribute"
                         && a.field(Field::Object) == Some(x)
                         && a.field(Field::Attribute)
-                            .is_some_and(|m| text(m, src) == "append")
+                            .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
                 })?;
+                let extend = attr
+                    .field(Field::Attribute)
+                    .is_some_and(|m| text(m, src) == "extend");
                 let call = nav.parent(attr).filter(|c| {
                     c.kind_name() == "call" && c.field(Field::Function) == Some(attr)
                 })?;
                 let args = call.field(Field::Arguments)?;
+                // `keys.extend(k for k in …)`: the generator is the argument list.
+                if extend && args.kind_name() == "generator_expression" {
+                    appends.push((call, args, true));
+                    continue;
+                }
                 if args.kind_name() != "argument_list" {
                     return None;
                 }
@@ -1138,7 +1146,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     [a] if nav.named_children(args).count() == 1 => *a,
                     _ => return None,
                 };
-                appends.push((call, arg));
+                appends.push((call, arg, extend));
                 continue;
             }
             stack.extend(nav.children(x));
@@ -1146,7 +1154,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if appends.is_empty() {
             return None;
         }
-        appends.sort_by_key(|(c, _)| c.start_byte());
+        appends.sort_by_key(|(c, _, _)| c.start_byte());
         let Value::Seq {
             mut items,
             family: false,
@@ -1154,7 +1162,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         else {
             return None;
         };
-        for (call, arg) in appends {
+        for (call, arg, extend) in appends {
             // Loops between the list's block and the append; anything conditional
             // (or a loop that also runs the use) and the list is not followed.
             let mut each = Vec::new();
@@ -1186,12 +1194,32 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             cur?;
             let value = self.eval(arg, &ctx.deeper());
-            items.push(Elem {
-                value,
-                node: arg,
-                star: false,
-                each,
-            });
+            if !extend {
+                items.push(Elem {
+                    value,
+                    node: arg,
+                    star: false,
+                    each,
+                });
+                continue;
+            }
+            // `extend` with a list adds its elements, with a comprehension its family;
+            // anything else adds values nobody knows, and the list is not followed.
+            match value {
+                Value::Seq {
+                    items: more,
+                    family,
+                } => {
+                    if !family && more.iter().any(|e| e.star) {
+                        return None;
+                    }
+                    for mut e in more {
+                        e.each.extend(each.iter().copied());
+                        items.push(e);
+                    }
+                }
+                _ => return None,
+            }
         }
         Some(Value::Seq {
             items,
@@ -2092,6 +2120,25 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if a.len() == 1 {
                     let v = self.eval(a[0], &ctx.deeper());
                     return Value::Str(self.to_tpl(&v, a[0], ctx));
+                }
+                return self.opaque(n, ctx);
+            }
+            // `list(keys)`, `sorted(keys)`: the same keys (a comprehension's family
+            // stays one).
+            "builtins.list" | "builtins.tuple" | "builtins.sorted" | "builtins.set" => {
+                let arg = match args {
+                    Some(x) if x.kind_name() == "generator_expression" => Some(x),
+                    Some(x) => match arg_nodes(self.ix.nav, args).as_slice() {
+                        [a] if self.ix.nav.named_children(x).count() == 1 => Some(*a),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                if let Some(a) = arg {
+                    let v = self.eval(a, &ctx.deeper());
+                    if let Value::Seq { .. } = v {
+                        return v;
+                    }
                 }
                 return self.opaque(n, ctx);
             }

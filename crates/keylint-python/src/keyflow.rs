@@ -105,6 +105,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // The same arguments, the same instance's keys.
                 Some((c, format!("new:{}", text(e, self.src()))))
             }
+            // `for q in queues:` over a list of instances: one instance per pass.
+            DefKind::Other if d.stmt.kind_name() == "for_statement" => {
+                let left = d.stmt.field(Field::Left)?;
+                if left.kind_name() != "identifier" || text(left, self.src()) != name {
+                    return None;
+                }
+                let c = self.element_class(d.stmt.field(Field::Right)?, ctx)?;
+                Some((c, format!("inst:{}", h?.binding)))
+            }
             _ => None,
         }
     }

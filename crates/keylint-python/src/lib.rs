@@ -23,6 +23,7 @@ mod strings;
 mod syntax;
 mod tpl;
 mod txflow;
+mod wrappers;
 
 use keylint_core::FileModel;
 pub use project::{ModuleDep, ModuleFile, ModuleLoader, Project};
@@ -87,6 +88,12 @@ pub trait FileLoader: Sync {
     /// module's own directory when `from_module_dir`, else as the code wrote it
     /// (relative to the process's working directory at run time).
     fn load(&self, path: &str, from_module_dir: bool) -> Option<String>;
+
+    /// The names of the regular files directly in `dir` (relative to the module's
+    /// directory; `""` is that directory), sorted; empty when not known.
+    fn list(&self, _dir: &str) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Lowers a Python file with the default options and no file access.
@@ -268,6 +275,30 @@ impl FileLoader for DirLoader {
             dir = d.parent().filter(|p| !p.as_os_str().is_empty());
         }
         None
+    }
+
+    fn list(&self, dir: &str) -> Vec<String> {
+        /// Most names listed.
+        const MAX: usize = 4096;
+        if std::path::Path::new(dir).is_absolute() {
+            return Vec::new();
+        }
+        // A file named without a directory is in the working directory.
+        let base = match self.dir.as_os_str().is_empty() {
+            true => std::path::Path::new("."),
+            false => self.dir.as_path(),
+        };
+        let Ok(entries) = std::fs::read_dir(base.join(dir)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = entries
+            .filter_map(Result::ok)
+            .take(MAX)
+            .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        out.sort();
+        out
     }
 }
 

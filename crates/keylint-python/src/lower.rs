@@ -302,6 +302,9 @@ impl<'t> Analyzer<'t> {
         for n in &mut self.model.unit_notes {
             n.unit = uremap[n.unit];
         }
+        for l in &mut self.model.unit_labels {
+            l.unit = uremap[l.unit];
+        }
         for s in &mut self.model.scripts {
             for k in &mut s.keys {
                 *k = remap[*k];
@@ -827,7 +830,7 @@ impl<'t> Analyzer<'t> {
     }
 
     /// A key use for an argument, when its value is a string template.
-    fn key_use(&mut self, e: &Elem<'t>, command: &str, ctx: &Ctx<'t>) -> Option<usize> {
+    pub(crate) fn key_use(&mut self, e: &Elem<'t>, command: &str, ctx: &Ctx<'t>) -> Option<usize> {
         let int_tpl: Tpl;
         let tpl: &Tpl = match &e.value {
             Value::Str(t) => t,
@@ -853,6 +856,12 @@ impl<'t> Analyzer<'t> {
             cap.insert(k, tpl.clone());
         }
         Some(k)
+    }
+
+    /// Whether key `k` stands for many keys (an element of a comprehension, a key
+    /// appended in a loop).
+    pub(crate) fn has_family(&self, k: usize) -> bool {
+        self.key_each.contains_key(&k)
     }
 
     /// Records that key `k` stands for many keys in `unit`: those it takes over the
@@ -934,7 +943,7 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    fn push_unit(
+    pub(crate) fn push_unit(
         &mut self,
         kind: UnitKind,
         name: &str,
@@ -1095,7 +1104,7 @@ impl<'t> Analyzer<'t> {
     }
 
     /// The key arguments of a table method.
-    fn method_keys(
+    pub(crate) fn method_keys(
         &self,
         method: &Method,
         pos: &[Elem<'t>],
@@ -1244,6 +1253,9 @@ impl<'t> Analyzer<'t> {
             keys.clone(),
             policy,
         );
+        if !is_script && recv.pipe.is_none() {
+            self.wrapper_call_sites(method, call, &pos, &kw, policy, ctx);
+        }
         if is_script {
             let nk = method.params.iter().find(|p| p.kind == ParamKind::NumKeys);
             let positional_numkeys = nk.is_some_and(|p| {
@@ -1304,10 +1316,25 @@ impl<'t> Analyzer<'t> {
             return;
         }
         let mut arg_of: Vec<Option<usize>> = vec![None; name_words];
-        for (i, e) in pos.iter().enumerate().skip(1) {
-            if e.star {
+        // `execute_command("MGET", *[k for …])`: a family splatted where every argument
+        // it may fill is a key stands for many keys; any other splat is unknown.
+        let family_splat = match pos.iter().skip(1).filter(|e| e.star).count() {
+            0 => None,
+            1 => {
+                let i = pos.iter().position(|e| e.star).filter(|&i| i > 0);
+                match i {
+                    Some(i) if !pos[i].each.is_empty() => Some(i),
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        if let Some(at) = family_splat {
+            if !splat_fills_keys(&argv, &pos, at) {
                 return;
             }
+        }
+        for (i, e) in pos.iter().enumerate().skip(1) {
             let bytes = match &e.value {
                 Value::Str(t) => t.as_bytes(),
                 Value::Int(n) => Some(n.to_string().into_bytes()),
@@ -1747,6 +1774,35 @@ impl<'t> Analyzer<'t> {
 
 /// The name of a script call's unit in messages: `script`, or the function an
 /// `FCALL` names when it is a literal.
+/// Whether a splat at `pos[at]` of `execute_command` fills only key positions,
+/// whether it expands to two or to three arguments.
+fn splat_fills_keys(name: &[Vec<u8>], pos: &[Elem<'_>], at: usize) -> bool {
+    (2..=3).all(|n| {
+        let mut argv: Vec<Vec<u8>> = name.to_vec();
+        let mut copies = Vec::new();
+        for (i, e) in pos.iter().enumerate().skip(1) {
+            let one = |v: &Value<'_>| match v {
+                Value::Str(t) => t.as_bytes(),
+                Value::Int(n) => Some(n.to_string().into_bytes()),
+                _ => None,
+            };
+            if i == at {
+                for _ in 0..n {
+                    copies.push(argv.len());
+                    argv.push(b"\x00\x01member".to_vec());
+                }
+            } else {
+                argv.push(one(&e.value).unwrap_or_else(|| b"\x00\x01unknown".to_vec()));
+            }
+        }
+        let refs: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
+        match keylint_commands::extract_keys(&refs) {
+            Ok(ex) => copies.iter().all(|c| ex.keys.iter().any(|k| k.index == *c)),
+            Err(_) => false,
+        }
+    })
+}
+
 fn script_unit_name(command: &str, first: Option<&Elem<'_>>) -> String {
     if command.starts_with("FCALL") {
         if let Some(Elem {

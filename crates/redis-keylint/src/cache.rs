@@ -212,6 +212,8 @@ fn build_identity() -> Key {
 pub struct Dep {
     path: String,
     from_module_dir: bool,
+    /// A directory listing ([`FileLoader::list`]), not a file.
+    listing: bool,
     /// The hash of the text, or `None` if there was none.
     content: Option<Key>,
 }
@@ -258,6 +260,7 @@ impl FileLoader for Recorder<'_> {
         let dep = Dep {
             path: path.to_string(),
             from_module_dir,
+            listing: false,
             content: content_key(text.as_deref()),
         };
         let mut seen = self.seen.lock().expect("recorder lock");
@@ -265,6 +268,21 @@ impl FileLoader for Recorder<'_> {
             seen.push(dep);
         }
         text
+    }
+
+    fn list(&self, dir: &str) -> Vec<String> {
+        let names = self.inner.list(dir);
+        let dep = Dep {
+            path: dir.to_string(),
+            from_module_dir: true,
+            listing: true,
+            content: content_key(Some(&names.join("\n"))),
+        };
+        let mut seen = self.seen.lock().expect("recorder lock");
+        if !seen.contains(&dep) {
+            seen.push(dep);
+        }
+        names
     }
 }
 
@@ -287,7 +305,12 @@ fn encode(
     w.u32(deps.len());
     for d in deps {
         w.str(&d.path);
-        w.u8(u8::from(d.from_module_dir));
+        // 0 or 1: a file (from the module's directory or not); 2: a listing.
+        w.u8(if d.listing {
+            2
+        } else {
+            u8::from(d.from_module_dir)
+        });
         w.opt_key(d.content);
     }
     w.u32(modules.len());
@@ -420,9 +443,12 @@ fn decode(
     }
     for _ in 0..r.count()? {
         let path = r.str()?;
-        let from_module_dir = r.u8()? == 1;
+        let kind = r.u8()?;
         let content = r.opt_key()?;
-        let now = loader.and_then(|l| l.load(&path, from_module_dir));
+        let now = match kind {
+            2 => loader.map(|l| l.list(&path).join("\n")),
+            k => loader.and_then(|l| l.load(&path, k == 1)),
+        };
         if content_key(now.as_deref()) != content {
             return None;
         }

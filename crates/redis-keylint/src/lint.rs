@@ -217,6 +217,12 @@ impl keylint_lua::IncludeLoader for LuaIncludes<'_> {
     fn load(&self, path: &str) -> Option<String> {
         self.0.load(path, true)
     }
+
+    fn siblings(&self) -> Vec<String> {
+        let mut names = self.0.list("");
+        names.retain(|n| n.ends_with(".lua"));
+        names
+    }
 }
 
 /// `--select` / `--ignore` from the command line, applied on top of the config.

@@ -407,6 +407,37 @@ MOVE(keys=[\"queue:a\", \"queue:b\"])\n",
 }
 
 #[test]
+fn a_library_file_is_checked_again_when_a_script_beside_it_appears() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    let tree = d.path().join("tree");
+    write(
+        &tree,
+        "lib.lua",
+        b"local Q = {}\nfunction Q.push(id) redis.call('RPUSH', 'q:jobs', id) end\n",
+    );
+    let dir = cache.to_str().unwrap();
+    let rules = || -> Vec<String> {
+        let o = run(
+            &["check", "--format", "json", "--cache-dir", dir, "lib.lua"],
+            &tree,
+        );
+        json(&o)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Nobody uses the library: its keys are not judged.
+    assert!(rules().is_empty());
+    assert!(rules().is_empty());
+    // A script beside it that uses it: the cached entry listed the directory.
+    write(&tree, "api.lua", b"return Q.push(ARGV[1])\n");
+    assert_eq!(rules(), ["undeclared-script-key"]);
+}
+
+#[test]
 fn an_unwritable_cache_is_a_warning() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "a.redis", b"MGET a b\n");

@@ -25,6 +25,9 @@ pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
     for n in &model.unit_notes {
         facts.notes.entry(n.unit).or_default().push(&n.note);
     }
+    for l in &model.unit_labels {
+        facts.labels.entry(l.unit).or_default().push(l);
+    }
     let mut reported: HashSet<usize> = HashSet::new();
     for (ui, unit) in model.units.iter().enumerate() {
         if unit.policy == CrossSlotPolicy::Split {
@@ -63,6 +66,8 @@ struct Facts<'m> {
     families: HashMap<(usize, usize), &'m KeyFamily>,
     /// unit → what the client does with it.
     notes: HashMap<usize, Vec<&'m str>>,
+    /// unit → more places its findings point at.
+    labels: HashMap<usize, Vec<&'m crate::model::UnitLabel>>,
 }
 
 /// The labels of the holes of a family key's hash input that vary from member to
@@ -95,7 +100,25 @@ fn check_unit(
     let family_key = keys.iter().copied().find_map(|k| {
         let fam = facts.families.get(&(ui, k))?;
         let labels = varying_in_hash(fam, &inputs[k]);
-        (!labels.is_empty()).then_some((k, *fam, labels))
+        (!labels.is_empty()).then_some((k, *fam, labels, Vec::new()))
+    });
+    // A family whose slot is unknown only because its hashed part begins with a prefix
+    // the code does not show (`<prefix>:job:<id>`): its members differ unless that
+    // prefix carries a hash tag, which the finding says.
+    let family_key = family_key.or_else(|| {
+        if keys.len() != 1 {
+            return None;
+        }
+        let k = keys[0];
+        let fam = facts.families.get(&(ui, k))?;
+        if inputs[k] != HashInput::Unknown {
+            return None;
+        }
+        let (input, assumed) = model.keys[k]
+            .template
+            .hash_input_if_untagged(&fam.varying)?;
+        let labels = varying_in_hash(fam, &input);
+        (!labels.is_empty()).then_some((k, *fam, labels, assumed))
     });
     if keys.len() < 2 && family_key.is_none() {
         return None;
@@ -123,7 +146,7 @@ fn check_unit(
         (Rule::CrossSlot, a, b)
     } else if let Some((a, b)) = likely() {
         (Rule::CrossSlotLikely, a, b)
-    } else if let Some((k, _, _)) = &family_key {
+    } else if let Some((k, _, _, _)) = &family_key {
         // Likely: two members of one family.
         (Rule::CrossSlotLikely, *k, *k)
     } else {
@@ -215,7 +238,23 @@ fn check_unit(
         f = f.with_secondary(Label::new(unit.anchor.clone(), start_label));
     }
 
-    if let Some((k, fam, labels)) = &family_key {
+    // A family is often built before the command, or on another line: show the
+    // command that takes it.
+    if family_only
+        && unit.kind == UnitKind::Command
+        && !unit.anchor.is_empty()
+        && !facts.labels.contains_key(&ui)
+    {
+        f = f.with_secondary(Label::new(
+            unit.anchor.clone(),
+            format!("`{}` takes every member", unit.name),
+        ));
+    }
+    for l in facts.labels.get(&ui).into_iter().flatten() {
+        f = f.with_secondary(Label::new(l.span.clone(), l.label.clone()));
+    }
+
+    if let Some((k, fam, labels, assumed)) = &family_key {
         let shown = model.keys[*k].template.display(langs[*k]);
         let which = labels
             .iter()
@@ -227,6 +266,17 @@ fn check_unit(
              {which}, which is hashed, so two of them share a slot only by a 1-in-16384 chance",
             fam.source
         ));
+        if !assumed.is_empty() {
+            let which = assumed
+                .iter()
+                .map(|l| format!("`{l}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            f = f.with_note(format!(
+                "this holds unless {which}, whose value the code does not show, carries a \
+                 hash tag (`{{…}}`): with a tag in it, every member hashes only that tag"
+            ));
+        }
     }
     let refusal = match unit.kind {
         UnitKind::Command if unit_lang == Lang::Lua => {

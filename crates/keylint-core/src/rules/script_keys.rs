@@ -184,6 +184,9 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
                  serves their slot, and no other slot is guaranteed",
             )
             .with_note(server_behaviour(script));
+        for n in &script.notes {
+            f = f.with_note(n.clone());
+        }
         f = match prefix {
             Some(p) => f
                 .with_severity(Severity::Warning)
@@ -370,6 +373,7 @@ mod tests {
             keys: (0..n).collect(),
             units: vec![0],
             required_keys: 0,
+            notes: Vec::new(),
         });
         m
     }

@@ -1,0 +1,216 @@
+//! Keys through wrapper parameters: `def _move(self, src, dst): self.conn.rename(src,
+//! dst)` or `def mget_all(self, keys): return self.client.mget(keys)`. Inside the
+//! wrapper the keys are parameters, whose slots nobody can know; at each call site of
+//! the wrapper in this file they are the arguments that site passes. The command is
+//! judged once per call site, with that site's keys, and reported where the keys are
+//! built (the call site), with a note naming the command the wrapper sends.
+
+use crate::eval::{Ctx, Elem, Value};
+use crate::index::{text, DefKind, FuncId};
+use crate::methods::Method;
+use crate::syntax::{Field, NodeExt};
+use keylint_core::model::{CrossSlotPolicy, UnitKind, UnitLabel, UnitNote};
+use tree_sitter::Node;
+
+/// Most call sites of one wrapper that are judged.
+const MAX_SITES: usize = 64;
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The parameter of the function around `n` that the identifier `n` names, when
+    /// nothing else in the function assigns that name (so its value is the caller's).
+    fn wrapper_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
+        if n.kind_name() != "identifier" {
+            return None;
+        }
+        let info = &self.ix.funcs[f];
+        let name = text(n, self.ix.src);
+        let idx = info.params.iter().position(|p| p.name == name)?;
+        let p = &info.params[idx];
+        if p.star || info.self_name() == Some(name) && idx == 0 {
+            return None;
+        }
+        let defs = info.defs.get(name)?;
+        match defs.as_slice() {
+            [d] if matches!(d.kind, DefKind::Param(_)) => Some(idx),
+            _ => None,
+        }
+    }
+
+    /// A multi-key command in a wrapper whose key arguments include parameters of the
+    /// wrapper: one more unit per call site of the wrapper in this file, with the keys
+    /// that site passes.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn wrapper_call_sites(
+        &mut self,
+        method: &Method,
+        call: Node<'t>,
+        pos: &[Elem<'t>],
+        kw: &[(String, Elem<'t>)],
+        policy: CrossSlotPolicy,
+        ctx: &Ctx<'t>,
+    ) {
+        let Some(f) = ctx.func else { return };
+        if ctx.env.is_some() {
+            return;
+        }
+        // The arguments of the command that are the wrapper's own parameters.
+        let param_of = |me: &Self, e: &Elem<'t>| me.wrapper_param(f, e.node);
+        if !pos
+            .iter()
+            .chain(kw.iter().map(|(_, e)| e))
+            .any(|e| param_of(self, e).is_some())
+        {
+            return;
+        }
+        let info = self.ix.funcs[f].clone();
+        if info.is_lambda
+            || !info
+                .decorators
+                .iter()
+                .all(|d| d == "staticmethod" || d == "classmethod")
+            || info.name == "__init__"
+        {
+            return;
+        }
+        let guard = (5u8, f, call.start_byte());
+        if !self.in_progress.insert(guard) {
+            return;
+        }
+        let sites = self
+            .calls_by_name
+            .get(info.name.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let skip_self = usize::from(info.self_name().is_some());
+        let wrapper = info.node.byte_range();
+        let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
+        for (site, site_func) in sites.into_iter().take(MAX_SITES) {
+            // A recursive call passes the wrapper's own parameters: nothing new.
+            if site_func == Some(f) {
+                continue;
+            }
+            let sctx = Ctx::at(site_func);
+            let Some(callee) = site.field(Field::Function) else {
+                continue;
+            };
+            // The site must call this very function, through an instance when it is a
+            // method.
+            match self.eval(callee, &sctx) {
+                Value::Func { id, bound } if id == f => {
+                    if skip_self == 1 && bound.is_none() {
+                        continue;
+                    }
+                }
+                _ => continue,
+            }
+            let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
+            if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
+                continue;
+            }
+            let given = |idx: usize| -> Option<Elem<'t>> {
+                let p = &info.params[idx];
+                spos.get(idx.checked_sub(skip_self)?)
+                    .or_else(|| skw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e))
+                    .cloned()
+            };
+            // The command's arguments with the site's values in place of parameters.
+            let mut from_site = false;
+            let mut ok = true;
+            let mut npos: Vec<Elem<'t>> = Vec::new();
+            for e in pos {
+                let Some(idx) = param_of(self, e) else {
+                    npos.push(e.clone());
+                    continue;
+                };
+                let Some(g) = given(idx) else {
+                    ok = false;
+                    break;
+                };
+                from_site = true;
+                if !e.star {
+                    npos.push(g);
+                    continue;
+                }
+                // `*keys` of a list the site passes.
+                match g.value {
+                    Value::Seq {
+                        items,
+                        family: false,
+                    } => npos.extend(items),
+                    Value::Seq {
+                        mut items,
+                        family: true,
+                    } if items.len() == 1 => {
+                        let mut one = items.remove(0);
+                        one.star = true;
+                        npos.push(one);
+                    }
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            let mut nkw: Vec<(String, Elem<'t>)> = Vec::new();
+            for (k, e) in kw {
+                match param_of(self, e) {
+                    Some(idx) => match given(idx) {
+                        Some(g) => {
+                            from_site = true;
+                            nkw.push((k.clone(), g));
+                        }
+                        None => ok = false,
+                    },
+                    None => nkw.push((k.clone(), e.clone())),
+                }
+            }
+            if !ok || !from_site {
+                continue;
+            }
+            let (key_args, _) = self.method_keys(method, &npos, &nkw);
+            // Only the keys the site passes are compared (they are written outside the
+            // wrapper): a key the wrapper builds itself, from another parameter or from
+            // `self`, would be evaluated in the wrapper's scope, not the site's.
+            let keys: Vec<usize> = key_args
+                .iter()
+                .filter(|e| e.node.start_byte() < wrapper.start || e.node.end_byte() > wrapper.end)
+                .filter_map(|e| self.key_use(e, &method.command, &sctx))
+                .collect();
+            if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+                continue;
+            }
+            let anchor = callee
+                .field(Field::Attribute)
+                .unwrap_or(callee)
+                .byte_range();
+            let unit = self.push_unit(
+                UnitKind::Command,
+                &method.command,
+                site.byte_range(),
+                anchor.clone(),
+                keys,
+                policy,
+            );
+            let site_line = self.ix.src[..site.start_byte()].matches('\n').count() + 1;
+            self.model.unit_labels.push(UnitLabel {
+                unit,
+                span: call.byte_range(),
+                label: format!("`{}` sends them here", method.command),
+            });
+            self.model.unit_labels.push(UnitLabel {
+                unit,
+                span: anchor.clone(),
+                label: "called here with these keys".to_string(),
+            });
+            self.model.unit_notes.push(UnitNote {
+                unit,
+                note: format!(
+                    "`{}` sends the keys it is given with `{}` (line {line}): judged here \
+                     with the keys that this call (line {site_line}) passes",
+                    info.name, method.command
+                ),
+            });
+        }
+        self.in_progress.remove(&guard);
+    }
+}

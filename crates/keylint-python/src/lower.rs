@@ -732,19 +732,34 @@ impl<'t> Analyzer<'t> {
             depth: 0,
         };
         let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        let mut complete = true;
+        // The pipeline handed to a call that is not followed (nothing it does is
+        // seen): it may execute it, so the method is not followed either.
+        let mut handed_out = false;
         for call in calls {
             if self.inline_budget == 0 {
+                complete = false;
                 break;
             }
             self.inline_budget -= 1;
             if self.dead_in(call, &inner) {
                 continue;
             }
+            let before = self.events.len();
+            let passes = !is_inert_builtin(call, self.src())
+                && self.passes_pipe(call.field(Field::Arguments), &inner);
             self.process_call(call, inner.clone());
+            if passes && self.events.len() == before {
+                handed_out = true;
+            }
         }
         self.inline = prev_inline;
         let captured = std::mem::replace(&mut self.capture, prev_capture).unwrap_or_default();
         let events: Vec<PipeEvent<'t>> = self.events.drain(first_event..).collect();
+        // Not followed, as before: what it queues is left out, and nothing is cut.
+        if !complete || handed_out {
+            return None;
+        }
         let mut out = Vec::new();
         let mut memo = PathMemo::default();
         for e in events {
@@ -1770,6 +1785,27 @@ impl<'t> Analyzer<'t> {
             }
         }
     }
+}
+
+/// A call of a builtin that only looks at its arguments (`isinstance(pipe, …)`).
+fn is_inert_builtin(call: Node<'_>, src: &str) -> bool {
+    call.field(Field::Function).is_some_and(|f| {
+        f.kind_name() == "identifier"
+            && matches!(
+                text(f, src),
+                "isinstance"
+                    | "id"
+                    | "type"
+                    | "bool"
+                    | "print"
+                    | "cast"
+                    | "getattr"
+                    | "hasattr"
+                    | "len"
+                    | "repr"
+                    | "str"
+            )
+    })
 }
 
 /// The name of a script call's unit in messages: `script`, or the function an

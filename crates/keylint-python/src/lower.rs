@@ -47,6 +47,9 @@ struct PipeEvent<'t> {
     /// For a command of a helper followed from `node` (a call that passes the
     /// pipeline), the calls inside each followed helper down to the command.
     inner: Vec<Node<'t>>,
+    /// For a command queued by a method of another module, where it sits in that
+    /// method (and in the helpers it followed), after `inner`.
+    ext: Vec<Level>,
 }
 
 /// A helper followed for the pipeline its caller passes (see
@@ -124,6 +127,11 @@ pub(crate) struct Analyzer<'t> {
     /// [`Analyzer::memo_chain`] for calls evaluated with bound parameters, by the
     /// binding's tag.
     pub memo_chain_env: HashMap<(usize, String), Value<'t>>,
+    /// While a method is summarised for another module: the template of each key
+    /// use (see [`Analyzer::queued_on`]).
+    capture: Option<HashMap<usize, Tpl>>,
+    /// `calls_in` and `func_of` are filled.
+    calls_indexed: bool,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -175,6 +183,8 @@ impl<'t> Analyzer<'t> {
             inline: None,
             inline_budget: INLINE_BUDGET,
             memo_chain_env: HashMap::new(),
+            capture: None,
+            calls_indexed: false,
         }
     }
 
@@ -201,12 +211,28 @@ impl<'t> Analyzer<'t> {
         if self.ix.too_deep {
             self.resolve_names = false;
         }
-        // Every call with its enclosing function.
+        let calls = self.index_calls();
+        // `transaction(func, …)` first: it tells what `func`'s parameter is.
+        for &(call, func) in &calls {
+            self.prepare_transaction(call, Ctx::at(func));
+        }
+        for &(call, func) in &calls {
+            self.process_call(call, Ctx::at(func));
+        }
+        self.build_transactions();
+        crate::script::link_scripts(&mut self);
+        self.finish()
+    }
+
+    /// Every call with its enclosing function, in order; fills `calls_in`,
+    /// `func_of` and `calls_by_name`.
+    fn index_calls(&mut self) -> Vec<(Node<'t>, Option<FuncId>)> {
         let mut calls = self
             .ix
             .nav
             .calls(|f| self.ix.func_by_node.get(&f.id()).copied());
         calls.sort_by_key(|(c, _)| (c.end_byte(), std::cmp::Reverse(c.start_byte())));
+        self.calls_indexed = true;
         for &(call, func) in &calls {
             self.func_of.insert(call.id(), func);
             if let Some(f) = func {
@@ -226,16 +252,7 @@ impl<'t> Analyzer<'t> {
                     .push((call, func));
             }
         }
-        // `transaction(func, …)` first: it tells what `func`'s parameter is.
-        for &(call, func) in &calls {
-            self.prepare_transaction(call, Ctx::at(func));
-        }
-        for &(call, func) in &calls {
-            self.process_call(call, Ctx::at(func));
-        }
-        self.build_transactions();
-        crate::script::link_scripts(&mut self);
-        self.finish()
+        calls
     }
 
     fn finish(mut self) -> FileModel {
@@ -412,6 +429,26 @@ impl<'t> Analyzer<'t> {
                 }
             }
         }
+        // A method of an object of a class of another module of the project.
+        if func.kind_name() == "attribute" && self.project.is_some() && self.passes_pipe(args, &ctx)
+        {
+            if let (Some(obj), Some(attr)) =
+                (func.field(Field::Object), func.field(Field::Attribute))
+            {
+                let v = self.eval(obj, &ctx);
+                let x = match &v {
+                    Value::Ext(x) => Some(x.clone()),
+                    _ => self.annotated_ext(obj, &v, &ctx),
+                };
+                if let Some(x) = x {
+                    let m = text(attr, self.src());
+                    if x.has_queue(m) {
+                        self.follow_ext(&x, m, call, args, &ctx);
+                        return;
+                    }
+                }
+            }
+        }
         if matches!(
             func.kind_name(),
             "identifier" | "attribute" | "call" | "subscript"
@@ -574,7 +611,212 @@ impl<'t> Analyzer<'t> {
         self.inline = prev;
     }
 
+    /// Whether a call passes a pipeline that its commands may join: one of the
+    /// caller's (or, in a followed helper, one its caller passed).
+    fn passes_pipe(&mut self, args: Option<Node<'t>>, ctx: &Ctx<'t>) -> bool {
+        let Some(a) = args else { return false };
+        // Only names are evaluated: a pipeline is passed by name (`pipeline=pipe`).
+        let names: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(a)
+            .filter_map(|k| match k.kind_name() {
+                "identifier" => Some(k),
+                "keyword_argument" => k
+                    .field(Field::Value)
+                    .filter(|v| v.kind_name() == "identifier"),
+                _ => None,
+            })
+            .collect();
+        names.into_iter().any(|n| {
+            let v = self.eval(n, ctx);
+            matches!(self.as_receiver(v, n),
+                Value::Pipe(p) if self.inline.is_none() || self.followed(p))
+        })
+    }
+
+    /// A call of a method of an object of another module's class that passes it the
+    /// pipeline (`job.save(pipeline=pipe)` on a `Job` of `app/models.py`): the
+    /// commands its summary says it queues on that parameter join the caller's
+    /// transaction where the method is called, with the method's parameters bound
+    /// to the call's arguments and its `self` to the object.
+    fn follow_ext(
+        &mut self,
+        x: &std::rc::Rc<crate::project::Instance>,
+        m: &str,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) {
+        if self.inline_budget == 0 || !self.resolve_names {
+            return;
+        }
+        let Some((pipe, cmds, ends)) = self.ext_queued(x, m, args, ctx) else {
+            return;
+        };
+        if self.inline.is_some() && !self.followed(pipe) {
+            return;
+        }
+        if ends {
+            // Keys queued before the call are never paired with keys after it.
+            self.event(pipe, EvKind::Reset, call, Vec::new());
+            return;
+        }
+        let span = call.byte_range();
+        for cmd in cmds {
+            if self.inline_budget == 0 {
+                return;
+            }
+            self.inline_budget -= 1;
+            let mut keys = Vec::new();
+            for (command, t) in &cmd.keys {
+                self.model.keys.push(KeyUse {
+                    template: t.to_key_template(&span),
+                    span: span.clone(),
+                    command: command.clone(),
+                    origin: KeyOrigin::Direct,
+                });
+                keys.push(self.model.keys.len() - 1);
+            }
+            if !keys.is_empty() {
+                self.event_ext(pipe, EvKind::Keys, call, keys, cmd.levels.clone());
+            }
+        }
+    }
+
+    /// The commands that method `m` of class `c` queues on its parameter `pipe`,
+    /// with the other parameters bound to `params`: their keys' templates and where
+    /// each sits in the method; and whether the method may end or reset the batch
+    /// (`execute()`, `multi()`…), which the caller's transaction must see (its
+    /// commands are then left out).
+    pub(crate) fn queued_on(
+        &mut self,
+        m: FuncId,
+        c: crate::index::ClassId,
+        pipe: &str,
+        mut params: HashMap<String, Value<'t>>,
+    ) -> Option<(Vec<crate::project::QueuedCmd>, bool)> {
+        if !self.calls_indexed {
+            self.index_calls();
+        }
+        let info = self.ix.funcs[m].clone();
+        let self_name = info.params.first()?.name.clone();
+        let pid = self.pipes.len();
+        self.pipes.push(crate::eval::PipeInfo {
+            client: ClientKind::Unknown,
+            tx: Tx::Unknown,
+            created: None,
+            anchor: None,
+            transaction_call: None,
+            origin: crate::eval::TxOrigin::Other,
+        });
+        params.insert(self_name, Value::SelfObj(c));
+        params.insert(pipe.to_string(), Value::Pipe(pid));
+        let tag = format!("ext:{}@{}", info.name, info.node.start_byte());
+        let env = std::rc::Rc::new(crate::eval::Env {
+            func: m,
+            params,
+            tag: tag.clone(),
+        });
+        let prev_inline = self.inline.replace(Inline {
+            chain: vec![info.node],
+            pipes: vec![pid],
+            funcs: vec![m],
+            tag,
+        });
+        let prev_capture = self.capture.replace(HashMap::new());
+        let first_event = self.events.len();
+        let inner = Ctx {
+            func: Some(m),
+            env: Some(env),
+            depth: 0,
+        };
+        let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        let mut complete = true;
+        // The pipeline handed to a call that is not followed (nothing it does is
+        // seen): it may execute it, so the method is not followed either.
+        let mut handed_out = false;
+        for call in calls {
+            if self.inline_budget == 0 {
+                complete = false;
+                break;
+            }
+            self.inline_budget -= 1;
+            if self.dead_in(call, &inner) {
+                continue;
+            }
+            let before = self.events.len();
+            let passes = !is_inert_builtin(call, self.src())
+                && self.passes_pipe(call.field(Field::Arguments), &inner);
+            self.process_call(call, inner.clone());
+            if passes && self.events.len() == before {
+                handed_out = true;
+            }
+        }
+        self.inline = prev_inline;
+        let captured = std::mem::replace(&mut self.capture, prev_capture).unwrap_or_default();
+        let events: Vec<PipeEvent<'t>> = self.events.drain(first_event..).collect();
+        // Not followed, as before: what it queues is left out, and nothing is cut.
+        if !complete || handed_out {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut memo = PathMemo::default();
+        for e in events {
+            if e.pipe != pid {
+                continue;
+            }
+            if e.kind != EvKind::Keys {
+                // It ends or resets the batch: what it queued is not followed, and
+                // the caller's batch is cut where it calls the method.
+                return Some((Vec::new(), true));
+            }
+            let mut levels = Vec::new();
+            let mut in_loop = false;
+            for &n in &e.inner {
+                let q = Path::of(self.ix.nav, n, &mut memo);
+                in_loop |= !q.loops.is_empty();
+                levels.push(Level {
+                    id: n.id(),
+                    arms: q.arms,
+                    exits: q.exits,
+                    pos: q.pos,
+                });
+            }
+            levels.extend(e.ext.iter().cloned());
+            // A command queued once per pass of a loop of the method is many keys:
+            // left out (which only hides findings).
+            if in_loop {
+                continue;
+            }
+            let mut keys = Vec::new();
+            for k in e.keys {
+                if self.key_each.contains_key(&k) {
+                    continue;
+                }
+                if let Some(t) = captured.get(&k) {
+                    keys.push((self.model.keys[k].command.clone(), t.clone()));
+                }
+            }
+            if !keys.is_empty() {
+                out.push(crate::project::QueuedCmd { keys, levels });
+            }
+        }
+        Some((out, false))
+    }
+
     fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {
+        self.event_ext(pipe, kind, node, keys, Vec::new());
+    }
+
+    fn event_ext(
+        &mut self,
+        pipe: PipeId,
+        kind: EvKind,
+        node: Node<'t>,
+        keys: Vec<usize>,
+        ext: Vec<Level>,
+    ) {
         // A command of a followed helper happens, for its caller's pipeline, where the
         // helper is called.
         let (node, inner) = match &self.inline {
@@ -598,6 +840,7 @@ impl<'t> Analyzer<'t> {
             node,
             keys,
             inner,
+            ext,
         });
     }
 
@@ -623,6 +866,9 @@ impl<'t> Analyzer<'t> {
         let k = self.model.keys.len() - 1;
         if !e.each.is_empty() {
             self.key_each.insert(k, e.each.clone());
+        }
+        if let Some(cap) = &mut self.capture {
+            cap.insert(k, tpl.clone());
         }
         Some(k)
     }
@@ -1444,6 +1690,7 @@ impl<'t> Analyzer<'t> {
                             pos: q.pos,
                         });
                     }
+                    p.inner.extend(e.ext.iter().cloned());
                     p
                 })
                 .collect();
@@ -1540,6 +1787,27 @@ impl<'t> Analyzer<'t> {
     }
 }
 
+/// A call of a builtin that only looks at its arguments (`isinstance(pipe, …)`).
+fn is_inert_builtin(call: Node<'_>, src: &str) -> bool {
+    call.field(Field::Function).is_some_and(|f| {
+        f.kind_name() == "identifier"
+            && matches!(
+                text(f, src),
+                "isinstance"
+                    | "id"
+                    | "type"
+                    | "bool"
+                    | "print"
+                    | "cast"
+                    | "getattr"
+                    | "hasattr"
+                    | "len"
+                    | "repr"
+                    | "str"
+            )
+    })
+}
+
 /// The name of a script call's unit in messages: `script`, or the function an
 /// `FCALL` names when it is a literal.
 /// Whether a splat at `pos[at]` of `execute_command` fills only key positions,
@@ -1607,7 +1875,7 @@ struct Path {
 
 /// Where a call sits in a followed helper: as in [`Path`].
 #[derive(Debug, Clone, Default)]
-struct Level {
+pub(crate) struct Level {
     id: usize,
     arms: Vec<(usize, usize)>,
     exits: Vec<(usize, usize)>,

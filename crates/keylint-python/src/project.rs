@@ -83,6 +83,8 @@ pub struct Project {
     loader: Arc<dyn ModuleLoader>,
     options: Options,
     modules: Mutex<HashMap<String, Arc<Summary>>>,
+    /// Facts of modules summarised alone (see [`Project::isolated`]).
+    isolated: Mutex<HashMap<String, Arc<ModuleFacts>>>,
 }
 
 impl std::fmt::Debug for Project {
@@ -157,6 +159,31 @@ pub(crate) struct ClassFacts {
     class_attrs: HashMap<String, Fact>,
     instance_attrs: HashMap<String, Fact>,
     methods: HashMap<String, Fact>,
+    /// Methods that queue commands on a pipeline they receive.
+    queues: HashMap<String, Arc<Queued>>,
+}
+
+/// What a method queues on the pipeline it receives as a parameter.
+#[derive(Debug)]
+pub(crate) struct Queued {
+    /// The parameters after `self`.
+    params: Vec<Param>,
+    /// Which of them brings the pipeline.
+    pipe: usize,
+    cmds: Vec<QueuedCmd>,
+    /// It may end or reset the batch (`execute()`): its commands are left out, and
+    /// the caller's batch is cut where it is called.
+    ends: bool,
+}
+
+/// One command a method queues on its pipeline parameter.
+#[derive(Debug, Clone)]
+pub(crate) struct QueuedCmd {
+    /// Each key's command and template (holes of parameters and of the instance
+    /// marked as in other facts).
+    pub keys: Vec<(String, Tpl)>,
+    /// Where the command sits in the method, and in the helpers it followed.
+    pub levels: Vec<crate::lower::Level>,
 }
 
 /// An instance of a class of another module, made by a constructor call here.
@@ -167,6 +194,13 @@ pub(crate) struct Instance {
     ctor: Vec<(Tpl, String)>,
     /// The instance's identity: the class and its arguments.
     ident: String,
+}
+
+impl Instance {
+    /// Whether method `m` queues commands on a pipeline it receives.
+    pub(crate) fn has_queue(&self, m: &str) -> bool {
+        self.class.queues.contains_key(m)
+    }
 }
 
 /// Marks the hole that stands for parameter `i` (`p`) or constructor parameter `i`
@@ -207,7 +241,36 @@ impl Project {
             loader,
             options,
             modules: Mutex::new(HashMap::new()),
+            isolated: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The facts of the module in `file` summarised alone, with no fact of any other
+    /// module: what an importer in an import cycle with it sees. They depend on the
+    /// module's text only, so every importer sees the same, whatever the order.
+    fn isolated(&self, file: &str) -> Arc<ModuleFacts> {
+        if let Some(f) = self.isolated.lock().expect("project lock").get(file) {
+            return f.clone();
+        }
+        let mut scope = Scope::new(self, file.to_string(), Vec::new());
+        scope.isolated = true;
+        scope.note(ModuleDep::Read {
+            path: file.to_string(),
+        });
+        let names = match self.loader.read(file) {
+            Some(text) => summarise_text(&text, &scope),
+            None => HashMap::new(),
+        };
+        let facts = Arc::new(ModuleFacts {
+            names,
+            deps: scope.deps.take(),
+        });
+        self.isolated
+            .lock()
+            .expect("project lock")
+            .entry(file.to_string())
+            .or_insert(facts)
+            .clone()
     }
 
     fn cached(&self, file: &str) -> Option<Arc<Summary>> {
@@ -258,6 +321,8 @@ pub(crate) struct Scope<'p> {
     deps: RefCell<Vec<ModuleDep>>,
     seen_deps: RefCell<HashSet<ModuleDep>>,
     reached: RefCell<HashSet<String>>,
+    /// Summarised alone: no other module's facts are read.
+    isolated: bool,
 }
 
 impl<'p> Scope<'p> {
@@ -275,6 +340,7 @@ impl<'p> Scope<'p> {
             deps: RefCell::default(),
             seen_deps: RefCell::default(),
             reached: RefCell::default(),
+            isolated: false,
         }
     }
 
@@ -305,12 +371,15 @@ impl<'p> Scope<'p> {
     /// back, whichever of them was summarised first, so that no finding depends on
     /// the order in which files are linted.
     fn facts(&self, file: &str) -> Option<Arc<ModuleFacts>> {
+        if self.isolated {
+            return None;
+        }
         if let Some(f) = self.local.borrow().get(file) {
             return f.clone();
         }
         self.reached.borrow_mut().insert(file.to_string());
         let got = if self.stack.iter().any(|s| s == file) {
-            None
+            Some(self.cyclic(file))
         } else {
             let summary = match self.project.cached(file) {
                 Some(s) => Some(s),
@@ -321,19 +390,33 @@ impl<'p> Scope<'p> {
                     Some(self.project.summarise(file, inner))
                 }
             };
-            summary.and_then(|s| {
+            summary.map(|s| {
                 self.reached.borrow_mut().extend(s.reached.iter().cloned());
                 for d in &s.facts.deps {
                     self.note(d.clone());
                 }
                 let cycle = self.stack.iter().any(|m| s.reached.contains(m));
-                (!cycle).then(|| s.facts.clone())
+                if cycle {
+                    self.cyclic(file)
+                } else {
+                    s.facts.clone()
+                }
             })
         };
         self.local
             .borrow_mut()
             .insert(file.to_string(), got.clone());
         got
+    }
+
+    /// The facts of a module in an import cycle with this one: those it has
+    /// alone (see [`Project::isolated`]).
+    fn cyclic(&self, file: &str) -> Arc<ModuleFacts> {
+        let facts = self.project.isolated(file);
+        for d in &facts.deps {
+            self.note(d.clone());
+        }
+        facts
     }
 
     /// What the dotted `path` (as this module's imports wrote it) is.
@@ -780,10 +863,74 @@ fn class_fact(
             continue;
         }
         if let Some(f) = function_fact(a, m, Some(c), module_qual, globals) {
-            out.methods.insert(name, f);
+            out.methods.insert(name.clone(), f);
+        }
+        if is_instance_method {
+            if let Some(q) = queued_fact(a, m, c, module_qual) {
+                out.queues.insert(name, Arc::new(q));
+            }
         }
     }
     out
+}
+
+/// Whether a parameter's name says it brings a pipeline.
+fn pipe_param_name(name: &str) -> bool {
+    let n = name.trim_start_matches('_').to_ascii_lowercase();
+    n == "p" || n == "pipe" || n.contains("pipeline")
+}
+
+/// What an instance method queues on a parameter named like a pipeline
+/// (`def save(self, pipeline=None)`), when it queues anything there.
+fn queued_fact(
+    a: &mut Analyzer<'_>,
+    m: FuncId,
+    c: crate::index::ClassId,
+    module_qual: &str,
+) -> Option<Queued> {
+    let info = a.ix.funcs[m].clone();
+    let plain = info.decorators.is_empty();
+    if !plain || info.is_lambda || info.params.iter().any(|p| p.star) {
+        return None;
+    }
+    let after: Vec<_> = info.params.iter().skip(1).collect();
+    let pipe = after.iter().position(|p| pipe_param_name(&p.name))?;
+    // A parameter the body assigns again is not the caller's pipeline throughout.
+    if info
+        .defs
+        .get(&after[pipe].name)
+        .is_some_and(|d| d.len() > 1)
+    {
+        return None;
+    }
+    let mut bound = HashMap::new();
+    for (i, p) in after.iter().enumerate() {
+        if i != pipe && info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
+            bound.insert(p.name.clone(), placeholder('p', i, &p.name));
+        }
+    }
+    let pname = after[pipe].name.clone();
+    let (cmds, ends) = a.queued_on(m, c, &pname, bound)?;
+    if cmds.is_empty() && !ends {
+        return None;
+    }
+    let cmds = cmds
+        .into_iter()
+        .map(|q| QueuedCmd {
+            keys: q
+                .keys
+                .iter()
+                .map(|(cmd, t)| (cmd.clone(), sanitize(t, module_qual, true)))
+                .collect(),
+            levels: q.levels,
+        })
+        .collect();
+    Some(Queued {
+        params: params(a, m, 1, module_qual),
+        pipe,
+        cmds,
+        ends,
+    })
 }
 
 /// A template made independent of the module's syntax tree: no source offsets, every
@@ -990,6 +1137,108 @@ impl<'t> Analyzer<'t> {
             Some(Fact::Client(k)) => Value::Client(*k),
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// The commands `x.m(…)` queues on the pipeline the call passes it, with the
+    /// method's parameters bound to the call's arguments and `self` to `x`.
+    pub(crate) fn ext_queued(
+        &mut self,
+        x: &Rc<Instance>,
+        m: &str,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(crate::eval::PipeId, Vec<QueuedCmd>, bool)> {
+        let q = x.class.queues.get(m)?.clone();
+        let (pos, kw) = self.call_args(args, ctx);
+        let name = &q.params.get(q.pipe)?.name;
+        let e = match pos.get(q.pipe) {
+            Some(e) => e.clone(),
+            None => kw.iter().find(|(k, _)| k == name)?.1.clone(),
+        };
+        let Value::Pipe(pipe) = self.as_receiver(e.value.clone(), e.node) else {
+            return None;
+        };
+        let bound = self.bind_args(&q.params, args, ctx)?;
+        let mut out = Vec::new();
+        for c in &q.cmds {
+            let keys: Vec<(String, Tpl)> = c
+                .keys
+                .iter()
+                .filter_map(|(cmd, t)| Some((cmd.clone(), apply(t, &bound, Some(x))?)))
+                .collect();
+            if !keys.is_empty() {
+                out.push(QueuedCmd {
+                    keys,
+                    levels: c.levels.clone(),
+                });
+            }
+        }
+        Some((pipe, out, q.ends))
+    }
+
+    /// A parameter annotated with a class of another project module (`job: Job`,
+    /// `Optional["Job"]`, `Job | None`): an instance whose constructor arguments are
+    /// unknown but its own (`v` is the parameter's value, whose binding identifies
+    /// it), so one parameter gives the same keys and two give keys that differ.
+    pub(crate) fn annotated_ext(
+        &mut self,
+        obj: Node<'t>,
+        v: &Value<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Rc<Instance>> {
+        let Value::Opaque(h) = v else { return None };
+        if obj.kind_name() != "identifier" {
+            return None;
+        }
+        let scope = self.project?;
+        let f = ctx.func?;
+        let name = text(obj, self.src());
+        // In a followed helper, the value its caller passed is unknown (`v` is
+        // opaque) but still of the annotated class, with the caller's identity.
+        let defs = self.ix.funcs[f].defs.get(name)?;
+        let [d] = defs.as_slice() else { return None };
+        let DefKind::Param(_) = d.kind else {
+            return None;
+        };
+        let raw = text(d.annotation?, self.src());
+        let toks: Vec<&str> = raw
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|t| !t.is_empty() && *t != "None")
+            .collect();
+        let class = match toks.as_slice() {
+            [one] => *one,
+            ["Optional", one] => *one,
+            _ => return None,
+        };
+        let path = self.ix.imports.get(class)?.clone();
+        let Some(Fact::Class(c)) = scope.lookup(&path) else {
+            return None;
+        };
+        if c.client.is_some() {
+            return None;
+        }
+        let ident = format!("{}(param:{})", c.qual, h.binding);
+        let ctor = c
+            .ctor
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, p)| {
+                let t = Tpl::hole(HoleInfo {
+                    label: format!("{name}.{}", p.name),
+                    binding: format!("{ident}.c{i}"),
+                    span: None,
+                    keylike: is_keylike_label(&p.name),
+                });
+                let id = fingerprint(&Value::Str(t.clone()));
+                (t, id)
+            })
+            .collect();
+        Some(Rc::new(Instance {
+            class: c,
+            ctor,
+            ident,
+        }))
     }
 
     /// `x.m(…)` on an instance of another module's class.
@@ -1218,6 +1467,116 @@ r = redis.Redis()\nr.mget(X, 'q:1')\nr.mget(make(), 'q:1')\nr.mget(Z, 'q:2')\n";
         assert_eq!(one, run(&["p/b.py", "p/a.py", "p/c.py"]));
         // `b`'s facts read `a`'s: `a` does not use `b`'s; `c` is no cycle.
         assert_eq!(one[0].1.len(), 1, "{one:?}");
+    }
+
+    #[test]
+    fn transactions_continue_in_methods_of_other_modules() {
+        let reg = r#"
+from .keys import job_prefix
+
+class Registry:
+    def __init__(self, name):
+        self.key = "reg:" + name
+
+    def add(self, job_id, pipeline=None):
+        if pipeline is not None:
+            pipeline.zadd(self.key, {job_id: 1})
+            return
+        self.connection.zadd(self.key, {job_id: 1})
+
+    def done(self, job_id, pipeline):
+        pipeline.hset(job_prefix(job_id), "done", 1)
+        pipeline.execute()
+"#;
+        let jobs = r#"
+import redis
+from .reg import Registry
+
+def run(r: redis.Redis, job_id, other: Registry):
+    a = Registry("a")
+    with r.pipeline(transaction=True) as p:
+        a.add(job_id, pipeline=p)
+        p.set("b:1", "x")
+        p.execute()
+    with r.pipeline(transaction=True) as p:
+        other.add(job_id, pipeline=p)
+        other.add(job_id, p)
+        p.execute()
+    with r.pipeline(transaction=True) as p:
+        a.add(job_id, pipeline=p)
+        a.done(job_id, p)
+        p.set("b:1", "x")
+        p.execute()
+"#;
+        let keys = "def job_prefix(job_id):\n    return 'job:' + job_id\n";
+        let files = [
+            ("p/__init__.py", ""),
+            ("p/keys.py", keys),
+            ("p/reg.py", reg),
+            ("p/jobs.py", jobs),
+        ];
+        let (findings, _) = lint(&files, "p/jobs.py");
+        // The first transaction only: the same registry twice is one key, and
+        // `done()` executes the pipeline between the other two commands.
+        assert_eq!(findings, ["cross-slot: slot 14631"], "{findings:#?}");
+    }
+
+    #[test]
+    fn modules_in_a_cycle_see_what_the_others_have_alone() {
+        let reg = "from .jobs import PREFIX\n\nclass Registry:\n    \
+def __init__(self, name):\n        self.key = 'reg:' + name\n        \
+self.other = PREFIX + name\n\n    def add(self, job_id, pipeline):\n        \
+pipeline.zadd(self.key, {job_id: 1})\n        pipeline.sadd(self.other, job_id)\n";
+        let jobs = "import redis\nfrom .reg import Registry\nPREFIX = 'jobs:'\n\n\
+def run(r: redis.Redis, job_id):\n    a = Registry('a')\n    \
+with r.pipeline(transaction=True) as p:\n        a.add(job_id, pipeline=p)\n        \
+p.set('b:1', 'x')\n        p.execute()\n";
+        let files: HashMap<&'static str, &'static str> = [
+            ("p/__init__.py", ""),
+            ("p/reg.py", reg),
+            ("p/jobs.py", jobs),
+        ]
+        .into_iter()
+        .collect();
+        let run = |order: &[&str]| {
+            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
+            let mut out = Vec::new();
+            for f in order {
+                let (model, _) = std::thread::scope(|s| {
+                    std::thread::Builder::new()
+                        .stack_size(crate::STACK_SIZE)
+                        .spawn_scoped(s, || {
+                            lower_module(files[f], &Options::default(), None, &project, f)
+                        })
+                        .unwrap()
+                        .join()
+                        .unwrap()
+                });
+                let findings =
+                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
+                let mut msgs: Vec<String> = findings
+                    .iter()
+                    .map(|x| {
+                        let keys = x.secondary.iter().map(|l| l.message.clone());
+                        format!(
+                            "{} {}",
+                            x.primary.message,
+                            keys.collect::<Vec<_>>().join(",")
+                        )
+                    })
+                    .collect();
+                msgs.sort();
+                out.push((f.to_string(), msgs));
+            }
+            out.sort();
+            out
+        };
+        let one = run(&["p/jobs.py", "p/reg.py"]);
+        assert_eq!(one, run(&["p/reg.py", "p/jobs.py"]));
+        // `reg.key` does not depend on `jobs`: its facts alone give it; `other`, built
+        // from a constant of `jobs`, is left out.
+        assert_eq!(one[0].1.len(), 1, "{one:?}");
+        assert!(!one[0].1[0].contains("jobs:"), "{one:?}");
     }
 
     #[test]

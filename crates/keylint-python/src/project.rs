@@ -83,9 +83,9 @@ pub struct Project {
     loader: Arc<dyn ModuleLoader>,
     options: Options,
     modules: Mutex<HashMap<String, Arc<Summary>>>,
-    /// The syntax tree of each module file parsed this run, with the text it was
-    /// parsed from: a module that is linted, summarised, and summarised alone (in an
-    /// import cycle) is parsed once.
+    /// The syntax tree of each module file summarised this run, with the text it was
+    /// parsed from: a module summarised for its importers and alone (in an import
+    /// cycle) is parsed once, and its own lint reuses the tree when it comes after.
     trees: Mutex<HashMap<String, (String, tree_sitter::Tree)>>,
     /// Facts of modules summarised alone (see [`Project::isolated`]).
     isolated: Mutex<HashMap<String, Arc<ModuleFacts>>>,
@@ -366,9 +366,22 @@ impl<'p> Scope<'p> {
         }
     }
 
-    /// The syntax tree of this module's `text` (see [`Project::tree`]).
+    /// The syntax tree of this module's `text` for its own lint: the one its
+    /// summary parsed, if an importer made one, else parsed and not kept (keeping the
+    /// tree of every linted file would hold the whole tree in memory).
     pub(crate) fn tree(&self, text: &str) -> Option<tree_sitter::Tree> {
-        self.project.tree(&self.path, text)
+        if let Some((t, tree)) = self
+            .project
+            .trees
+            .lock()
+            .expect("project lock")
+            .get(&self.path)
+        {
+            if t == text {
+                return Some(tree.clone());
+            }
+        }
+        crate::parse(text)
     }
 
     fn note(&self, d: ModuleDep) {

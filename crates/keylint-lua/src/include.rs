@@ -25,6 +25,12 @@ pub trait IncludeLoader: Sync {
     fn siblings(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Where the index of [`IncludeLoader::siblings`] is kept between files of one
+    /// run; `None` indexes them again for every file.
+    fn index_cache(&self) -> Option<&crate::IndexCache> {
+        None
+    }
 }
 
 /// Most files pulled into one script.

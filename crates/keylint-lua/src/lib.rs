@@ -47,6 +47,7 @@ use keylint_core::{Finding, Label, Lang, Rule, Severity, Span};
 use std::cell::RefCell;
 
 pub use include::IncludeLoader;
+pub use project::IndexCache;
 
 /// Flags a `#!lua` shebang or a function registration may declare.
 pub const SCRIPT_FLAGS: &[&str] = &[

@@ -29,6 +29,8 @@
 use crate::ast::{Node, F, K};
 use crate::include::IncludeLoader;
 use crate::scope::Scopes;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// Most other files of the directory indexed; a directory with more is not indexed
 /// (each library file of it would read them all).
@@ -49,6 +51,34 @@ pub(crate) struct Facts {
     pub shebang: Option<String>,
     defines: Vec<String>,
     uses: Vec<String>,
+}
+
+/// What the index found in each file text, kept for a whole run: every library file
+/// of a directory indexes the same other files, and a file's facts depend on its text
+/// only. Pass one through [`IncludeLoader::index_cache`].
+#[derive(Debug, Default)]
+pub struct IndexCache {
+    by_text: Mutex<HashMap<String, Arc<Facts>>>,
+}
+
+impl IndexCache {
+    /// The facts of `text`, indexed on first use; `None` when it does not parse.
+    fn facts_of(&self, text: &str) -> Option<Arc<Facts>> {
+        if let Some(f) = self.by_text.lock().ok()?.get(text) {
+            return Some(f.clone());
+        }
+        let f = Arc::new(index_text(text)?);
+        let mut map = self.by_text.lock().ok()?;
+        Some(map.entry(text.to_string()).or_insert(f).clone())
+    }
+}
+
+/// The facts of one file's text.
+fn index_text(text: &str) -> Option<Facts> {
+    let ast = crate::parse(text)?;
+    let root = ast.root();
+    let scopes = crate::scope::resolve(root, ast.identifiers(), text.as_bytes());
+    Some(facts(root, text.as_bytes(), &scopes))
 }
 
 /// Longest name path indexed (`a.b.c` is 3); longer ones (generated code) are none.
@@ -245,7 +275,8 @@ pub(crate) fn reach(source: &str, own: Facts, loader: &dyn IncludeLoader) -> Opt
     if names.len() > MAX_FILES + 1 {
         return None;
     }
-    let mut files: Vec<(String, Facts)> = Vec::new();
+    let cache = loader.index_cache();
+    let mut files: Vec<(String, Arc<Facts>)> = Vec::new();
     let mut bytes = 0;
     for name in names {
         // A file that cannot be read might define any name.
@@ -257,17 +288,18 @@ pub(crate) fn reach(source: &str, own: Facts, loader: &dyn IncludeLoader) -> Opt
         if bytes > MAX_BYTES {
             return None;
         }
-        let ast = crate::parse(&text)?;
-        let root = ast.root();
-        let scopes = crate::scope::resolve(root, ast.identifiers(), text.as_bytes());
-        files.push((name, facts(root, text.as_bytes(), &scopes)));
+        let f = match cache {
+            Some(c) => c.facts_of(&text)?,
+            None => Arc::new(index_text(&text)?),
+        };
+        files.push((name, f));
     }
     if files.is_empty() {
         return None;
     }
     // The linted file is the last node.
     let me = files.len();
-    files.push((String::new(), own));
+    files.push((String::new(), Arc::new(own)));
     // Who defines each name.
     let mut definers: std::collections::HashMap<&str, Vec<usize>> = Default::default();
     for (i, (_, f)) in files.iter().enumerate() {

@@ -160,7 +160,11 @@ fn lower_scoped(
     scope: Option<&project::Scope<'_>>,
 ) -> FileModel {
     let (limit, whole) = parse_limit(source);
-    let Some(tree) = parse(&source[..limit]) else {
+    let tree = match scope {
+        Some(s) => s.tree(&source[..limit]),
+        None => parse(&source[..limit]),
+    };
+    let Some(tree) = tree else {
         return FileModel::new(keylint_core::Lang::Python);
     };
     let nav = syntax::Nav::build(tree.root_node());

@@ -83,6 +83,10 @@ pub struct Project {
     loader: Arc<dyn ModuleLoader>,
     options: Options,
     modules: Mutex<HashMap<String, Arc<Summary>>>,
+    /// The syntax tree of each module file summarised this run, with the text it was
+    /// parsed from: a module summarised for its importers and alone (in an import
+    /// cycle) is parsed once, and its own lint reuses the tree when it comes after.
+    trees: Mutex<HashMap<String, (String, tree_sitter::Tree)>>,
     /// Facts of modules summarised alone (see [`Project::isolated`]).
     isolated: Mutex<HashMap<String, Arc<ModuleFacts>>>,
 }
@@ -242,7 +246,25 @@ impl Project {
             options,
             modules: Mutex::new(HashMap::new()),
             isolated: Mutex::new(HashMap::new()),
+            trees: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The syntax tree of `text`, the text of the module file `path`: parsed on first
+    /// use, then shared (a tree is parsed again only if the file's text differs).
+    pub(crate) fn tree(&self, path: &str, text: &str) -> Option<tree_sitter::Tree> {
+        if let Some((t, tree)) = self.trees.lock().expect("project lock").get(path) {
+            if t == text {
+                return Some(tree.clone());
+            }
+        }
+        let tree = crate::parse(text)?;
+        self.trees
+            .lock()
+            .expect("project lock")
+            .entry(path.to_string())
+            .or_insert_with(|| (text.to_string(), tree.clone()));
+        Some(tree)
     }
 
     /// The facts of the module in `file` summarised alone, with no fact of any other
@@ -342,6 +364,24 @@ impl<'p> Scope<'p> {
             reached: RefCell::default(),
             isolated: false,
         }
+    }
+
+    /// The syntax tree of this module's `text` for its own lint: the one its
+    /// summary parsed, if an importer made one, else parsed and not kept (keeping the
+    /// tree of every linted file would hold the whole tree in memory).
+    pub(crate) fn tree(&self, text: &str) -> Option<tree_sitter::Tree> {
+        if let Some((t, tree)) = self
+            .project
+            .trees
+            .lock()
+            .expect("project lock")
+            .get(&self.path)
+        {
+            if t == text {
+                return Some(tree.clone());
+            }
+        }
+        crate::parse(text)
     }
 
     fn note(&self, d: ModuleDep) {
@@ -527,7 +567,7 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
     if !whole {
         return HashMap::new();
     }
-    let Some(tree) = crate::parse(&source[..limit]) else {
+    let Some(tree) = scope.project.tree(&scope.path, &source[..limit]) else {
         return HashMap::new();
     };
     let nav = Nav::build(tree.root_node());

@@ -223,7 +223,14 @@ impl keylint_lua::IncludeLoader for LuaIncludes<'_> {
         names.retain(|n| n.ends_with(".lua"));
         names
     }
+
+    fn index_cache(&self) -> Option<&keylint_lua::IndexCache> {
+        Some(LUA_INDEX.get_or_init(Default::default))
+    }
 }
+
+/// The Lua project index of this run, by file text (see [`keylint_lua::IndexCache`]).
+static LUA_INDEX: std::sync::OnceLock<keylint_lua::IndexCache> = std::sync::OnceLock::new();
 
 /// `--select` / `--ignore` from the command line, applied on top of the config.
 #[derive(Debug, Clone, Default)]

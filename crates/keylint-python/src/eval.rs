@@ -199,7 +199,7 @@ impl<'t> Ctx<'t> {
         }
     }
 
-    fn deeper(&self) -> Ctx<'t> {
+    pub(crate) fn deeper(&self) -> Ctx<'t> {
         Ctx {
             depth: self.depth + 1,
             ..self.clone()
@@ -1430,7 +1430,26 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return Some(Value::Pipe(id));
             }
         }
-        merge_clients(&values).map(Value::Client)
+        merge_clients(&values)
+            .or_else(|| {
+                // Every value of a parameter annotated as a client is one.
+                let f = ctx.func?;
+                let k = self.declared_client(f, name)?;
+                values
+                    .iter()
+                    .all(|v| {
+                        matches!(
+                            v,
+                            Value::Client(_)
+                                | Value::Opaque(_)
+                                | Value::Unknown
+                                | Value::Foreign
+                                | Value::Null
+                        )
+                    })
+                    .then_some(k)
+            })
+            .map(Value::Client)
     }
 
     fn eval_def(
@@ -1509,12 +1528,24 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 let v = self.eval(e, &ctx.deeper());
+                if let Value::Foreign = v {
+                    // `connection = instrument(connection)` of a parameter declared
+                    // as a client: still of the declared type.
+                    if let Some(k) = ctx.func.and_then(|f| self.declared_client(f, name)) {
+                        return Value::Client(k);
+                    }
+                }
                 match v {
                     Value::Opaque(_) | Value::Unknown => {
                         if let Some(a) = def.annotation {
                             if let Some(v) = self.annotated_value(a) {
                                 return v;
                             }
+                        }
+                        // `connection = self._prepare(connection)` of a parameter
+                        // annotated as a client: still of the declared type.
+                        if let Some(k) = ctx.func.and_then(|f| self.declared_client(f, name)) {
+                            return Value::Client(k);
                         }
                         // A redis-py client that comes from an unknown call keeps its
                         // identity as this variable.
@@ -1588,6 +1619,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
             if let Some(v) = self.other_instance_attr(obj, &base, attr_name, n, ctx) {
                 return v;
+            }
+        }
+        // `worker.connection`, `self.tiger.connection` on an object whose class, of
+        // another module, is declared.
+        if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
+            if let Some(x) = self.typed_ext(obj, &base, ctx) {
+                return self.ext_attr(&x, attr_name, n, ctx);
             }
         }
         match base {
@@ -1918,6 +1956,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // Project analysis: a method of an instance of another module's class.
                 Value::Ext(x) => return self.ext_call(&x, m, args, n, ctx),
                 Value::Opaque(_) | Value::Unknown | Value::Foreign => {
+                    // A method of an object whose class, of another module, is declared.
+                    if let Some(x) = self.typed_ext(obj, &recv, ctx) {
+                        if x.has_method(m) {
+                            return self.ext_call(&x, m, args, n, ctx);
+                        }
+                    }
                     // `self.dependency.Redis(…)`: a client class by its name;
                     // `sentinel.master_for(…)`: a client from a redis Sentinel.
                     if matches!(m, "master_for" | "slave_for")

@@ -17,6 +17,7 @@ mod index;
 mod keyflow;
 mod lower;
 pub mod methods;
+mod objtype;
 mod project;
 mod script;
 mod strings;

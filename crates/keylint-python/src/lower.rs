@@ -95,6 +95,9 @@ pub(crate) struct Analyzer<'t> {
     pub memo_chain: IdMap<usize, Value<'t>>,
     /// Resolved attributes of classes.
     pub memo_attr: HashMap<(crate::index::ClassId, String, bool), Value<'t>>,
+    /// The instance of another module's class that `self.x` holds (`objtype.rs`).
+    pub typed_attrs:
+        HashMap<(crate::index::ClassId, String), Option<std::rc::Rc<crate::project::Instance>>>,
     /// Definitions and attributes being evaluated (cycles are not followed).
     pub in_progress: IdSet<(u8, usize, usize)>,
     /// Expressions evaluated so far.
@@ -168,6 +171,7 @@ impl<'t> Analyzer<'t> {
             memo_name: IdMap::default(),
             memo_chain: IdMap::default(),
             memo_attr: HashMap::new(),
+            typed_attrs: HashMap::new(),
             in_progress: IdSet::default(),
             steps: 0,
             func_of: IdMap::default(),
@@ -436,10 +440,7 @@ impl<'t> Analyzer<'t> {
                 (func.field(Field::Object), func.field(Field::Attribute))
             {
                 let v = self.eval(obj, &ctx);
-                let x = match &v {
-                    Value::Ext(x) => Some(x.clone()),
-                    _ => self.annotated_ext(obj, &v, &ctx),
-                };
+                let x = self.typed_ext(obj, &v, &ctx);
                 if let Some(x) = x {
                     let m = text(attr, self.src());
                     if x.has_queue(m) {

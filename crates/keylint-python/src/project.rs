@@ -205,6 +205,21 @@ impl Instance {
     pub(crate) fn has_queue(&self, m: &str) -> bool {
         self.class.queues.contains_key(m)
     }
+
+    /// Whether the class has a fact for method `m` (a key builder, a factory).
+    pub(crate) fn has_method(&self, m: &str) -> bool {
+        self.class.methods.contains_key(m)
+    }
+
+    /// The same class as an instance known only by its type, named `ident`.
+    pub(crate) fn retyped(&self, owner: &str, ident: String) -> Rc<Instance> {
+        typed_instance(self.class.clone(), owner, ident)
+    }
+
+    /// The class's qualified name.
+    pub(crate) fn qual(&self) -> &str {
+        &self.class.qual
+    }
 }
 
 /// Marks the hole that stands for parameter `i` (`p`) or constructor parameter `i`
@@ -824,8 +839,12 @@ fn class_fact(
                 None
             } else {
                 for (i, p) in ps.iter().skip(1).enumerate() {
-                    a.param_override
-                        .insert((init, p.node.start_byte()), placeholder('c', i, &p.name));
+                    // A parameter declared as a client is one (`connection: Redis`).
+                    let v = match a.declared_client(init, &p.name) {
+                        Some(k) => Value::Client(k),
+                        None => placeholder('c', i, &p.name),
+                    };
+                    a.param_override.insert((init, p.node.start_byte()), v);
                 }
                 Some(params(a, init, 1, module_qual))
             }
@@ -1049,6 +1068,32 @@ fn apply(t: &Tpl, args: &[(Tpl, String)], inst: Option<&Instance>) -> Option<Tpl
     Some(out)
 }
 
+/// An instance of `c` known only by its type: its constructor arguments are
+/// unknown but its own (`ident` names the instance), shown as `owner.param`.
+pub(crate) fn typed_instance(c: Arc<ClassFacts>, owner: &str, ident: String) -> Rc<Instance> {
+    let ctor = c
+        .ctor
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, p)| {
+            let t = Tpl::hole(HoleInfo {
+                label: format!("{owner}.{}", p.name),
+                binding: format!("{ident}.c{i}"),
+                span: None,
+                keylike: is_keylike_label(&p.name),
+            });
+            let id = fingerprint(&Value::Str(t.clone()));
+            (t, id)
+        })
+        .collect();
+    Rc::new(Instance {
+        class: c,
+        ctor,
+        ident,
+    })
+}
+
 impl<'t> Analyzer<'t> {
     /// An imported name or attribute of a module: the value of a constant or client
     /// of another project module, else the symbol.
@@ -1230,7 +1275,6 @@ impl<'t> Analyzer<'t> {
         if obj.kind_name() != "identifier" {
             return None;
         }
-        let scope = self.project?;
         let f = ctx.func?;
         let name = text(obj, self.src());
         // In a followed helper, the value its caller passed is unknown (`v` is
@@ -1240,7 +1284,16 @@ impl<'t> Analyzer<'t> {
         let DefKind::Param(_) = d.kind else {
             return None;
         };
-        let raw = text(d.annotation?, self.src());
+        let c = self.annotated_project_class(d.annotation?)?;
+        let ident = format!("{}(param:{})", c.qual, h.binding);
+        Some(typed_instance(c, name, ident))
+    }
+
+    /// The class of another project module that an annotation names (`Job`,
+    /// `"Job"`, `Optional[Job]`, `Job | None`), unless it is a client class.
+    pub(crate) fn annotated_project_class(&self, ann: Node<'t>) -> Option<Arc<ClassFacts>> {
+        let scope = self.project?;
+        let raw = text(ann, self.src());
         let toks: Vec<&str> = raw
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|t| !t.is_empty() && *t != "None")
@@ -1254,31 +1307,7 @@ impl<'t> Analyzer<'t> {
         let Some(Fact::Class(c)) = scope.lookup(&path) else {
             return None;
         };
-        if c.client.is_some() {
-            return None;
-        }
-        let ident = format!("{}(param:{})", c.qual, h.binding);
-        let ctor = c
-            .ctor
-            .iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, p)| {
-                let t = Tpl::hole(HoleInfo {
-                    label: format!("{name}.{}", p.name),
-                    binding: format!("{ident}.c{i}"),
-                    span: None,
-                    keylike: is_keylike_label(&p.name),
-                });
-                let id = fingerprint(&Value::Str(t.clone()));
-                (t, id)
-            })
-            .collect();
-        Some(Rc::new(Instance {
-            class: c,
-            ctor,
-            ident,
-        }))
+        c.client.is_none().then_some(c)
     }
 
     /// `x.m(…)` on an instance of another module's class.

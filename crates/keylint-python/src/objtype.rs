@@ -1,0 +1,171 @@
+//! Types of expressions from what the code declares, for objects of classes of other
+//! modules of the project: `worker.connection` where `worker: "BaseWorker"`,
+//! `self.tiger.connection` where `__init__` stored `self.tiger = tiger` from a
+//! parameter annotated `"TaskTiger"`, `self.channel.unacked_key` where the attribute
+//! is constructed from such a class. The instance found is read through the class's
+//! facts (see `project.rs`): its attributes that hold clients, its key attributes
+//! and properties, its key-builder methods and the commands its methods queue on a
+//! pipeline they receive.
+//!
+//! A type is taken only from a declaration (an annotation, or a constructor call of
+//! the class): a name or attribute whose declarations disagree, or that is also
+//! assigned something else, has no type, and what it reaches stays unknown.
+
+use crate::eval::{AnnotatedAs, ClientKind, Ctx, Value};
+use crate::index::{text, DefKind, FuncId};
+use crate::project::{typed_instance, Instance};
+use crate::syntax::{Field, NodeExt};
+use std::rc::Rc;
+use tree_sitter::Node;
+
+/// Attributes of `self` whose type is looked up, at most, per file (each is
+/// summarised once and remembered).
+const MAX_TYPED_ATTRS: usize = 4096;
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The instance of a class of another project module that `obj` (evaluated to
+    /// `v`) holds: an instance made here, a parameter annotated with the class, or an
+    /// attribute of `self` that every assignment gives an instance of the class.
+    pub(crate) fn typed_ext(
+        &mut self,
+        obj: Node<'t>,
+        v: &Value<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Rc<Instance>> {
+        match v {
+            Value::Ext(x) => return Some(x.clone()),
+            Value::Opaque(_) | Value::Unknown | Value::Foreign => {}
+            _ => return None,
+        }
+        self.project?;
+        match obj.kind_name() {
+            "identifier" => self.annotated_ext(obj, v, ctx),
+            "attribute" => self.self_attr_ext(obj, ctx),
+            _ => None,
+        }
+    }
+
+    /// `self.x` where every assignment of `self.x` in the class (and its bases in
+    /// this file) is a parameter annotated with one class of another module, an
+    /// instance of it made by a constructor call, or is annotated with it
+    /// (`self.x: Job = …`). The instance is the same wherever `self.x` is read.
+    fn self_attr_ext(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<Rc<Instance>> {
+        let owner = obj.field(Field::Object)?;
+        let attr = text(obj.field(Field::Attribute)?, self.src());
+        if owner.kind_name() != "identifier" {
+            return None;
+        }
+        let Value::SelfObj(c) = self.eval(owner, &ctx.deeper()) else {
+            return None;
+        };
+        let key = (c, attr.to_string());
+        if let Some(x) = self.typed_attrs.get(&key) {
+            return x.clone();
+        }
+        if self.typed_attrs.len() >= MAX_TYPED_ATTRS {
+            return None;
+        }
+        // Guards a cycle through the assignments' evaluation.
+        self.typed_attrs.insert(key.clone(), None);
+        let x = self.self_attr_ext_inner(c, attr, ctx);
+        self.typed_attrs.insert(key, x.clone());
+        x
+    }
+
+    fn self_attr_ext_inner(
+        &mut self,
+        c: crate::index::ClassId,
+        attr: &str,
+        ctx: &Ctx<'t>,
+    ) -> Option<Rc<Instance>> {
+        let chain = self.ix.class_chain(c);
+        // An attribute a subclass of this file assigns its own way is not known.
+        let assigns = chain
+            .iter()
+            .find_map(|&k| self.ix.classes[k].self_assigns.get(attr).cloned())?;
+        let mut made: Option<Rc<Instance>> = None;
+        let mut qual: Option<String> = None;
+        let mut constructed = 0usize;
+        for a in &assigns {
+            let actx = Ctx {
+                func: Some(a.func),
+                env: None,
+                depth: ctx.depth + 1,
+            };
+            let class = match (a.value, a.annotation) {
+                (_, Some(ann)) => self.annotated_project_class(ann),
+                (Some(v), None) => match v.kind_name() {
+                    "identifier" => {
+                        let name = text(v, self.src());
+                        self.param_annotation(a.func, name)
+                            .and_then(|ann| self.annotated_project_class(ann))
+                    }
+                    "call" => match self.eval(v, &actx) {
+                        Value::Ext(x) => {
+                            constructed += 1;
+                            let q = x.qual().to_string();
+                            made = Some(x);
+                            if qual.as_ref().is_some_and(|p| *p != q) {
+                                return None;
+                            }
+                            qual = Some(q);
+                            continue;
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                (None, None) => None,
+            };
+            // `self.x = None` until a method assigns the object.
+            if class.is_none() && a.value.is_some_and(|v| v.kind_name() == "none") {
+                continue;
+            }
+            let x = typed_instance(class?, &format!("self.{attr}"), String::new());
+            let q = x.qual().to_string();
+            if qual.as_ref().is_some_and(|p| *p != q) {
+                return None;
+            }
+            qual = Some(q);
+            made = Some(x);
+        }
+        let x = made?;
+        // One constructor call and nothing else: that instance, with its arguments.
+        if constructed == 1 && assigns.len() == 1 {
+            return Some(x);
+        }
+        let cname = self.ix.classes[c].name.clone();
+        let ident = format!("{}(self:{cname}.{attr})", qual?);
+        Some(x.retyped(&format!("self.{attr}"), ident))
+    }
+
+    /// The annotation of parameter `name` of function `f`, when `name` is a
+    /// parameter that the function never assigns again.
+    pub(crate) fn param_annotation(&self, f: FuncId, name: &str) -> Option<Node<'t>> {
+        let defs = self.ix.funcs[f].defs.get(name)?;
+        let [d] = defs.as_slice() else { return None };
+        match d.kind {
+            DefKind::Param(_) => d.annotation,
+            _ => None,
+        }
+    }
+
+    /// The client type that a parameter declares for a name of function `f`, also
+    /// where the body assigns the name again (`connection = self._prepare(connection)`):
+    /// an annotated parameter's type holds for every value of the name. A union with
+    /// a pipeline type (`Redis | Pipeline`) says nothing.
+    pub(crate) fn declared_client(&self, f: FuncId, name: &str) -> Option<ClientKind> {
+        let defs = self.ix.funcs[f].defs.get(name)?;
+        let ann = defs.iter().find_map(|d| match d.kind {
+            DefKind::Param(_) => d.annotation,
+            _ => None,
+        })?;
+        if text(ann, self.src()).contains("Pipeline") {
+            return None;
+        }
+        match self.annotation(ann)? {
+            AnnotatedAs::Client(k) => Some(k),
+            AnnotatedAs::Pipeline(_) => None,
+        }
+    }
+}

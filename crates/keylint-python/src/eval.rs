@@ -2008,11 +2008,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 let (pos, kw) = self.call_args(args, ctx);
-                match self.call_builder(id, bound, pos, kw, ctx) {
+                let v = match self.call_builder(id, bound, pos, kw, ctx) {
                     Some(v) => self.pipe_at_site(v, id, n),
                     None => self
                         .memo_factory(id, ctx)
                         .unwrap_or_else(|| self.opaque(n, ctx)),
+                };
+                match v {
+                    // `-> "Job"`: an instance of a class of another module.
+                    Value::Opaque(_) | Value::Unknown | Value::Foreign => {
+                        self.returned_ext(id, n, ctx).unwrap_or(v)
+                    }
+                    v => v,
                 }
             }
             Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),

@@ -139,6 +139,26 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(x.retyped(&format!("self.{attr}"), ident))
     }
 
+    /// What a call `n` of function `f` of this file returns when its return
+    /// annotation names a class of another project module: an instance known only by
+    /// its type, the same for calls written the same way.
+    pub(crate) fn returned_ext(
+        &mut self,
+        f: FuncId,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        self.project?;
+        let ret = self.ix.funcs[f].node.field(Field::ReturnType)?;
+        let c = self.annotated_project_class(ret)?;
+        let Value::Opaque(h) = self.opaque(n, ctx) else {
+            return None;
+        };
+        let x = typed_instance(c, &h.label, String::new());
+        let ident = format!("{}(ret:{})", x.qual(), h.binding);
+        Some(Value::Ext(x.retyped(&h.label, ident)))
+    }
+
     /// The annotation of parameter `name` of function `f`, when `name` is a
     /// parameter that the function never assigns again.
     pub(crate) fn param_annotation(&self, f: FuncId, name: &str) -> Option<Node<'t>> {

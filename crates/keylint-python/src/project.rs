@@ -128,10 +128,22 @@ pub(crate) enum Fact {
     Factory(ClientKind),
     Builder(Arc<Builder>),
     Class(Arc<ClassFacts>),
+    /// A function whose return type is a class of the project (`-> "Job"`): what
+    /// it returns is an instance of that class, known only by its type.
+    Returns(Arc<Returned>),
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
     Module,
+}
+
+/// The class a function's return annotation names, found when a call needs it.
+#[derive(Debug)]
+pub(crate) struct Returned {
+    /// The module of the function.
+    file: String,
+    /// The class's name in that module: a class it defines, or an import.
+    name: String,
 }
 
 /// A parameter of a key builder or constructor.
@@ -556,6 +568,19 @@ impl<'p> Scope<'p> {
         }
     }
 
+    /// The class a function of another module says it returns, unless it is a
+    /// client class.
+    fn returned(&self, r: &Returned) -> Option<Arc<ClassFacts>> {
+        let fact = match self.facts(&r.file)?.names.get(&r.name)?.clone() {
+            Fact::Alias(p) => self.lookup_from(&r.file, &p, 1)?,
+            f => f,
+        };
+        match fact {
+            Fact::Class(c) if c.client.is_none() => Some(c),
+            _ => None,
+        }
+    }
+
     /// Everything this analysis asked the loader.
     fn into_deps(self) -> Vec<ModuleDep> {
         self.deps.into_inner()
@@ -725,6 +750,28 @@ fn function_fact(
             return Some(Fact::Factory(k));
         }
     }
+    body_fact(a, fid, class, qual, globals).or_else(|| {
+        // `-> "Job"`: an instance of a class of the project.
+        let name = returned_class(a, info.node.field(Field::ReturnType)?)?;
+        Some(Fact::Returns(Arc::new(Returned {
+            file: qual
+                .trim_start_matches(QUALIFIED)
+                .trim_end_matches("::")
+                .to_string(),
+            name,
+        })))
+    })
+}
+
+/// What a function's body says it builds or returns: a key, a client.
+fn body_fact(
+    a: &mut Analyzer<'_>,
+    fid: FuncId,
+    class: Option<crate::index::ClassId>,
+    qual: &str,
+    globals: &HashMap<String, Fact>,
+) -> Option<Fact> {
+    let info = a.ix.funcs[fid].clone();
     let is_static = info.decorators.iter().any(|d| d == "staticmethod");
     let (skip, bound, instance) = match class {
         None => (0, None, false),
@@ -792,6 +839,26 @@ fn function_fact(
         }
     }
     merge_clients(&kinds).map(Fact::Factory)
+}
+
+/// The name of the class a return annotation names (`Job`, `"Job"`,
+/// `Optional[Job]`, `Job | None`), when it is a class of this module or an import.
+fn returned_class(a: &Analyzer<'_>, ret: Node<'_>) -> Option<String> {
+    let raw = text(ret, a.src());
+    let toks: Vec<&str> = raw
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty() && *t != "None")
+        .collect();
+    let one = match toks.as_slice() {
+        [one] | ["Optional", one] => *one,
+        _ => return None,
+    };
+    if a.ix.class_named(one).is_some() {
+        return (a.ix.module_defs.get(one).map(Vec::len) == Some(1)).then(|| one.to_string());
+    }
+    let path = a.ix.imports.get(one)?;
+    // The client library and the builtins are never the project's.
+    (!path.starts_with("redis") && !path.starts_with("typing")).then(|| one.to_string())
 }
 
 /// The `return` statements of a function body, not of the functions inside it.
@@ -1171,6 +1238,14 @@ impl<'t> Analyzer<'t> {
             Fact::Builder(b) if b.instance == inst.is_some() => {
                 let bound = self.bind_args(&b.params, args, ctx)?;
                 Some(apply(&b.ret, &bound, inst).map_or_else(|| self.opaque(n, ctx), Value::Str))
+            }
+            Fact::Returns(r) => {
+                let c = self.project?.returned(&r)?;
+                let Value::Opaque(h) = self.opaque(n, ctx) else {
+                    return None;
+                };
+                let ident = format!("{}(ret:{})", c.qual, h.binding);
+                Some(Value::Ext(typed_instance(c, &h.label, ident)))
             }
             Fact::Class(c) if inst.is_none() => {
                 if let Some(k) = c.client {

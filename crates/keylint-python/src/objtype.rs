@@ -39,10 +39,26 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         self.project?;
         match obj.kind_name() {
-            "identifier" => self.annotated_ext(obj, v, ctx),
+            "identifier" => self
+                .annotated_ext(obj, v, ctx)
+                .or_else(|| self.alias_ext(obj, ctx)),
             "attribute" => self.self_attr_ext(obj, ctx),
             _ => None,
         }
+    }
+
+    /// A local name assigned once from a typed `self.x` (`tiger = self.tiger`).
+    fn alias_ext(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<Rc<Instance>> {
+        let f = ctx.func?;
+        let defs = self.ix.funcs[f].defs.get(text(obj, self.src()))?;
+        let [d] = defs.as_slice() else { return None };
+        let DefKind::Expr(e) = d.kind else {
+            return None;
+        };
+        if e.kind_name() != "attribute" || ctx.depth > 8 {
+            return None;
+        }
+        self.self_attr_ext(e, &Ctx::at(Some(f)))
     }
 
     /// `self.x` where every assignment of `self.x` in the class (and its bases in

@@ -407,46 +407,42 @@ fn is_opaque(item: &Item<'_>) -> bool {
     matches!(item, Item::Hole(h) if h.kind == HoleKind::Opaque)
 }
 
+/// Where the first `want` byte is, from `from` on.
+enum Found {
+    At(Pos),
+    /// There is none.
+    Missing,
+    /// An opaque hole comes first: it might hold one.
+    Unsure,
+}
+
+fn find_byte(items: &[Item<'_>], from: Pos, want: u8) -> Found {
+    for (i, item) in items.iter().enumerate().skip(from) {
+        if is_opaque(item) {
+            return Found::Unsure;
+        }
+        if is_byte(item, want) {
+            return Found::At(i);
+        }
+    }
+    Found::Missing
+}
+
 fn tag_facts(items: &[Item<'_>]) -> TagFacts {
-    let unknown = TagFacts {
-        outcome: TagOutcome::Unknown,
+    let only = |outcome| TagFacts {
+        outcome,
         nested_open: None,
         ignored_pair: None,
     };
-    // Find the first `{`; an opaque hole before it might hold one.
-    let mut open = None;
-    for (i, item) in items.iter().enumerate() {
-        if is_opaque(item) {
-            return unknown;
-        }
-        if is_byte(item, b'{') {
-            open = Some(i);
-            break;
-        }
-    }
-    let Some(open) = open else {
-        return TagFacts {
-            outcome: TagOutcome::WholeNoOpen,
-            nested_open: None,
-            ignored_pair: None,
-        };
+    let open = match find_byte(items, 0, b'{') {
+        Found::At(i) => i,
+        Found::Missing => return only(TagOutcome::WholeNoOpen),
+        Found::Unsure => return only(TagOutcome::Unknown),
     };
-    let mut close = None;
-    for (i, item) in items.iter().enumerate().skip(open + 1) {
-        if is_opaque(item) {
-            return unknown;
-        }
-        if is_byte(item, b'}') {
-            close = Some(i);
-            break;
-        }
-    }
-    let Some(close) = close else {
-        return TagFacts {
-            outcome: TagOutcome::WholeUnclosed { open },
-            nested_open: None,
-            ignored_pair: None,
-        };
+    let close = match find_byte(items, open + 1, b'}') {
+        Found::At(i) => i,
+        Found::Missing => return only(TagOutcome::WholeUnclosed { open }),
+        Found::Unsure => return only(TagOutcome::Unknown),
     };
     let (outcome, rest_from, nested_open) = if close == open + 1 {
         (TagOutcome::WholeEmptyTag { open }, close + 1, None)

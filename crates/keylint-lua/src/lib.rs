@@ -327,6 +327,88 @@ fn remap(model: &mut FileModel, shift: usize) {
     }
 }
 
+/// Lowers a library of functions (`redis.register_function`): each registration is a
+/// script of its own, run by `FCALL` with the flags it registers.
+fn lower_library<'t>(ev: &mut Eval<'t, '_>, root: Node<'t>, src: &[u8], model: &mut FileModel) {
+    ev.library = true;
+    ev.block(root);
+    ev.library = false;
+    let registrations = std::mem::take(&mut ev.registrations);
+    let mut scripts = Vec::new();
+    for reg in registrations {
+        let Some(callback) = reg.callback else {
+            continue;
+        };
+        let mut script = Script {
+            name: reg.name.clone().unwrap_or_else(|| "function".into()),
+            mode: ScriptMode::Function,
+            flags: reg.flags.clone().unwrap_or_default(),
+            flags_span: reg.flags_span.clone(),
+            span: reg.span.clone(),
+            anchor: reg.name_span.clone(),
+            keys: Vec::new(),
+            units: Vec::new(),
+            required_keys: 0,
+            notes: Vec::new(),
+        };
+        let no_cluster = script.has_flag("no-cluster");
+        if no_cluster || reg.flags.is_none() {
+            // Cannot run on a cluster, or flags that cannot be read: not modelled.
+            ev.skip_function(callback);
+            script.flags = reg.flags.unwrap_or_default();
+            scripts.push((script, None));
+            continue;
+        }
+        let params: Vec<String> = callback
+            .field(F::Parameters)
+            .map(|p| {
+                p.named_children()
+                    .filter(|n| n.kind() == K::Identifier)
+                    .map(|n| String::from_utf8_lossy(&src[n.byte_range()]).into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        ev.set_names(
+            params.first().map(String::as_str).unwrap_or("KEYS"),
+            params.get(1).map(String::as_str).unwrap_or("ARGV"),
+        );
+        ev.collector = Some(Collector::default());
+        ev.walk_registered(callback);
+        let collected = ev.collector.take();
+        scripts.push((script, collected));
+    }
+    ev.set_names("KEYS", "ARGV");
+    // A library's helpers that no registered function calls never run.
+    ev.walk_uncalled(root, false);
+    model.keys = std::mem::take(&mut ev.keys);
+    for (script, collected) in scripts {
+        push_script(model, script, collected);
+    }
+}
+
+/// How the scripts of the directory that use a file with no script of its own run
+/// it; `None` when the file is a script itself, or no script that uses it can run on
+/// a cluster.
+fn library_reach(
+    source: &str,
+    root: Node<'_>,
+    src: &[u8],
+    scopes: &scope::Scopes,
+    loader: &dyn IncludeLoader,
+) -> Option<project::Reach> {
+    let own = project::facts(root, src, scopes);
+    if own.entry {
+        return None;
+    }
+    project::reach(source, own, loader).filter(|r| {
+        // Scripts that never run on a cluster say nothing about its keys.
+        r.shebang
+            .as_deref()
+            .and_then(shebang)
+            .is_none_or(|b| b.valid && !b.flags.iter().any(|f| f == "no-cluster"))
+    })
+}
+
 /// Lowers `text`, whose script part starts at `shift` (included files before it);
 /// `source` is the script itself. With `project`, a file with no script of its own
 /// is judged with the scripts of its directory that use it (see `project`).
@@ -338,6 +420,9 @@ fn lower_text(
     project: Option<&dyn IncludeLoader>,
 ) -> FileModel {
     let mut model = FileModel::new(Lang::Lua);
+    // Every key of a Lua file is in a script body (merged into another file's model,
+    // only the keys of its scripts are).
+    model.facts.script_file = true;
     let Some(ast) = parse(text) else {
         return model;
     };
@@ -349,80 +434,14 @@ fn lower_text(
     ev.regions = regions;
 
     if registers_functions(root, src) {
-        ev.library = true;
-        ev.block(root);
-        ev.library = false;
-        let registrations = std::mem::take(&mut ev.registrations);
-        let mut scripts = Vec::new();
-        for reg in registrations {
-            let Some(callback) = reg.callback else {
-                continue;
-            };
-            let mut script = Script {
-                name: reg.name.clone().unwrap_or_else(|| "function".into()),
-                mode: ScriptMode::Function,
-                flags: reg.flags.clone().unwrap_or_default(),
-                flags_span: reg.flags_span.clone(),
-                span: reg.span.clone(),
-                anchor: reg.name_span.clone(),
-                keys: Vec::new(),
-                units: Vec::new(),
-                required_keys: 0,
-                notes: Vec::new(),
-            };
-            let no_cluster = script.has_flag("no-cluster");
-            if no_cluster || reg.flags.is_none() {
-                // Cannot run on a cluster, or flags that cannot be read: not modelled.
-                ev.skip_function(callback);
-                script.flags = reg.flags.unwrap_or_default();
-                scripts.push((script, None));
-                continue;
-            }
-            let params: Vec<String> = callback
-                .field(F::Parameters)
-                .map(|p| {
-                    p.named_children()
-                        .filter(|n| n.kind() == K::Identifier)
-                        .map(|n| String::from_utf8_lossy(&src[n.byte_range()]).into_owned())
-                        .collect()
-                })
-                .unwrap_or_default();
-            ev.set_names(
-                params.first().map(String::as_str).unwrap_or("KEYS"),
-                params.get(1).map(String::as_str).unwrap_or("ARGV"),
-            );
-            ev.collector = Some(Collector::default());
-            ev.walk_registered(callback);
-            let collected = ev.collector.take();
-            scripts.push((script, collected));
-        }
-        ev.set_names("KEYS", "ARGV");
-        // A library's helpers that no registered function calls never run.
-        ev.walk_uncalled(root, false);
-        model.keys = std::mem::take(&mut ev.keys);
-        for (script, collected) in scripts {
-            push_script(&mut model, script, collected);
-        }
+        lower_library(&mut ev, root, src, &mut model);
         return model;
     }
 
     // A library file: the scripts that use it say how it runs.
     let reach = project
         .filter(|_| shift == 0 && !source.starts_with("#!"))
-        .and_then(|loader| {
-            let own = project::facts(root, src, &scopes);
-            if own.entry {
-                return None;
-            }
-            project::reach(source, own, loader)
-        })
-        .filter(|r| {
-            // Scripts that never run on a cluster say nothing about its keys.
-            r.shebang
-                .as_deref()
-                .and_then(shebang)
-                .is_none_or(|b| b.valid && !b.flags.iter().any(|f| f == "no-cluster"))
-        });
+        .and_then(|loader| library_reach(source, root, src, &scopes, loader));
     let bang = match &reach {
         Some(r) => r.shebang.as_deref().and_then(shebang).map(|mut b| {
             // The line is in the scripts, not in this file.

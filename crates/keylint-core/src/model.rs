@@ -155,6 +155,20 @@ pub struct KeyFamily {
     pub source: String,
 }
 
+/// A command inside a script that lists keys (`KEYS`, `SCAN`): on a cluster it sees
+/// only the keys of the node that runs the script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyListing {
+    /// The command, upper case.
+    pub command: String,
+    /// Where it is.
+    pub span: Span,
+    /// How the script that runs it runs.
+    pub mode: ScriptMode,
+    /// The whole script or helper it is in.
+    pub unit: Span,
+}
+
 /// A fact about what the client does with one unit, said in findings about it (a
 /// `pipeline()` that is a transaction only because the client is a standalone one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,6 +240,8 @@ pub struct FileModel {
     pub scripts: Vec<Script>,
     /// Key uses that stand for many keys in a unit (see [`KeyFamily`]).
     pub families: Vec<KeyFamily>,
+    /// The commands of the file's scripts that list keys, in source order.
+    pub listings: Vec<KeyListing>,
     /// What the client does with particular units, for their findings.
     pub unit_notes: Vec<UnitNote>,
     /// More places that findings about particular units point at.
@@ -243,6 +259,7 @@ impl FileModel {
             findings: Vec::new(),
             scripts: Vec::new(),
             families: Vec::new(),
+            listings: Vec::new(),
             unit_notes: Vec::new(),
             unit_labels: Vec::new(),
         }

@@ -15,7 +15,9 @@
 //!   cross-slot policy ([`script_policy`]).
 
 use crate::diagnostic::Finding;
-use crate::model::{CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, ScriptMode, Unit, UnitKind};
+use crate::model::{
+    CrossSlotPolicy, FileModel, KeyListing, KeyOrigin, KeyUse, ScriptMode, Unit, UnitKind,
+};
 use crate::rules::script_keys_mismatch::fewer_keys_than_read;
 pub use crate::rules::script_keys_mismatch::{numkeys_refused, numkeys_too_large, BadNumkeys};
 use crate::template::{Hole, KeyTemplate, Lit, Part, SourceMap};
@@ -141,6 +143,14 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
     }
     for f in &lua.findings {
         model.findings.push(m.finding(f));
+    }
+    for l in &lua.listings {
+        model.listings.push(KeyListing {
+            command: l.command.clone(),
+            span: m.range(&l.span),
+            mode: l.mode,
+            unit: m.range(&l.unit),
+        });
     }
     (key_base..key_base + lua.keys.len()).collect()
 }

@@ -230,3 +230,69 @@ pub(crate) mod testing {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testing;
+    use super::FSTRING_TRAP;
+    use crate::model::{ClientRefusal, CrossSlotPolicy, FileModel, Unit, UnitKind};
+    use crate::template::tests::{hole, lit};
+    use crate::template::{HoleKind, Lang};
+
+    /// `MGET f"a:{x}" f"b:{x}"` as one command unit, written in `lang`.
+    fn mget(lang: Lang) -> FileModel {
+        let x = || hole("x", HoleKind::Fragment);
+        let mut m = testing::model(
+            lang,
+            "MGET",
+            vec![vec![lit("a:{}"), x()], vec![lit("b:"), x()]],
+        );
+        m.units.push(Unit {
+            kind: UnitKind::Command,
+            name: "MGET".into(),
+            span: 0..20,
+            anchor: 0..4,
+            keys: vec![0, 1],
+            policy: CrossSlotPolicy::Refused,
+        });
+        m
+    }
+
+    fn notes(m: &FileModel) -> Vec<String> {
+        super::check(m, &super::Settings::default())
+            .into_iter()
+            .flat_map(|f| f.notes)
+            .collect()
+    }
+
+    #[test]
+    fn notes_follow_the_facts_not_the_language() {
+        let trap = |m: &FileModel| notes(m).iter().filter(|n| *n == FSTRING_TRAP).count();
+        // The language alone says nothing about how keys are written.
+        assert_eq!(trap(&mget(Lang::Python)), 0);
+        let mut m = mget(Lang::Python);
+        m.facts.fstring_keys = true;
+        // On the empty tag and on the pair whose whole key is hashed.
+        assert_eq!(trap(&m), 2, "{:?}", notes(&m));
+        // In a script body the same keys are Lua strings: no f-string there.
+        m.facts.script_file = true;
+        assert_eq!(trap(&m), 0);
+
+        let refused_by = |m: &FileModel| notes(m).iter().any(|n| n.contains("my-client"));
+        let mut m = mget(Lang::RedisCli);
+        m.keys.truncate(1);
+        m.units[0].keys = vec![0];
+        m.families.push(crate::model::KeyFamily {
+            unit: 0,
+            key: 0,
+            varying: vec!["x".into()],
+            source: "a loop".into(),
+        });
+        assert!(!refused_by(&m));
+        m.facts.client.refuses_cross_slot = Some(ClientRefusal {
+            by: "my-client",
+            error: "no",
+        });
+        assert!(refused_by(&m), "{:?}", notes(&m));
+    }
+}

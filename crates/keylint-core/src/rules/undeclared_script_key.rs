@@ -1,5 +1,6 @@
-//! `undeclared-script-key`: what a script does with keys its caller did not declare
-//! (scripts that cannot run on a cluster at all are `script-no-cluster`'s).
+//! `undeclared-script-key`: what a script does with keys its caller did not declare,
+//! and keys it discovers with `KEYS` or `SCAN` (scripts that cannot run on a cluster
+//! at all are `script-no-cluster`'s).
 //!
 //! Cluster clients route `EVAL`/`FCALL` by the keys in `KEYS`; the node that runs the
 //! script owns those keys' slot and nothing else is guaranteed. What the server does
@@ -18,7 +19,7 @@
 
 use super::{who, Context};
 use crate::diagnostic::{Finding, Label, Severity};
-use crate::model::{FileModel, KeyOrigin, Script, ScriptMode};
+use crate::model::{FileModel, KeyListing, KeyOrigin, Script, ScriptMode};
 use crate::rule::{Rule, RuleMeta};
 use crate::template::{HoleKind, Part, SymPart};
 use crate::Span;
@@ -37,6 +38,7 @@ const MAX_LABELS: usize = 8;
 const MAX_DERIVED_LABELS: usize = 64;
 
 pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    out.extend(cx.model.listings.iter().map(listing));
     for script in &cx.model.scripts {
         // A script that cannot run on a cluster has no keys worth checking.
         if script.has_flag("no-cluster") {
@@ -45,6 +47,47 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         undeclared(cx, script, &script.keys, out);
         derived(cx, script, &script.keys, out);
     }
+}
+
+/// A `KEYS` or `SCAN` call inside a script: it lists only the keys of the node that
+/// runs the script, so on a cluster the script silently works on part of the data.
+fn listing(l: &KeyListing) -> Finding {
+    let command = &l.command;
+    let consequence = match l.mode {
+        ScriptMode::Eval => {
+            "without a `#!lua` shebang the keys it finds can be read and written (they \
+             are on this node), so nothing fails: the script just never sees the keys of \
+             the other nodes"
+        }
+        _ => {
+            "a key it finds outside the declared keys' slot fails with `Script attempted to \
+             access keys that do not hash to the same slot` (unless the script has \
+             `allow-cross-slot-keys`), and the keys of the other nodes are never seen"
+        }
+    };
+    Finding::new(
+        Rule::UndeclaredScriptKey,
+        format!(
+            "the script discovers keys with `{command}`: on a cluster it sees only one node's keys"
+        ),
+        Label::new(
+            l.span.clone(),
+            format!("`{command}` inside a script lists the keys of the node running it"),
+        ),
+    )
+    .with_severity(Severity::Warning)
+    .with_unit(l.unit.clone())
+    .with_note(
+        "a script runs on one node; `KEYS` and `SCAN` there return that node's share of \
+             the keyspace only, so on a cluster the script silently works on part of the data: \
+             a correctness bug, not an error the server reports",
+    )
+    .with_note(consequence)
+    .with_note("keys found this way can never be declared in `KEYS` by the caller")
+    .with_help(
+        "keep the names in a set or sorted set under the script's hash tag and read that \
+             instead, or scan every primary from the client and pass the keys in `KEYS`",
+    )
 }
 
 /// What the server does with a key outside the declared slot, for this script.

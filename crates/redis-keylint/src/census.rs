@@ -84,7 +84,7 @@ pub fn code_keys(paths: &[PathBuf]) -> Result<Vec<CodeKey>, String> {
                 crate::lint::Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
                 crate::lint::Language::Lua => keylint_lua::lower(&source),
                 crate::lint::Language::Python => {
-                    let loader = path.parent().map(keylint_python::DirLoader::new);
+                    let loader = path.parent().map(crate::loader::DirLoader::new);
                     keylint_python::lower_with(
                         &source,
                         &keylint_python::Options::default(),

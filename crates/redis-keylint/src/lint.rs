@@ -105,7 +105,7 @@ pub fn lint_source_at(
 ) -> Vec<Finding> {
     let loader = path
         .and_then(Path::parent)
-        .map(keylint_python::DirLoader::new);
+        .map(crate::loader::DirLoader::new);
     lint_source_with(
         lang,
         source,
@@ -486,7 +486,7 @@ fn process(
     }
     let source = String::from_utf8(std::mem::take(buf)).expect("checked by read_file");
     let dir_loader = matches!(job.lang, Language::Python | Language::Lua)
-        .then(|| job.path.parent().map(keylint_python::DirLoader::new))
+        .then(|| job.path.parent().map(crate::loader::DirLoader::new))
         .flatten();
     let loader = dir_loader
         .as_ref()
@@ -657,7 +657,7 @@ fn lint_stdin_in_project(
 ) -> Option<Vec<Finding>> {
     let projects = Projects::default();
     let project = projects.get(config);
-    let loader = name.parent().map(keylint_python::DirLoader::new);
+    let loader = name.parent().map(crate::loader::DirLoader::new);
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("keylint-worker".into())

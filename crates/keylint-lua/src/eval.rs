@@ -2100,114 +2100,19 @@ impl<'t, 's> Eval<'t, 's> {
                 c.listings.push((command, at));
             }
         }
-        // The bytes of each argument: literal where known, else a placeholder that
-        // matches no keyword and no number.
-        const PLACEHOLDER: &[u8] = b"\x00keylint:unknown\x00";
-        let mut fixed: Vec<Vec<u8>> = vec![name.clone()];
-        let mut spread: Option<(usize, Val<'t>)> = None;
-        for (i, v) in args.iter().enumerate().skip(1) {
-            if i + 1 == args.len() {
-                if let Val::Spread(_) = v {
-                    spread = Some((i, v.clone()));
-                    break;
-                }
-                // A call in last position may return several values.
-                if arg_nodes[i].kind() == K::FunctionCall && !single_valued(v) {
-                    spread = Some((i, v.clone()));
-                    break;
-                }
-            }
-            fixed.push(match v {
-                Val::Str(t) => t.as_literal().unwrap_or_else(|| PLACEHOLDER.to_vec()),
-                _ => PLACEHOLDER.to_vec(),
-            });
-        }
-        // Key positions, the same for every number of spread values tried.
-        let mut fixed_keys: Option<Vec<usize>> = None;
-        let mut spread_is_key: Option<bool> = None;
-        let tries: &[usize] = if spread.is_some() {
-            &[0, 1, 2, 3]
-        } else {
-            &[0]
-        };
-        let mut any = false;
-        for &n in tries {
-            let mut argv: Vec<&[u8]> = fixed.iter().map(|v| v.as_slice()).collect();
-            argv.extend(std::iter::repeat_n(PLACEHOLDER, n));
-            let Ok(ex) = keylint_commands::extract_keys(&argv) else {
-                continue;
-            };
-            any = true;
-            let mut fk: Vec<usize> = ex
-                .keys
-                .iter()
-                .map(|k| k.index)
-                .filter(|&i| i < fixed.len())
-                .collect();
-            fk.sort_unstable();
-            fk.dedup();
-            let sk = ex.keys.iter().any(|k| k.index >= fixed.len());
-            if fixed_keys.as_ref().is_some_and(|prev| *prev != fk) {
-                return data(self);
-            }
-            fixed_keys = Some(fk);
-            if n > 0 {
-                match spread_is_key {
-                    Some(prev) if prev != sk => {
-                        // Some counts make spread values keys, others not: the keys
-                        // cannot be told.
-                        return data(self);
-                    }
-                    _ => spread_is_key = Some(sk),
-                }
-            }
-        }
-        if !any {
+        let (fixed, spread) = argv_bytes(name.clone(), &args, arg_nodes);
+        let Some((fixed_keys, spread_is_key)) = key_positions(&fixed, spread.is_some()) else {
             return data(self);
-        }
+        };
         let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
-        let mut unit_keys = Vec::new();
-        let mut possible = Vec::new();
-        for i in fixed_keys.unwrap_or_default() {
-            let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
-                continue;
-            };
-            if n.kind() == K::Identifier {
-                if let Some(alts) = self.alternatives(n).filter(|a| a.len() > 1).cloned() {
-                    // A local with several reaching values: each is a possible key,
-                    // shown where it is written. None of them is certain, so they join
-                    // no unit.
-                    for (alt, at) in alts {
-                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
-                            continue;
-                        }
-                        let t = self.template(&alt, n);
-                        possible.push(self.add_key(t, at, &command));
-                    }
-                    continue;
-                }
-            }
-            let t = self.template(v, n);
-            let k = self.add_key(t, n.byte_range(), &command);
-            unit_keys.push(k);
-        }
-        if let (Some(true), Some((i, v))) = (spread_is_key, spread) {
-            let n = arg_nodes[i];
-            let t = match v {
-                Val::Spread(Spread::Keys(_)) => {
-                    let label = self.label(n);
-                    let binding = format!("~{label}@{}#{}", n.start_byte(), self.frame_id());
-                    self.provs.insert(binding.clone(), Prov::Declared(0));
-                    tpl::hole(&label, binding, HoleKind::Opaque, Some(n.byte_range()))
-                }
-                other => {
-                    let p = self.prov_of(&other);
-                    self.fresh(n, p)
-                }
-            };
-            let k = self.add_key(t, n.byte_range(), &command);
-            unit_keys.push(k);
-        }
+        let (mut unit_keys, possible) = self.command_keys(
+            &command,
+            &args,
+            arg_nodes,
+            fixed_keys,
+            spread_is_key,
+            spread,
+        );
         unit_keys.dedup();
         let mut distinct = unit_keys.clone();
         distinct.sort_unstable();
@@ -2247,6 +2152,63 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         data(self)
+    }
+
+    /// The keys of one command: those at fixed positions (each reaching value of a
+    /// local with several, as possible keys that join no unit) and the spread values
+    /// when they are keys.
+    fn command_keys(
+        &mut self,
+        command: &str,
+        args: &[Val<'t>],
+        arg_nodes: &[Node<'t>],
+        fixed_keys: Vec<usize>,
+        spread_is_key: Option<bool>,
+        spread: Option<(usize, Val<'t>)>,
+    ) -> (Vec<usize>, Vec<usize>) {
+        let mut unit_keys = Vec::new();
+        let mut possible = Vec::new();
+        for i in fixed_keys {
+            let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
+                continue;
+            };
+            if n.kind() == K::Identifier {
+                if let Some(alts) = self.alternatives(n).filter(|a| a.len() > 1).cloned() {
+                    // A local with several reaching values: each is a possible key,
+                    // shown where it is written. None of them is certain, so they join
+                    // no unit.
+                    for (alt, at) in alts {
+                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
+                            continue;
+                        }
+                        let t = self.template(&alt, n);
+                        possible.push(self.add_key(t, at, command));
+                    }
+                    continue;
+                }
+            }
+            let t = self.template(v, n);
+            let k = self.add_key(t, n.byte_range(), command);
+            unit_keys.push(k);
+        }
+        if let (Some(true), Some((i, v))) = (spread_is_key, spread) {
+            let n = arg_nodes[i];
+            let t = match v {
+                Val::Spread(Spread::Keys(_)) => {
+                    let label = self.label(n);
+                    let binding = format!("~{label}@{}#{}", n.start_byte(), self.frame_id());
+                    self.provs.insert(binding.clone(), Prov::Declared(0));
+                    tpl::hole(&label, binding, HoleKind::Opaque, Some(n.byte_range()))
+                }
+                other => {
+                    let p = self.prov_of(&other);
+                    self.fresh(n, p)
+                }
+            };
+            let k = self.add_key(t, n.byte_range(), command);
+            unit_keys.push(k);
+        }
+        (unit_keys, possible)
     }
 
     fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {
@@ -2334,6 +2296,85 @@ fn member(table: Builtin, field: &str) -> Builtin {
         (Builtin::PureLib, _) => Builtin::Pure,
         _ => Builtin::Other,
     }
+}
+
+/// An argument whose bytes are not known: it matches no keyword and no number.
+const PLACEHOLDER: &[u8] = b"\x00keylint:unknown\x00";
+
+/// The bytes of a command's arguments: literal where known, else a placeholder that
+/// matches no keyword and no number; the last argument apart when it may be several
+/// values (a spread or a call in last position).
+fn argv_bytes<'t>(
+    name: Vec<u8>,
+    args: &[Val<'t>],
+    arg_nodes: &[Node<'t>],
+) -> (Vec<Vec<u8>>, Option<(usize, Val<'t>)>) {
+    let mut fixed: Vec<Vec<u8>> = vec![name];
+    let mut spread: Option<(usize, Val<'t>)> = None;
+    for (i, v) in args.iter().enumerate().skip(1) {
+        if i + 1 == args.len() {
+            if let Val::Spread(_) = v {
+                spread = Some((i, v.clone()));
+                break;
+            }
+            // A call in last position may return several values.
+            if arg_nodes[i].kind() == K::FunctionCall && !single_valued(v) {
+                spread = Some((i, v.clone()));
+                break;
+            }
+        }
+        fixed.push(match v {
+            Val::Str(t) => t.as_literal().unwrap_or_else(|| PLACEHOLDER.to_vec()),
+            _ => PLACEHOLDER.to_vec(),
+        });
+    }
+    (fixed, spread)
+}
+
+/// The key positions among the fixed arguments, and whether the spread values are
+/// keys, the same for every number of spread values tried; `None` when they cannot
+/// be told.
+fn key_positions(fixed: &[Vec<u8>], has_spread: bool) -> Option<(Vec<usize>, Option<bool>)> {
+    // Key positions, the same for every number of spread values tried.
+    let mut fixed_keys: Option<Vec<usize>> = None;
+    let mut spread_is_key: Option<bool> = None;
+    let tries: &[usize] = if has_spread { &[0, 1, 2, 3] } else { &[0] };
+    let mut any = false;
+    for &n in tries {
+        let mut argv: Vec<&[u8]> = fixed.iter().map(|v| v.as_slice()).collect();
+        argv.extend(std::iter::repeat_n(PLACEHOLDER, n));
+        let Ok(ex) = keylint_commands::extract_keys(&argv) else {
+            continue;
+        };
+        any = true;
+        let mut fk: Vec<usize> = ex
+            .keys
+            .iter()
+            .map(|k| k.index)
+            .filter(|&i| i < fixed.len())
+            .collect();
+        fk.sort_unstable();
+        fk.dedup();
+        let sk = ex.keys.iter().any(|k| k.index >= fixed.len());
+        if fixed_keys.as_ref().is_some_and(|prev| *prev != fk) {
+            return None;
+        }
+        fixed_keys = Some(fk);
+        if n > 0 {
+            match spread_is_key {
+                Some(prev) if prev != sk => {
+                    // Some counts make spread values keys, others not: the keys
+                    // cannot be told.
+                    return None;
+                }
+                _ => spread_is_key = Some(sk),
+            }
+        }
+    }
+    if !any {
+        return None;
+    }
+    Some((fixed_keys.unwrap_or_default(), spread_is_key))
 }
 
 #[cfg(test)]

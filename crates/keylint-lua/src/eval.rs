@@ -1524,53 +1524,7 @@ impl<'t, 's> Eval<'t, 's> {
         let arg_nodes = self.args(node);
         // `obj:method(…)`
         if callee.kind() == K::MethodIndexExpression {
-            let obj = callee.field(F::Table);
-            let declared = match (obj, callee.field(F::Method)) {
-                (Some(o), Some(m)) => self.method(o, m),
-                _ => None,
-            };
-            if let (Some(func), Some(o)) = (declared, obj) {
-                // `obj:m(a)` is `obj.m(obj, a)`; a function declared `function T:m(a)`
-                // has `self` as its hidden first parameter.
-                let receiver = self.expr(o);
-                let receiver = self.single(receiver, o);
-                let (args, nodes) = self.expand_args(&arg_nodes);
-                let colon = func
-                    .field(F::Name)
-                    .is_some_and(|n| n.kind() == K::MethodIndexExpression);
-                self.call_sites.push(node.byte_range());
-                let v = if colon {
-                    self.invoke(func, args, Some(&nodes))
-                } else {
-                    let mut all = vec![receiver];
-                    all.extend(args);
-                    let mut all_nodes = vec![o];
-                    all_nodes.extend(nodes);
-                    self.invoke(func, all, Some(&all_nodes))
-                };
-                self.call_sites.pop();
-                return v;
-            }
-            let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
-            let ov = match obj {
-                Some(o) => {
-                    let v = self.expr(o);
-                    self.single(v, o)
-                }
-                None => Val::Other(Prov::Unknown),
-            };
-            let args = self.eval_args(&arg_nodes);
-            if method == "format" {
-                if let Val::Str(f) = &ov {
-                    return self.format(f.clone(), &args, &arg_nodes);
-                }
-            }
-            let mut provs = vec![self.prov_of(&ov)];
-            provs.extend(args.iter().map(|a| self.prov_of(a)));
-            return match ov {
-                Val::Str(_) => Val::Other(computed(provs)),
-                _ => Val::Spread(Spread::Values(Prov::Unknown)),
-            };
+            return self.method_call(node, callee, &arg_nodes);
         }
         let f = self.expr(callee);
         match f {
@@ -1601,32 +1555,7 @@ impl<'t, 's> Eval<'t, 's> {
                     None => Val::Other(Prov::Unknown),
                 }
             }
-            Val::Builtin(Builtin::Unpack) => {
-                let args = self.eval_args(&arg_nodes);
-                let start = match (args.get(1), arg_nodes.get(1)) {
-                    (None, _) => 1,
-                    (Some(Val::Str(t)), Some(n)) if n.kind() == K::Number => t
-                        .as_literal()
-                        .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
-                        .unwrap_or(0),
-                    _ => 0,
-                };
-                if args.len() > 2 {
-                    // `unpack(t, i, j)`: a bounded range.
-                    return Val::Spread(Spread::Values(match args.first() {
-                        Some(Val::Keys) => Prov::Declared(0),
-                        Some(Val::Argv) => Prov::Argv,
-                        Some(Val::Other(p)) => computed([*p]),
-                        _ => Prov::Unknown,
-                    }));
-                }
-                match args.first() {
-                    Some(Val::Keys) => Val::Spread(Spread::Keys(start)),
-                    Some(Val::Argv) => Val::Spread(Spread::Argv(start)),
-                    Some(Val::Other(p)) => Val::Spread(Spread::Values(computed([*p]))),
-                    _ => Val::Spread(Spread::Values(Prov::Unknown)),
-                }
-            }
+            Val::Builtin(Builtin::Unpack) => self.unpack(&arg_nodes),
             Val::Builtin(Builtin::LuaPcall) => {
                 let args = self.eval_args(&arg_nodes);
                 if let Some(Val::Func(func)) = args.first() {
@@ -1673,6 +1602,86 @@ impl<'t, 's> Eval<'t, 's> {
                 self.eval_args(&arg_nodes);
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
+        }
+    }
+
+    /// `obj:method(…)`: a method declared in the script is invoked with `self` bound;
+    /// `s:format(…)` formats; anything else is data.
+    fn method_call(&mut self, node: Node<'t>, callee: Node<'t>, arg_nodes: &[Node<'t>]) -> Val<'t> {
+        let obj = callee.field(F::Table);
+        let declared = match (obj, callee.field(F::Method)) {
+            (Some(o), Some(m)) => self.method(o, m),
+            _ => None,
+        };
+        if let (Some(func), Some(o)) = (declared, obj) {
+            // `obj:m(a)` is `obj.m(obj, a)`; a function declared `function T:m(a)`
+            // has `self` as its hidden first parameter.
+            let receiver = self.expr(o);
+            let receiver = self.single(receiver, o);
+            let (args, nodes) = self.expand_args(arg_nodes);
+            let colon = func
+                .field(F::Name)
+                .is_some_and(|n| n.kind() == K::MethodIndexExpression);
+            self.call_sites.push(node.byte_range());
+            let v = if colon {
+                self.invoke(func, args, Some(&nodes))
+            } else {
+                let mut all = vec![receiver];
+                all.extend(args);
+                let mut all_nodes = vec![o];
+                all_nodes.extend(nodes);
+                self.invoke(func, all, Some(&all_nodes))
+            };
+            self.call_sites.pop();
+            return v;
+        }
+        let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
+        let ov = match obj {
+            Some(o) => {
+                let v = self.expr(o);
+                self.single(v, o)
+            }
+            None => Val::Other(Prov::Unknown),
+        };
+        let args = self.eval_args(arg_nodes);
+        if method == "format" {
+            if let Val::Str(f) = &ov {
+                return self.format(f.clone(), &args, arg_nodes);
+            }
+        }
+        let mut provs = vec![self.prov_of(&ov)];
+        provs.extend(args.iter().map(|a| self.prov_of(a)));
+        match ov {
+            Val::Str(_) => Val::Other(computed(provs)),
+            _ => Val::Spread(Spread::Values(Prov::Unknown)),
+        }
+    }
+
+    /// `unpack(t [, i [, j]])`: the values of `KEYS`, `ARGV` or a table from `i` on.
+    fn unpack(&mut self, arg_nodes: &[Node<'t>]) -> Val<'t> {
+        let args = self.eval_args(arg_nodes);
+        let start = match (args.get(1), arg_nodes.get(1)) {
+            (None, _) => 1,
+            (Some(Val::Str(t)), Some(n)) if n.kind() == K::Number => t
+                .as_literal()
+                .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
+                .unwrap_or(0),
+            _ => 0,
+        };
+        if args.len() > 2 {
+            // `unpack(t, i, j)`: a bounded range.
+            return Val::Spread(Spread::Values(match args.first() {
+                Some(Val::Keys) => Prov::Declared(0),
+                Some(Val::Argv) => Prov::Argv,
+                Some(Val::Other(p)) => computed([*p]),
+                _ => Prov::Unknown,
+            }));
+        }
+        match args.first() {
+            Some(Val::Keys) => Val::Spread(Spread::Keys(start)),
+            Some(Val::Argv) => Val::Spread(Spread::Argv(start)),
+            Some(Val::Other(p)) => Val::Spread(Spread::Values(computed([*p]))),
+            _ => Val::Spread(Spread::Values(Prov::Unknown)),
         }
     }
 

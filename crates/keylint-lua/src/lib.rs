@@ -287,9 +287,86 @@ fn remap(model: &mut FileModel, shift: usize) {
     }
 }
 
-/// Lowers a library of functions (`redis.register_function`): each registration is a
-/// script of its own, run by `FCALL` with the flags it registers.
-fn lower_library<'t>(ev: &mut Eval<'t, '_>, root: Node<'t>, src: &[u8], model: &mut FileModel) {
+/// Lowers `text`, whose script part starts at `shift` (included files before it);
+/// `source` is the script itself. With `project`, a file with no script of its own
+/// is judged with the scripts of its directory that use it (see `project`).
+fn lower_text(
+    text: &str,
+    source: &str,
+    shift: usize,
+    regions: Vec<(Span, Span)>,
+    project: Option<&dyn IncludeLoader>,
+) -> FileModel {
+    let mut model = FileModel::new(Lang::Lua);
+    // Every key of a Lua file is in a script body (merged into another file's model,
+    // only the keys of its scripts are).
+    model.facts.script_file = true;
+    let Some(ast) = parse(text) else {
+        return model;
+    };
+    let root = ast.root();
+    let src = text.as_bytes();
+    let scopes = scope::resolve(root, ast.identifiers(), src);
+    let mut ev = Eval::new(src, &scopes);
+    ev.script_start = shift;
+    ev.regions = regions;
+
+    if registers_functions(root, src) {
+        lower_functions(&mut ev, root, src, &mut model);
+        return model;
+    }
+
+    let (script, reach, bang) = script_of(root, src, &scopes, source, shift, text.len(), project);
+    if script.has_flag("no-cluster") || bang.as_ref().is_some_and(|b| !b.valid) {
+        // A `no-cluster` script never runs on a cluster, and the server refuses to
+        // load a script with a bad shebang: neither has keys worth checking.
+        model.scripts.push(script);
+        return model;
+    }
+    ev.no_keys = reach.as_ref().is_some_and(|r| r.no_keys);
+    ev.collector = Some(Collector::default());
+    ev.block(root);
+    let collected = ev.collector.take();
+    // Functions the script never calls (a file of helpers meant to be included in
+    // other scripts, say): whatever script calls one touches all of its keys.
+    let helpers = ev.walk_uncalled(root, true);
+    model.keys = std::mem::take(&mut ev.keys);
+    let policy = policy(&script.flags, script.mode);
+    // A library file's functions are part of the scripts that use it: their keys are
+    // those scripts' keys (each function stays a unit of its own: one run calls some).
+    let library_keys: Vec<usize> = match &reach {
+        Some(_) => helpers
+            .iter()
+            .flat_map(|h| h.collector.keys.iter().copied())
+            .collect(),
+        None => Vec::new(),
+    };
+    for h in helpers {
+        push_units(
+            &mut model,
+            h.collector,
+            &h.name,
+            h.span,
+            h.anchor,
+            policy,
+            script.mode,
+        );
+    }
+    push_script(&mut model, script, collected);
+    if let Some(s) = model.scripts.last_mut() {
+        let mut seen: std::collections::HashSet<usize> = s.keys.iter().copied().collect();
+        for k in library_keys {
+            if seen.insert(k) {
+                s.keys.push(k);
+            }
+        }
+    }
+    model
+}
+
+/// Lowers a Redis Functions library: each registered function is a script of its own,
+/// with the names its callback gives `KEYS` and `ARGV`.
+fn lower_functions<'t>(ev: &mut Eval<'t, '_>, root: Node<'t>, src: &[u8], model: &mut FileModel) {
     ev.library = true;
     ev.block(root);
     ev.library = false;
@@ -346,62 +423,35 @@ fn lower_library<'t>(ev: &mut Eval<'t, '_>, root: Node<'t>, src: &[u8], model: &
     }
 }
 
-/// How the scripts of the directory that use a file with no script of its own run
-/// it; `None` when the file is a script itself, or no script that uses it can run on
-/// a cluster.
-fn library_reach(
-    source: &str,
+/// The script a file is (its name, mode, flags and where its shebang is), what the
+/// scripts of its directory that use it say of it when it is a library file, and its
+/// shebang.
+fn script_of(
     root: Node<'_>,
     src: &[u8],
     scopes: &scope::Scopes,
-    loader: &dyn IncludeLoader,
-) -> Option<project::Reach> {
-    let own = project::facts(root, src, scopes);
-    if own.entry {
-        return None;
-    }
-    project::reach(source, own, loader).filter(|r| {
-        // Scripts that never run on a cluster say nothing about its keys.
-        r.shebang
-            .as_deref()
-            .and_then(shebang)
-            .is_none_or(|b| b.valid && !b.flags.iter().any(|f| f == "no-cluster"))
-    })
-}
-
-/// Lowers `text`, whose script part starts at `shift` (included files before it);
-/// `source` is the script itself. With `project`, a file with no script of its own
-/// is judged with the scripts of its directory that use it (see `project`).
-fn lower_text(
-    text: &str,
     source: &str,
     shift: usize,
-    regions: Vec<(Span, Span)>,
+    len: usize,
     project: Option<&dyn IncludeLoader>,
-) -> FileModel {
-    let mut model = FileModel::new(Lang::Lua);
-    // Every key of a Lua file is in a script body (merged into another file's model,
-    // only the keys of its scripts are).
-    model.facts.script_file = true;
-    let Some(ast) = parse(text) else {
-        return model;
-    };
-    let root = ast.root();
-    let src = text.as_bytes();
-    let scopes = scope::resolve(root, ast.identifiers(), src);
-    let mut ev = Eval::new(src, &scopes);
-    ev.script_start = shift;
-    ev.regions = regions;
-
-    if registers_functions(root, src) {
-        lower_library(&mut ev, root, src, &mut model);
-        return model;
-    }
-
+) -> (Script, Option<project::Reach>, Option<Shebang>) {
     // A library file: the scripts that use it say how it runs.
     let reach = project
         .filter(|_| shift == 0 && !source.starts_with("#!"))
-        .and_then(|loader| library_reach(source, root, src, &scopes, loader));
+        .and_then(|loader| {
+            let own = project::facts(root, src, scopes);
+            if own.entry {
+                return None;
+            }
+            project::reach(source, own, loader)
+        })
+        .filter(|r| {
+            // Scripts that never run on a cluster say nothing about its keys.
+            r.shebang
+                .as_deref()
+                .and_then(shebang)
+                .is_none_or(|b| b.valid && !b.flags.iter().any(|f| f == "no-cluster"))
+        });
     let bang = match &reach {
         Some(r) => r.shebang.as_deref().and_then(shebang).map(|mut b| {
             // The line is in the scripts, not in this file.
@@ -426,7 +476,7 @@ fn lower_text(
             .as_ref()
             .filter(|_| reach.is_none())
             .map(|b| b.span.clone()),
-        span: shift..text.len(),
+        span: shift..len,
         anchor: bang
             .as_ref()
             .filter(|_| reach.is_none())
@@ -437,51 +487,7 @@ fn lower_text(
         required_keys: 0,
         notes: reach.as_ref().map(library_notes).unwrap_or_default(),
     };
-    if script.has_flag("no-cluster") || bang.as_ref().is_some_and(|b| !b.valid) {
-        // A `no-cluster` script never runs on a cluster, and the server refuses to
-        // load a script with a bad shebang: neither has keys worth checking.
-        model.scripts.push(script);
-        return model;
-    }
-    ev.no_keys = reach.as_ref().is_some_and(|r| r.no_keys);
-    ev.collector = Some(Collector::default());
-    ev.block(root);
-    let collected = ev.collector.take();
-    // Functions the script never calls (a file of helpers meant to be included in
-    // other scripts, say): whatever script calls one touches all of its keys.
-    let helpers = ev.walk_uncalled(root, true);
-    model.keys = std::mem::take(&mut ev.keys);
-    let policy = policy(&script.flags, script.mode);
-    // A library file's functions are part of the scripts that use it: their keys are
-    // those scripts' keys (each function stays a unit of its own: one run calls some).
-    let library_keys: Vec<usize> = match &reach {
-        Some(_) => helpers
-            .iter()
-            .flat_map(|h| h.collector.keys.iter().copied())
-            .collect(),
-        None => Vec::new(),
-    };
-    for h in helpers {
-        push_units(
-            &mut model,
-            h.collector,
-            &h.name,
-            h.span,
-            h.anchor,
-            policy,
-            script.mode,
-        );
-    }
-    push_script(&mut model, script, collected);
-    if let Some(s) = model.scripts.last_mut() {
-        let mut seen: std::collections::HashSet<usize> = s.keys.iter().copied().collect();
-        for k in library_keys {
-            if seen.insert(k) {
-                s.keys.push(k);
-            }
-        }
-    }
-    model
+    (script, reach, bang)
 }
 
 /// What a library file's findings say about the scripts that use it.

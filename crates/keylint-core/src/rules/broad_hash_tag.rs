@@ -291,6 +291,11 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                     *hidden += 1;
                 }
             }
+            // The group's first key may be a script's: the trap is told once a key of
+            // the family is an f-string.
+            if cx.fstring(k) && !f.notes.iter().any(|n| n == super::FSTRING_TRAP) {
+                f.notes.push(super::FSTRING_TRAP.to_string());
+            }
             continue;
         }
         let shown = cx.shown(k);

@@ -88,6 +88,24 @@ impl<'t> crate::lower::Analyzer<'t> {
         x
     }
 
+    /// `self.x` of class `c` when the class declares it an instance of another
+    /// module's class (see [`Self::typed_ext`]), while the class is summarised.
+    pub(crate) fn self_attr_typed(
+        &mut self,
+        c: crate::index::ClassId,
+        attr: &str,
+    ) -> Option<Rc<Instance>> {
+        self.project?;
+        let key = (c, attr.to_string());
+        if let Some(x) = self.typed_attrs.get(&key) {
+            return x.clone();
+        }
+        self.typed_attrs.insert(key.clone(), None);
+        let x = self.self_attr_ext_inner(c, attr, &Ctx::at(None));
+        self.typed_attrs.insert(key, x.clone());
+        x
+    }
+
     fn self_attr_ext_inner(
         &mut self,
         c: crate::index::ClassId,

@@ -131,6 +131,10 @@ pub(crate) enum Fact {
     /// A function whose return type is a class of the project (`-> "Job"`): what
     /// it returns is an instance of that class, known only by its type.
     Returns(Arc<Returned>),
+    /// An attribute that holds an instance of a class of the project, known by its
+    /// type (`self.tiger = tiger` of a parameter annotated `"TaskTiger"`, a property
+    /// that returns `StartedJobRegistry(…)`).
+    Typed(Arc<ClassFacts>),
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
@@ -965,7 +969,17 @@ fn class_fact(
     }
     if out.ctor.is_some() {
         for name in attrs {
+            // An object of another module's class that the class declares.
+            if let Some(x) = a.self_attr_typed(c, &name) {
+                out.instance_attrs
+                    .insert(name, Fact::Typed(x.class.clone()));
+                continue;
+            }
             match a.instance_attr(c, &name, dummy, &ctx, true) {
+                Value::Ext(x) => {
+                    out.instance_attrs
+                        .insert(name, Fact::Typed(x.class.clone()));
+                }
                 Value::Str(t) => {
                     out.instance_attrs
                         .insert(name, Fact::Str(sanitize(&t, module_qual, true)));
@@ -1295,6 +1309,12 @@ impl<'t> Analyzer<'t> {
             }
             Some(Fact::Int(i)) => Value::Int(*i),
             Some(Fact::Client(k)) => Value::Client(*k),
+            // The same attribute of the same instance is the same object.
+            Some(Fact::Typed(c)) => Value::Ext(typed_instance(
+                c.clone(),
+                text(n, self.src()),
+                format!("{}.{attr}", x.ident),
+            )),
             _ => self.opaque(n, ctx),
         }
     }

@@ -101,7 +101,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Some((c, format!("inst:{}", h?.binding)))
             }
             DefKind::Expr(e) if e.kind_name() == "call" => {
-                let c = self.constructed_class(e)?;
+                let c = self
+                    .constructed_class(e)
+                    .or_else(|| self.cls_constructed(e, f))?;
                 // The same arguments, the same instance's keys.
                 Some((c, format!("new:{}", text(e, self.src()))))
             }
@@ -125,6 +127,21 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         self.ix.class_named(text(f, self.src()))
+    }
+
+    /// `cls(...)` in a class method of function `f`: an instance of its class (or
+    /// of the subclass it is called on, which the class's own attributes describe
+    /// unless a subclass of this file overrides them).
+    fn cls_constructed(&self, call: Node<'t>, f: crate::index::FuncId) -> Option<ClassId> {
+        let callee = call.field(Field::Function)?;
+        let info = &self.ix.funcs[f];
+        if callee.kind_name() != "identifier" || !info.is_classmethod() {
+            return None;
+        }
+        let first = info.params.first()?;
+        (text(callee, self.src()) == first.name && info.defs.get(&first.name)?.len() == 1)
+            .then_some(info.class)
+            .flatten()
     }
 
     /// The class named by an annotation: `Queue`, `"Queue"`, `Optional[Queue]`, or

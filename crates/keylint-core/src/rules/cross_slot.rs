@@ -106,19 +106,17 @@ fn check_unit(
     // the code does not show (`<prefix>:job:<id>`): its members differ unless that
     // prefix carries a hash tag, which the finding says.
     let family_key = family_key.or_else(|| {
-        if keys.len() != 1 {
-            return None;
-        }
-        let k = keys[0];
-        let fam = facts.families.get(&(ui, k))?;
-        if inputs[k] != HashInput::Unknown {
-            return None;
-        }
-        let (input, assumed) = model.keys[k]
-            .template
-            .hash_input_if_untagged(&fam.varying)?;
-        let labels = varying_in_hash(fam, &input);
-        (!labels.is_empty()).then_some((k, *fam, labels, assumed))
+        keys.iter().copied().find_map(|k| {
+            let fam = facts.families.get(&(ui, k))?;
+            if inputs[k] != HashInput::Unknown {
+                return None;
+            }
+            let (input, assumed) = model.keys[k]
+                .template
+                .hash_input_if_untagged(&fam.varying)?;
+            let labels = varying_in_hash(fam, &input);
+            (!labels.is_empty()).then_some((k, *fam, labels, assumed))
+        })
     });
     if keys.len() < 2 && family_key.is_none() {
         return None;
@@ -271,9 +269,14 @@ fn check_unit(
                 .iter()
                 .map(|l| format!("`{l}`"))
                 .collect::<Vec<_>>()
-                .join(", ");
+                .join(" or ");
+            let whose = if assumed.len() > 1 {
+                "whose values"
+            } else {
+                "whose value"
+            };
             f = f.with_note(format!(
-                "this holds unless {which}, whose value the code does not show, carries a \
+                "this holds unless {which}, {whose} the code does not show, carries a \
                  hash tag (`{{…}}`): with a tag in it, every member hashes only that tag"
             ));
         }

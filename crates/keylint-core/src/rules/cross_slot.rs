@@ -105,7 +105,12 @@ fn check_unit(
     // A family whose slot is unknown only because its hashed part begins with a prefix
     // the code does not show (`<prefix>:job:<id>`): its members differ unless that
     // prefix carries a hash tag, which the finding says.
+    // Next to other keys only in a multi-key command: a transaction over several
+    // keys under one opaque prefix is what a project tags that prefix for.
     let family_key = family_key.or_else(|| {
+        if keys.len() != 1 && unit.kind != UnitKind::Command {
+            return None;
+        }
         keys.iter().copied().find_map(|k| {
             let fam = facts.families.get(&(ui, k))?;
             if inputs[k] != HashInput::Unknown {

@@ -31,6 +31,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The binary's file loader, so that modules load `.lua` files as they do when linted.
+#[path = "../../redis-keylint/src/loader.rs"]
+mod loader;
+
 /// The redis-py versions the method table was checked against.
 const REDIS_PY: &str = "redis>=8.0,<9";
 
@@ -117,7 +121,7 @@ enum Verdict {
 fn verdicts(path: &Path) -> Vec<(usize, Verdict, String)> {
     let source = std::fs::read_to_string(path).unwrap();
     let dir = path.parent().unwrap();
-    let loader = keylint_python::DirLoader::new(dir);
+    let loader = loader::DirLoader::new(dir);
     // As the binary runs it by default: a client the code does not show is a
     // RedisCluster.
     let options = keylint_python::Options {

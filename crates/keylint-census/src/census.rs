@@ -431,6 +431,35 @@ impl Census {
 
     /// The report for a layout.
     pub fn report(&mut self, layout: &Layout) -> Report {
+        let merged = self.merged_families();
+        let families: Vec<FamilyStat> = merged.iter().map(family_stat).collect();
+        let (nodes, unowned_keys) = self.node_stats(layout);
+        let top_slots = self.top_slots(layout, &merged);
+        let skew = self.skew(layout, &nodes, &top_slots);
+        let mut report = Report {
+            keys: self.keys,
+            bytes: self.bytes,
+            keys_with_bytes: self.with_bytes,
+            unowned_keys,
+            families,
+            families_capacity: self.capacity,
+            evictions: self.evictions,
+            slot_keys: self.slots.iter().map(|s| s[0]).collect(),
+            slot_bytes: self.slots.iter().map(|s| s[1]).collect(),
+            top_slots,
+            nodes,
+            projected: layout.projected,
+            skew,
+            findings: Vec::new(),
+        };
+        report.findings = findings(&report);
+        report
+    }
+
+    /// The families, most keys first: those whose words turned out to vary after they
+    /// were first seen merged into the family they belong to now, and decimal-looking
+    /// hex ids folded into their hex family.
+    fn merged_families(&mut self) -> Vec<Entry> {
         // Families whose words turned out to vary after they were first seen are
         // merged into the family they belong to now.
         let mut merged: Vec<Entry> = Vec::new();
@@ -480,70 +509,11 @@ impl Census {
         let mut keep = gone.iter().map(|g| !g);
         merged.retain(|_| keep.next().unwrap_or(true));
         merged.sort_by(|a, b| b.count.cmp(&a.count).then(a.template.cmp(&b.template)));
+        merged
+    }
 
-        let nodes_n = layout.nodes.len().max(1) as f64;
-        let families: Vec<FamilyStat> = merged
-            .iter()
-            .map(|e| {
-                let distinct_slots = e.slots.iter().map(|w| w.count_ones()).sum::<u32>();
-                // Lower bounds (count - error): an overestimate would invent hot slots
-                // in a family spread evenly.
-                let (hot_slot, hot_count) = e
-                    .hot_slots
-                    .entries()
-                    .iter()
-                    .map(|h| (h.0 as u16, h.1 - h.2))
-                    .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-                    .unwrap_or((0, 0));
-                let tag_values = e.tag_distinct.len();
-                let tag = if e.tagged == 0 {
-                    TagKind::None
-                } else if tag_values == 1 && e.tag_varies == 0 {
-                    TagKind::Constant
-                } else if tag_values <= LOW_CARDINALITY && e.tagged >= 4 * tag_values as u64 {
-                    TagKind::LowCardinality
-                } else {
-                    TagKind::PerId
-                };
-                let mut tags = Vec::new();
-                for (h, c, err) in e.tags.entries() {
-                    if let Some(j) = (0..8).find(|&j| e.tags.item_at(j) == Some(h)) {
-                        tags.push(TagValue {
-                            value: e.tag_names[j].clone(),
-                            keys: c - err,
-                            error: err,
-                        });
-                    }
-                }
-                tags.sort_by(|a, b| b.keys.cmp(&a.keys).then(a.value.cmp(&b.value)));
-                FamilyStat {
-                    template: e.template.clone(),
-                    example: e.example.clone(),
-                    keys: e.count,
-                    error: e.error,
-                    bytes: e.bytes,
-                    keys_with_bytes: e.with_bytes,
-                    tag,
-                    tagged_keys: e.tagged,
-                    tag_values: if tag_values > TAG_VALUES {
-                        None
-                    } else {
-                        Some(tag_values)
-                    },
-                    top_tags: tags,
-                    distinct_slots,
-                    expected_slots: expected_slots(e.count),
-                    hottest_slot: hot_slot,
-                    hottest_slot_keys: hot_count,
-                    empty_tag: e.empty,
-                    nested_tag: e.nested,
-                    ignored_tag: e.ignored,
-                    unclosed_tag: e.unclosed,
-                }
-            })
-            .collect();
-
-        // Nodes.
+    /// Keys and bytes per node, and the keys in slots no node owns.
+    fn node_stats(&self, layout: &Layout) -> (Vec<NodeStat>, u64) {
         let mut nodes: Vec<NodeStat> = layout
             .nodes
             .iter()
@@ -565,7 +535,11 @@ impl Census {
                 nodes[usize::from(o)].bytes += self.slots[usize::from(s)][1];
             }
         }
+        (nodes, unowned_keys)
+    }
 
+    /// The ten slots with most keys, with the families most present in each.
+    fn top_slots(&self, layout: &Layout, merged: &[Entry]) -> Vec<SlotStat> {
         // Top slots and what is in them.
         let mut slots: Vec<u16> = (0..SLOTS)
             .filter(|&s| self.slots[usize::from(s)][0] > 0)
@@ -575,7 +549,7 @@ impl Census {
                 .cmp(&self.slots[usize::from(a)][0])
                 .then(a.cmp(&b))
         });
-        let top_slots: Vec<SlotStat> = slots
+        slots
             .iter()
             .take(10)
             .map(|&s| {
@@ -600,8 +574,12 @@ impl Census {
                     families: fams,
                 }
             })
-            .collect();
+            .collect()
+    }
 
+    /// How uneven the nodes and slots are.
+    fn skew(&self, layout: &Layout, nodes: &[NodeStat], top_slots: &[SlotStat]) -> Skew {
+        let nodes_n = layout.nodes.len().max(1) as f64;
         let mean_keys = self.keys as f64 / nodes_n;
         let mean_bytes = self.bytes as f64 / nodes_n;
         let max_keys = nodes.iter().map(|n| n.keys).max().unwrap_or(0);
@@ -614,7 +592,7 @@ impl Census {
             .map(|s| (s, self.slots[usize::from(s)][1]))
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
             .unwrap_or((0, 0));
-        let skew = Skew {
+        Skew {
             max_over_mean_keys: if mean_keys > 0.0 {
                 max_keys as f64 / mean_keys
             } else {
@@ -629,26 +607,66 @@ impl Census {
             largest_slot_keys,
             largest_bytes_slot,
             largest_slot_bytes,
-        };
+        }
+    }
+}
 
-        let mut report = Report {
-            keys: self.keys,
-            bytes: self.bytes,
-            keys_with_bytes: self.with_bytes,
-            unowned_keys,
-            families,
-            families_capacity: self.capacity,
-            evictions: self.evictions,
-            slot_keys: self.slots.iter().map(|s| s[0]).collect(),
-            slot_bytes: self.slots.iter().map(|s| s[1]).collect(),
-            top_slots,
-            nodes,
-            projected: layout.projected,
-            skew,
-            findings: Vec::new(),
-        };
-        report.findings = findings(&report);
-        report
+/// The statistics of one family.
+fn family_stat(e: &Entry) -> FamilyStat {
+    let distinct_slots = e.slots.iter().map(|w| w.count_ones()).sum::<u32>();
+    // Lower bounds (count - error): an overestimate would invent hot slots
+    // in a family spread evenly.
+    let (hot_slot, hot_count) = e
+        .hot_slots
+        .entries()
+        .iter()
+        .map(|h| (h.0 as u16, h.1 - h.2))
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .unwrap_or((0, 0));
+    let tag_values = e.tag_distinct.len();
+    let tag = if e.tagged == 0 {
+        TagKind::None
+    } else if tag_values == 1 && e.tag_varies == 0 {
+        TagKind::Constant
+    } else if tag_values <= LOW_CARDINALITY && e.tagged >= 4 * tag_values as u64 {
+        TagKind::LowCardinality
+    } else {
+        TagKind::PerId
+    };
+    let mut tags = Vec::new();
+    for (h, c, err) in e.tags.entries() {
+        if let Some(j) = (0..8).find(|&j| e.tags.item_at(j) == Some(h)) {
+            tags.push(TagValue {
+                value: e.tag_names[j].clone(),
+                keys: c - err,
+                error: err,
+            });
+        }
+    }
+    tags.sort_by(|a, b| b.keys.cmp(&a.keys).then(a.value.cmp(&b.value)));
+    FamilyStat {
+        template: e.template.clone(),
+        example: e.example.clone(),
+        keys: e.count,
+        error: e.error,
+        bytes: e.bytes,
+        keys_with_bytes: e.with_bytes,
+        tag,
+        tagged_keys: e.tagged,
+        tag_values: if tag_values > TAG_VALUES {
+            None
+        } else {
+            Some(tag_values)
+        },
+        top_tags: tags,
+        distinct_slots,
+        expected_slots: expected_slots(e.count),
+        hottest_slot: hot_slot,
+        hottest_slot_keys: hot_count,
+        empty_tag: e.empty,
+        nested_tag: e.nested,
+        ignored_tag: e.ignored,
+        unclosed_tag: e.unclosed,
     }
 }
 

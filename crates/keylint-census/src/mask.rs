@@ -209,6 +209,24 @@ fn class_hash(s: &[u8], class: Class) -> u64 {
 }
 
 /// Appends a token as the raw template writes it.
+/// The word of `key` that starts at `i` (up to the next delimiter): where it ends, the
+/// union of its bytes' classes, and how many of them are digits.
+#[inline(always)]
+fn word(key: &[u8], mut i: usize) -> (usize, u8, usize) {
+    let mut flags = 0u8;
+    let mut digits = 0usize;
+    while i < key.len() {
+        let f = BYTE_CLASS[usize::from(key[i])];
+        if f & DELIM != 0 {
+            break;
+        }
+        flags |= f;
+        digits += usize::from(f & DIGIT != 0);
+        i += 1;
+    }
+    (i, flags, digits)
+}
+
 #[cfg(test)]
 fn push_class(s: &[u8], class: Class, out: &mut Vec<u8>) {
     match class {
@@ -356,17 +374,8 @@ impl Masker {
                 continue;
             }
             let start = i;
-            let mut flags = 0u8;
-            let mut digits = 0usize;
-            while i < n {
-                let f = BYTE_CLASS[usize::from(key[i])];
-                if f & DELIM != 0 {
-                    break;
-                }
-                flags |= f;
-                digits += usize::from(f & DIGIT != 0);
-                i += 1;
-            }
+            let (end, flags, digits) = word(key, i);
+            i = end;
             let s = &key[start..i];
             let whole = if s.len() == 36 && is_uuid(s) {
                 Some(Class::Uuid)
@@ -565,17 +574,8 @@ impl Masker {
                 continue;
             }
             let start = i;
-            let mut flags = 0u8;
-            let mut digits = 0usize;
-            while i < n {
-                let f = BYTE_CLASS[usize::from(key[i])];
-                if f & DELIM != 0 {
-                    break;
-                }
-                flags |= f;
-                digits += usize::from(f & DIGIT != 0);
-                i += 1;
-            }
+            let (end, flags, digits) = word(key, i);
+            i = end;
             let s = &key[start..i];
             if digits == 0 && flags & SUB == 0 {
                 out.extend_from_slice(s);

@@ -1524,53 +1524,7 @@ impl<'t, 's> Eval<'t, 's> {
         let arg_nodes = self.args(node);
         // `obj:method(…)`
         if callee.kind() == K::MethodIndexExpression {
-            let obj = callee.field(F::Table);
-            let declared = match (obj, callee.field(F::Method)) {
-                (Some(o), Some(m)) => self.method(o, m),
-                _ => None,
-            };
-            if let (Some(func), Some(o)) = (declared, obj) {
-                // `obj:m(a)` is `obj.m(obj, a)`; a function declared `function T:m(a)`
-                // has `self` as its hidden first parameter.
-                let receiver = self.expr(o);
-                let receiver = self.single(receiver, o);
-                let (args, nodes) = self.expand_args(&arg_nodes);
-                let colon = func
-                    .field(F::Name)
-                    .is_some_and(|n| n.kind() == K::MethodIndexExpression);
-                self.call_sites.push(node.byte_range());
-                let v = if colon {
-                    self.invoke(func, args, Some(&nodes))
-                } else {
-                    let mut all = vec![receiver];
-                    all.extend(args);
-                    let mut all_nodes = vec![o];
-                    all_nodes.extend(nodes);
-                    self.invoke(func, all, Some(&all_nodes))
-                };
-                self.call_sites.pop();
-                return v;
-            }
-            let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
-            let ov = match obj {
-                Some(o) => {
-                    let v = self.expr(o);
-                    self.single(v, o)
-                }
-                None => Val::Other(Prov::Unknown),
-            };
-            let args = self.eval_args(&arg_nodes);
-            if method == "format" {
-                if let Val::Str(f) = &ov {
-                    return self.format(f.clone(), &args, &arg_nodes);
-                }
-            }
-            let mut provs = vec![self.prov_of(&ov)];
-            provs.extend(args.iter().map(|a| self.prov_of(a)));
-            return match ov {
-                Val::Str(_) => Val::Other(computed(provs)),
-                _ => Val::Spread(Spread::Values(Prov::Unknown)),
-            };
+            return self.method_call(node, callee, &arg_nodes);
         }
         let f = self.expr(callee);
         match f {
@@ -1601,32 +1555,7 @@ impl<'t, 's> Eval<'t, 's> {
                     None => Val::Other(Prov::Unknown),
                 }
             }
-            Val::Builtin(Builtin::Unpack) => {
-                let args = self.eval_args(&arg_nodes);
-                let start = match (args.get(1), arg_nodes.get(1)) {
-                    (None, _) => 1,
-                    (Some(Val::Str(t)), Some(n)) if n.kind() == K::Number => t
-                        .as_literal()
-                        .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
-                        .unwrap_or(0),
-                    _ => 0,
-                };
-                if args.len() > 2 {
-                    // `unpack(t, i, j)`: a bounded range.
-                    return Val::Spread(Spread::Values(match args.first() {
-                        Some(Val::Keys) => Prov::Declared(0),
-                        Some(Val::Argv) => Prov::Argv,
-                        Some(Val::Other(p)) => computed([*p]),
-                        _ => Prov::Unknown,
-                    }));
-                }
-                match args.first() {
-                    Some(Val::Keys) => Val::Spread(Spread::Keys(start)),
-                    Some(Val::Argv) => Val::Spread(Spread::Argv(start)),
-                    Some(Val::Other(p)) => Val::Spread(Spread::Values(computed([*p]))),
-                    _ => Val::Spread(Spread::Values(Prov::Unknown)),
-                }
-            }
+            Val::Builtin(Builtin::Unpack) => self.unpack(&arg_nodes),
             Val::Builtin(Builtin::LuaPcall) => {
                 let args = self.eval_args(&arg_nodes);
                 if let Some(Val::Func(func)) = args.first() {
@@ -1673,6 +1602,86 @@ impl<'t, 's> Eval<'t, 's> {
                 self.eval_args(&arg_nodes);
                 Val::Spread(Spread::Values(Prov::Unknown))
             }
+        }
+    }
+
+    /// `obj:method(…)`: a method declared in the script is invoked with `self` bound;
+    /// `s:format(…)` formats; anything else is data.
+    fn method_call(&mut self, node: Node<'t>, callee: Node<'t>, arg_nodes: &[Node<'t>]) -> Val<'t> {
+        let obj = callee.field(F::Table);
+        let declared = match (obj, callee.field(F::Method)) {
+            (Some(o), Some(m)) => self.method(o, m),
+            _ => None,
+        };
+        if let (Some(func), Some(o)) = (declared, obj) {
+            // `obj:m(a)` is `obj.m(obj, a)`; a function declared `function T:m(a)`
+            // has `self` as its hidden first parameter.
+            let receiver = self.expr(o);
+            let receiver = self.single(receiver, o);
+            let (args, nodes) = self.expand_args(arg_nodes);
+            let colon = func
+                .field(F::Name)
+                .is_some_and(|n| n.kind() == K::MethodIndexExpression);
+            self.call_sites.push(node.byte_range());
+            let v = if colon {
+                self.invoke(func, args, Some(&nodes))
+            } else {
+                let mut all = vec![receiver];
+                all.extend(args);
+                let mut all_nodes = vec![o];
+                all_nodes.extend(nodes);
+                self.invoke(func, all, Some(&all_nodes))
+            };
+            self.call_sites.pop();
+            return v;
+        }
+        let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
+        let ov = match obj {
+            Some(o) => {
+                let v = self.expr(o);
+                self.single(v, o)
+            }
+            None => Val::Other(Prov::Unknown),
+        };
+        let args = self.eval_args(arg_nodes);
+        if method == "format" {
+            if let Val::Str(f) = &ov {
+                return self.format(f.clone(), &args, arg_nodes);
+            }
+        }
+        let mut provs = vec![self.prov_of(&ov)];
+        provs.extend(args.iter().map(|a| self.prov_of(a)));
+        match ov {
+            Val::Str(_) => Val::Other(computed(provs)),
+            _ => Val::Spread(Spread::Values(Prov::Unknown)),
+        }
+    }
+
+    /// `unpack(t [, i [, j]])`: the values of `KEYS`, `ARGV` or a table from `i` on.
+    fn unpack(&mut self, arg_nodes: &[Node<'t>]) -> Val<'t> {
+        let args = self.eval_args(arg_nodes);
+        let start = match (args.get(1), arg_nodes.get(1)) {
+            (None, _) => 1,
+            (Some(Val::Str(t)), Some(n)) if n.kind() == K::Number => t
+                .as_literal()
+                .and_then(|b| std::str::from_utf8(&b).ok()?.parse::<usize>().ok())
+                .unwrap_or(0),
+            _ => 0,
+        };
+        if args.len() > 2 {
+            // `unpack(t, i, j)`: a bounded range.
+            return Val::Spread(Spread::Values(match args.first() {
+                Some(Val::Keys) => Prov::Declared(0),
+                Some(Val::Argv) => Prov::Argv,
+                Some(Val::Other(p)) => computed([*p]),
+                _ => Prov::Unknown,
+            }));
+        }
+        match args.first() {
+            Some(Val::Keys) => Val::Spread(Spread::Keys(start)),
+            Some(Val::Argv) => Val::Spread(Spread::Argv(start)),
+            Some(Val::Other(p)) => Val::Spread(Spread::Values(computed([*p]))),
+            _ => Val::Spread(Spread::Values(Prov::Unknown)),
         }
     }
 
@@ -2100,114 +2109,19 @@ impl<'t, 's> Eval<'t, 's> {
                 c.listings.push((command, at));
             }
         }
-        // The bytes of each argument: literal where known, else a placeholder that
-        // matches no keyword and no number.
-        const PLACEHOLDER: &[u8] = b"\x00keylint:unknown\x00";
-        let mut fixed: Vec<Vec<u8>> = vec![name.clone()];
-        let mut spread: Option<(usize, Val<'t>)> = None;
-        for (i, v) in args.iter().enumerate().skip(1) {
-            if i + 1 == args.len() {
-                if let Val::Spread(_) = v {
-                    spread = Some((i, v.clone()));
-                    break;
-                }
-                // A call in last position may return several values.
-                if arg_nodes[i].kind() == K::FunctionCall && !single_valued(v) {
-                    spread = Some((i, v.clone()));
-                    break;
-                }
-            }
-            fixed.push(match v {
-                Val::Str(t) => t.as_literal().unwrap_or_else(|| PLACEHOLDER.to_vec()),
-                _ => PLACEHOLDER.to_vec(),
-            });
-        }
-        // Key positions, the same for every number of spread values tried.
-        let mut fixed_keys: Option<Vec<usize>> = None;
-        let mut spread_is_key: Option<bool> = None;
-        let tries: &[usize] = if spread.is_some() {
-            &[0, 1, 2, 3]
-        } else {
-            &[0]
-        };
-        let mut any = false;
-        for &n in tries {
-            let mut argv: Vec<&[u8]> = fixed.iter().map(|v| v.as_slice()).collect();
-            argv.extend(std::iter::repeat_n(PLACEHOLDER, n));
-            let Ok(ex) = keylint_commands::extract_keys(&argv) else {
-                continue;
-            };
-            any = true;
-            let mut fk: Vec<usize> = ex
-                .keys
-                .iter()
-                .map(|k| k.index)
-                .filter(|&i| i < fixed.len())
-                .collect();
-            fk.sort_unstable();
-            fk.dedup();
-            let sk = ex.keys.iter().any(|k| k.index >= fixed.len());
-            if fixed_keys.as_ref().is_some_and(|prev| *prev != fk) {
-                return data(self);
-            }
-            fixed_keys = Some(fk);
-            if n > 0 {
-                match spread_is_key {
-                    Some(prev) if prev != sk => {
-                        // Some counts make spread values keys, others not: the keys
-                        // cannot be told.
-                        return data(self);
-                    }
-                    _ => spread_is_key = Some(sk),
-                }
-            }
-        }
-        if !any {
+        let (fixed, spread) = argv_bytes(name.clone(), &args, arg_nodes);
+        let Some((fixed_keys, spread_is_key)) = key_positions(&fixed, spread.is_some()) else {
             return data(self);
-        }
+        };
         let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
-        let mut unit_keys = Vec::new();
-        let mut possible = Vec::new();
-        for i in fixed_keys.unwrap_or_default() {
-            let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
-                continue;
-            };
-            if n.kind() == K::Identifier {
-                if let Some(alts) = self.alternatives(n).filter(|a| a.len() > 1).cloned() {
-                    // A local with several reaching values: each is a possible key,
-                    // shown where it is written. None of them is certain, so they join
-                    // no unit.
-                    for (alt, at) in alts {
-                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
-                            continue;
-                        }
-                        let t = self.template(&alt, n);
-                        possible.push(self.add_key(t, at, &command));
-                    }
-                    continue;
-                }
-            }
-            let t = self.template(v, n);
-            let k = self.add_key(t, n.byte_range(), &command);
-            unit_keys.push(k);
-        }
-        if let (Some(true), Some((i, v))) = (spread_is_key, spread) {
-            let n = arg_nodes[i];
-            let t = match v {
-                Val::Spread(Spread::Keys(_)) => {
-                    let label = self.label(n);
-                    let binding = format!("~{label}@{}#{}", n.start_byte(), self.frame_id());
-                    self.provs.insert(binding.clone(), Prov::Declared(0));
-                    tpl::hole(&label, binding, HoleKind::Opaque, Some(n.byte_range()))
-                }
-                other => {
-                    let p = self.prov_of(&other);
-                    self.fresh(n, p)
-                }
-            };
-            let k = self.add_key(t, n.byte_range(), &command);
-            unit_keys.push(k);
-        }
+        let (mut unit_keys, possible) = self.command_keys(
+            &command,
+            &args,
+            arg_nodes,
+            fixed_keys,
+            spread_is_key,
+            spread,
+        );
         unit_keys.dedup();
         let mut distinct = unit_keys.clone();
         distinct.sort_unstable();
@@ -2247,6 +2161,63 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         data(self)
+    }
+
+    /// The keys of one command: those at fixed positions (each reaching value of a
+    /// local with several, as possible keys that join no unit) and the spread values
+    /// when they are keys.
+    fn command_keys(
+        &mut self,
+        command: &str,
+        args: &[Val<'t>],
+        arg_nodes: &[Node<'t>],
+        fixed_keys: Vec<usize>,
+        spread_is_key: Option<bool>,
+        spread: Option<(usize, Val<'t>)>,
+    ) -> (Vec<usize>, Vec<usize>) {
+        let mut unit_keys = Vec::new();
+        let mut possible = Vec::new();
+        for i in fixed_keys {
+            let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
+                continue;
+            };
+            if n.kind() == K::Identifier {
+                if let Some(alts) = self.alternatives(n).filter(|a| a.len() > 1).cloned() {
+                    // A local with several reaching values: each is a possible key,
+                    // shown where it is written. None of them is certain, so they join
+                    // no unit.
+                    for (alt, at) in alts {
+                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
+                            continue;
+                        }
+                        let t = self.template(&alt, n);
+                        possible.push(self.add_key(t, at, command));
+                    }
+                    continue;
+                }
+            }
+            let t = self.template(v, n);
+            let k = self.add_key(t, n.byte_range(), command);
+            unit_keys.push(k);
+        }
+        if let (Some(true), Some((i, v))) = (spread_is_key, spread) {
+            let n = arg_nodes[i];
+            let t = match v {
+                Val::Spread(Spread::Keys(_)) => {
+                    let label = self.label(n);
+                    let binding = format!("~{label}@{}#{}", n.start_byte(), self.frame_id());
+                    self.provs.insert(binding.clone(), Prov::Declared(0));
+                    tpl::hole(&label, binding, HoleKind::Opaque, Some(n.byte_range()))
+                }
+                other => {
+                    let p = self.prov_of(&other);
+                    self.fresh(n, p)
+                }
+            };
+            let k = self.add_key(t, n.byte_range(), command);
+            unit_keys.push(k);
+        }
+        (unit_keys, possible)
     }
 
     fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {
@@ -2334,6 +2305,85 @@ fn member(table: Builtin, field: &str) -> Builtin {
         (Builtin::PureLib, _) => Builtin::Pure,
         _ => Builtin::Other,
     }
+}
+
+/// An argument whose bytes are not known: it matches no keyword and no number.
+const PLACEHOLDER: &[u8] = b"\x00keylint:unknown\x00";
+
+/// The bytes of a command's arguments: literal where known, else a placeholder that
+/// matches no keyword and no number; the last argument apart when it may be several
+/// values (a spread or a call in last position).
+fn argv_bytes<'t>(
+    name: Vec<u8>,
+    args: &[Val<'t>],
+    arg_nodes: &[Node<'t>],
+) -> (Vec<Vec<u8>>, Option<(usize, Val<'t>)>) {
+    let mut fixed: Vec<Vec<u8>> = vec![name];
+    let mut spread: Option<(usize, Val<'t>)> = None;
+    for (i, v) in args.iter().enumerate().skip(1) {
+        if i + 1 == args.len() {
+            if let Val::Spread(_) = v {
+                spread = Some((i, v.clone()));
+                break;
+            }
+            // A call in last position may return several values.
+            if arg_nodes[i].kind() == K::FunctionCall && !single_valued(v) {
+                spread = Some((i, v.clone()));
+                break;
+            }
+        }
+        fixed.push(match v {
+            Val::Str(t) => t.as_literal().unwrap_or_else(|| PLACEHOLDER.to_vec()),
+            _ => PLACEHOLDER.to_vec(),
+        });
+    }
+    (fixed, spread)
+}
+
+/// The key positions among the fixed arguments, and whether the spread values are
+/// keys, the same for every number of spread values tried; `None` when they cannot
+/// be told.
+fn key_positions(fixed: &[Vec<u8>], has_spread: bool) -> Option<(Vec<usize>, Option<bool>)> {
+    // Key positions, the same for every number of spread values tried.
+    let mut fixed_keys: Option<Vec<usize>> = None;
+    let mut spread_is_key: Option<bool> = None;
+    let tries: &[usize] = if has_spread { &[0, 1, 2, 3] } else { &[0] };
+    let mut any = false;
+    for &n in tries {
+        let mut argv: Vec<&[u8]> = fixed.iter().map(|v| v.as_slice()).collect();
+        argv.extend(std::iter::repeat_n(PLACEHOLDER, n));
+        let Ok(ex) = keylint_commands::extract_keys(&argv) else {
+            continue;
+        };
+        any = true;
+        let mut fk: Vec<usize> = ex
+            .keys
+            .iter()
+            .map(|k| k.index)
+            .filter(|&i| i < fixed.len())
+            .collect();
+        fk.sort_unstable();
+        fk.dedup();
+        let sk = ex.keys.iter().any(|k| k.index >= fixed.len());
+        if fixed_keys.as_ref().is_some_and(|prev| *prev != fk) {
+            return None;
+        }
+        fixed_keys = Some(fk);
+        if n > 0 {
+            match spread_is_key {
+                Some(prev) if prev != sk => {
+                    // Some counts make spread values keys, others not: the keys
+                    // cannot be told.
+                    return None;
+                }
+                _ => spread_is_key = Some(sk),
+            }
+        }
+    }
+    if !any {
+        return None;
+    }
+    Some((fixed_keys.unwrap_or_default(), spread_is_key))
 }
 
 #[cfg(test)]

@@ -42,8 +42,10 @@ mod template;
 
 use ast::{Ast, Node, F, K};
 use eval::{Collector, Eval};
-use keylint_core::model::{CrossSlotPolicy, FileModel, Script, ScriptMode, Unit, UnitKind};
-use keylint_core::{Finding, Label, Lang, Rule, Severity, Span};
+use keylint_core::model::{
+    CrossSlotPolicy, FileModel, KeyListing, Script, ScriptMode, Unit, UnitKind,
+};
+use keylint_core::{Lang, Span};
 use std::cell::RefCell;
 
 pub use include::IncludeLoader;
@@ -132,46 +134,6 @@ fn policy(flags: &[String], mode: ScriptMode) -> CrossSlotPolicy {
     }
 }
 
-/// A `KEYS` or `SCAN` call inside a script: it lists only the keys of the node that
-/// runs the script, so on a cluster the script silently works on part of the data.
-fn listing(command: &str, span: Span, mode: ScriptMode, unit: Span) -> Finding {
-    let consequence = match mode {
-        ScriptMode::Eval => {
-            "without a `#!lua` shebang the keys it finds can be read and written (they \
-             are on this node), so nothing fails: the script just never sees the keys of \
-             the other nodes"
-        }
-        _ => {
-            "a key it finds outside the declared keys' slot fails with `Script attempted to \
-             access keys that do not hash to the same slot` (unless the script has \
-             `allow-cross-slot-keys`), and the keys of the other nodes are never seen"
-        }
-    };
-    Finding::new(
-        Rule::UndeclaredScriptKey,
-        format!(
-            "the script discovers keys with `{command}`: on a cluster it sees only one node's keys"
-        ),
-        Label::new(
-            span,
-            format!("`{command}` inside a script lists the keys of the node running it"),
-        ),
-    )
-    .with_severity(Severity::Warning)
-    .with_unit(unit)
-    .with_note(
-        "a script runs on one node; `KEYS` and `SCAN` there return that node's share of \
-             the keyspace only, so on a cluster the script silently works on part of the data: \
-             a correctness bug, not an error the server reports",
-    )
-    .with_note(consequence)
-    .with_note("keys found this way can never be declared in `KEYS` by the caller")
-    .with_help(
-        "keep the names in a set or sorted set under the script's hash tag and read that \
-             instead, or scan every primary from the client and pass the keys in `KEYS`",
-    )
-}
-
 /// Adds the units of a script or helper (its commands, then one unit per set of keys
 /// one run can touch together); returns the indices of the latter.
 fn push_units(
@@ -184,9 +146,12 @@ fn push_units(
     mode: ScriptMode,
 ) -> Vec<usize> {
     for (command, at) in &c.listings {
-        model
-            .findings
-            .push(listing(command, at.clone(), mode, span.clone()));
+        model.listings.push(KeyListing {
+            command: command.clone(),
+            span: at.clone(),
+            mode,
+            unit: span.clone(),
+        });
     }
     model.units.extend(c.commands);
     let mut out = Vec::new();
@@ -316,14 +281,9 @@ fn remap(model: &mut FileModel, shift: usize) {
             span(f);
         }
     }
-    for f in &mut model.findings {
-        span(&mut f.primary.span);
-        for l in &mut f.secondary {
-            span(&mut l.span);
-        }
-        if let Some(u) = f.unit.as_mut() {
-            span(u);
-        }
+    for l in &mut model.listings {
+        span(&mut l.span);
+        span(&mut l.unit);
     }
 }
 
@@ -338,6 +298,9 @@ fn lower_text(
     project: Option<&dyn IncludeLoader>,
 ) -> FileModel {
     let mut model = FileModel::new(Lang::Lua);
+    // Every key of a Lua file is in a script body (merged into another file's model,
+    // only the keys of its scripts are).
+    model.facts.script_file = true;
     let Some(ast) = parse(text) else {
         return model;
     };
@@ -349,115 +312,11 @@ fn lower_text(
     ev.regions = regions;
 
     if registers_functions(root, src) {
-        ev.library = true;
-        ev.block(root);
-        ev.library = false;
-        let registrations = std::mem::take(&mut ev.registrations);
-        let mut scripts = Vec::new();
-        for reg in registrations {
-            let Some(callback) = reg.callback else {
-                continue;
-            };
-            let mut script = Script {
-                name: reg.name.clone().unwrap_or_else(|| "function".into()),
-                mode: ScriptMode::Function,
-                flags: reg.flags.clone().unwrap_or_default(),
-                flags_span: reg.flags_span.clone(),
-                span: reg.span.clone(),
-                anchor: reg.name_span.clone(),
-                keys: Vec::new(),
-                units: Vec::new(),
-                required_keys: 0,
-                notes: Vec::new(),
-            };
-            let no_cluster = script.has_flag("no-cluster");
-            if no_cluster || reg.flags.is_none() {
-                // Cannot run on a cluster, or flags that cannot be read: not modelled.
-                ev.skip_function(callback);
-                script.flags = reg.flags.unwrap_or_default();
-                scripts.push((script, None));
-                continue;
-            }
-            let params: Vec<String> = callback
-                .field(F::Parameters)
-                .map(|p| {
-                    p.named_children()
-                        .filter(|n| n.kind() == K::Identifier)
-                        .map(|n| String::from_utf8_lossy(&src[n.byte_range()]).into_owned())
-                        .collect()
-                })
-                .unwrap_or_default();
-            ev.set_names(
-                params.first().map(String::as_str).unwrap_or("KEYS"),
-                params.get(1).map(String::as_str).unwrap_or("ARGV"),
-            );
-            ev.collector = Some(Collector::default());
-            ev.walk_registered(callback);
-            let collected = ev.collector.take();
-            scripts.push((script, collected));
-        }
-        ev.set_names("KEYS", "ARGV");
-        // A library's helpers that no registered function calls never run.
-        ev.walk_uncalled(root, false);
-        model.keys = std::mem::take(&mut ev.keys);
-        for (script, collected) in scripts {
-            push_script(&mut model, script, collected);
-        }
+        lower_functions(&mut ev, root, src, &mut model);
         return model;
     }
 
-    // A library file: the scripts that use it say how it runs.
-    let reach = project
-        .filter(|_| shift == 0 && !source.starts_with("#!"))
-        .and_then(|loader| {
-            let own = project::facts(root, src, &scopes);
-            if own.entry {
-                return None;
-            }
-            project::reach(source, own, loader)
-        })
-        .filter(|r| {
-            // Scripts that never run on a cluster say nothing about its keys.
-            r.shebang
-                .as_deref()
-                .and_then(shebang)
-                .is_none_or(|b| b.valid && !b.flags.iter().any(|f| f == "no-cluster"))
-        });
-    let bang = match &reach {
-        Some(r) => r.shebang.as_deref().and_then(shebang).map(|mut b| {
-            // The line is in the scripts, not in this file.
-            b.span = 0..0;
-            b
-        }),
-        None => shebang(source).map(|mut b| {
-            b.span = b.span.start + shift..b.span.end + shift;
-            b
-        }),
-    };
-    let mode = if bang.is_some() {
-        ScriptMode::EvalShebang
-    } else {
-        ScriptMode::Eval
-    };
-    let script = Script {
-        name: "script".into(),
-        mode,
-        flags: bang.as_ref().map(|b| b.flags.clone()).unwrap_or_default(),
-        flags_span: bang
-            .as_ref()
-            .filter(|_| reach.is_none())
-            .map(|b| b.span.clone()),
-        span: shift..text.len(),
-        anchor: bang
-            .as_ref()
-            .filter(|_| reach.is_none())
-            .map(|b| b.span.clone())
-            .unwrap_or(shift..shift),
-        keys: Vec::new(),
-        units: Vec::new(),
-        required_keys: 0,
-        notes: reach.as_ref().map(library_notes).unwrap_or_default(),
-    };
+    let (script, reach, bang) = script_of(root, src, &scopes, source, shift, text.len(), project);
     if script.has_flag("no-cluster") || bang.as_ref().is_some_and(|b| !b.valid) {
         // A `no-cluster` script never runs on a cluster, and the server refuses to
         // load a script with a bad shebang: neither has keys worth checking.
@@ -503,6 +362,132 @@ fn lower_text(
         }
     }
     model
+}
+
+/// Lowers a Redis Functions library: each registered function is a script of its own,
+/// with the names its callback gives `KEYS` and `ARGV`.
+fn lower_functions<'t>(ev: &mut Eval<'t, '_>, root: Node<'t>, src: &[u8], model: &mut FileModel) {
+    ev.library = true;
+    ev.block(root);
+    ev.library = false;
+    let registrations = std::mem::take(&mut ev.registrations);
+    let mut scripts = Vec::new();
+    for reg in registrations {
+        let Some(callback) = reg.callback else {
+            continue;
+        };
+        let mut script = Script {
+            name: reg.name.clone().unwrap_or_else(|| "function".into()),
+            mode: ScriptMode::Function,
+            flags: reg.flags.clone().unwrap_or_default(),
+            flags_span: reg.flags_span.clone(),
+            span: reg.span.clone(),
+            anchor: reg.name_span.clone(),
+            keys: Vec::new(),
+            units: Vec::new(),
+            required_keys: 0,
+            notes: Vec::new(),
+        };
+        let no_cluster = script.has_flag("no-cluster");
+        if no_cluster || reg.flags.is_none() {
+            // Cannot run on a cluster, or flags that cannot be read: not modelled.
+            ev.skip_function(callback);
+            script.flags = reg.flags.unwrap_or_default();
+            scripts.push((script, None));
+            continue;
+        }
+        let params: Vec<String> = callback
+            .field(F::Parameters)
+            .map(|p| {
+                p.named_children()
+                    .filter(|n| n.kind() == K::Identifier)
+                    .map(|n| String::from_utf8_lossy(&src[n.byte_range()]).into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        ev.set_names(
+            params.first().map(String::as_str).unwrap_or("KEYS"),
+            params.get(1).map(String::as_str).unwrap_or("ARGV"),
+        );
+        ev.collector = Some(Collector::default());
+        ev.walk_registered(callback);
+        let collected = ev.collector.take();
+        scripts.push((script, collected));
+    }
+    ev.set_names("KEYS", "ARGV");
+    // A library's helpers that no registered function calls never run.
+    ev.walk_uncalled(root, false);
+    model.keys = std::mem::take(&mut ev.keys);
+    for (script, collected) in scripts {
+        push_script(model, script, collected);
+    }
+}
+
+/// The script a file is (its name, mode, flags and where its shebang is), what the
+/// scripts of its directory that use it say of it when it is a library file, and its
+/// shebang.
+fn script_of(
+    root: Node<'_>,
+    src: &[u8],
+    scopes: &scope::Scopes,
+    source: &str,
+    shift: usize,
+    len: usize,
+    project: Option<&dyn IncludeLoader>,
+) -> (Script, Option<project::Reach>, Option<Shebang>) {
+    // A library file: the scripts that use it say how it runs.
+    let reach = project
+        .filter(|_| shift == 0 && !source.starts_with("#!"))
+        .and_then(|loader| {
+            let own = project::facts(root, src, scopes);
+            if own.entry {
+                return None;
+            }
+            project::reach(source, own, loader)
+        })
+        .filter(|r| {
+            // Scripts that never run on a cluster say nothing about its keys.
+            r.shebang
+                .as_deref()
+                .and_then(shebang)
+                .is_none_or(|b| b.valid && !b.flags.iter().any(|f| f == "no-cluster"))
+        });
+    let bang = match &reach {
+        Some(r) => r.shebang.as_deref().and_then(shebang).map(|mut b| {
+            // The line is in the scripts, not in this file.
+            b.span = 0..0;
+            b
+        }),
+        None => shebang(source).map(|mut b| {
+            b.span = b.span.start + shift..b.span.end + shift;
+            b
+        }),
+    };
+    let mode = if bang.is_some() {
+        ScriptMode::EvalShebang
+    } else {
+        ScriptMode::Eval
+    };
+    let script = Script {
+        name: "script".into(),
+        mode,
+        flags: bang.as_ref().map(|b| b.flags.clone()).unwrap_or_default(),
+        flags_span: bang
+            .as_ref()
+            .filter(|_| reach.is_none())
+            .map(|b| b.span.clone()),
+        span: shift..len,
+        anchor: bang
+            .as_ref()
+            .filter(|_| reach.is_none())
+            .map(|b| b.span.clone())
+            .unwrap_or(shift..shift),
+        keys: Vec::new(),
+        units: Vec::new(),
+        required_keys: 0,
+        notes: reach.as_ref().map(library_notes).unwrap_or_default(),
+    };
+    (script, reach, bang)
 }
 
 /// What a library file's findings say about the scripts that use it.

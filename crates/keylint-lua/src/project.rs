@@ -123,7 +123,18 @@ pub(crate) fn facts(root: Node<'_>, src: &[u8], scopes: &Scopes) -> Facts {
     };
     out.entry = out.library;
     let free = |n: Node<'_>| !scopes.uses.contains_key(&n.start_byte());
-    // Top-level definitions.
+    defines(root, src, &free, &mut out);
+    uses(root, src, &free, &mut out);
+    out.defines.sort();
+    out.defines.dedup();
+    out.uses.sort();
+    out.uses.dedup();
+    out
+}
+
+/// The names `root` defines at top level: locals, functions (`T.f`, and `T:m` as
+/// `T.m` and `:m`), and assignments to free names.
+fn defines(root: Node<'_>, src: &[u8], free: &dyn Fn(Node<'_>) -> bool, out: &mut Facts) {
     for s in root.named_children() {
         match s.kind() {
             K::VariableDeclaration => {
@@ -179,7 +190,11 @@ pub(crate) fn facts(root: Node<'_>, src: &[u8], scopes: &Scopes) -> Facts {
             _ => {}
         }
     }
-    // Uses, anywhere.
+}
+
+/// The free names `root` uses anywhere, whether it reads `KEYS`/`ARGV` (and so is a
+/// script), and the methods it calls.
+fn uses(root: Node<'_>, src: &[u8], free: &dyn Fn(Node<'_>) -> bool, out: &mut Facts) {
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if n.is_error() {
@@ -246,11 +261,6 @@ pub(crate) fn facts(root: Node<'_>, src: &[u8], scopes: &Scopes) -> Facts {
         }
         stack.extend(n.named_children());
     }
-    out.defines.sort();
-    out.defines.dedup();
-    out.uses.sort();
-    out.uses.dedup();
-    out
 }
 
 /// How the scripts that reach a library file run it.

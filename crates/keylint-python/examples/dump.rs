@@ -3,6 +3,10 @@
 
 use keylint_core::Lang;
 
+/// The binary's file loader.
+#[path = "../../redis-keylint/src/loader.rs"]
+mod loader;
+
 fn main() {
     for path in std::env::args().skip(1) {
         let Ok(src) = std::fs::read_to_string(&path) else {
@@ -13,7 +17,7 @@ fn main() {
             .parent()
             .unwrap_or(std::path::Path::new("."))
             .to_path_buf();
-        let loader = keylint_python::DirLoader::new(&dir);
+        let loader = loader::DirLoader::new(&dir);
         let m =
             keylint_python::lower_with(&src, &keylint_python::Options::default(), Some(&loader));
         let line = |o: usize| src[..o.min(src.len())].matches('\n').count() + 1;

@@ -84,7 +84,7 @@ pub fn code_keys(paths: &[PathBuf]) -> Result<Vec<CodeKey>, String> {
                 crate::lint::Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
                 crate::lint::Language::Lua => keylint_lua::lower(&source),
                 crate::lint::Language::Python => {
-                    let loader = path.parent().map(keylint_python::DirLoader::new);
+                    let loader = path.parent().map(crate::loader::DirLoader::new);
                     keylint_python::lower_with(
                         &source,
                         &keylint_python::Options::default(),
@@ -357,13 +357,22 @@ fn family_keys(f: &FamilyStat) -> String {
     }
 }
 
-fn human(
-    r: &Report,
-    layout: &Layout,
-    top: usize,
-    code: Option<(&[CodeKey], &CodeMatch)>,
-) -> String {
+/// What `--code` matched: the code's keys and the family each one builds.
+type Code<'a> = Option<(&'a [CodeKey], &'a CodeMatch)>;
+
+fn human(r: &Report, layout: &Layout, top: usize, code: Code) -> String {
     let mut o = String::new();
+    human_header(&mut o, r, layout);
+    human_families(&mut o, r, top, code);
+    human_nodes(&mut o, r);
+    human_slots(&mut o, r);
+    human_findings(&mut o, r, code);
+    human_code(&mut o, r, top, code);
+    o
+}
+
+/// The totals, the layout and what limits the counts.
+fn human_header(o: &mut String, r: &Report, layout: &Layout) {
     let _ = writeln!(
         o,
         "census: {} keys in {} families{}",
@@ -403,8 +412,10 @@ fn human(
             group(r.unowned_keys)
         );
     }
+}
 
-    // Families.
+/// The families, most keys first.
+fn human_families(o: &mut String, r: &Report, top: usize, code: Code) {
     let _ = writeln!(o, "\nfamilies (by keys)");
     let _ = writeln!(
         o,
@@ -470,8 +481,10 @@ fn human(
             r.families.len() - top
         );
     }
+}
 
-    // Nodes.
+/// Keys and bytes per node, and the skew.
+fn human_nodes(o: &mut String, r: &Report) {
     let _ = writeln!(o, "\nnodes");
     let _ = writeln!(
         o,
@@ -500,8 +513,10 @@ fn human(
         r.skew.largest_slot,
         pct(r.skew.largest_slot_keys, r.keys)
     );
+}
 
-    // Slots: a 64-column strip (256 slots per column) and the top slots.
+/// A 64-column strip of keys per slot (256 slots per column) and the top slots.
+fn human_slots(o: &mut String, r: &Report) {
     let _ = writeln!(o, "\nkeys per slot (each column is 256 slots, 0 → 16383)");
     let mut cols = [0u64; 64];
     for (s, &k) in r.slot_keys.iter().enumerate() {
@@ -558,8 +573,10 @@ fn human(
             }
         );
     }
+}
 
-    // Findings.
+/// The findings, with their family and where the code builds it.
+fn human_findings(o: &mut String, r: &Report, code: Code) {
     if !r.findings.is_empty() {
         let _ = writeln!(o);
     }
@@ -591,8 +608,10 @@ fn human(
             );
         }
     }
+}
 
-    // Code ↔ data.
+/// Families built by the code and not, keys the code builds and the data lacks.
+fn human_code(o: &mut String, r: &Report, top: usize, code: Code) {
     if let Some((keys, m)) = code {
         let unmatched: Vec<&FamilyStat> = r
             .families
@@ -628,7 +647,6 @@ fn human(
             );
         }
     }
-    o
 }
 
 fn json(r: &Report, code: Option<(&[CodeKey], &CodeMatch)>) -> String {
@@ -766,16 +784,22 @@ fn heat(v: f64) -> String {
     )
 }
 
+/// The SVG plot's geometry.
+mod plot {
+    pub const W: f64 = 1200.0;
+    pub const LEFT: f64 = 20.0;
+    pub const STRIP_Y: f64 = 70.0;
+    pub const STRIP_H: f64 = 60.0;
+    pub const STRIP_BG: &str = "#f4f4f4";
+    pub const GREY: &str = "#555";
+    /// Horizontal pixels per slot.
+    pub const SCALE: f64 = (W - 2.0 * LEFT) / 16384.0;
+}
+
 /// The SVG plot: a heat strip of the 16384 slots with node boundaries, the skew called
 /// out, and the largest families as bars.
 pub fn svg(r: &Report, layout: &Layout) -> String {
-    const W: f64 = 1200.0;
-    const LEFT: f64 = 20.0;
-    const STRIP_Y: f64 = 70.0;
-    const STRIP_H: f64 = 60.0;
-    const STRIP_BG: &str = "#f4f4f4";
-    const GREY: &str = "#555";
-    let scale = (W - 2.0 * LEFT) / 16384.0;
+    use plot::*;
     let fams: Vec<&FamilyStat> = r.families.iter().take(10).collect();
     let height = STRIP_Y + STRIP_H + 110.0 + 26.0 * fams.len() as f64 + 20.0;
     let mut o = String::new();
@@ -799,6 +823,17 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
         r.skew.largest_slot,
         pct(r.skew.largest_slot_keys, r.keys)
     );
+    svg_strip(&mut o, r);
+    svg_nodes(&mut o, r);
+    svg_families(&mut o, r, &fams);
+    let _ = writeln!(o, "</svg>");
+    o
+}
+
+/// The strip: one column per slot, runs of one colour merged, hot slots widened.
+fn svg_strip(o: &mut String, r: &Report) {
+    use plot::*;
+    let scale = SCALE;
     // The strip: one column per slot, runs of one colour merged. Log scale, so that
     // a hot slot does not wash out the rest.
     let max = r.slot_keys.iter().copied().max().unwrap_or(0).max(1) as f64;
@@ -848,6 +883,12 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
         }
     }
     let _ = writeln!(o, "</g>");
+}
+
+/// Node boundaries and labels, the hottest slot called out, the axis.
+fn svg_nodes(o: &mut String, r: &Report) {
+    use plot::*;
+    let scale = SCALE;
     // Node boundaries and labels.
     for (i, n) in r.nodes.iter().enumerate() {
         let first = n.ranges[0].0;
@@ -895,6 +936,11 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
         r##"<text x="{LEFT}" y="{}" fill="{GREY}">slots 0 → 16383, colour: keys per slot (log scale)</text>"##,
         STRIP_Y + STRIP_H + 44.0,
     );
+}
+
+/// The largest families as bars, coloured by tag kind.
+fn svg_families(o: &mut String, r: &Report, fams: &[&FamilyStat]) {
+    use plot::*;
     // Family bars.
     let y0 = STRIP_Y + STRIP_H + 80.0;
     let _ = writeln!(
@@ -946,6 +992,4 @@ pub fn svg(r: &Report, layout: &Layout) -> String {
             xml_escape(&display(&f.template))
         );
     }
-    let _ = writeln!(o, "</svg>");
-    o
 }

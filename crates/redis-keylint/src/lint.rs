@@ -105,7 +105,7 @@ pub fn lint_source_at(
 ) -> Vec<Finding> {
     let loader = path
         .and_then(Path::parent)
-        .map(keylint_python::DirLoader::new);
+        .map(crate::loader::DirLoader::new);
     lint_source_with(
         lang,
         source,
@@ -486,7 +486,7 @@ fn process(
     }
     let source = String::from_utf8(std::mem::take(buf)).expect("checked by read_file");
     let dir_loader = matches!(job.lang, Language::Python | Language::Lua)
-        .then(|| job.path.parent().map(keylint_python::DirLoader::new))
+        .then(|| job.path.parent().map(crate::loader::DirLoader::new))
         .flatten();
     let loader = dir_loader
         .as_ref()
@@ -657,7 +657,7 @@ fn lint_stdin_in_project(
 ) -> Option<Vec<Finding>> {
     let projects = Projects::default();
     let project = projects.get(config);
-    let loader = name.parent().map(keylint_python::DirLoader::new);
+    let loader = name.parent().map(crate::loader::DirLoader::new);
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("keylint-worker".into())
@@ -703,70 +703,79 @@ fn open_cache(args: &CheckArgs) -> Result<Option<Cache>, String> {
     Cache::open(&dir).map(Some)
 }
 
-/// Runs `check`; returns the exit status.
+/// Runs `check`; returns the exit status. Three steps: the configuration, the walk
+/// (find and lint the files), the report (baseline, output, exit status).
 pub fn run(args: &CheckArgs) -> u8 {
-    let selection = match CliSelection::from_args(&args.select, &args.ignore) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+    let step = || -> Result<u8, String> {
+        let (selection, resolver) = configure(args)?;
+        let walked = walk(args, &selection, &resolver)?;
+        report(args, walked)
     };
+    step().unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        2
+    })
+}
+
+/// The rule selection of the command line and the configuration resolver (`--config`
+/// or the nearest configuration file of each path).
+fn configure(args: &CheckArgs) -> Result<(CliSelection, Arc<Mutex<Resolver>>), String> {
+    let selection = CliSelection::from_args(&args.select, &args.ignore)?;
     let resolver = match &args.config {
-        Some(path) => match Config::load(path) {
-            Ok(Some(c)) => Resolver::explicit(c),
-            Ok(None) => {
-                eprintln!(
-                    "error: {}: no [tool.redis-keylint] table in this file",
+        Some(path) => match Config::load(path).map_err(|e| e.to_string())? {
+            Some(c) => Resolver::explicit(c),
+            None => {
+                return Err(format!(
+                    "{}: no [tool.redis-keylint] table in this file",
                     path.display()
-                );
-                return 2;
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
+                ))
             }
         },
         None => Resolver::default(),
     };
-    let resolver = Arc::new(Mutex::new(resolver));
+    Ok((selection, Arc::new(Mutex::new(resolver))))
+}
+
+/// What the walk found and linted.
+struct Walked {
+    /// The files linted, with their findings.
+    reports: Vec<FileReport>,
+    /// Paths that could not be linted.
+    problems: Vec<Problem>,
+    /// How many files were checked.
+    checked: usize,
+    /// Cache hits, when a cache was used.
+    cache_hits: Option<usize>,
+}
+
+/// Finds the files of the paths (or standard input) and lints them in parallel.
+fn walk(
+    args: &CheckArgs,
+    selection: &CliSelection,
+    resolver: &Arc<Mutex<Resolver>>,
+) -> Result<Walked, String> {
     let mut problems = Vec::new();
-    let mut results = Vec::new();
-    let checked;
-    let mut cache_stats = None;
-    if args.paths.len() == 1 && args.paths[0] == Path::new("-") {
-        checked = 1;
-        results.push(lint_stdin(args, &resolver, &selection));
+    let mut cache_hits = None;
+    let (results, checked) = if args.paths.len() == 1 && args.paths[0] == Path::new("-") {
+        (vec![lint_stdin(args, resolver, selection)], 1)
     } else {
         let paths = if args.paths.is_empty() {
             vec![PathBuf::from(".")]
         } else {
             args.paths.clone()
         };
-        let jobs = match collect(&paths, &resolver, &mut problems) {
-            Ok(j) => j,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        };
-        checked = jobs.len();
-        let cache = match open_cache(args) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        };
-        results = run_jobs(&jobs, threads(args), args, &selection, cache.as_ref());
+        let jobs = collect(&paths, resolver, &mut problems).map_err(|e| e.to_string())?;
+        let cache = open_cache(args)?;
+        let results = run_jobs(&jobs, threads(args), args, selection, cache.as_ref());
         if let Some(cache) = &cache {
             let (stats, error) = cache.finish();
             if let Some(e) = error {
                 eprintln!("warning: {e}");
             }
-            cache_stats = Some(stats);
+            cache_hits = Some(stats.hits);
         }
-    }
+        (results, jobs.len())
+    };
     let mut reports = Vec::new();
     for r in results {
         match r {
@@ -774,46 +783,58 @@ pub fn run(args: &CheckArgs) -> u8 {
             Err(p) => problems.push(p),
         }
     }
+    Ok(Walked {
+        reports,
+        problems,
+        checked,
+        cache_hits,
+    })
+}
 
+/// Writes the findings as the baseline `path` instead of reporting them.
+fn write_baseline(path: &Path, walked: &Walked) -> Result<u8, String> {
+    let doc = baseline::to_json(walked.reports.iter().flat_map(|r| {
+        r.findings
+            .iter()
+            .map(move |f| (r.path.as_path(), r.source.as_str(), f))
+    }));
+    let count = doc["findings"].as_array().map_or(0, Vec::len);
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    std::fs::write(path, text)
+        .map_err(|e| format!("{}: cannot write the baseline: {e}", path.display()))?;
+    report_problems(&walked.problems);
+    eprintln!(
+        "wrote {count} finding{} to the baseline {}",
+        if count == 1 { "" } else { "s" },
+        path.display()
+    );
+    Ok(if walked.problems.iter().any(|p| p.fatal) {
+        2
+    } else {
+        0
+    })
+}
+
+/// Filters the findings through the baseline, writes them in the chosen format, and
+/// decides the exit status.
+fn report(args: &CheckArgs, mut walked: Walked) -> Result<u8, String> {
     if let Some(path) = &args.write_baseline {
-        let doc = baseline::to_json(reports.iter().flat_map(|r| {
-            r.findings
-                .iter()
-                .map(move |f| (r.path.as_path(), r.source.as_str(), f))
-        }));
-        let count = doc["findings"].as_array().map_or(0, Vec::len);
-        let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-        if let Err(e) = std::fs::write(path, text) {
-            eprintln!("error: {}: cannot write the baseline: {e}", path.display());
-            return 2;
-        }
-        report_problems(&problems);
-        eprintln!(
-            "wrote {count} finding{} to the baseline {}",
-            if count == 1 { "" } else { "s" },
-            path.display()
-        );
-        return if problems.iter().any(|p| p.fatal) {
-            2
-        } else {
-            0
-        };
+        return write_baseline(path, &walked);
     }
     if let Some(path) = &args.baseline {
-        let mut base = match Baseline::load(path) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        };
-        for r in &mut reports {
+        let mut base = Baseline::load(path)?;
+        for r in &mut walked.reports {
             let (path, source) = (r.path.clone(), std::mem::take(&mut r.source));
             r.findings.retain(|f| !base.forgive(&path, &source, f));
             r.source = source;
         }
     }
-
+    let Walked {
+        reports,
+        problems,
+        checked,
+        cache_hits,
+    } = walked;
     report_problems(&problems);
     let written = match (args.fix_suggest, args.format) {
         (Some(FixForm::Diff), _) => {
@@ -824,7 +845,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         (_, Format::Human) => render::human(
             &reports,
             checked,
-            cache_stats.map(|s| s.hits),
+            cache_hits,
             color_choice(args),
             args.quiet,
             args.fix_suggest == Some(FixForm::Inline),
@@ -836,12 +857,11 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("error: cannot write output: {e}");
-            return 2;
+            return Err(format!("cannot write output: {e}"));
         }
     }
     if problems.iter().any(|p| p.fatal) {
-        return 2;
+        return Ok(2);
     }
     let failing = |f: &&Finding| {
         f.severity == Severity::Error || (args.deny_warnings && f.severity == Severity::Warning)
@@ -850,11 +870,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         .iter()
         .flat_map(|r| &r.findings)
         .any(|f| failing(&f));
-    if fails && !args.exit_zero {
-        1
-    } else {
-        0
-    }
+    Ok(if fails && !args.exit_zero { 1 } else { 0 })
 }
 
 fn report_problems(problems: &[Problem]) {

@@ -9,6 +9,7 @@ mod config;
 mod fixes;
 mod github;
 mod lint;
+mod loader;
 mod par;
 mod project;
 mod render;

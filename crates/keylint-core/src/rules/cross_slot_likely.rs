@@ -9,7 +9,7 @@ use super::Context;
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{CrossSlotPolicy, KeyFamily, UnitKind};
 use crate::rule::RuleMeta;
-use crate::template::{compare, HashInput, SymPart, Verdict};
+use crate::template::{compare, HashInput, KeyTemplate, Part, SymPart, Verdict};
 
 pub(crate) const META: RuleMeta = RuleMeta {
     code: "RK002",
@@ -63,8 +63,15 @@ pub(super) fn family_key<'m>(u: &UnitView<'_, 'm>) -> Option<FamilyKey<'m>> {
         })
     });
     // Next to other keys only in a multi-key command: a transaction over several
-    // keys under one opaque prefix is what a project tags that prefix for.
-    if found.is_some() || (keys.len() != 1 && u.unit.kind != UnitKind::Command) {
+    // kinds of keys under one opaque prefix is what a project tags that prefix for.
+    // (Several uses of the one family, `pipe.llen(k).delete(k)`, are one kind.)
+    let one_kind = keys.windows(2).all(|w| {
+        same_shape(
+            &u.cx.model.keys[w[0]].template,
+            &u.cx.model.keys[w[1]].template,
+        )
+    });
+    if found.is_some() || (!one_kind && u.unit.kind != UnitKind::Command) {
         return found;
     }
     // A family whose slot is unknown only because its hashed part begins with a prefix
@@ -86,6 +93,17 @@ pub(super) fn family_key<'m>(u: &UnitView<'_, 'm>) -> Option<FamilyKey<'m>> {
             assumed,
         })
     })
+}
+
+/// Whether two templates are built the same way: the same bytes and the same holes
+/// (by binding and kind), wherever they are written.
+fn same_shape(a: &KeyTemplate, b: &KeyTemplate) -> bool {
+    a.parts.len() == b.parts.len()
+        && a.parts.iter().zip(&b.parts).all(|(x, y)| match (x, y) {
+            (Part::Lit(l), Part::Lit(m)) => l.bytes == m.bytes,
+            (Part::Hole(h), Part::Hole(g)) => h.binding == g.binding && h.kind == g.kind,
+            _ => false,
+        })
 }
 
 /// What the headline says of the keys.

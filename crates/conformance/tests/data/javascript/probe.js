@@ -1,0 +1,276 @@
+// Measures what ioredis and node-redis cluster clients do with keys in several slots.
+//
+//   NODE_PATH=<dir>/node_modules node probe.js <port>
+//
+// <port> is one master of a Redis Cluster on 127.0.0.1. Prints one JSON object:
+// the library versions, the keys used, and one record per case:
+//   { lib, kind, name, relation, outcome: "ok" | "error", error, written }
+// relation is how the case's keys lie: "same-slot", "same-node" (another slot on the
+// same master) or "other-node"; written lists the case's keys that exist afterwards.
+'use strict';
+
+const IORedis = require('ioredis');
+const nodeRedis = require('redis');
+
+const port = Number(process.argv[2]);
+if (!port) throw new Error('usage: node probe.js <port of a cluster master>');
+// Never hang: the Rust test reads this output.
+setTimeout(() => {
+  console.error('probe.js: timed out');
+  process.exit(3);
+}, 120000).unref();
+
+const SCRIPT = "redis.call('SET', KEYS[1], '1'); return redis.call('SET', KEYS[2], '2')";
+const UNDECLARED = "redis.call('SET', KEYS[1], '1'); return redis.call('SET', ARGV[1], '2')";
+const SHEBANG = '#!lua\n' + UNDECLARED;
+
+// --- keys ---------------------------------------------------------------------
+
+// a: the first key; same: a's slot (hash tag); near: another slot on a's master;
+// far: a slot on another master. Slots come from CLUSTER KEYSLOT and CLUSTER SLOTS.
+async function pickKeys(io) {
+  const ranges = await io.cluster('SLOTS');
+  const owner = (slot) => ranges.find(([lo, hi]) => slot >= lo && slot <= hi)[2][1];
+  const slotOf = (key) => io.cluster('KEYSLOT', key);
+  const a = 'probe:{a}:1';
+  const same = 'probe:{a}:2';
+  const aSlot = await slotOf(a);
+  let near;
+  let far;
+  for (let i = 0; !(near && far); i++) {
+    const key = `probe:${i}`;
+    const slot = await slotOf(key);
+    if (slot === aSlot) continue;
+    if (owner(slot) === owner(aSlot)) near = near || key;
+    else far = far || key;
+  }
+  const keys = { a, same, near, far };
+  const slots = {};
+  for (const [name, key] of Object.entries(keys)) {
+    const slot = await slotOf(key);
+    slots[name] = { key, slot, port: owner(slot) };
+  }
+  return { keys, slots };
+}
+
+// --- recording ----------------------------------------------------------------
+
+const records = [];
+
+async function flush(io) {
+  await Promise.all(io.nodes('master').map((n) => n.flushall()));
+}
+
+async function existing(io, keys) {
+  const out = [];
+  for (const k of keys) if (await io.exists(k)) out.push(k);
+  return out;
+}
+
+function message(e) {
+  if (e && e.name === 'MultiErrorReply' && e.replies) {
+    const first = e.replies.find((r) => r instanceof Error);
+    return `${e.message}: ${first ? first.message : ''}`;
+  }
+  return String((e && e.message) || e);
+}
+
+// Runs one case on clean data and records what happened and what was written.
+async function record(io, rec, keys, run, setup) {
+  await flush(io);
+  if (setup) await setup();
+  let outcome = 'ok';
+  let error = null;
+  let result;
+  try {
+    result = await run();
+    // ioredis pipelines and transactions report per-command errors in the result.
+    if (Array.isArray(result)) {
+      const errs = result.filter((r) => Array.isArray(r) && r[0]).map((r) => r[0]);
+      if (errs.length) {
+        outcome = 'error';
+        error = message(errs[0]);
+      }
+    }
+  } catch (e) {
+    outcome = 'error';
+    error = message(e);
+  }
+  const written = await existing(io, keys);
+  records.push({ ...rec, outcome, error, written });
+}
+
+// --- multi-key commands ---------------------------------------------------------
+
+// [command, ioredis call, node-redis call, node-redis method if not the command's
+// name]; x and y are the keys.
+const COMMANDS = [
+  ['MGET', (c, x, y) => c.mget(x, y), (c, x, y) => c.mGet([x, y])],
+  ['MSET', (c, x, y) => c.mset(x, '1', y, '2'), (c, x, y) => c.mSet([[x, '1'], [y, '2']])],
+  ['MSETNX', (c, x, y) => c.msetnx(x, '1', y, '2'), (c, x, y) => c.mSetNX([[x, '1'], [y, '2']])],
+  ['DEL', (c, x, y) => c.del(x, y), (c, x, y) => c.del([x, y])],
+  ['UNLINK', (c, x, y) => c.unlink(x, y), (c, x, y) => c.unlink([x, y])],
+  ['EXISTS', (c, x, y) => c.exists(x, y), (c, x, y) => c.exists([x, y])],
+  ['TOUCH', (c, x, y) => c.touch(x, y), (c, x, y) => c.touch([x, y])],
+  ['RENAME', (c, x, y) => c.rename(x, y), (c, x, y) => c.rename(x, y)],
+  ['RENAMENX', (c, x, y) => c.renamenx(x, y), (c, x, y) => c.renameNX(x, y)],
+  ['COPY', (c, x, y) => c.copy(x, y), (c, x, y) => c.copy(x, y)],
+  ['SMOVE', (c, x, y) => c.smove(x, y, 'm'), (c, x, y) => c.sMove(x, y, 'm')],
+  ['SINTER', (c, x, y) => c.sinter(x, y), (c, x, y) => c.sInter([x, y])],
+  ['SUNION', (c, x, y) => c.sunion(x, y), (c, x, y) => c.sUnion([x, y])],
+  ['SDIFF', (c, x, y) => c.sdiff(x, y), (c, x, y) => c.sDiff([x, y])],
+  ['SINTERSTORE', (c, x, y) => c.sinterstore(x, x, y), (c, x, y) => c.sInterStore(x, [x, y])],
+  ['SUNIONSTORE', (c, x, y) => c.sunionstore(x, x, y), (c, x, y) => c.sUnionStore(x, [x, y])],
+  ['SDIFFSTORE', (c, x, y) => c.sdiffstore(x, x, y), (c, x, y) => c.sDiffStore(x, [x, y])],
+  ['SINTERCARD', (c, x, y) => c.sintercard(2, x, y), (c, x, y) => c.sInterCard([x, y])],
+  ['ZUNIONSTORE', (c, x, y) => c.zunionstore(x, 2, x, y), (c, x, y) => c.zUnionStore(x, [x, y])],
+  ['ZINTERSTORE', (c, x, y) => c.zinterstore(x, 2, x, y), (c, x, y) => c.zInterStore(x, [x, y])],
+  ['ZDIFFSTORE', (c, x, y) => c.zdiffstore(x, 2, x, y), (c, x, y) => c.zDiffStore(x, [x, y])],
+  ['LMOVE', (c, x, y) => c.lmove(x, y, 'LEFT', 'RIGHT'), (c, x, y) => c.lMove(x, y, 'LEFT', 'RIGHT')],
+  ['RPOPLPUSH', (c, x, y) => c.rpoplpush(x, y), (c, x, y) => c.rPopLPush(x, y)],
+  ['PFCOUNT', (c, x, y) => c.pfcount(x, y), (c, x, y) => c.pfCount([x, y])],
+  ['PFMERGE', (c, x, y) => c.pfmerge(x, y), (c, x, y) => c.pfMerge(x, [y])],
+  ['BITOP', (c, x, y) => c.bitop('OR', x, x, y), (c, x, y) => c.bitOp('OR', x, [x, y])],
+  ['LCS', (c, x, y) => c.lcs(x, y), (c, x, y) => c.LCS(x, y)],
+  ['ZUNION', (c, x, y) => c.zunion(2, x, y), (c, x, y) => c.zUnion([x, y])],
+  ['ZINTER', (c, x, y) => c.zinter(2, x, y), (c, x, y) => c.zInter([x, y])],
+  ['ZDIFF', (c, x, y) => c.zdiff(2, x, y), (c, x, y) => c.zDiff([x, y])],
+  ['ZINTERCARD', (c, x, y) => c.zintercard(2, x, y), (c, x, y) => c.zInterCard([x, y])],
+  ['ZRANGESTORE', (c, x, y) => c.zrangestore(x, y, 0, -1), (c, x, y) => c.zRangeStore(x, y, 0, -1)],
+  ['ZMPOP', (c, x, y) => c.zmpop(2, x, y, 'MIN'), (c, x, y) => c.zmPop([x, y], 'MIN')],
+  ['BZPOPMIN', (c, x, y) => c.bzpopmin(x, y, 0.1), (c, x, y) => c.bzPopMin([x, y], 0.1)],
+  ['LMPOP', (c, x, y) => c.lmpop(2, x, y, 'LEFT'), (c, x, y) => c.lmPop([x, y], 'LEFT')],
+  ['BLPOP', (c, x, y) => c.blpop(x, y, 0.1), (c, x, y) => c.blPop([x, y], 0.1)],
+  ['BLMOVE', (c, x, y) => c.blmove(x, y, 'LEFT', 'RIGHT', 0.1),
+    (c, x, y) => c.blMove(x, y, 'LEFT', 'RIGHT', 0.1)],
+  ['BRPOPLPUSH', (c, x, y) => c.brpoplpush(x, y, 0.1), (c, x, y) => c.brPopLPush(x, y, 0.1)],
+  ['XREAD', (c, x, y) => c.xread('STREAMS', x, y, '0', '0'),
+    (c, x, y) => c.xRead([{ key: x, id: '0' }, { key: y, id: '0' }])],
+  ['GEOSEARCHSTORE', (c, x, y) => c.geosearchstore(x, y, 'FROMLONLAT', 0, 0, 'BYRADIUS', 10, 'km'),
+    (c, x, y) => c.geoSearchStore(x, y, { longitude: 0, latitude: 0 }, { radius: 10, unit: 'km' })],
+  ['SORT', (c, x, y) => c.sort(x, 'ALPHA', 'STORE', y), (c, x, y) => c.sortStore(x, y, { ALPHA: true }),
+    'SORT_STORE'],
+];
+
+// Sources of each command's keys, so that it has something to work on.
+async function seed(io, name, x, y) {
+  if (/^(S|SORT$)/.test(name)) return Promise.all([io.sadd(x, 'm'), io.sadd(y, 'm')]);
+  if (/^B?Z/.test(name)) return Promise.all([io.zadd(x, 1, 'm'), io.zadd(y, 1, 'm')]);
+  if (/^(B?LMOVE|B?RPOPLPUSH|B?LPOP|LMPOP)$/.test(name)) return io.rpush(x, 'm');
+  if (name === 'XREAD') return Promise.all([io.xadd(x, '*', 'f', 'v'), io.xadd(y, '*', 'f', 'v')]);
+  if (name === 'GEOSEARCHSTORE') return io.geoadd(y, 0, 0, 'm');
+  if (/^PF/.test(name)) return Promise.all([io.pfadd(x, 'm'), io.pfadd(y, 'n')]);
+  if (/^(MSET|MSETNX)$/.test(name)) return null;
+  return Promise.all([io.set(x, 'v'), io.set(y, 'w')]);
+}
+
+// --- main -----------------------------------------------------------------------
+
+async function main() {
+  const io = new IORedis.Cluster([{ host: '127.0.0.1', port }], { lazyConnect: false });
+  const nr = nodeRedis.createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${port}` }] });
+  nr.on('error', () => {});
+  await nr.connect();
+  const { keys, slots } = await pickKeys(io);
+  const { a, same, near, far } = keys;
+  const clients = { ioredis: io, 'node-redis': nr };
+  const relations = { 'same-slot': same, 'same-node': near, 'other-node': far };
+
+  // Multi-key commands with keys on two masters.
+  for (const [name, ioCall, nrCall, nrMethod] of COMMANDS) {
+    const methods = { ioredis: name.toLowerCase(), 'node-redis': nrMethod || name };
+    for (const [lib, call] of [['ioredis', ioCall], ['node-redis', nrCall]]) {
+      const rec = { lib, kind: 'command', name, method: methods[lib], relation: 'other-node' };
+      await record(io, rec, [a, far],
+        () => call(clients[lib], a, far), () => seed(io, name, a, far));
+    }
+  }
+
+  // The same through the raw interfaces: ioredis call(), node-redis sendCommand()
+  // (whose first argument is the key it routes by).
+  for (const name of ['MGET', 'DEL']) {
+    const setup = () => Promise.all([io.set(a, 'v'), io.set(far, 'w')]);
+    await record(io, { lib: 'ioredis', kind: 'raw', name, relation: 'other-node' }, [a, far],
+      () => io.call(name, a, far), setup);
+    await record(io, { lib: 'node-redis', kind: 'raw', name, relation: 'other-node' }, [a, far],
+      () => nr.sendCommand(a, name === 'MGET', [name, a, far]), setup);
+  }
+
+  // A client-wide keyPrefix: with a hash tag it puts every key in one slot.
+  for (const prefix of ['{pfx}:', 'pfx:']) {
+    const name = prefix.startsWith('{') ? 'mset-tagged-prefix' : 'mset-plain-prefix';
+    const rootNodes = [{ url: `redis://127.0.0.1:${port}` }];
+    const ioP = new IORedis.Cluster([{ host: '127.0.0.1', port }], { keyPrefix: prefix });
+    const nrP = nodeRedis.createCluster({ rootNodes, keyPrefix: prefix });
+    nrP.on('error', () => {});
+    await nrP.connect();
+    const prefixed = [prefix + a, prefix + far];
+    await record(io, { lib: 'ioredis', kind: 'prefix', name, relation: 'other-node' }, prefixed,
+      () => ioP.mset(a, '1', far, '2'));
+    await record(io, { lib: 'node-redis', kind: 'prefix', name, relation: 'other-node' }, prefixed,
+      () => nrP.mSet([[a, '1'], [far, '2']]));
+    ioP.disconnect();
+    await nrP.close();
+  }
+
+  // Pipelines and transactions: SET a, SET b, for each place of b.
+  for (const [relation, b] of Object.entries(relations)) {
+    const sets = (p) => p.set(a, '1').set(b, '2');
+    const rec = (lib, name) => ({ lib, kind: 'batch', name, relation });
+    await record(io, rec('ioredis', 'pipeline'), [a, b], () => sets(io.pipeline()).exec());
+    await record(io, rec('ioredis', 'pipeline-del'), [a, b],
+      () => io.pipeline().del(a, b).exec(), () => Promise.all([io.set(a, 'v'), io.set(b, 'w')]));
+    await record(io, rec('ioredis', 'multi'), [a, b], () => sets(io.multi()).exec());
+    await record(io, rec('node-redis', 'multi'), [a, b], () => sets(nr.multi()).exec());
+    await record(io, rec('node-redis', 'execAsPipeline'), [a, b],
+      () => sets(nr.multi()).execAsPipeline());
+  }
+
+  // Scripts: declared keys in two places, and an undeclared key (ARGV[1]).
+  io.defineCommand('probeSet', { numberOfKeys: 2, lua: SCRIPT });
+  const nrs = nodeRedis.createCluster({
+    rootNodes: [{ url: `redis://127.0.0.1:${port}` }],
+    scripts: { probeSet: nodeRedis.defineScript({ NUMBER_OF_KEYS: 2, SCRIPT, parseCommand(parser, x, y) { parser.pushKey(x); parser.pushKey(y); }, transformReply: undefined }) },
+  });
+  nrs.on('error', () => {});
+  await nrs.connect();
+  for (const [relation, b] of Object.entries(relations)) {
+    const rec = (lib, name) => ({ lib, kind: 'script', name, relation });
+    await record(io, rec('ioredis', 'eval'), [a, b], () => io.eval(SCRIPT, 2, a, b));
+    await record(io, rec('ioredis', 'defineCommand'), [a, b], () => io.probeSet(a, b));
+    await record(io, rec('ioredis', 'eval-undeclared'), [a, b], () => io.eval(UNDECLARED, 1, a, b));
+    await record(io, rec('ioredis', 'eval-undeclared-shebang'), [a, b],
+      () => io.eval(SHEBANG, 1, a, b));
+    await record(io, rec('node-redis', 'eval'), [a, b],
+      () => nr.eval(SCRIPT, { keys: [a, b] }));
+    await record(io, rec('node-redis', 'defineScript'), [a, b], () => nrs.probeSet(a, b));
+    await record(io, rec('node-redis', 'eval-undeclared'), [a, b],
+      () => nr.eval(UNDECLARED, { keys: [a], arguments: [b] }));
+    await record(io, rec('node-redis', 'eval-undeclared-shebang'), [a, b],
+      () => nr.eval(SHEBANG, { keys: [a], arguments: [b] }));
+  }
+  // EVALSHA: the script is loaded on every master first.
+  const sha = await Promise.all(io.nodes('master').map((n) => n.script('LOAD', SCRIPT)));
+  for (const [relation, b] of Object.entries(relations)) {
+    const rec = (lib) => ({ lib, kind: 'script', name: 'evalsha', relation });
+    await record(io, rec('ioredis'), [a, b], () => io.evalsha(sha[0], 2, a, b),
+      () => Promise.all(io.nodes('master').map((n) => n.script('LOAD', SCRIPT))));
+    await record(io, rec('node-redis'), [a, b], () => nr.evalSha(sha[0], { keys: [a, b] }),
+      () => Promise.all(io.nodes('master').map((n) => n.script('LOAD', SCRIPT))));
+  }
+
+  await flush(io);
+  const version = (name) => require(`${name}/package.json`).version;
+  console.log(JSON.stringify({
+    versions: { ioredis: version('ioredis'), redis: version('redis'), '@redis/client': version('@redis/client') },
+    keys: slots,
+    cases: records,
+  }, null, 1));
+  io.disconnect();
+  await Promise.all([nr.close(), nrs.close()]);
+}
+
+main().then(() => process.exit(0), (e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -2,9 +2,11 @@
 // Writes the JavaScript method tables of redis-keylint from the installed ioredis and
 // node-redis (npm package `redis`):
 //
-//   NODE_PATH=<dir>/node_modules node scripts/gen-js-methods.js <out dir>
+//   node scripts/gen-js-methods.js <dir> <out dir>
 //
-// writes <out dir>/ioredis_methods.txt and <out dir>/node_redis_methods.txt. The live
+// where <dir> is a folder in which fixtures/javascript/package.json was installed
+// (`npm install --no-audit --no-fund`; the packages are loaded from <dir>/node_modules
+// only), writes <out dir>/ioredis_methods.txt and <out dir>/node_redis_methods.txt. The live
 // conformance test (crates/conformance/tests/js_clients.rs) installs both packages
 // from fixtures/javascript/package.json, runs this script into a temp dir and compares
 // the result with crates/keylint-javascript-data/; it also checks the cluster column
@@ -14,10 +16,15 @@
 const fs = require('fs');
 const path = require('path');
 
-const out = process.argv[2];
-if (!out) throw new Error('usage: node scripts/gen-js-methods.js <out dir>');
+const [dir, out] = process.argv.slice(2);
+if (!dir || !out) throw new Error('usage: node scripts/gen-js-methods.js <install dir> <out dir>');
+const { createRequire } = require('module');
+const load = createRequire(path.resolve(dir, 'package.json'));
+// Each library's own dependencies, wherever npm put them.
+const fromIoredis = createRequire(load.resolve('ioredis/package.json'));
+const fromRedis = createRequire(load.resolve('redis/package.json'));
 
-const major = (name) => require(`${name}/package.json`).version.split('.')[0];
+const major = (name) => load(`${name}/package.json`).version.split('.')[0];
 const pad = (cols, widths) => cols.map((c, i) => (i + 1 < cols.length ? c.padEnd(widths[i]) : c)).join(' ').trimEnd();
 
 // --- ioredis ----------------------------------------------------------------------
@@ -25,9 +32,9 @@ const pad = (cols, widths) => cols.map((c, i) => (i + 1 < cols.length ? c.padEnd
 // A command may take several keys when its key range is open or longer than one key,
 // or when its keys are found by parsing (movablekeys: numkeys, STORE, STREAMS, ...).
 function ioredisTable() {
-  const commands = require('@ioredis/commands');
-  const table = require('@ioredis/commands/built/commands.json');
-  const { Redis, Cluster } = require('ioredis');
+  const commands = fromIoredis('@ioredis/commands');
+  const table = fromIoredis('@ioredis/commands/built/commands.json');
+  const { Redis, Cluster } = load('ioredis');
   const methods = new Set();
   for (const proto of [Redis.prototype, Cluster.prototype]) {
     for (let p = proto; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
@@ -78,7 +85,7 @@ function ioredisTable() {
 // coordinates); an array of such objects (for XREAD's [{ key, id }, ...]). The keys
 // the parser records say which argument holds keys, and how.
 function probe(command, args) {
-  const { BasicCommandParser } = require('@redis/client/dist/lib/client/parser');
+  const { BasicCommandParser } = fromRedis('@redis/client/dist/lib/client/parser');
   const parser = new BasicCommandParser();
   try {
     command.parseCommand(parser, ...args);
@@ -132,8 +139,8 @@ function nodeRedisParameters(command) {
 }
 
 function nodeRedisTable() {
-  const commands = require('@redis/client/dist/lib/commands').default;
-  const { COMMAND_METADATA } = require('@redis/client/dist/lib/command-metadata/command-metadata-data');
+  const commands = fromRedis('@redis/client/dist/lib/commands').default;
+  const { COMMAND_METADATA } = fromRedis('@redis/client/dist/lib/command-metadata/command-metadata-data');
   const policy = (cmd) => {
     const m = COMMAND_METADATA.std[cmd.toLowerCase()];
     return m && m.request;
@@ -162,6 +169,7 @@ function nodeRedisTable() {
 #              metadata)
 #   routed     sends the whole command to the first key's node, which answers CROSSSLOT
 # Both are measured on a live cluster for the commands docs/javascript-clients.md lists.
+# node-redis 4 and 5 split nothing: with them every method here is routed.
 #
 # parameters: index:name:kind, index counting from the first argument of the method
 #   key           one key

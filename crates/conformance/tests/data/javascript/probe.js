@@ -1,19 +1,25 @@
 // Measures what ioredis and node-redis cluster clients do with keys in several slots.
 //
-//   NODE_PATH=<dir>/node_modules node probe.js <port>
+//   node probe.js <dir> <port>
 //
-// <port> is one master of a Redis Cluster on 127.0.0.1. Prints one JSON object:
+// <dir> is where fixtures/javascript/package.json was installed (the packages are
+// loaded from <dir>/node_modules only); <port> is one master of a Redis Cluster on
+// 127.0.0.1. Prints one JSON object:
 // the library versions, the keys used, and one record per case:
 //   { lib, kind, name, relation, outcome: "ok" | "error", error, written }
 // relation is how the case's keys lie: "same-slot", "same-node" (another slot on the
 // same master) or "other-node"; written lists the case's keys that exist afterwards.
 'use strict';
 
-const IORedis = require('ioredis');
-const nodeRedis = require('redis');
+const path = require('path');
 
-const port = Number(process.argv[2]);
-if (!port) throw new Error('usage: node probe.js <port of a cluster master>');
+const [dir, port] = [process.argv[2], Number(process.argv[3])];
+if (!dir || !port) throw new Error('usage: node probe.js <install dir> <port of a cluster master>');
+const load = require('module').createRequire(path.resolve(dir, 'package.json'));
+const IORedis = load('ioredis');
+const nodeRedis = load('redis');
+// Older majors of node-redis, installed under aliases; only their commands are probed.
+const OLDER = { 'node-redis@4': 'redis-v4', 'node-redis@5': 'redis-v5' };
 // Never hang: the Rust test reads this output.
 setTimeout(() => {
   console.error('probe.js: timed out');
@@ -186,6 +192,18 @@ async function main() {
     }
   }
 
+  // The same commands with the older node-redis majors.
+  for (const [lib, alias] of Object.entries(OLDER)) {
+    const old = load(alias).createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${port}` }] });
+    old.on('error', () => {});
+    await old.connect();
+    for (const [name, , nrCall] of COMMANDS) {
+      await record(io, { lib, kind: 'command', name, relation: 'other-node' }, [a, far],
+        () => nrCall(old, a, far), () => seed(io, name, a, far));
+    }
+    await (old.close ? old.close() : old.disconnect());
+  }
+
   // The same through the raw interfaces: ioredis call(), node-redis sendCommand()
   // (whose first argument is the key it routes by).
   for (const name of ['MGET', 'DEL']) {
@@ -260,9 +278,11 @@ async function main() {
   }
 
   await flush(io);
-  const version = (name) => require(`${name}/package.json`).version;
+  const version = (name) => load(`${name}/package.json`).version;
+  const versions = { ioredis: version('ioredis'), redis: version('redis') };
+  for (const [lib, alias] of Object.entries(OLDER)) versions[lib] = version(alias);
   console.log(JSON.stringify({
-    versions: { ioredis: version('ioredis'), redis: version('redis'), '@redis/client': version('@redis/client') },
+    versions,
     keys: slots,
     cases: records,
   }, null, 1));

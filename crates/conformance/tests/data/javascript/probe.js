@@ -16,10 +16,9 @@ const path = require('path');
 const [dir, port] = [process.argv[2], Number(process.argv[3])];
 if (!dir || !port) throw new Error('usage: node probe.js <install dir> <port of a cluster master>');
 const load = require('module').createRequire(path.resolve(dir, 'package.json'));
-const IORedis = load('ioredis');
-const nodeRedis = load('redis');
-// Older majors of node-redis, installed under aliases; only their commands are probed.
-const OLDER = { 'node-redis@4': 'redis-v4', 'node-redis@5': 'redis-v5' };
+// Library under test -> package (older majors are installed under aliases).
+const IOREDIS = { ioredis: 'ioredis', 'ioredis@5': 'ioredis-v5' };
+const NODE_REDIS = { 'node-redis': 'redis', 'node-redis@5': 'redis-v5', 'node-redis@4': 'redis-v4' };
 // Never hang: the Rust test reads this output.
 setTimeout(() => {
   console.error('probe.js: timed out');
@@ -29,6 +28,12 @@ setTimeout(() => {
 const SCRIPT = "redis.call('SET', KEYS[1], '1'); return redis.call('SET', KEYS[2], '2')";
 const UNDECLARED = "redis.call('SET', KEYS[1], '1'); return redis.call('SET', ARGV[1], '2')";
 const SHEBANG = '#!lua\n' + UNDECLARED;
+const SHA = require('crypto').createHash('sha1').update(SCRIPT).digest('hex');
+
+// EVALSHA needs the script on every master.
+function loadScript(io) {
+  return Promise.all(io.nodes('master').map((n) => n.script('LOAD', SCRIPT)));
+}
 
 // --- keys ---------------------------------------------------------------------
 
@@ -172,122 +177,137 @@ async function seed(io, name, x, y) {
 
 // --- main -----------------------------------------------------------------------
 
-async function main() {
-  const io = new IORedis.Cluster([{ host: '127.0.0.1', port }], { lazyConnect: false });
-  const nr = nodeRedis.createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${port}` }] });
-  nr.on('error', () => {});
-  await nr.connect();
-  const { keys, slots } = await pickKeys(io);
-  const { a, same, near, far } = keys;
-  const clients = { ioredis: io, 'node-redis': nr };
-  const relations = { 'same-slot': same, 'same-node': near, 'other-node': far };
+// --- ioredis ----------------------------------------------------------------------
 
-  // Multi-key commands with keys on two masters.
-  for (const [name, ioCall, nrCall, nrMethod] of COMMANDS) {
-    const methods = { ioredis: name.toLowerCase(), 'node-redis': nrMethod || name };
-    for (const [lib, call] of [['ioredis', ioCall], ['node-redis', nrCall]]) {
-      const rec = { lib, kind: 'command', name, method: methods[lib], relation: 'other-node' };
-      await record(io, rec, [a, far],
-        () => call(clients[lib], a, far), () => seed(io, name, a, far));
-    }
+async function ioredisCases(lib, IORedis, ctx) {
+  const { io, port, a, far, relations } = ctx;
+  const c = new IORedis.Cluster([{ host: '127.0.0.1', port }]);
+  const rec = (kind, name, relation, extra) => ({ lib, kind, name, relation, ...extra });
+
+  // Multi-key commands with keys on two masters, as methods and through call().
+  for (const [name, call] of COMMANDS) {
+    await record(io, rec('command', name, 'other-node', { method: name.toLowerCase() }),
+      [a, far], () => call(c, a, far), () => seed(io, name, a, far));
   }
-
-  // The same commands with the older node-redis majors.
-  for (const [lib, alias] of Object.entries(OLDER)) {
-    const old = load(alias).createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${port}` }] });
-    old.on('error', () => {});
-    await old.connect();
-    for (const [name, , nrCall] of COMMANDS) {
-      await record(io, { lib, kind: 'command', name, relation: 'other-node' }, [a, far],
-        () => nrCall(old, a, far), () => seed(io, name, a, far));
-    }
-    await (old.close ? old.close() : old.disconnect());
-  }
-
-  // The same through the raw interfaces: ioredis call(), node-redis sendCommand()
-  // (whose first argument is the key it routes by).
   for (const name of ['MGET', 'DEL']) {
-    const setup = () => Promise.all([io.set(a, 'v'), io.set(far, 'w')]);
-    await record(io, { lib: 'ioredis', kind: 'raw', name, relation: 'other-node' }, [a, far],
-      () => io.call(name, a, far), setup);
-    await record(io, { lib: 'node-redis', kind: 'raw', name, relation: 'other-node' }, [a, far],
-      () => nr.sendCommand(a, name === 'MGET', [name, a, far]), setup);
+    await record(io, rec('raw', name, 'other-node'), [a, far], () => c.call(name, a, far),
+      () => Promise.all([io.set(a, 'v'), io.set(far, 'w')]));
   }
 
   // A client-wide keyPrefix: with a hash tag it puts every key in one slot.
-  for (const prefix of ['{pfx}:', 'pfx:']) {
-    const name = prefix.startsWith('{') ? 'mset-tagged-prefix' : 'mset-plain-prefix';
-    const rootNodes = [{ url: `redis://127.0.0.1:${port}` }];
-    const ioP = new IORedis.Cluster([{ host: '127.0.0.1', port }], { keyPrefix: prefix });
-    const nrP = nodeRedis.createCluster({ rootNodes, keyPrefix: prefix });
-    nrP.on('error', () => {});
-    await nrP.connect();
-    const prefixed = [prefix + a, prefix + far];
-    await record(io, { lib: 'ioredis', kind: 'prefix', name, relation: 'other-node' }, prefixed,
-      () => ioP.mset(a, '1', far, '2'));
-    await record(io, { lib: 'node-redis', kind: 'prefix', name, relation: 'other-node' }, prefixed,
-      () => nrP.mSet([[a, '1'], [far, '2']]));
-    ioP.disconnect();
-    await nrP.close();
+  for (const [name, prefix] of [['mset-tagged-prefix', '{pfx}:'], ['mset-plain-prefix', 'pfx:']]) {
+    const p = new IORedis.Cluster([{ host: '127.0.0.1', port }], { keyPrefix: prefix });
+    await record(io, rec('prefix', name, 'other-node'), [prefix + a, prefix + far],
+      () => p.mset(a, '1', far, '2'));
+    p.disconnect();
   }
 
-  // Pipelines and transactions: SET a, SET b, for each place of b.
+  // Pipelines, transactions and scripts: a first, then b, for each place of b.
+  c.defineCommand('probeSet', { numberOfKeys: 2, lua: SCRIPT });
   for (const [relation, b] of Object.entries(relations)) {
     const sets = (p) => p.set(a, '1').set(b, '2');
-    const rec = (lib, name) => ({ lib, kind: 'batch', name, relation });
-    await record(io, rec('ioredis', 'pipeline'), [a, b], () => sets(io.pipeline()).exec());
-    await record(io, rec('ioredis', 'pipeline-del'), [a, b],
-      () => io.pipeline().del(a, b).exec(), () => Promise.all([io.set(a, 'v'), io.set(b, 'w')]));
-    await record(io, rec('ioredis', 'multi'), [a, b], () => sets(io.multi()).exec());
-    await record(io, rec('node-redis', 'multi'), [a, b], () => sets(nr.multi()).exec());
-    await record(io, rec('node-redis', 'execAsPipeline'), [a, b],
-      () => sets(nr.multi()).execAsPipeline());
+    const both = () => Promise.all([io.set(a, 'v'), io.set(b, 'w')]);
+    await record(io, rec('batch', 'pipeline', relation), [a, b], () => sets(c.pipeline()).exec());
+    await record(io, rec('batch', 'pipeline-del', relation), [a, b],
+      () => c.pipeline().del(a, b).exec(), both);
+    await record(io, rec('batch', 'multi', relation), [a, b], () => sets(c.multi()).exec());
+    await record(io, rec('script', 'eval', relation), [a, b], () => c.eval(SCRIPT, 2, a, b));
+    await record(io, rec('script', 'evalsha', relation), [a, b],
+      () => c.evalsha(SHA, 2, a, b), () => loadScript(io));
+    await record(io, rec('script', 'defineCommand', relation), [a, b], () => c.probeSet(a, b));
+    await record(io, rec('script', 'eval-undeclared', relation), [a, b],
+      () => c.eval(UNDECLARED, 1, a, b));
+    await record(io, rec('script', 'eval-undeclared-shebang', relation), [a, b],
+      () => c.eval(SHEBANG, 1, a, b));
   }
+  c.disconnect();
+}
 
-  // Scripts: declared keys in two places, and an undeclared key (ARGV[1]).
-  io.defineCommand('probeSet', { numberOfKeys: 2, lua: SCRIPT });
-  const nrs = nodeRedis.createCluster({
-    rootNodes: [{ url: `redis://127.0.0.1:${port}` }],
-    scripts: { probeSet: nodeRedis.defineScript({ NUMBER_OF_KEYS: 2, SCRIPT, parseCommand(parser, x, y) { parser.pushKey(x); parser.pushKey(y); }, transformReply: undefined }) },
+// --- node-redis -------------------------------------------------------------------
+
+async function nodeRedisCases(lib, nodeRedis, ctx) {
+  const { io, port, a, far, relations } = ctx;
+  const rootNodes = [{ url: `redis://127.0.0.1:${port}` }];
+  const connect = async (options) => {
+    const c = nodeRedis.createCluster({ rootNodes, ...options });
+    c.on('error', () => {});
+    await c.connect();
+    return c;
+  };
+  const close = (c) => (c.close ? c.close() : c.disconnect());
+  // Keys pushed by parseCommand (node-redis 5 and 6), or returned first by
+  // transformArguments (node-redis 4).
+  const probeSet = nodeRedis.defineScript({
+    NUMBER_OF_KEYS: 2,
+    SCRIPT,
+    parseCommand(parser, x, y) { parser.pushKey(x); parser.pushKey(y); },
+    transformArguments(x, y) { return [x, y]; },
+    transformReply: undefined,
   });
-  nrs.on('error', () => {});
-  await nrs.connect();
-  for (const [relation, b] of Object.entries(relations)) {
-    const rec = (lib, name) => ({ lib, kind: 'script', name, relation });
-    await record(io, rec('ioredis', 'eval'), [a, b], () => io.eval(SCRIPT, 2, a, b));
-    await record(io, rec('ioredis', 'defineCommand'), [a, b], () => io.probeSet(a, b));
-    await record(io, rec('ioredis', 'eval-undeclared'), [a, b], () => io.eval(UNDECLARED, 1, a, b));
-    await record(io, rec('ioredis', 'eval-undeclared-shebang'), [a, b],
-      () => io.eval(SHEBANG, 1, a, b));
-    await record(io, rec('node-redis', 'eval'), [a, b],
-      () => nr.eval(SCRIPT, { keys: [a, b] }));
-    await record(io, rec('node-redis', 'defineScript'), [a, b], () => nrs.probeSet(a, b));
-    await record(io, rec('node-redis', 'eval-undeclared'), [a, b],
-      () => nr.eval(UNDECLARED, { keys: [a], arguments: [b] }));
-    await record(io, rec('node-redis', 'eval-undeclared-shebang'), [a, b],
-      () => nr.eval(SHEBANG, { keys: [a], arguments: [b] }));
+  const c = await connect({ scripts: { probeSet } });
+  const rec = (kind, name, relation, extra) => ({ lib, kind, name, relation, ...extra });
+
+  // Multi-key commands with keys on two masters, as methods and through
+  // sendCommand(firstKey, isReadonly, args).
+  for (const [name, , call, method] of COMMANDS) {
+    await record(io, rec('command', name, 'other-node', { method: method || name }),
+      [a, far], () => call(c, a, far), () => seed(io, name, a, far));
   }
-  // EVALSHA: the script is loaded on every master first.
-  const sha = await Promise.all(io.nodes('master').map((n) => n.script('LOAD', SCRIPT)));
-  for (const [relation, b] of Object.entries(relations)) {
-    const rec = (lib) => ({ lib, kind: 'script', name: 'evalsha', relation });
-    await record(io, rec('ioredis'), [a, b], () => io.evalsha(sha[0], 2, a, b),
-      () => Promise.all(io.nodes('master').map((n) => n.script('LOAD', SCRIPT))));
-    await record(io, rec('node-redis'), [a, b], () => nr.evalSha(sha[0], { keys: [a, b] }),
-      () => Promise.all(io.nodes('master').map((n) => n.script('LOAD', SCRIPT))));
+  for (const name of ['MGET', 'DEL']) {
+    await record(io, rec('raw', name, 'other-node'), [a, far],
+      () => c.sendCommand(a, name === 'MGET', [name, a, far]),
+      () => Promise.all([io.set(a, 'v'), io.set(far, 'w')]));
   }
 
+  // keyPrefix is an option of node-redis 6 only.
+  if (lib === 'node-redis') {
+    for (const [name, prefix] of [['mset-tagged-prefix', '{pfx}:'], ['mset-plain-prefix', 'pfx:']]) {
+      const p = await connect({ keyPrefix: prefix });
+      await record(io, rec('prefix', name, 'other-node'), [prefix + a, prefix + far],
+        () => p.mSet([[a, '1'], [far, '2']]));
+      await close(p);
+    }
+  }
+
+  for (const [relation, b] of Object.entries(relations)) {
+    const sets = (p) => p.set(a, '1').set(b, '2');
+    await record(io, rec('batch', 'multi', relation), [a, b], () => sets(c.multi()).exec());
+    await record(io, rec('batch', 'execAsPipeline', relation), [a, b],
+      () => sets(c.multi()).execAsPipeline());
+    await record(io, rec('script', 'eval', relation), [a, b],
+      () => c.eval(SCRIPT, { keys: [a, b] }));
+    await record(io, rec('script', 'evalsha', relation), [a, b],
+      () => c.evalSha(SHA, { keys: [a, b] }), () => loadScript(io));
+    await record(io, rec('script', 'defineScript', relation), [a, b], () => c.probeSet(a, b));
+    await record(io, rec('script', 'eval-undeclared', relation), [a, b],
+      () => c.eval(UNDECLARED, { keys: [a], arguments: [b] }));
+    await record(io, rec('script', 'eval-undeclared-shebang', relation), [a, b],
+      () => c.eval(SHEBANG, { keys: [a], arguments: [b] }));
+  }
+  await close(c);
+}
+
+// --- main -----------------------------------------------------------------------
+
+async function main() {
+  // The helper client that picks keys, seeds, flushes and looks at what was written.
+  const io = new (load('ioredis').Cluster)([{ host: '127.0.0.1', port }]);
+  const { keys, slots } = await pickKeys(io);
+  const { a, same, near, far } = keys;
+  const relations = { 'same-slot': same, 'same-node': near, 'other-node': far };
+  const ctx = { io, port, a, far, relations };
+  const versions = {};
+  for (const [lib, pkg] of Object.entries(IOREDIS)) {
+    versions[lib] = load(`${pkg}/package.json`).version;
+    await ioredisCases(lib, load(pkg), ctx);
+  }
+  for (const [lib, pkg] of Object.entries(NODE_REDIS)) {
+    versions[lib] = load(`${pkg}/package.json`).version;
+    await nodeRedisCases(lib, load(pkg), ctx);
+  }
   await flush(io);
-  const version = (name) => load(`${name}/package.json`).version;
-  const versions = { ioredis: version('ioredis'), redis: version('redis') };
-  for (const [lib, alias] of Object.entries(OLDER)) versions[lib] = version(alias);
-  console.log(JSON.stringify({
-    versions,
-    keys: slots,
-    cases: records,
-  }, null, 1));
   io.disconnect();
-  await Promise.all([nr.close(), nrs.close()]);
+  console.log(JSON.stringify({ versions, keys: slots, cases: records }, null, 1));
 }
 
 main().then(() => process.exit(0), (e) => {

@@ -155,6 +155,20 @@ pub struct KeyFamily {
     pub source: String,
 }
 
+/// A command inside a script that lists keys (`KEYS`, `SCAN`): on a cluster it sees
+/// only the keys of the node that runs the script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyListing {
+    /// The command, upper case.
+    pub command: String,
+    /// Where it is.
+    pub span: Span,
+    /// How the script that runs it runs.
+    pub mode: ScriptMode,
+    /// The whole script or helper it is in.
+    pub unit: Span,
+}
+
 /// A fact about what the client does with one unit, said in findings about it (a
 /// `pipeline()` that is a transaction only because the client is a standalone one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,11 +191,45 @@ pub struct UnitLabel {
     pub label: String,
 }
 
+/// The client library a file talks to Redis through, as far as findings explain it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Client {
+    /// The client itself refuses a command whose keys span slots before it sends it:
+    /// who refuses (redis-py's `RedisCluster`) and the error it raises.
+    pub refuses_cross_slot: Option<ClientRefusal>,
+}
+
+/// A client's own refusal of a cross-slot command (see [`Client`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientRefusal {
+    /// Who refuses, as a sentence's subject: redis-py's `RedisCluster`.
+    pub by: &'static str,
+    /// The error it raises (`… - all keys must map to the same key slot`).
+    pub error: &'static str,
+}
+
+/// Facts about how a file writes its keys and reaches Redis, beyond the keys: the
+/// frontend reports them, and the rules' notes follow from them. A rule never asks
+/// which language a file is in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SourceFacts {
+    /// The whole file is a script body (a Lua script or a library of functions), so
+    /// every key is in a script, not only the keys of [`FileModel::scripts`].
+    pub script_file: bool,
+    /// Keys with holes, outside script bodies, are written as f-strings: `{x}` is a
+    /// value and `{{`/`}}` are literal braces, which findings about braces explain.
+    pub fstring_keys: bool,
+    /// The client profile of commands outside script bodies.
+    pub client: Client,
+}
+
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone)]
 pub struct FileModel {
-    /// The file's language.
+    /// The file's language: the syntax keys outside script bodies are printed in.
     pub lang: Lang,
+    /// What the frontend knows about the file beyond its keys.
+    pub facts: SourceFacts,
     /// Every key use, in source order.
     pub keys: Vec<KeyUse>,
     /// The atomic units, inner before outer (a command before the block around it).
@@ -192,6 +240,8 @@ pub struct FileModel {
     pub scripts: Vec<Script>,
     /// Key uses that stand for many keys in a unit (see [`KeyFamily`]).
     pub families: Vec<KeyFamily>,
+    /// The commands of the file's scripts that list keys, in source order.
+    pub listings: Vec<KeyListing>,
     /// What the client does with particular units, for their findings.
     pub unit_notes: Vec<UnitNote>,
     /// More places that findings about particular units point at.
@@ -203,13 +253,39 @@ impl FileModel {
     pub fn new(lang: Lang) -> FileModel {
         FileModel {
             lang,
+            facts: SourceFacts::default(),
             keys: Vec::new(),
             units: Vec::new(),
             findings: Vec::new(),
             scripts: Vec::new(),
             families: Vec::new(),
+            listings: Vec::new(),
             unit_notes: Vec::new(),
             unit_labels: Vec::new(),
+        }
+    }
+
+    /// Which keys are in a script body: every key of a script file, else the keys of
+    /// [`FileModel::scripts`] (a script embedded in another file).
+    pub fn keys_in_scripts(&self) -> Vec<bool> {
+        let mut out = vec![self.facts.script_file; self.keys.len()];
+        for s in &self.scripts {
+            for &k in &s.keys {
+                if let Some(b) = out.get_mut(k) {
+                    *b = true;
+                }
+            }
+        }
+        out
+    }
+
+    /// The syntax a key is printed in: Lua for a key in a script body (Redis runs
+    /// scripts in Lua, wherever their text is written), else the file's language.
+    pub fn key_syntax(&self, in_script: bool) -> Lang {
+        if in_script {
+            Lang::Lua
+        } else {
+            self.lang
         }
     }
 

@@ -14,9 +14,12 @@
 //!   key the caller passes as `KEYS[i]`, in a unit of its own with the script's
 //!   cross-slot policy ([`script_policy`]).
 
-use crate::diagnostic::{Finding, Label};
-use crate::model::{CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, ScriptMode, Unit, UnitKind};
-use crate::rule::Rule;
+use crate::diagnostic::Finding;
+use crate::model::{
+    CrossSlotPolicy, FileModel, KeyListing, KeyOrigin, KeyUse, ScriptMode, Unit, UnitKind,
+};
+use crate::rules::script_keys_mismatch::fewer_keys_than_read;
+pub use crate::rules::script_keys_mismatch::{numkeys_refused, numkeys_too_large, BadNumkeys};
 use crate::template::{Hole, KeyTemplate, Lit, Part, SourceMap};
 use crate::Span;
 
@@ -141,6 +144,14 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
     for f in &lua.findings {
         model.findings.push(m.finding(f));
     }
+    for l in &lua.listings {
+        model.listings.push(KeyListing {
+            command: l.command.clone(),
+            span: m.range(&l.span),
+            mode: l.mode,
+            unit: m.range(&l.unit),
+        });
+    }
     (key_base..key_base + lua.keys.len()).collect()
 }
 
@@ -211,54 +222,6 @@ pub struct LinkedBody {
     pub merged_keys: Option<Vec<usize>>,
 }
 
-/// The finding for a numkeys larger than the arguments after it.
-pub fn numkeys_too_large(n: usize, after: usize, at: Span, call: Span) -> Finding {
-    Finding::new(
-        Rule::ScriptKeysMismatch,
-        format!(
-            "numkeys is {n} but only {after} argument{} follow{}",
-            if after == 1 { "" } else { "s" },
-            if after == 1 { "s" } else { "" }
-        ),
-        Label::new(at, "more keys than arguments"),
-    )
-    .with_unit(call)
-    .with_note(
-        "the server refuses the call: `ERR Number of keys can't be greater than number \
-         of args`",
-    )
-    .with_help("pass every key after numkeys, or lower numkeys to the number of keys")
-}
-
-/// Why the server refuses a numkeys argument before it counts the arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BadNumkeys {
-    /// Not a canonical integer (`two`, `+1`, `01`).
-    NotAnInteger,
-    /// Below zero.
-    Negative,
-}
-
-/// The finding for a numkeys the server refuses to read.
-pub fn numkeys_refused(why: BadNumkeys, shown: &str, at: Span, call: Span) -> Finding {
-    let (message, label, reply) = match why {
-        BadNumkeys::NotAnInteger => (
-            format!("numkeys `{shown}` is not an integer"),
-            "not an integer",
-            "ERR value is not an integer or out of range",
-        ),
-        BadNumkeys::Negative => (
-            format!("numkeys is negative ({shown})"),
-            "negative",
-            "ERR Number of keys can't be negative",
-        ),
-    };
-    Finding::new(Rule::ScriptKeysMismatch, message, Label::new(at, label))
-        .with_unit(call)
-        .with_note(format!("the server refuses the call: `{reply}`"))
-        .with_help("write numkeys as the number of keys that follow it (0 for none)")
-}
-
 /// Links one call with its body: `script-keys-mismatch`, and the keys the script
 /// derives from the caller's keys in a unit of their own. Without a body, only the
 /// numkeys check is made.
@@ -286,31 +249,7 @@ pub fn link_call(model: &mut FileModel, call: &ScriptCall, body: Option<&LinkedB
                 .merged_keys
                 .as_ref()
                 .map(|mk| model.keys[mk[k]].span.clone());
-            let mut f = Finding::new(
-                Rule::ScriptKeysMismatch,
-                format!(
-                    "the script reads `KEYS[{read}]` but this call passes {passed} key{}",
-                    if *passed == 1 { "" } else { "s" }
-                ),
-                Label::new(
-                    at.clone(),
-                    format!("{passed} key{} passed", if *passed == 1 { "" } else { "s" }),
-                ),
-            )
-            .with_unit(call.span.clone())
-            .with_note(format!(
-                "`KEYS[{read}]` is nil in the script: a command given it fails, and a key the \
-                 script needs is not declared, so a cluster client cannot route by it"
-            ))
-            .with_help(format!(
-                "pass {read} keys (numkeys {read}), in the order the script reads them"
-            ));
-            if let Some(s) = script_at {
-                f = f.with_secondary(Label::new(
-                    s,
-                    format!("the script reads `KEYS[{read}]` here"),
-                ));
-            }
+            let f = fewer_keys_than_read(read, *passed, at.clone(), call.span.clone(), script_at);
             model.findings.push(f);
         }
     }

@@ -2,11 +2,13 @@
 //! and `-- redis-keylint: ignore[…]` (Lua), on the offending line or alone on the line
 //! above it; `redis-keylint: ignore-file[…]` anywhere in a file for the whole file.
 //!
-//! A suppression that suppresses nothing is reported (`unused-suppression`) so that
-//! stale ones get cleaned up, except for rules that did not run at all.
+//! A suppression that suppresses nothing is reported (`unused-suppression`, in
+//! `rules/unused_suppression.rs`) so that stale ones get cleaned up, except for rules
+//! that did not run at all.
 
-use crate::diagnostic::{Finding, Label};
+use crate::diagnostic::Finding;
 use crate::rule::Rule;
+use crate::rules::unused_suppression;
 use crate::template::Lang;
 use crate::Span;
 
@@ -156,24 +158,8 @@ pub fn apply(
     }
     for (si, s) in sups.iter().enumerate() {
         for (ei, e) in s.entries.iter().enumerate() {
-            match e.rule {
-                None => kept.push(
-                    Finding::new(
-                        Rule::UnusedSuppression,
-                        format!("unknown rule `{}` in a suppression", e.text),
-                        Label::new(e.span.clone(), "no rule has this name or code"),
-                    )
-                    .with_help("`redis-keylint rules` lists every rule"),
-                ),
-                Some(r) if !used[si][ei] && ran(r) && r != Rule::UnusedSuppression => kept.push(
-                    Finding::new(
-                        Rule::UnusedSuppression,
-                        format!("unused suppression of `{}`", r.name()),
-                        Label::new(e.span.clone(), "nothing to suppress here"),
-                    )
-                    .with_help("remove it"),
-                ),
-                _ => {}
+            if let Some(f) = unused_suppression::check_entry(e, used[si][ei], &ran) {
+                kept.push(f);
             }
         }
     }

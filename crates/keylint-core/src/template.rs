@@ -407,46 +407,42 @@ fn is_opaque(item: &Item<'_>) -> bool {
     matches!(item, Item::Hole(h) if h.kind == HoleKind::Opaque)
 }
 
+/// Where the first `want` byte is, from `from` on.
+enum Found {
+    At(Pos),
+    /// There is none.
+    Missing,
+    /// An opaque hole comes first: it might hold one.
+    Unsure,
+}
+
+fn find_byte(items: &[Item<'_>], from: Pos, want: u8) -> Found {
+    for (i, item) in items.iter().enumerate().skip(from) {
+        if is_opaque(item) {
+            return Found::Unsure;
+        }
+        if is_byte(item, want) {
+            return Found::At(i);
+        }
+    }
+    Found::Missing
+}
+
 fn tag_facts(items: &[Item<'_>]) -> TagFacts {
-    let unknown = TagFacts {
-        outcome: TagOutcome::Unknown,
+    let only = |outcome| TagFacts {
+        outcome,
         nested_open: None,
         ignored_pair: None,
     };
-    // Find the first `{`; an opaque hole before it might hold one.
-    let mut open = None;
-    for (i, item) in items.iter().enumerate() {
-        if is_opaque(item) {
-            return unknown;
-        }
-        if is_byte(item, b'{') {
-            open = Some(i);
-            break;
-        }
-    }
-    let Some(open) = open else {
-        return TagFacts {
-            outcome: TagOutcome::WholeNoOpen,
-            nested_open: None,
-            ignored_pair: None,
-        };
+    let open = match find_byte(items, 0, b'{') {
+        Found::At(i) => i,
+        Found::Missing => return only(TagOutcome::WholeNoOpen),
+        Found::Unsure => return only(TagOutcome::Unknown),
     };
-    let mut close = None;
-    for (i, item) in items.iter().enumerate().skip(open + 1) {
-        if is_opaque(item) {
-            return unknown;
-        }
-        if is_byte(item, b'}') {
-            close = Some(i);
-            break;
-        }
-    }
-    let Some(close) = close else {
-        return TagFacts {
-            outcome: TagOutcome::WholeUnclosed { open },
-            nested_open: None,
-            ignored_pair: None,
-        };
+    let close = match find_byte(items, open + 1, b'}') {
+        Found::At(i) => i,
+        Found::Missing => return only(TagOutcome::WholeUnclosed { open }),
+        Found::Unsure => return only(TagOutcome::Unknown),
     };
     let (outcome, rest_from, nested_open) = if close == open + 1 {
         (TagOutcome::WholeEmptyTag { open }, close + 1, None)
@@ -565,68 +561,102 @@ pub fn quote_redis_cli(bytes: &[u8]) -> String {
     if bare {
         return String::from_utf8_lossy(bytes).into_owned();
     }
-    let mut out = String::from("\"");
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
+    let body = escaped(
+        bytes,
+        |out, c| {
             match c {
                 '"' => out.push_str("\\\""),
                 '\\' => out.push_str("\\\\"),
                 c if c.is_control() || (c.is_whitespace() && c != ' ') => {
-                    let mut buf = [0u8; 4];
-                    for b in c.encode_utf8(&mut buf).bytes() {
-                        let _ = write!(out, "\\x{b:02x}");
-                    }
+                    each_byte(out, c, hex_byte)
                 }
-                c => out.push(c),
+                _ => return false,
             }
-        }
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02x}");
-        }
-    }
-    out.push('"');
-    out
+            true
+        },
+        hex_byte,
+    );
+    format!("\"{body}\"")
 }
 
 /// A Lua string body for `bytes`: Lua 5.1 (the one Redis embeds) has no `\\x`
 /// escape, so other bytes are written as decimal `\\ddd`.
 pub fn escape_lua(bytes: &[u8]) -> String {
+    escaped(
+        bytes,
+        |out, c| {
+            match c {
+                _ if backslash_escape(out, c) => {}
+                '"' => out.push_str("\\\""),
+                c if c.is_control() => each_byte(out, c, dec_byte),
+                _ => return false,
+            }
+            true
+        },
+        dec_byte,
+    )
+}
+
+/// `bytes` as the body of a quoted string: `special` writes the escape of a character
+/// that needs one and says whether it did (the others are written as they are), `byte`
+/// the escape of a byte that is not UTF-8.
+fn escaped(
+    bytes: &[u8],
+    special: impl Fn(&mut String, char) -> bool,
+    byte: fn(&mut String, u8),
+) -> String {
     let mut out = String::new();
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                '"' => out.push_str("\\\""),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                c if c.is_control() => {
-                    let mut buf = [0u8; 4];
-                    for b in c.encode_utf8(&mut buf).bytes() {
-                        let _ = write!(out, "\\{b:03}");
-                    }
-                }
-                c => out.push(c),
+            if !special(&mut out, c) {
+                out.push(c);
             }
         }
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\{b:03}");
+        for &b in chunk.invalid() {
+            byte(&mut out, b);
         }
     }
     out
 }
 
+/// Writes the escape of a backslash, newline, carriage return or tab, which Lua and
+/// the messages' quoted keys spell alike, and says whether `c` was one.
+fn backslash_escape(out: &mut String, c: char) -> bool {
+    let escaped = match c {
+        '\\' => "\\\\",
+        '\n' => "\\n",
+        '\r' => "\\r",
+        '\t' => "\\t",
+        _ => return false,
+    };
+    out.push_str(escaped);
+    true
+}
+
+/// Writes each UTF-8 byte of `c` with `byte`.
+fn each_byte(out: &mut String, c: char, byte: fn(&mut String, u8)) {
+    let mut buf = [0u8; 4];
+    for b in c.encode_utf8(&mut buf).bytes() {
+        byte(out, b);
+    }
+}
+
+fn hex_byte(out: &mut String, b: u8) {
+    let _ = write!(out, "\\x{b:02x}");
+}
+
+fn dec_byte(out: &mut String, b: u8) {
+    let _ = write!(out, "\\{b:03}");
+}
+
 /// Printable form of key bytes: UTF-8 text as is, other bytes as `\xNN`, quotes and
 /// backslashes escaped.
 pub fn escape(bytes: &[u8], quote: char) -> String {
-    let mut out = String::new();
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
+    escaped(
+        bytes,
+        |out, c| {
             match c {
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
+                _ if backslash_escape(out, c) => {}
                 c if c == quote => {
                     out.push('\\');
                     out.push(c);
@@ -634,14 +664,12 @@ pub fn escape(bytes: &[u8], quote: char) -> String {
                 c if c.is_control() => {
                     let _ = write!(out, "\\x{:02x}", c as u32);
                 }
-                c => out.push(c),
+                _ => return false,
             }
-        }
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02x}");
-        }
-    }
-    out
+            true
+        },
+        hex_byte,
+    )
 }
 
 impl HashInput {
@@ -830,5 +858,20 @@ pub(crate) mod tests {
     #[test]
     fn escape_shows_bytes() {
         assert_eq!(escape(b"a\"b\xff\x00", '"'), "a\\\"b\\xff\\x00");
+        assert_eq!(
+            escape("\\\n\t`\u{85}é".as_bytes(), '`'),
+            "\\\\\\n\\t\\`\\x85é"
+        );
+        assert_eq!(escape_lua("\n\t\r\u{85}".as_bytes()), "\\n\\t\\r\\194\\133");
+    }
+
+    #[test]
+    fn redis_cli_arguments_are_quoted_only_when_needed() {
+        assert_eq!(quote_redis_cli(b"user:1"), "user:1");
+        assert_eq!(quote_redis_cli(b""), "\"\"");
+        assert_eq!(
+            quote_redis_cli(b"a b\"\\\n\xff"),
+            "\"a b\\\"\\\\\\x0a\\xff\""
+        );
     }
 }

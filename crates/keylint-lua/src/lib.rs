@@ -42,8 +42,10 @@ mod template;
 
 use ast::{Ast, Node, F, K};
 use eval::{Collector, Eval};
-use keylint_core::model::{CrossSlotPolicy, FileModel, Script, ScriptMode, Unit, UnitKind};
-use keylint_core::{Finding, Label, Lang, Rule, Severity, Span};
+use keylint_core::model::{
+    CrossSlotPolicy, FileModel, KeyListing, Script, ScriptMode, Unit, UnitKind,
+};
+use keylint_core::{Lang, Span};
 use std::cell::RefCell;
 
 pub use include::IncludeLoader;
@@ -132,46 +134,6 @@ fn policy(flags: &[String], mode: ScriptMode) -> CrossSlotPolicy {
     }
 }
 
-/// A `KEYS` or `SCAN` call inside a script: it lists only the keys of the node that
-/// runs the script, so on a cluster the script silently works on part of the data.
-fn listing(command: &str, span: Span, mode: ScriptMode, unit: Span) -> Finding {
-    let consequence = match mode {
-        ScriptMode::Eval => {
-            "without a `#!lua` shebang the keys it finds can be read and written (they \
-             are on this node), so nothing fails: the script just never sees the keys of \
-             the other nodes"
-        }
-        _ => {
-            "a key it finds outside the declared keys' slot fails with `Script attempted to \
-             access keys that do not hash to the same slot` (unless the script has \
-             `allow-cross-slot-keys`), and the keys of the other nodes are never seen"
-        }
-    };
-    Finding::new(
-        Rule::UndeclaredScriptKey,
-        format!(
-            "the script discovers keys with `{command}`: on a cluster it sees only one node's keys"
-        ),
-        Label::new(
-            span,
-            format!("`{command}` inside a script lists the keys of the node running it"),
-        ),
-    )
-    .with_severity(Severity::Warning)
-    .with_unit(unit)
-    .with_note(
-        "a script runs on one node; `KEYS` and `SCAN` there return that node's share of \
-             the keyspace only, so on a cluster the script silently works on part of the data: \
-             a correctness bug, not an error the server reports",
-    )
-    .with_note(consequence)
-    .with_note("keys found this way can never be declared in `KEYS` by the caller")
-    .with_help(
-        "keep the names in a set or sorted set under the script's hash tag and read that \
-             instead, or scan every primary from the client and pass the keys in `KEYS`",
-    )
-}
-
 /// Adds the units of a script or helper (its commands, then one unit per set of keys
 /// one run can touch together); returns the indices of the latter.
 fn push_units(
@@ -184,9 +146,12 @@ fn push_units(
     mode: ScriptMode,
 ) -> Vec<usize> {
     for (command, at) in &c.listings {
-        model
-            .findings
-            .push(listing(command, at.clone(), mode, span.clone()));
+        model.listings.push(KeyListing {
+            command: command.clone(),
+            span: at.clone(),
+            mode,
+            unit: span.clone(),
+        });
     }
     model.units.extend(c.commands);
     let mut out = Vec::new();
@@ -316,14 +281,9 @@ fn remap(model: &mut FileModel, shift: usize) {
             span(f);
         }
     }
-    for f in &mut model.findings {
-        span(&mut f.primary.span);
-        for l in &mut f.secondary {
-            span(&mut l.span);
-        }
-        if let Some(u) = f.unit.as_mut() {
-            span(u);
-        }
+    for l in &mut model.listings {
+        span(&mut l.span);
+        span(&mut l.unit);
     }
 }
 
@@ -338,6 +298,9 @@ fn lower_text(
     project: Option<&dyn IncludeLoader>,
 ) -> FileModel {
     let mut model = FileModel::new(Lang::Lua);
+    // Every key of a Lua file is in a script body (merged into another file's model,
+    // only the keys of its scripts are).
+    model.facts.script_file = true;
     let Some(ast) = parse(text) else {
         return model;
     };

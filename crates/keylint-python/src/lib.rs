@@ -165,13 +165,24 @@ fn lower_scoped(
         None => parse(&source[..limit]),
     };
     let Some(tree) = tree else {
-        return FileModel::new(keylint_core::Lang::Python);
+        return with_source_facts(FileModel::new(keylint_core::Lang::Python));
     };
     let nav = syntax::Nav::build(tree.root_node());
     let mut a = lower::Analyzer::new(&nav, &source[..limit], options, loader);
     a.resolve_names = whole;
     a.project = scope;
-    a.run()
+    with_source_facts(a.run())
+}
+
+/// What the rules are told about redis-py code beyond its keys: keys with holes are
+/// written as f-strings, and `RedisCluster` refuses a cross-slot command itself.
+fn with_source_facts(mut model: FileModel) -> FileModel {
+    model.facts.fstring_keys = true;
+    model.facts.client.refuses_cross_slot = Some(keylint_core::model::ClientRefusal {
+        by: "redis-py's `RedisCluster`",
+        error: "… - all keys must map to the same key slot",
+    });
+    model
 }
 
 /// Parses with this thread's parser (making a parser costs about as much as parsing

@@ -16,12 +16,61 @@
 //! The tag is read structurally from the template, so an opaque hole between the
 //! braces still counts by its name: whatever it holds, the tag is made of it.
 
-use crate::diagnostic::{Finding, Label};
-use crate::model::FileModel;
-use crate::rule::Rule;
-use crate::rules::Settings;
+use super::Context;
+use crate::diagnostic::{Finding, Label, Severity};
+use crate::rule::{Rule, RuleMeta};
 use crate::template::{escape, Hole, HoleKind, KeyTemplate, Lit, Part, SourceMap};
 use crate::Span;
+
+pub(crate) const META: RuleMeta = RuleMeta {
+    code: "RK105",
+    name: "broad-hash-tag",
+    severity: Severity::Warning,
+    summary: "a hash tag pins a whole key family to one hot, unsplittable slot",
+};
+
+/// The rule's options. The binary fills them from configuration.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Low-cardinality identities that make a hash tag broad (`tenant`, `env`, …).
+    pub broad_identities: Vec<String>,
+}
+
+/// The identities that make a tag broad when no configuration says otherwise.
+pub const DEFAULT_BROAD_IDENTITIES: &[&str] = &[
+    "global",
+    "tenant",
+    "org",
+    "organization",
+    "account",
+    "env",
+    "environment",
+    "region",
+    "zone",
+    "dc",
+    "datacenter",
+    "cluster",
+    "date",
+    "day",
+    "month",
+    "year",
+    "hour",
+    "shard",
+    "app",
+    "service",
+    "all",
+];
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            broad_identities: DEFAULT_BROAD_IDENTITIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
+    }
+}
 
 /// Most secondary labels on one finding.
 const MAX_LABELS: usize = 5;
@@ -211,11 +260,10 @@ fn shown_tag(toks: &[Tok<'_>], open: usize, close: usize) -> String {
     s
 }
 
-pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Finding>) {
+pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     // One finding per tag; the other keys with that tag are secondary labels.
     let mut groups: Vec<(String, Finding, usize)> = Vec::new();
-    let langs = super::key_langs(model);
-    for (key, &lang) in model.keys.iter().zip(&langs) {
+    for (k, key) in cx.model.keys.iter().enumerate() {
         let toks = tokens(&key.template);
         let Some((open, close)) = tag_range(&toks) else {
             continue;
@@ -228,7 +276,7 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
         if !varies {
             continue;
         }
-        let Some(why) = classify(&toks, open, close, settings) else {
+        let Some(why) = classify(&toks, open, close, cx.settings) else {
             continue;
         };
         let tag = shown_tag(&toks, open, close);
@@ -243,9 +291,14 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
                     *hidden += 1;
                 }
             }
+            // The group's first key may be a script's: the trap is told once a key of
+            // the family is an f-string.
+            if cx.fstring(k) && !f.notes.iter().any(|n| n == super::FSTRING_TRAP) {
+                f.notes.push(super::FSTRING_TRAP.to_string());
+            }
             continue;
         }
-        let shown = key.template.display(lang);
+        let shown = cx.shown(k);
         let (message, label) = match &why {
             Broad::Constant(_) => (
                 format!("hash tag `{tag}` puts every key of `{shown}` in one slot"),
@@ -268,7 +321,7 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
             (Broad::Constant(_), Some(r)) => f.with_help(format!(
                 "tag the part that varies, the identity the keys of one operation share \
                  (`{}`), or drop the tag if these keys are never used together",
-                r.display(lang)
+                cx.shown_like(k, &r)
             )),
             (Broad::Constant(_), None) => f.with_help(
                 "tag the identity the keys of one operation share (a user, an order) instead \
@@ -279,7 +332,7 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
                  share (a user, an order, a session), so the family spreads over many slots"
             )),
         };
-        if model.lang == crate::template::Lang::Python {
+        if cx.fstring(k) {
             f = f.with_note(super::FSTRING_TRAP);
         }
         groups.push((tag, f, 0));
@@ -296,24 +349,14 @@ pub(crate) fn check(model: &FileModel, settings: &Settings, out: &mut Vec<Findin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{KeyOrigin, KeyUse};
+    use crate::rules::testing;
+    use crate::template::tests::{hole, lit};
     use crate::template::Lang;
 
-    use crate::template::tests::{hole, lit};
-
     fn run(parts: Vec<Vec<Part>>) -> Vec<Finding> {
-        let mut m = FileModel::new(Lang::Lua);
-        for (i, p) in parts.into_iter().enumerate() {
-            m.keys.push(KeyUse {
-                template: KeyTemplate { parts: p },
-                span: i * 10..i * 10 + 5,
-                command: "GET".into(),
-                origin: KeyOrigin::Direct,
-            });
-        }
-        let mut out = Vec::new();
-        check(&m, &Settings::default(), &mut out);
-        out
+        let mut m = testing::model(Lang::Lua, "GET", parts);
+        m.facts.script_file = true;
+        testing::run(check, &m)
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! `undeclared-script-key` and `script-no-cluster`: what a script does with keys its
-//! caller did not declare, and scripts that cannot run on a cluster at all.
+//! `undeclared-script-key`: what a script does with keys its caller did not declare,
+//! and keys it discovers with `KEYS` or `SCAN` (scripts that cannot run on a cluster
+//! at all are `script-no-cluster`'s).
 //!
 //! Cluster clients route `EVAL`/`FCALL` by the keys in `KEYS`; the node that runs the
 //! script owns those keys' slot and nothing else is guaranteed. What the server does
@@ -16,57 +17,76 @@
 //!
 //! Key origins come from the frontend ([`KeyOrigin`]); this rule only reads them.
 
+use super::{who, Context};
 use crate::diagnostic::{Finding, Label, Severity};
-use crate::model::{FileModel, KeyOrigin, Script, ScriptMode};
-use crate::rule::Rule;
-use crate::template::{HoleKind, Lang, Part, SymPart};
+use crate::model::{FileModel, KeyListing, KeyOrigin, Script, ScriptMode};
+use crate::rule::{Rule, RuleMeta};
+use crate::template::{HoleKind, Part, SymPart};
 use crate::Span;
 use std::collections::{BTreeMap, HashMap};
+
+pub(crate) const META: RuleMeta = RuleMeta {
+    code: "RK201",
+    name: "undeclared-script-key",
+    severity: Severity::Error,
+    summary: "a script touches a key that was not passed in `KEYS`",
+};
 
 /// Most secondary labels on one finding.
 const MAX_LABELS: usize = 8;
 /// Most derived keys shown on one finding: each is a line the user may have to change.
 const MAX_DERIVED_LABELS: usize = 64;
 
-pub(crate) fn check(model: &FileModel, out: &mut Vec<Finding>) {
-    for script in &model.scripts {
+pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    out.extend(cx.model.listings.iter().map(listing));
+    for script in &cx.model.scripts {
+        // A script that cannot run on a cluster has no keys worth checking.
         if script.has_flag("no-cluster") {
-            out.push(no_cluster(script));
             continue;
         }
-        undeclared(model, script, &script.keys, out);
-        derived(model, script, &script.keys, out);
+        undeclared(cx, script, &script.keys, out);
+        derived(cx, script, &script.keys, out);
     }
 }
 
-fn who(script: &Script) -> String {
-    match script.mode {
-        ScriptMode::Function => format!("function `{}`", script.name),
-        _ => "script".to_string(),
-    }
-}
-
-fn no_cluster(script: &Script) -> Finding {
-    let at = script
-        .flags_span
-        .clone()
-        .unwrap_or_else(|| script.anchor.clone());
+/// A `KEYS` or `SCAN` call inside a script: it lists only the keys of the node that
+/// runs the script, so on a cluster the script silently works on part of the data.
+fn listing(l: &KeyListing) -> Finding {
+    let command = &l.command;
+    let consequence = match l.mode {
+        ScriptMode::Eval => {
+            "without a `#!lua` shebang the keys it finds can be read and written (they \
+             are on this node), so nothing fails: the script just never sees the keys of \
+             the other nodes"
+        }
+        _ => {
+            "a key it finds outside the declared keys' slot fails with `Script attempted to \
+             access keys that do not hash to the same slot` (unless the script has \
+             `allow-cross-slot-keys`), and the keys of the other nodes are never seen"
+        }
+    };
     Finding::new(
-        Rule::ScriptNoCluster,
+        Rule::UndeclaredScriptKey,
         format!(
-            "{} declares `no-cluster`: it cannot run on a Redis Cluster",
-            who(script)
+            "the script discovers keys with `{command}`: on a cluster it sees only one node's keys"
         ),
-        Label::new(at, "`no-cluster` is declared here"),
+        Label::new(
+            l.span.clone(),
+            format!("`{command}` inside a script lists the keys of the node running it"),
+        ),
     )
-    .with_unit(script.span.clone())
+    .with_severity(Severity::Warning)
+    .with_unit(l.unit.clone())
     .with_note(
-        "a cluster node refuses to run it: `Can not run script on cluster, 'no-cluster' \
-         flag is set.`",
+        "a script runs on one node; `KEYS` and `SCAN` there return that node's share of \
+             the keyspace only, so on a cluster the script silently works on part of the data: \
+             a correctness bug, not an error the server reports",
     )
+    .with_note(consequence)
+    .with_note("keys found this way can never be declared in `KEYS` by the caller")
     .with_help(
-        "remove `no-cluster` once every key the script touches is passed in `KEYS` and \
-         shares one slot; keep it only for scripts meant for a standalone server",
+        "keep the names in a set or sorted set under the script's hash tag and read that \
+             instead, or scan every primary from the client and pass the keys in `KEYS`",
     )
 }
 
@@ -105,7 +125,8 @@ fn opaque_prefix(model: &FileModel, k: usize) -> Option<&str> {
     }
 }
 
-fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
+fn undeclared(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
+    let model = cx.model;
     // One finding per distinct key text; further uses are shown as secondary labels.
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     // Each group is found by its first key's place or text (hashed: scripts can have
@@ -136,13 +157,12 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
     }
     for (k, more) in groups {
         let key = &model.keys[k];
-        // A script's keys are Lua, also when the script is embedded in another language.
-        let shown = key.template.display(Lang::Lua);
+        let shown = cx.shown(k);
         let input = key.template.hash_input();
         let prefix = opaque_prefix(model, k);
         let label = match prefix {
             Some(p) => format!("built from `{p}`, not passed in `KEYS`"),
-            None => format!("not passed in `KEYS`; {}", input.describe(Lang::Lua)),
+            None => format!("not passed in `KEYS`; {}", input.describe(cx.syntax(k))),
         };
         let mut f = Finding::new(
             Rule::UndeclaredScriptKey,
@@ -160,7 +180,7 @@ fn undeclared(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<
             if span == key.span && !model.keys[m].template.same_text(&key.template) {
                 // Another key reached from the same place (a helper called with other
                 // values, or an included function touching several keys).
-                let shown = format!("`{}`", model.keys[m].template.display(Lang::Lua));
+                let shown = format!("`{}`", cx.shown(m));
                 if !also.contains(&shown) && also.len() < MAX_LABELS {
                     also.push(shown);
                 }
@@ -242,7 +262,8 @@ fn tag_is_declared_key(t: &crate::template::KeyTemplate, i: usize) -> bool {
     }
 }
 
-fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
+fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
+    let model = cx.model;
     // One finding per declared key that others are derived from.
     let mut by_base: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for &k in keys {
@@ -276,7 +297,7 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
             format!(
                 "{} derives `{}` from {base} without declaring it",
                 who(script),
-                model.keys[first].template.display(Lang::Lua)
+                cx.shown(first)
             )
         } else {
             format!(
@@ -328,7 +349,7 @@ fn derived(model: &FileModel, script: &Script, keys: &[usize], out: &mut Vec<Fin
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{CrossSlotPolicy, KeyUse, Unit, UnitKind};
     use crate::template::{Hole, KeyTemplate, Lang, Lit, SourceMap};
@@ -351,8 +372,13 @@ mod tests {
         })
     }
 
-    fn model(keys: Vec<KeyUse>, mode: ScriptMode, flags: &[&str]) -> FileModel {
+    fn run(m: &FileModel) -> Vec<Finding> {
+        crate::rules::testing::run(check, m)
+    }
+
+    pub(crate) fn model(keys: Vec<KeyUse>, mode: ScriptMode, flags: &[&str]) -> FileModel {
         let mut m = FileModel::new(Lang::Lua);
+        m.facts.script_file = true;
         let n = keys.len();
         m.keys = keys;
         m.units.push(Unit {
@@ -402,8 +428,7 @@ mod tests {
             key(lit, 9, KeyOrigin::Undeclared),
             key(derived, 20, KeyOrigin::DerivedFromDeclared(1)),
         ];
-        let mut out = Vec::new();
-        check(&model(keys, ScriptMode::EvalShebang, &[]), &mut out);
+        let out = run(&model(keys, ScriptMode::EvalShebang, &[]));
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].severity, Severity::Error);
         assert_eq!(out[0].secondary.len(), 1);
@@ -423,27 +448,13 @@ mod tests {
                 }),
             ],
         };
-        let mut out = Vec::new();
-        check(
-            &model(
-                vec![key(t, 1, KeyOrigin::Undeclared)],
-                ScriptMode::Eval,
-                &[],
-            ),
-            &mut out,
-        );
+        let out = run(&model(
+            vec![key(t, 1, KeyOrigin::Undeclared)],
+            ScriptMode::Eval,
+            &[],
+        ));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].severity, Severity::Warning);
         assert!(out[0].notes[1].contains("non local key"));
-    }
-
-    #[test]
-    fn no_cluster_is_one_finding() {
-        let mut m = model(Vec::new(), ScriptMode::EvalShebang, &["no-cluster"]);
-        m.scripts[0].units.clear();
-        let mut out = Vec::new();
-        check(&m, &mut out);
-        assert_eq!(out.len(), 1);
-        assert_eq!(out[0].rule, Rule::ScriptNoCluster);
     }
 }

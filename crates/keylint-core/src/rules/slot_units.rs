@@ -1,0 +1,527 @@
+//! The analysis behind `cross-slot` and `cross-slot-likely`: for each atomic unit,
+//! find two keys that are (or almost certainly are) in different slots, or one key
+//! that stands for many keys whose slots differ; then explain the finding and suggest
+//! a hash tag.
+//!
+//! One analysis decides between the two rules, because a unit gets one finding: the
+//! proven pair when there is one ([`cross_slot::proven`]), else a likely one
+//! ([`cross_slot_likely::symbolic`], [`cross_slot_likely::family_key`]). What each rule
+//! says on its own is in its file; the anatomy of the finding (labels, the client's
+//! notes, the suggestion) is here.
+
+use super::{cross_slot, cross_slot_likely, Context, FSTRING_TRAP};
+use crate::diagnostic::{Edit, Finding, Fix, Label, Severity};
+use crate::model::{
+    ClientRefusal, CrossSlotPolicy, FileModel, KeyFamily, Unit, UnitKind, UnitLabel,
+};
+use crate::rule::Rule;
+use crate::suggest::{suggest_tag, NoSuggestion, TagSuggestion};
+use crate::template::{HashInput, KeyTemplate, SymPart};
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+
+/// Most labels shown on one finding; the rest are counted in a note.
+const MAX_LABELS: usize = 8;
+
+/// Most distinct keys a hash-tag suggestion is computed for.
+const MAX_SUGGESTED_KEYS: usize = 32;
+
+pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    let model = cx.model;
+    let inputs: Vec<HashInput> = model.keys.iter().map(|k| k.template.hash_input()).collect();
+    let mut facts = UnitFacts::default();
+    for f in &model.families {
+        facts.families.insert((f.unit, f.key), f);
+    }
+    for n in &model.unit_notes {
+        facts.notes.entry(n.unit).or_default().push(&n.note);
+    }
+    for l in &model.unit_labels {
+        facts.labels.entry(l.unit).or_default().push(l);
+    }
+    let mut reported: HashSet<usize> = HashSet::new();
+    for (ui, unit) in model.units.iter().enumerate() {
+        if unit.policy == CrossSlotPolicy::Split {
+            // The client splits the call per slot: it works, only atomicity is lost.
+            continue;
+        }
+        // A block whose own command was already reported would repeat that finding.
+        if unit.kind != UnitKind::Command && unit.keys.iter().any(|k| reported.contains(k)) {
+            continue;
+        }
+        let u = UnitView {
+            cx,
+            ui,
+            unit,
+            inputs: &inputs,
+            facts: &facts,
+        };
+        if let Some(d) = detect(&u) {
+            let f = explain(&u, &d);
+            reported.extend(unit.keys.iter().copied());
+            out.push(suggest(&u, &d, f));
+        }
+    }
+}
+
+/// Facts the frontends give about units beyond their keys.
+#[derive(Default)]
+pub(super) struct UnitFacts<'m> {
+    /// (unit, key) → the family that key stands for in that unit.
+    pub(super) families: HashMap<(usize, usize), &'m KeyFamily>,
+    /// unit → what the client does with it.
+    notes: HashMap<usize, Vec<&'m str>>,
+    /// unit → more places its findings point at.
+    labels: HashMap<usize, Vec<&'m UnitLabel>>,
+}
+
+/// One unit with everything its finding is made from.
+pub(super) struct UnitView<'a, 'm> {
+    pub(super) cx: &'a Context<'m>,
+    /// Its index in [`FileModel::units`].
+    pub(super) ui: usize,
+    pub(super) unit: &'m Unit,
+    /// The hash input of every key of the model.
+    pub(super) inputs: &'a [HashInput],
+    pub(super) facts: &'a UnitFacts<'m>,
+}
+
+/// A key that stands for many keys whose slots differ from member to member.
+pub(super) struct FamilyKey<'m> {
+    /// The key use.
+    pub(super) key: usize,
+    /// The family it stands for.
+    pub(super) family: &'m KeyFamily,
+    /// The labels of the varying holes that are hashed.
+    pub(super) labels: Vec<String>,
+    /// Holes assumed to carry no hash tag of their own (a prefix the code does not show).
+    pub(super) assumed: Vec<String>,
+}
+
+/// What [`detect`] found in a unit.
+struct Detection<'m> {
+    rule: Rule,
+    /// The key the others are compared with; also the key whose syntax the unit is
+    /// written in (a command inside a script is a script's command).
+    anchor: usize,
+    /// The key reported; the same as `anchor` when one family is reported alone.
+    culprit: usize,
+    family: Option<FamilyKey<'m>>,
+    /// Every key of the pair is queued by helpers: point at the transaction's start.
+    at_start: bool,
+}
+
+impl Detection<'_> {
+    fn family_only(&self) -> bool {
+        self.anchor == self.culprit
+    }
+}
+
+fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
+    let keys = &u.unit.keys;
+    let family = cross_slot_likely::family_key(u);
+    if keys.len() < 2 && family.is_none() {
+        return None;
+    }
+    let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
+        (Rule::CrossSlot, a, b)
+    } else if let Some((a, b)) = cross_slot_likely::symbolic(keys, u.inputs) {
+        (Rule::CrossSlotLikely, a, b)
+    } else if let Some(fk) = &family {
+        // Likely: two members of one family.
+        (Rule::CrossSlotLikely, fk.key, fk.key)
+    } else {
+        return None;
+    };
+    // A transaction that continues in helpers (a frontend followed the pipeline into
+    // a function the caller passes it to) is reported in the caller's transaction:
+    // at one of its own keys, or at its start when every key of the pair is in a
+    // helper, so that each caller's transaction has its own finding.
+    let unit = u.unit;
+    let in_unit = |k: usize| {
+        let s = &u.cx.model.keys[k].span;
+        unit.span.start <= s.start && s.end <= unit.span.end
+    };
+    let is_tx = unit.kind == UnitKind::Transaction;
+    let (anchor, culprit) = if is_tx && !in_unit(culprit) && in_unit(anchor) {
+        (culprit, anchor)
+    } else {
+        (anchor, culprit)
+    };
+    Some(Detection {
+        rule,
+        anchor,
+        culprit,
+        family,
+        at_start: is_tx && !in_unit(culprit) && unit.anchor != unit.span,
+    })
+}
+
+/// How findings name a unit's keys.
+fn what(unit: &Unit) -> String {
+    match unit.kind {
+        UnitKind::Command => format!("keys of `{}`", unit.name),
+        UnitKind::Transaction if unit.policy == CrossSlotPolicy::NotAtomic => {
+            format!("keys of this `{}()`", unit.name)
+        }
+        UnitKind::Transaction => format!("keys of this `{}` transaction", unit.name),
+        UnitKind::Script if unit.name == "script" || unit.name.is_empty() => {
+            "keys of this script".to_string()
+        }
+        UnitKind::Script => format!("keys of function `{}`", unit.name),
+    }
+}
+
+/// The finding's headline, its labels and its notes.
+fn explain(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
+    let f = labels(u, d);
+    let f = match &d.family {
+        Some(fk) => cross_slot_likely::family_notes(u.cx, fk, f),
+        None => f,
+    };
+    notes(u, d, f)
+}
+
+/// The headline, the key reported and the other keys with their slots.
+fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
+    let (cx, unit, inputs) = (u.cx, u.unit, u.inputs);
+    let keys = &cx.model.keys;
+    let verb = match d.rule {
+        Rule::CrossSlot => cross_slot::verb(unit.policy),
+        _ => cross_slot_likely::verb(unit.policy),
+    };
+    let culprit_label = if d.family_only() {
+        format!(
+            "stands for many keys; {}",
+            inputs[d.culprit].describe(cx.syntax(d.culprit))
+        )
+    } else {
+        inputs[d.culprit].describe(cx.syntax(d.culprit))
+    };
+    let start_label = if unit.policy == CrossSlotPolicy::NotAtomic {
+        "a transaction only on a standalone client"
+    } else {
+        "transaction starts here"
+    };
+    let culprit_span = keys[d.culprit].span.clone();
+    let primary = if d.at_start {
+        Label::new(
+            unit.anchor.clone(),
+            format!("{start_label}; its keys are queued by the functions it calls"),
+        )
+    } else {
+        Label::new(culprit_span.clone(), culprit_label.clone())
+    };
+    let mut f = Finding::new(d.rule, format!("{} {verb}", what(unit)), primary)
+        .with_unit(unit.span.clone());
+
+    let mut shown = 1;
+    let mut hidden = 0;
+    let mut seen_spans = HashSet::new();
+    if d.at_start {
+        seen_spans.insert(unit.anchor.clone());
+        f = f.with_secondary(Label::new(culprit_span.clone(), culprit_label));
+    }
+    seen_spans.insert(culprit_span);
+    for &k in std::iter::once(&d.anchor).chain(unit.keys.iter()) {
+        if k == d.culprit || !seen_spans.insert(keys[k].span.clone()) {
+            continue;
+        }
+        if shown >= MAX_LABELS {
+            hidden += 1;
+            continue;
+        }
+        shown += 1;
+        f = f.with_secondary(Label::new(
+            keys[k].span.clone(),
+            inputs[k].describe(cx.syntax(k)),
+        ));
+    }
+    if hidden > 0 {
+        f = f.with_note(format!("and {hidden} more keys"));
+    }
+    if unit.kind == UnitKind::Transaction && unit.anchor != unit.span && !d.at_start {
+        f = f.with_secondary(Label::new(unit.anchor.clone(), start_label));
+    }
+    // A family is often built before the command, or on another line: show the
+    // command that takes it.
+    let extra = u.facts.labels.get(&u.ui);
+    if d.family_only()
+        && unit.kind == UnitKind::Command
+        && !unit.anchor.is_empty()
+        && extra.is_none()
+    {
+        f = f.with_secondary(Label::new(
+            unit.anchor.clone(),
+            format!("`{}` takes every member", unit.name),
+        ));
+    }
+    for l in extra.into_iter().flatten() {
+        f = f.with_secondary(Label::new(l.span.clone(), l.label.clone()));
+    }
+    f
+}
+
+/// Why the keys must share a slot, what the client does with the unit, and the
+/// f-string trap where a key looks like it.
+fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
+    let (cx, unit) = (u.cx, u.unit);
+    // A command of a script is refused by the server inside the script, whatever
+    // client sent the script.
+    let in_script = cx.in_script(d.anchor);
+    let mut f = match (d.rule, unit.policy) {
+        // Nothing is refused; what is lost is said in the unit's notes.
+        (_, CrossSlotPolicy::NotAtomic) => f.with_severity(Severity::Warning),
+        (Rule::CrossSlot, _) => cross_slot::explain(f, unit, in_script),
+        _ if d.family_only() => {
+            let client = cx.model.facts.client.refuses_cross_slot;
+            f.with_note(refusal(&unit.kind, in_script, client.as_ref()))
+        }
+        _ => cross_slot_likely::explain(f),
+    };
+    if cx.fstring(d.anchor) && !d.family_only() && looks_like_fstring_trap(u) {
+        f = f.with_note(FSTRING_TRAP);
+    }
+    for note in u.facts.notes.get(&u.ui).into_iter().flatten() {
+        f = f.with_note(*note);
+    }
+    f
+}
+
+/// `f"user:{uid}"` (no tag) and `f"user:{{uid}}"` (the constant tag `uid`) are the
+/// f-string trap: true when a key of the unit looks like either.
+fn looks_like_fstring_trap(u: &UnitView<'_, '_>) -> bool {
+    u.unit.keys.iter().any(|&k| match &u.inputs[k] {
+        HashInput::Symbolic { whole: true, .. } => true,
+        HashInput::Concrete {
+            whole: false,
+            bytes,
+            ..
+        } => {
+            bytes
+                .first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        }
+        _ => false,
+    })
+}
+
+/// What refuses a unit whose keys span slots: the server (inside a script, or
+/// `CROSSSLOT`), or the client before it sends the command when its profile says so.
+pub(super) fn refusal(kind: &UnitKind, in_script: bool, client: Option<&ClientRefusal>) -> String {
+    match kind {
+        UnitKind::Command if in_script => "inside a script, a command whose keys span slots \
+             fails: `Script attempted to access a non local key in a cluster node`"
+            .to_string(),
+        UnitKind::Command => match client {
+            Some(c) => format!(
+                "Redis Cluster refuses a command whose keys span slots: {} before sending it \
+                 (`{}`), the server with `CROSSSLOT Keys in request don't hash to the same slot`",
+                c.by, c.error
+            ),
+            None => "Redis Cluster refuses a command whose keys span slots: \
+                 `CROSSSLOT Keys in request don't hash to the same slot`"
+                .to_string(),
+        },
+        UnitKind::Transaction => "the cluster aborts a transaction whose keys span slots \
+             (`CROSSSLOT` or `EXECABORT`), and a `WATCH` guards it only on the transaction's \
+             own slot"
+            .to_string(),
+        UnitKind::Script => {
+            "a script runs on one node and every key it touches must be in one slot".to_string()
+        }
+    }
+}
+
+/// The help line, and a rewrite with a hash tag when one is safe to offer.
+fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
+    let cx = u.cx;
+    if d.family_only() {
+        return f.with_help(
+            "keys of one family meet in one slot only under a hash tag on what all \
+             members share; if they share nothing, split the call into one call per key \
+             (no longer atomic)",
+        );
+    }
+    let keys = &u.unit.keys;
+    // One template per distinct key text keeps the suggestion short; past a few dozen
+    // distinct keys a rewrite is not a useful suggestion (and would cost quadratic time).
+    let mut distinct: Vec<&KeyTemplate> = Vec::new();
+    let mut index: HashMap<Vec<SymPart>, usize> = HashMap::new();
+    for &k in keys {
+        let t = &cx.model.keys[k].template;
+        if let Entry::Vacant(e) = index.entry(t.text_parts()) {
+            e.insert(distinct.len());
+            distinct.push(t);
+            if distinct.len() > MAX_SUGGESTED_KEYS {
+                break;
+            }
+        }
+    }
+    let suggestion = if distinct.len() > MAX_SUGGESTED_KEYS {
+        Err(NoSuggestion::NotRewritable)
+    } else {
+        suggest_tag(&distinct, cx.syntax(d.anchor))
+    };
+    match suggestion {
+        Ok(s) => {
+            // A rewrite of a script's keys inside another file's string would have to
+            // re-quote them for that file too: no edit is offered there, only the help.
+            let fix = (!cx.in_embedded_script(d.anchor))
+                .then(|| tag_fix(cx.model, keys, &index, &s))
+                .flatten();
+            let f = match fix {
+                Some(fix) => f.with_fix(fix),
+                None => f,
+            };
+            f.with_help(format!(
+                "co-locate the keys with a hash tag on what they share, `{}`: {}",
+                s.tag,
+                s.rewritten
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + "; renaming keys is a data migration: existing keys must be moved"
+            ))
+        }
+        Err(NoSuggestion::OnlyConstant(c)) => f.with_help(format!(
+            "the keys share only the constant `{c}`; a `{{{c}}}` tag would put that whole \
+             family on one slot, so split the operation per key or give the keys a real \
+             shared identity"
+        )),
+        Err(NoSuggestion::NothingShared) => f.with_help(
+            "these keys share no identity that a hash tag could co-locate; split the \
+             operation per key, or rename the keys around a shared identity",
+        ),
+        Err(NoSuggestion::NotRewritable) => f.with_help(
+            "give every key the same hash tag, the part between `{` and `}`, so that they \
+             hash to one slot",
+        ),
+    }
+}
+
+/// Edits that rewrite every key of the unit with the suggested tag, when each key is
+/// written out in full where it is used (a literal, an f-string, a concatenation).
+/// A key that comes from a variable defined elsewhere gets no edit, and then the fix
+/// is not offered at all: half a rename is worse than none.
+fn tag_fix(
+    model: &FileModel,
+    keys: &[usize],
+    index: &HashMap<Vec<SymPart>, usize>,
+    s: &TagSuggestion,
+) -> Option<Fix> {
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut seen = HashSet::new();
+    for &k in keys {
+        let key = &model.keys[k];
+        if !seen.insert(key.span.clone()) {
+            continue;
+        }
+        if !key.template.is_written_within(&key.span) {
+            return None;
+        }
+        let i = *index.get(&key.template.text_parts())?;
+        edits.push(Edit {
+            span: key.span.clone(),
+            replacement: s.templates[i].replacement(model.lang)?,
+        });
+    }
+    edits.sort_by_key(|e| e.span.start);
+    if edits.windows(2).any(|w| w[0].span.end > w[1].span.start) {
+        return None;
+    }
+    Some(Fix {
+        title: format!("add the hash tag `{}`", s.tag),
+        edits,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::KeyFamily;
+    use crate::rules::testing;
+    use crate::template::tests::{hole, lit};
+    use crate::template::{HoleKind, Lang, Part};
+
+    /// One `MGET` unit over `keys`; `family` marks key 0 as standing for many keys
+    /// whose hole `name` varies.
+    fn run(keys: Vec<Vec<Part>>, family: bool, policy: CrossSlotPolicy) -> Vec<Finding> {
+        let mut m = testing::model(Lang::Python, "MGET", keys);
+        m.units.push(Unit {
+            kind: UnitKind::Command,
+            name: "MGET".into(),
+            span: 0..100,
+            anchor: 0..4,
+            keys: (0..m.keys.len()).collect(),
+            policy,
+        });
+        if family {
+            m.families.push(KeyFamily {
+                unit: 0,
+                key: 0,
+                varying: vec!["name".into()],
+                source: "the elements of a comprehension".into(),
+            });
+        }
+        m.facts.fstring_keys = true;
+        testing::run(check, &m)
+    }
+
+    #[test]
+    fn an_untagged_family_alone_is_likely_cross_slot() {
+        let out = run(
+            vec![vec![lit("q:queue:"), hole("name", HoleKind::Fragment)]],
+            true,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert!(
+            out[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("keys of one family `f\"q:queue:{name}\"` differ in `name`")),
+            "{:?}",
+            out[0].notes
+        );
+    }
+
+    #[test]
+    fn a_family_tagged_by_the_member_is_likely_cross_slot() {
+        let out = run(
+            vec![vec![
+                lit("user:{"),
+                hole("name", HoleKind::Fragment),
+                lit("}:profile"),
+            ]],
+            true,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn co_located_split_and_unknown_families_are_silent() {
+        // The tag holds a value that does not vary.
+        let tagged = vec![
+            lit("{user:"),
+            hole("uid", HoleKind::Fragment),
+            lit("}:"),
+            hole("name", HoleKind::Fragment),
+        ];
+        assert!(run(vec![tagged], true, CrossSlotPolicy::Refused).is_empty());
+        // The client splits the call per slot.
+        let whole = vec![lit("q:queue:"), hole("name", HoleKind::Fragment)];
+        assert!(run(vec![whole.clone()], true, CrossSlotPolicy::Split).is_empty());
+        // One key that is not a family.
+        assert!(run(vec![whole], false, CrossSlotPolicy::Refused).is_empty());
+        // A key that may carry its own tag.
+        let opaque = vec![hole("name", HoleKind::Opaque), lit(":x")];
+        assert!(run(vec![opaque], true, CrossSlotPolicy::Refused).is_empty());
+    }
+}

@@ -303,6 +303,17 @@ const OLDER_DIFFER: &[(&str, &str, &str, Expect)] = &[
     ),
 ];
 
+/// node-redis 4 now and then rejects a script call with a `MOVED` error, whatever
+/// the keys (in about one call in 10 to 60 on a fresh client, keys in one slot
+/// included); nothing is written then. Either outcome is accepted for its scripts.
+fn is_node_redis_4_moved(c: &Case) -> bool {
+    c.lib == "node-redis@4"
+        && c.kind == "script"
+        && !c.ok
+        && c.error.starts_with("MOVED")
+        && c.present.is_empty()
+}
+
 /// `ioredis@5` -> `ioredis`.
 fn family(lib: &str) -> &str {
     lib.split('@').next().unwrap_or(lib)
@@ -448,6 +459,9 @@ fn judge_command(c: &Case, tables: &[BTreeMap<String, String>; 2]) -> Vec<String
 
 /// What is wrong with a pipeline, transaction, script or keyPrefix case.
 fn judge_other(c: &Case) -> Option<String> {
+    if is_node_redis_4_moved(c) {
+        return None;
+    }
     let family = family(c.lib);
     let override_ = OLDER_DIFFER
         .iter()
@@ -509,6 +523,10 @@ fn ioredis_and_node_redis_on_a_live_cluster() {
         }
     }
     let n = |kind: &str| count.get(kind).copied().unwrap_or(0);
+    let moved = cases.iter().filter(|c| is_node_redis_4_moved(c)).count();
+    if moved > 0 {
+        eprintln!("node-redis 4 answered {moved} script calls with MOVED this time");
+    }
     for lib in report["versions"].as_object().unwrap().keys() {
         let ran = cases
             .iter()

@@ -49,6 +49,7 @@ async function pickKeys(io) {
   let near;
   let far;
   for (let i = 0; !(near && far); i++) {
+    if (i > 100000) throw new Error('no keys on two masters: is this a cluster of several masters?');
     const key = `probe:${i}`;
     const slot = await slotOf(key);
     if (slot === aSlot) continue;
@@ -97,7 +98,7 @@ async function record(io, rec, keys, run, setup) {
     result = await run();
     // ioredis pipelines and transactions report per-command errors in the result.
     if (Array.isArray(result)) {
-      const errs = result.filter((r) => Array.isArray(r) && r[0]).map((r) => r[0]);
+      const errs = result.filter((r) => Array.isArray(r) && r[0] instanceof Error).map((r) => r[0]);
       if (errs.length) {
         outcome = 'error';
         error = message(errs[0]);
@@ -271,18 +272,23 @@ async function nodeRedisCases(lib, nodeRedis, ctx) {
 
   for (const [relation, b] of Object.entries(relations)) {
     const sets = (p) => p.set(a, '1').set(b, '2');
-    await record(io, rec('batch', 'multi', relation), [a, b], () => sets(c.multi()).exec());
-    await record(io, rec('batch', 'execAsPipeline', relation), [a, b],
-      () => sets(c.multi()).execAsPipeline());
-    await record(io, rec('script', 'eval', relation), [a, b],
-      () => c.eval(SCRIPT, { keys: [a, b] }));
-    await record(io, rec('script', 'evalsha', relation), [a, b],
-      () => c.evalSha(SHA, { keys: [a, b] }), () => loadScript(io));
-    await record(io, rec('script', 'defineScript', relation), [a, b], () => c.probeSet(a, b));
-    await record(io, rec('script', 'eval-undeclared', relation), [a, b],
-      () => c.eval(UNDECLARED, { keys: [a], arguments: [b] }));
-    await record(io, rec('script', 'eval-undeclared-shebang', relation), [a, b],
-      () => c.eval(SHEBANG, { keys: [a], arguments: [b] }));
+    const cases = [
+      ['batch', 'multi', (f) => sets(f.multi()).exec()],
+      ['batch', 'execAsPipeline', (f) => sets(f.multi()).execAsPipeline()],
+      ['script', 'eval', (f) => f.eval(SCRIPT, { keys: [a, b] })],
+      ['script', 'evalsha', (f) => f.evalSha(SHA, { keys: [a, b] })],
+      ['script', 'defineScript', (f) => f.probeSet(a, b)],
+      ['script', 'eval-undeclared', (f) => f.eval(UNDECLARED, { keys: [a], arguments: [b] })],
+      ['script', 'eval-undeclared-shebang',
+        (f) => f.eval(SHEBANG, { keys: [a], arguments: [b] })],
+    ];
+    // Each on a fresh client, so that no case sees the slot map that another case's
+    // MOVED replies left behind.
+    for (const [kind, name, run] of cases) {
+      const f = await connect({ scripts: { probeSet } });
+      await record(io, rec(kind, name, relation), [a, b], () => run(f), () => loadScript(io));
+      await close(f);
+    }
   }
   await close(c);
 }
@@ -307,10 +313,12 @@ async function main() {
   }
   await flush(io);
   io.disconnect();
-  console.log(JSON.stringify({ versions, keys: slots, cases: records }, null, 1));
+  return JSON.stringify({ versions, keys: slots, cases: records }, null, 1);
 }
 
-main().then(() => process.exit(0), (e) => {
+// Exit only once the report is written: process.exit() cuts short a pending write to
+// a pipe.
+main().then((report) => process.stdout.write(`${report}\n`, () => process.exit(0)), (e) => {
   console.error(e);
   process.exit(1);
 });

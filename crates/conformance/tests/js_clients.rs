@@ -25,7 +25,7 @@
 //!    the probe ran: `split` where the command worked, `routed` where the server
 //!    answered CROSSSLOT.
 
-use conformance::Cluster;
+use conformance::{run_ok as run, Cluster};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,21 +33,6 @@ use std::process::Command;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
-    if !out.status.success() {
-        panic!(
-            "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn has(tool: &str) -> bool {

@@ -543,3 +543,56 @@ fn ioredis_and_node_redis_on_a_live_cluster() {
         wrong.join("\n")
     );
 }
+
+/// Where a method table and the server's key specs (the command key table) disagree
+/// on which commands may take several keys, for every top-level command both know,
+/// except the `(command, why)` pairs of `expected`.
+fn disagreements_with_key_table(table: &str, expected: &[(&str, &str)]) -> Vec<String> {
+    let table =
+        std::fs::read_to_string(root().join("crates/keylint-javascript-data").join(table)).unwrap();
+    let ours: std::collections::BTreeSet<&str> = table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    keylint_commands::all_commands()
+        .iter()
+        .filter(|cmd| cmd.container.is_none())
+        .filter(|cmd| !expected.iter().any(|(name, _)| *name == cmd.name))
+        .filter_map(|cmd| {
+            let several = keylint_commands::may_take_several_keys(cmd);
+            (several != ours.contains(cmd.name)).then(|| {
+                format!(
+                    "{}: the server's key specs say {several}, the table {}",
+                    cmd.name, !several
+                )
+            })
+        })
+        .collect()
+}
+
+/// A JavaScript frontend reads ioredis argv with the command key table: the ioredis
+/// table (from `@ioredis/commands`) must pick the same multi-key commands.
+#[test]
+fn ioredis_table_agrees_with_the_command_key_table() {
+    let wrong = disagreements_with_key_table("ioredis_methods.txt", &[]);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The node-redis table, whose key parameters were found by running the methods,
+/// picks the same multi-key commands as the server, but for two.
+#[test]
+fn node_redis_table_agrees_with_the_command_key_table() {
+    let expected = [
+        (
+            "SORT_RO",
+            "the BY/GET patterns the server counts as keys are options, never routed",
+        ),
+        (
+            "WATCH",
+            "a method of the client, not of the command modules the table is made from",
+        ),
+    ];
+    let wrong = disagreements_with_key_table("node_redis_methods.txt", &expected);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -272,10 +272,10 @@ impl Conn {
 }
 
 // ---------------------------------------------------------------------------
-// Helper programs
+// Outside programs
 // ---------------------------------------------------------------------------
 
-/// Runs a helper program of a live test (a Python or Node.js script, a package
+/// Runs an outside program for a live test (a Python or Node.js script, a package
 /// installer) and returns its standard output.
 ///
 /// # Panics

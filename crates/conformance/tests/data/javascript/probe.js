@@ -296,7 +296,7 @@ async function nodeRedisCases(lib, nodeRedis, ctx) {
 // --- main -----------------------------------------------------------------------
 
 async function main() {
-  // The helper client that picks keys, seeds, flushes and looks at what was written.
+  // The client that picks keys, seeds, flushes and looks at what was written.
   const io = new (load('ioredis').Cluster)([{ host: '127.0.0.1', port }]);
   const { keys, slots } = await pickKeys(io);
   const { a, same, near, far } = keys;

@@ -272,6 +272,32 @@ impl Conn {
 }
 
 // ---------------------------------------------------------------------------
+// Outside programs
+// ---------------------------------------------------------------------------
+
+/// Runs an outside program for a live test (a Python or Node.js script, a package
+/// installer) and returns its standard output.
+///
+/// # Panics
+///
+/// When it cannot be started or exits unsuccessfully; the message starts with
+/// `what` and holds the program's stdout and stderr.
+pub fn run_ok(cmd: &mut Command, what: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+// ---------------------------------------------------------------------------
 // Finding redis-server
 // ---------------------------------------------------------------------------
 

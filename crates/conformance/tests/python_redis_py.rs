@@ -24,7 +24,7 @@
 //!    the test. (A `cross-slot` warning on a script without a shebang says the keys
 //!    work only while their slots share a node: either outcome agrees with it.)
 
-use conformance::Cluster;
+use conformance::{run_ok as run, Cluster};
 use keylint_core::rules::{check, Settings};
 use keylint_core::{Rule, Severity};
 use std::collections::BTreeMap;
@@ -48,21 +48,6 @@ fn venv_python(venv: &Path) -> PathBuf {
     } else {
         venv.join("bin").join("python")
     }
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
-    if !out.status.success() {
-        panic!(
-            "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A virtual environment with redis-py, made once per target dir.

@@ -329,15 +329,22 @@ impl KeyTemplate {
     /// The hash input when every opaque hole is assumed to carry no `{`: a prefix the
     /// code cannot see (a configured namespace, a name given by the caller) taken as
     /// untagged. With the labels of those opaque holes; `None` when there is none, or
-    /// when an opaque hole is itself a varying part (`varying`: bindings), since a key
-    /// the caller chose may carry any tag.
+    /// when the key begins with an opaque hole that is itself a varying part
+    /// (`varying`: bindings): a key the caller chose, passed through unchanged, may
+    /// carry any tag. A varying opaque hole after other parts (`<ns>:<key>`, a key the
+    /// code builds around the caller's) is assumed untagged like a prefix.
     pub fn hash_input_if_untagged(&self, varying: &[String]) -> Option<(HashInput, Vec<String>)> {
         let mut assumed: Vec<String> = Vec::new();
         let mut t = self.clone();
+        let mut first = true;
         for p in &mut t.parts {
+            let at_start = first;
+            if !matches!(p, Part::Lit(l) if l.bytes.is_empty()) {
+                first = false;
+            }
             if let Part::Hole(h) = p {
                 if h.kind == HoleKind::Opaque {
-                    if varying.contains(&h.binding) {
+                    if at_start && varying.contains(&h.binding) {
                         return None;
                     }
                     if !assumed.contains(&h.label) {
@@ -795,6 +802,28 @@ pub(crate) mod tests {
         let a = t(vec![hole("ARGV[1]", HoleKind::Opaque), lit(":jobs")]);
         assert_eq!(a.hash_input(), HashInput::Unknown);
         assert_eq!(a.tag_facts().outcome, TagOutcome::Unknown);
+    }
+
+    #[test]
+    fn a_varying_key_is_assumed_untagged_only_inside_a_built_key() {
+        let varying = vec!["key".to_string()];
+        // The caller's key passed through: any tag, unknown.
+        let whole = t(vec![hole("key", HoleKind::Opaque)]);
+        assert_eq!(whole.hash_input_if_untagged(&varying), None);
+        let suffixed = t(vec![hole("key", HoleKind::Opaque), lit(":meta")]);
+        assert_eq!(suffixed.hash_input_if_untagged(&varying), None);
+        // `<ns>:<key>`: the namespace and the key are both assumed untagged.
+        let built = t(vec![
+            hole("ns", HoleKind::Opaque),
+            lit(":"),
+            hole("key", HoleKind::Opaque),
+        ]);
+        let (input, assumed) = built.hash_input_if_untagged(&varying).unwrap();
+        assert_eq!(assumed, vec!["ns".to_string(), "key".to_string()]);
+        assert!(matches!(input, HashInput::Symbolic { .. }));
+        let literal_ns = t(vec![lit("cache:"), hole("key", HoleKind::Opaque)]);
+        let (_, assumed) = literal_ns.hash_input_if_untagged(&varying).unwrap();
+        assert_eq!(assumed, vec!["key".to_string()]);
     }
 
     #[test]

@@ -253,7 +253,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
-    fn scope_tag(&self, ctx: &Ctx<'t>) -> String {
+    pub(crate) fn scope_tag(&self, ctx: &Ctx<'t>) -> String {
         let base = match ctx.func {
             Some(f) => format!("f{}", self.ix().funcs[f].node.start_byte()),
             None => "mod".to_string(),
@@ -268,6 +268,20 @@ impl<'t> crate::lower::Analyzer<'t> {
     pub(crate) fn opaque(&self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
         const MAX_LABEL: usize = 60;
         let full = text(n, self.src());
+        // Inside a followed key builder, a value that reads none of the parameters the
+        // call binds (`self.config["PREFIX"]`) is the same whatever the arguments.
+        if ctx
+            .env
+            .as_ref()
+            .is_some_and(|e| !self.reads_bound_param(n, e))
+        {
+            let ctx = Ctx {
+                func: ctx.func,
+                env: None,
+                depth: ctx.depth,
+            };
+            return self.opaque(n, &ctx);
+        }
         // A long expression is shown shortened and identified by a hash of its text.
         let (label, binding) = if full.len() > MAX_LABEL {
             let mut cut = 40;
@@ -290,6 +304,43 @@ impl<'t> crate::lower::Analyzer<'t> {
             binding,
             span: Some(n.byte_range()),
         })
+    }
+
+    /// Whether `n` names a parameter that a followed call binds to an argument
+    /// (`self`/`cls` aside). Large expressions are assumed to.
+    fn reads_bound_param(&self, n: Node<'t>, env: &Env<'t>) -> bool {
+        let src = self.src();
+        let mut stack = vec![n];
+        let mut seen = 0usize;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 256 {
+                return true;
+            }
+            if x.kind_name() == "identifier" {
+                let bound = env
+                    .params
+                    .get(text(x, src))
+                    .is_some_and(|v| !matches!(v, Value::SelfObj(_) | Value::ClsObj(_)));
+                if bound {
+                    return true;
+                }
+                continue;
+            }
+            // A lambda or comprehension inside may shadow names; assume it reads them.
+            if matches!(
+                x.kind_name(),
+                "lambda"
+                    | "list_comprehension"
+                    | "set_comprehension"
+                    | "dictionary_comprehension"
+                    | "generator_expression"
+            ) {
+                return true;
+            }
+            stack.extend(self.ix.nav.named_children(x));
+        }
+        false
     }
 
     fn opaque_named(
@@ -738,6 +789,23 @@ impl<'t> crate::lower::Analyzer<'t> {
                     (Value::Int(x), Value::Int(y)) => {
                         x.checked_add(y).map_or(Value::Unknown, Value::Int)
                     }
+                    // `[prefix] + list(parts)`: the elements of both, in order.
+                    (
+                        Value::Seq {
+                            items: mut x,
+                            family: false,
+                        },
+                        Value::Seq {
+                            items: y,
+                            family: false,
+                        },
+                    ) => {
+                        x.extend(y);
+                        Value::Seq {
+                            items: x,
+                            family: false,
+                        }
+                    }
                     // One side is a string: the other must be one too.
                     (Value::Str(mut x), v) if unknown(&v) => {
                         x.push(Tpl::hole(self.hole_of(&v, r, ctx)));
@@ -1078,7 +1146,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match name {
             "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
-            | "format" | "sorted" | "set" => Value::Symbol(format!("builtins.{name}")),
+            | "format" | "sorted" | "set" | "map" => Value::Symbol(format!("builtins.{name}")),
             _ => self.opaque_named(name, format!("global:{name}"), Some(n.byte_range())),
         }
     }
@@ -1524,6 +1592,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             DefKind::Expr(e) => {
                 if e.kind_name() == "list" {
                     if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
+                        return v;
+                    }
+                }
+                if e.kind_name() == "dictionary" {
+                    if let Some(v) = self.dict_with_sets(name, def, e, use_node, ctx) {
                         return v;
                     }
                 }
@@ -2193,6 +2266,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 return self.opaque(n, ctx);
             }
+            // `map(builder, xs)`: the family of the keys the builder makes.
+            "builtins.map" => {
+                return match self.map_family(args, n, ctx) {
+                    Some(v) => v,
+                    None => self.opaque(n, ctx),
+                };
+            }
             "typing.cast" | "typing_extensions.cast" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 2 {
@@ -2366,6 +2446,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                             match &e.value {
                                 Value::Str(t) => out.push(t.clone()),
                                 Value::Opaque(h) => out.push(Tpl::hole(h.clone())),
+                                // A value from another library (`os.environ.get(…)`):
+                                // a string, or the join fails at run time.
+                                v @ (Value::Foreign | Value::Unknown) => {
+                                    out.push(Tpl::hole(self.hole_of(v, e.node, ctx)));
+                                }
                                 // `join` needs strings: anything else fails at run time.
                                 _ => return self.opaque(n, ctx),
                             }
@@ -2545,11 +2630,30 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let rest: Vec<_> = plist.collect();
         let mut tag = Vec::new();
+        // `*parts`: the positional arguments from its place on, as a list.
+        let mut rest_pos: Option<usize> = None;
         for (i, p) in rest.iter().enumerate() {
             if p.star {
-                return None;
+                let nav = self.ix.nav;
+                let is_list = nav
+                    .parent(p.node)
+                    .is_some_and(|x| x.kind_name() == "list_splat_pattern");
+                if !is_list || rest_pos.is_some() {
+                    return None;
+                }
+                let items: Vec<Elem<'t>> = pos.get(i..).unwrap_or_default().to_vec();
+                let v = Value::Seq {
+                    items,
+                    family: false,
+                };
+                tag.push(fingerprint(&v));
+                params.insert(p.name.clone(), v);
+                rest_pos = Some(i);
+                continue;
             }
-            let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
+            // After `*parts`, parameters are keyword-only.
+            let at = if rest_pos.is_some() { usize::MAX } else { i };
+            let v = pos.get(at).map(|e| e.value.clone()).or_else(|| {
                 kw.iter()
                     .find(|(k, _)| k == &p.name)
                     .map(|(_, e)| e.value.clone())
@@ -2571,7 +2675,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             tag.push(fingerprint(&v));
             params.insert(p.name.clone(), v);
         }
-        if pos.len() > rest.len() {
+        if rest_pos.is_none() && pos.len() > rest.len() {
             return None;
         }
         let env = Rc::new(Env {
@@ -2923,6 +3027,13 @@ pub(crate) fn fingerprint(v: &Value<'_>) -> String {
         Value::Int(i) => i.to_string(),
         Value::Opaque(h) => h.binding.clone(),
         Value::SelfObj(c) => format!("self{c}"),
+        Value::Seq {
+            items,
+            family: false,
+        } => {
+            let inner: Vec<String> = items.iter().map(|e| fingerprint(&e.value)).collect();
+            format!("[{}]", inner.join(","))
+        }
         _ => "?".into(),
     }
 }
@@ -2953,6 +3064,8 @@ fn builder_return<'t>(nav: &Nav<'t>, info: &crate::index::FuncInfo<'t>) -> Optio
                 }
             }
             "pass_statement" => {}
+            // A helper defined for the return expression (`def _key(t): …`).
+            "function_definition" => {}
             _ => return None,
         }
     }

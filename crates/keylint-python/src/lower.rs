@@ -924,6 +924,7 @@ impl<'t> Analyzer<'t> {
         // A comprehension starts with its bracket, a loop with `for`, `async` or `while`.
         match each.first().and_then(|&i| self.ix.src.as_bytes().get(i)) {
             Some(b'[' | b'(' | b'{') => "the elements of a comprehension",
+            Some(b'm') => "the results of a `map`",
             _ => "keys added once per pass of a loop",
         }
     }
@@ -1005,9 +1006,16 @@ impl<'t> Analyzer<'t> {
                 "watch" => {
                     let (pos, _) = self.call_args(args, ctx);
                     let mut keys = Vec::new();
-                    for e in pos.iter().take_while(|e| !e.star) {
+                    for e in &pos {
+                        // `*[key_for(i) for i in ids]`: the family, then an unknown count.
+                        if e.star && e.each.is_empty() {
+                            break;
+                        }
                         if let Some(k) = self.key_use(e, "WATCH", ctx) {
                             keys.push(k);
+                        }
+                        if e.star {
+                            break;
                         }
                     }
                     return self.event(pipe, EvKind::Keys, call, keys);

@@ -1004,3 +1004,48 @@ class Q:
     assert_eq!(tx.len(), 1, "{tx:?}");
     assert_eq!(tx[0].len(), 3, "{tx:?}");
 }
+
+#[test]
+fn key_collections_over_builders() {
+    let head = "import os\nimport redis\nr = redis.Redis()\nNS = os.environ.get('NS', 'c')\n\
+                def make_key(key):\n    return ':'.join((NS, key))\n\
+                def parts_key(*parts):\n    return ':'.join([NS] + list(parts))\n\
+                def same(key):\n    return key\n";
+    let likely = |body: &str| {
+        let src = format!("{head}{body}");
+        assert_eq!(rules(&src), vec![Rule::CrossSlotLikely], "{body}");
+    };
+    let silent = |body: &str| {
+        let src = format!("{head}{body}");
+        assert_eq!(rules(&src), Vec::<Rule>::new(), "{body}");
+    };
+    // A comprehension over a builder that wraps the caller's key in a namespace.
+    likely("def f(keys):\n    return r.mget([make_key(key) for key in keys])\n");
+    // A dict filled key by key in a loop.
+    likely(
+        "def f(data):\n    acc = {}\n    for k, v in data.items():\n        acc[make_key(k)] = v\n    r.mset(acc)\n",
+    );
+    // `map` over a builder.
+    likely("def f(ws):\n    return r.mget(list(map(make_key, ws)))\n");
+    // A builder over `*parts`, the prefix the same for every call.
+    likely("def f(ids):\n    return r.mget([parts_key('task', i) for i in ids])\n");
+    // The caller's key unchanged: it may carry its own tag.
+    silent("def f(keys):\n    return r.mget([same(key) for key in keys])\n");
+    // A dict used in another way before the call, or filled under a condition.
+    silent(
+        "def f(data, more):\n    acc = {}\n    for k, v in data.items():\n        acc[make_key(k)] = v\n    acc.update(more)\n    r.mset(acc)\n",
+    );
+    silent(
+        "def f(data):\n    acc = {}\n    for k, v in data.items():\n        if v:\n            acc[make_key(k)] = v\n    r.mset(acc)\n",
+    );
+    // `map` over a function the file does not define.
+    silent("def f(ws):\n    return r.mget(list(map(str, ws)))\n");
+    // A transaction over several keys under the one configured prefix.
+    silent(
+        "def f(ids):\n    p = r.pipeline(transaction=True)\n    p.delete(make_key('q'))\n    for i in ids:\n        p.delete(make_key(i))\n    p.execute()\n",
+    );
+    // The same family alone in the transaction.
+    likely(
+        "def f(ids):\n    p = r.pipeline(transaction=True)\n    for i in ids:\n        p.delete(make_key(i))\n    p.execute()\n",
+    );
+}

@@ -7,9 +7,9 @@
 use super::slot_units::{FamilyKey, UnitView};
 use super::Context;
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{CrossSlotPolicy, KeyFamily};
+use crate::model::{CrossSlotPolicy, KeyFamily, UnitKind};
 use crate::rule::RuleMeta;
-use crate::template::{compare, HashInput, SymPart, Verdict};
+use crate::template::{compare, HashInput, KeyTemplate, Part, SymPart, Verdict};
 
 pub(crate) const META: RuleMeta = RuleMeta {
     code: "RK002",
@@ -62,27 +62,48 @@ pub(super) fn family_key<'m>(u: &UnitView<'_, 'm>) -> Option<FamilyKey<'m>> {
             assumed: Vec::new(),
         })
     });
-    if found.is_some() || keys.len() != 1 {
+    // Next to other keys only in a multi-key command: a transaction over several
+    // kinds of keys under one opaque prefix is what a project tags that prefix for.
+    // (Several uses of the one family, `pipe.llen(k).delete(k)`, are one kind.)
+    let one_kind = keys.windows(2).all(|w| {
+        same_shape(
+            &u.cx.model.keys[w[0]].template,
+            &u.cx.model.keys[w[1]].template,
+        )
+    });
+    if found.is_some() || (!one_kind && u.unit.kind != UnitKind::Command) {
         return found;
     }
     // A family whose slot is unknown only because its hashed part begins with a prefix
     // the code does not show (`<prefix>:job:<id>`): its members differ unless that
     // prefix carries a hash tag, which the finding says.
-    let k = keys[0];
-    let family = *u.facts.families.get(&(u.ui, k))?;
-    if u.inputs[k] != HashInput::Unknown {
-        return None;
-    }
-    let (input, assumed) = u.cx.model.keys[k]
-        .template
-        .hash_input_if_untagged(&family.varying)?;
-    let labels = varying_in_hash(family, &input);
-    (!labels.is_empty()).then_some(FamilyKey {
-        key: k,
-        family,
-        labels,
-        assumed,
+    keys.iter().copied().find_map(|k| {
+        let family = *u.facts.families.get(&(u.ui, k))?;
+        if u.inputs[k] != HashInput::Unknown {
+            return None;
+        }
+        let (input, assumed) = u.cx.model.keys[k]
+            .template
+            .hash_input_if_untagged(&family.varying)?;
+        let labels = varying_in_hash(family, &input);
+        (!labels.is_empty()).then_some(FamilyKey {
+            key: k,
+            family,
+            labels,
+            assumed,
+        })
     })
+}
+
+/// Whether two templates are built the same way: the same bytes and the same holes
+/// (by binding and kind), wherever they are written.
+fn same_shape(a: &KeyTemplate, b: &KeyTemplate) -> bool {
+    a.parts.len() == b.parts.len()
+        && a.parts.iter().zip(&b.parts).all(|(x, y)| match (x, y) {
+            (Part::Lit(l), Part::Lit(m)) => l.bytes == m.bytes,
+            (Part::Hole(h), Part::Hole(g)) => h.binding == g.binding && h.kind == g.kind,
+            _ => false,
+        })
 }
 
 /// What the headline says of the keys.
@@ -105,10 +126,19 @@ pub(super) fn family_notes(cx: &Context<'_>, fk: &FamilyKey<'_>, f: Finding) -> 
         fk.family.source
     ));
     if !fk.assumed.is_empty() {
+        let (which, whose) = match fk.assumed.as_slice() {
+            [one] => (format!("`{one}`"), "whose value"),
+            many => (
+                many.iter()
+                    .map(|l| format!("`{l}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                "whose values",
+            ),
+        };
         f = f.with_note(format!(
-            "this holds unless {}, whose value the code does not show, carries a \
-             hash tag (`{{…}}`): with a tag in it, every member hashes only that tag",
-            quoted(&fk.assumed)
+            "this holds unless {which}, {whose} the code does not show, carries a \
+             hash tag (`{{…}}`): with a tag in it, every member hashes only that tag"
         ));
     }
     f

@@ -1744,6 +1744,64 @@ p.set('b:1', 'x')\n        p.execute()\n";
     }
 
     #[test]
+    fn typed_objects_resolve_the_same_whatever_the_order() {
+        // `sched` and `tasks` import each other: each sees the other's facts alone.
+        let sched = "from __future__ import annotations\nfrom typing import TYPE_CHECKING\n\
+if TYPE_CHECKING:\n    from redis import Redis\n    from .tasks import Runner\n\n\
+class Scheduler:\n    def __init__(self, name, connection: Redis | None = None):\n        \
+connection = wrap(connection)\n        self.connection = connection\n        \
+self.key = 'sq:scheduler:' + name\n\n    @property\n    def lock_key(self):\n        \
+return 'sq:lock:' + self.key\n\n    def runner(self) -> Runner:\n        \
+return make(self)\n";
+        let tasks = "from __future__ import annotations\nfrom .sched import Scheduler\n\n\
+class Runner:\n    def __init__(self, sched: Scheduler):\n        self.sched = sched\n\n    \
+def beat(self, other: Scheduler):\n        \
+self.sched.connection.rename(self.sched.key, self.sched.lock_key)\n        \
+self.sched.connection.smove(self.sched.key, self.sched.key, 'x')\n        \
+other.connection.smove(other.key, self.sched.key, 'x')\n\n\
+def untyped(sched):\n    sched.connection.rename(sched.key, sched.lock_key)\n";
+        let files: HashMap<&'static str, &'static str> = [
+            ("p/__init__.py", ""),
+            ("p/sched.py", sched),
+            ("p/tasks.py", tasks),
+        ]
+        .into_iter()
+        .collect();
+        let run = |order: &[&str]| {
+            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
+            let mut out = Vec::new();
+            for f in order {
+                let (model, _) = std::thread::scope(|s| {
+                    std::thread::Builder::new()
+                        .stack_size(crate::STACK_SIZE)
+                        .spawn_scoped(s, || {
+                            lower_module(files[f], &Options::default(), None, &project, f)
+                        })
+                        .unwrap()
+                        .join()
+                        .unwrap()
+                });
+                let findings =
+                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
+                let mut msgs: Vec<String> = findings
+                    .iter()
+                    .map(|x| format!("{} {}", x.rule.name(), x.primary.message))
+                    .collect();
+                msgs.sort();
+                out.push((f.to_string(), msgs));
+            }
+            out.sort();
+            out
+        };
+        let one = run(&["p/tasks.py", "p/sched.py"]);
+        assert_eq!(one, run(&["p/sched.py", "p/tasks.py"]));
+        // RENAME of one scheduler's key and lock, SMOVE between two schedulers; the
+        // same key twice and the untyped receiver are silent.
+        assert_eq!(one[1].0, "p/tasks.py");
+        assert_eq!(one[1].1.len(), 2, "{one:?}");
+    }
+
+    #[test]
     fn import_cycles_end() {
         let a =
             "from .b import X\nY = X + ':y'\nimport redis\nr = redis.Redis()\nr.mget(Y, 'k:1')\n";

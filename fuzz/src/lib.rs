@@ -181,6 +181,18 @@ pub fn check_model(model: &FileModel, len: usize) {
             assert!(k < model.keys.len(), "script refers to key {k}");
         }
     }
+    for call in &model.script_calls {
+        span_ok("script call", &call.span, len);
+        if let Some((_, s)) = &call.numkeys {
+            span_ok("script call numkeys", s, len);
+        }
+        if let Some((_, s)) = &call.passed {
+            span_ok("script call keys passed", s, len);
+        }
+        if let Some((_, Some(s))) = &call.reads {
+            span_ok("script call read", s, len);
+        }
+    }
 }
 
 /// Findings are well formed for a source of `len` bytes.

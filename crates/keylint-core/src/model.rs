@@ -4,7 +4,6 @@
 //! units; they never decide verdicts. Rules see only this model, so each rule is
 //! written once for every language.
 
-use crate::diagnostic::Finding;
 use crate::template::{KeyTemplate, Lang};
 use crate::Span;
 
@@ -208,6 +207,62 @@ pub struct ClientRefusal {
     pub error: &'static str,
 }
 
+/// Why the server refuses a numkeys argument before it counts the arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadNumkeys {
+    /// Not a canonical integer (`two`, `+1`, `01`).
+    NotAnInteger,
+    /// Below zero.
+    Negative,
+}
+
+/// A numkeys argument as the server reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Numkeys {
+    /// A count the server accepts, and how many arguments follow it.
+    Count {
+        /// numkeys.
+        n: usize,
+        /// The arguments after numkeys.
+        after: usize,
+    },
+    /// A numkeys the server refuses to read, as written.
+    Refused {
+        /// Why it is refused.
+        why: BadNumkeys,
+        /// numkeys as written.
+        shown: String,
+    },
+}
+
+impl Numkeys {
+    /// True when the server refuses the call for its numkeys alone: unreadable, or
+    /// larger than the arguments after it.
+    pub fn refused(&self) -> bool {
+        match self {
+            Numkeys::Count { n, after } => n > after,
+            Numkeys::Refused { .. } => true,
+        }
+    }
+}
+
+/// A script call (`EVAL`, `EVALSHA`, `FCALL`, a registered script object): what it
+/// passes, and what the script it is linked to reads. These are the facts
+/// `script-keys-mismatch` judges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptCallFacts {
+    /// The whole call.
+    pub span: Span,
+    /// The call's numkeys, when it is known, and where it is written.
+    pub numkeys: Option<(Numkeys, Span)>,
+    /// Exactly this many keys are passed; where to point at the count.
+    pub passed: Option<(usize, Span)>,
+    /// The highest `KEYS[i]` every run of the linked script reads, and where the
+    /// script reads it when its body is written in this file; `None` when no body is
+    /// linked or every run reads no `KEYS[i]`.
+    pub reads: Option<(usize, Option<Span>)>,
+}
+
 /// Facts about how a file writes its keys and reaches Redis, beyond the keys: the
 /// frontend reports them, and the rules' notes follow from them. A rule never asks
 /// which language a file is in.
@@ -234,10 +289,10 @@ pub struct FileModel {
     pub keys: Vec<KeyUse>,
     /// The atomic units, inner before outer (a command before the block around it).
     pub units: Vec<Unit>,
-    /// Findings the frontend made itself (a script-level fact with no key behind it).
-    pub findings: Vec<Finding>,
     /// The Lua scripts and functions of the file (empty for other languages).
     pub scripts: Vec<Script>,
+    /// The script calls of the file, in the order they were linked.
+    pub script_calls: Vec<ScriptCallFacts>,
     /// Key uses that stand for many keys in a unit (see [`KeyFamily`]).
     pub families: Vec<KeyFamily>,
     /// The commands of the file's scripts that list keys, in source order.
@@ -256,8 +311,8 @@ impl FileModel {
             facts: SourceFacts::default(),
             keys: Vec::new(),
             units: Vec::new(),
-            findings: Vec::new(),
             scripts: Vec::new(),
+            script_calls: Vec::new(),
             families: Vec::new(),
             listings: Vec::new(),
             unit_notes: Vec::new(),

@@ -7,19 +7,17 @@
 //! bytes are in that file ([`Mapper`], [`merge`]), so the script's own findings point
 //! into the string that holds it. Then [`link_call`]:
 //!
-//! - reports `script-keys-mismatch` when numkeys is larger than the arguments after it
-//!   (the server refuses the call), or the call passes fewer keys than every run of the
-//!   script reads;
+//! - records the call's facts for `script-keys-mismatch` ([`ScriptCallFacts`]: its
+//!   numkeys, the keys it passes, the highest `KEYS[i]` every run of the script reads),
+//!   which that rule judges like every other rule, in `check`;
 //! - judges each key the script derives from `KEYS[i]` (`KEYS[1] .. ':meta'`) with the
 //!   key the caller passes as `KEYS[i]`, in a unit of its own with the script's
 //!   cross-slot policy ([`script_policy`]).
 
-use crate::diagnostic::Finding;
 use crate::model::{
-    CrossSlotPolicy, FileModel, KeyListing, KeyOrigin, KeyUse, ScriptMode, Unit, UnitKind,
+    CrossSlotPolicy, FileModel, KeyListing, KeyOrigin, KeyUse, Numkeys, ScriptCallFacts,
+    ScriptMode, Unit, UnitKind,
 };
-use crate::rules::script_keys_mismatch::fewer_keys_than_read;
-pub use crate::rules::script_keys_mismatch::{numkeys_refused, numkeys_too_large, BadNumkeys};
 use crate::template::{Hole, KeyTemplate, Lit, Part, SourceMap};
 use crate::Span;
 
@@ -96,17 +94,6 @@ impl Mapper<'_> {
                 .collect(),
         }
     }
-
-    /// A body finding with its spans moved into the calling file.
-    pub fn finding(&self, f: &Finding) -> Finding {
-        let mut f = f.clone();
-        f.primary.span = self.range(&f.primary.span);
-        for l in &mut f.secondary {
-            l.span = self.range(&l.span);
-        }
-        f.unit = f.unit.as_ref().map(|u| self.range(u));
-        f
-    }
 }
 
 /// Appends a lowered body to the calling file's model, with every span mapped into
@@ -141,8 +128,16 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
         s.units = s.units.iter().map(|u| u + unit_base).collect();
         model.scripts.push(s);
     }
-    for f in &lua.findings {
-        model.findings.push(m.finding(f));
+    for c in &lua.script_calls {
+        model.script_calls.push(ScriptCallFacts {
+            span: m.range(&c.span),
+            numkeys: c.numkeys.as_ref().map(|(n, s)| (n.clone(), m.range(s))),
+            passed: c.passed.as_ref().map(|(n, s)| (*n, m.range(s))),
+            reads: c
+                .reads
+                .as_ref()
+                .map(|(i, s)| (*i, s.as_ref().map(|s| m.range(s)))),
+        });
     }
     for l in &lua.listings {
         model.listings.push(KeyListing {
@@ -208,9 +203,8 @@ pub struct ScriptCall {
     pub key_spans: Vec<Span>,
     /// Exactly this many keys are passed; where to point at the count.
     pub passed: Option<(usize, Span)>,
-    /// numkeys, the number of arguments after it, and where numkeys is, when numkeys
-    /// is larger: the server refuses the call.
-    pub too_few: Option<(usize, usize, Span)>,
+    /// The call's numkeys as the server reads it, when known, and where it is.
+    pub numkeys: Option<(Numkeys, Span)>,
 }
 
 /// A lowered body and where its keys went in the calling file's model.
@@ -222,18 +216,9 @@ pub struct LinkedBody {
     pub merged_keys: Option<Vec<usize>>,
 }
 
-/// Links one call with its body: `script-keys-mismatch`, and the keys the script
-/// derives from the caller's keys in a unit of their own. Without a body, only the
-/// numkeys check is made.
-pub fn link_call(model: &mut FileModel, call: &ScriptCall, body: Option<&LinkedBody>) {
-    if let Some((n, after, at)) = &call.too_few {
-        model
-            .findings
-            .push(numkeys_too_large(*n, *after, at.clone(), call.span.clone()));
-    }
-    let Some(body) = body else { return };
-    let lua = &body.lua;
-    // The highest KEYS[i] every run of the script reads.
+/// The highest `KEYS[i]` every run of a lowered script reads, and the index of a key
+/// of the body that reads it.
+fn required_read(lua: &FileModel) -> Option<(usize, usize)> {
     let required = lua.scripts.first().map_or(0, |s| s.required_keys);
     let mut max_read: Option<(usize, usize)> = None;
     for (k, key) in lua.keys.iter().enumerate() {
@@ -243,19 +228,34 @@ pub fn link_call(model: &mut FileModel, call: &ScriptCall, body: Option<&LinkedB
             }
         }
     }
-    if let (Some((passed, at)), Some((read, k))) = (&call.passed, max_read) {
-        if read > *passed {
-            let script_at = body
-                .merged_keys
-                .as_ref()
-                .map(|mk| model.keys[mk[k]].span.clone());
-            let f = fewer_keys_than_read(read, *passed, at.clone(), call.span.clone(), script_at);
-            model.findings.push(f);
-        }
-    }
+    max_read
+}
+
+/// Links one call with its body: records the call's facts (its numkeys, the keys it
+/// passes, what the script reads) for `script-keys-mismatch`, and puts the keys the
+/// script derives from the caller's keys in a unit of their own. Without a body, only
+/// the call's own facts are recorded.
+pub fn link_call(model: &mut FileModel, call: &ScriptCall, body: Option<&LinkedBody>) {
+    let reads = body.and_then(|b| {
+        let (read, k) = required_read(&b.lua)?;
+        let at = b
+            .merged_keys
+            .as_ref()
+            .map(|mk| model.keys[mk[k]].span.clone());
+        Some((read, at))
+    });
+    model.script_calls.push(ScriptCallFacts {
+        span: call.span.clone(),
+        numkeys: call.numkeys.clone(),
+        passed: call.passed.clone(),
+        reads,
+    });
+    let Some(body) = body else { return };
+    let lua = &body.lua;
     // Keys derived from the declared ones, judged with the caller's keys (not when
     // the call is refused anyway for its numkeys).
-    let Some(policy) = script_policy(lua).filter(|_| call.too_few.is_none()) else {
+    let refused = call.numkeys.as_ref().is_some_and(|(n, _)| n.refused());
+    let Some(policy) = script_policy(lua).filter(|_| !refused) else {
         return;
     };
     let caller: Vec<Option<KeyTemplate>> = call

@@ -36,8 +36,11 @@ fn main() {
                     k.span
                 );
             }
-            for f in &m.findings {
-                println!("{path}: finding {}", f.message);
+            for c in &m.script_calls {
+                println!(
+                    "{path}: script call {:?} numkeys {:?} passed {:?} reads {:?}",
+                    c.span, c.numkeys, c.passed, c.reads
+                );
             }
         }
         for u in &m.units {

@@ -13,14 +13,16 @@
 //! frontend: a key the script derives from `KEYS[i]` (`KEYS[1] .. ':meta'`) is judged
 //! with the key the caller passes as `KEYS[i]`, in a unit of its own with the
 //! script's cross-slot policy (the server refuses such a key in another slot with a
-//! shebang, and tolerates it on the same node without one). `script-keys-mismatch`:
-//! a call that passes fewer keys than the script reads, or a numkeys larger than the
-//! arguments after it, is reported at the call.
+//! shebang, and tolerates it on the same node without one). Each call's numkeys and
+//! the keys it passes are reported as facts, and `script-keys-mismatch` reports a call
+//! that passes fewer keys than the script reads, or a numkeys larger than the
+//! arguments after it, at the call.
 
 use crate::eval::{Ctx, Value};
 use crate::index::FuncId;
 use crate::lower::Analyzer;
 use crate::tpl::TPart;
+use keylint_core::model::Numkeys;
 use keylint_core::script_link::{self, merge, LinkedBody, Mapper, ScriptCall};
 use keylint_core::Span;
 use std::collections::HashMap;
@@ -155,7 +157,10 @@ fn link_call(a: &mut Analyzer<'_>, link: &Link<'_>, body: &Lowered) {
         keys: link.keys.clone(),
         key_spans: link.key_nodes.iter().map(|n| n.byte_range()).collect(),
         passed: link.passed.clone(),
-        too_few: link.too_few.clone(),
+        numkeys: link
+            .too_few
+            .clone()
+            .map(|(n, after, at)| (Numkeys::Count { n, after }, at)),
     };
     script_link::link_call(&mut a.model, &call, Some(body));
 }

@@ -1,13 +1,15 @@
 //! `EVAL`, `EVALSHA` and `FCALL` lines: the numkeys check, and `EVAL` bodies linted as
 //! Lua with their spans mapped into the command file.
 //!
-//! The frontend reports each call as a [`ScriptCall`]; linking, the script policy and
-//! `script-keys-mismatch` are core's ([`keylint_core::script_link`]). An `EVALSHA` or
-//! `FCALL` names a body that is not written on its line: only its numkeys is checked.
+//! The frontend reports each call as a [`ScriptCall`] (its numkeys as the server reads
+//! it, the keys it passes); linking and the script policy are core's
+//! ([`keylint_core::script_link`]), and `script-keys-mismatch` judges the facts like
+//! every rule. An `EVALSHA` or `FCALL` names a body that is not written on its line:
+//! only its numkeys is checked.
 
 use crate::{Arg, CommandLine};
-use keylint_core::model::FileModel;
-use keylint_core::script_link::{self, BadNumkeys, LinkedBody, Mapper, ScriptCall};
+use keylint_core::model::{BadNumkeys, FileModel, Numkeys};
+use keylint_core::script_link::{self, LinkedBody, Mapper, ScriptCall};
 use keylint_core::template::SourceMap;
 
 /// A script call seen while lowering, linked once the units are in their final order.
@@ -108,62 +110,61 @@ pub(crate) fn link(model: &mut FileModel, pending: &[Pending<'_>]) {
         }
         let Some(num) = cmd.args.get(2) else { continue };
         let after = cmd.args.len() - 3;
-        let n = match parse_numkeys(&num.bytes) {
-            Ok(n) => n,
-            Err(why) => {
-                let shown = String::from_utf8_lossy(&num.bytes);
-                model.findings.push(script_link::numkeys_refused(
-                    why,
-                    &shown,
-                    num.span.clone(),
-                    cmd.span.clone(),
-                ));
-                continue;
-            }
+        let numkeys = read_numkeys(&num.bytes, after);
+        // The keys passed (the call's command unit), when the server accepts numkeys.
+        let n = match numkeys {
+            Numkeys::Count { n, after } if n <= after => Some(n),
+            _ => None,
         };
-        if n > after as u64 {
-            let n = usize::try_from(n).unwrap_or(usize::MAX);
-            model.findings.push(script_link::numkeys_too_large(
-                n,
-                after,
-                num.span.clone(),
-                cmd.span.clone(),
-            ));
-            continue;
-        }
-        let n = n as usize;
-        // The keys it passes (its command unit).
-        let Some(keys) = &p.keys else { continue };
-        if !matches!(name.as_str(), "EVAL" | "EVAL_RO") {
-            continue;
-        }
-        let body_arg = &cmd.args[1];
-        let Ok(text) = std::str::from_utf8(&body_arg.bytes) else {
-            continue;
-        };
-        let Some(offs) = offsets(body_arg) else {
-            continue;
-        };
-        let lua = keylint_lua::lower(text);
-        let m = Mapper {
-            offs: &offs,
-            fallback: body_arg.span.clone(),
-        };
-        let merged = script_link::merge(model, &lua, &m);
+        let passed = n.zip(p.keys.as_ref());
         let call = ScriptCall {
             anchor: cmd.args[0].span.clone(),
             span: cmd.span.clone(),
-            keys: keys.iter().map(|&k| Some(k)).collect(),
-            key_spans: cmd.args[3..3 + n].iter().map(|a| a.span.clone()).collect(),
-            passed: Some((n, num.span.clone())),
-            too_few: None,
+            keys: passed.map_or(Vec::new(), |(_, ks)| ks.iter().map(|&k| Some(k)).collect()),
+            key_spans: passed.map_or(Vec::new(), |(n, _)| {
+                cmd.args[3..3 + n].iter().map(|a| a.span.clone()).collect()
+            }),
+            passed: passed.map(|(n, _)| (n, num.span.clone())),
+            numkeys: Some((numkeys, num.span.clone())),
         };
-        let body = LinkedBody {
-            lua,
-            merged_keys: Some(merged),
+        let body = match passed {
+            Some(_) if matches!(name.as_str(), "EVAL" | "EVAL_RO") => eval_body(model, cmd),
+            _ => None,
         };
-        script_link::link_call(model, &call, Some(&body));
+        script_link::link_call(model, &call, body.as_ref());
     }
+}
+
+/// numkeys as the server reads it, with the number of arguments after it.
+fn read_numkeys(bytes: &[u8], after: usize) -> Numkeys {
+    match parse_numkeys(bytes) {
+        Ok(n) => Numkeys::Count {
+            n: usize::try_from(n).unwrap_or(usize::MAX),
+            after,
+        },
+        Err(why) => Numkeys::Refused {
+            why,
+            shown: String::from_utf8_lossy(bytes).into_owned(),
+        },
+    }
+}
+
+/// The body of an `EVAL` line lowered as Lua and merged into the model, with every
+/// span moved to where its bytes are in the command file.
+fn eval_body(model: &mut FileModel, cmd: &CommandLine) -> Option<LinkedBody> {
+    let body_arg = &cmd.args[1];
+    let text = std::str::from_utf8(&body_arg.bytes).ok()?;
+    let offs = offsets(body_arg)?;
+    let lua = keylint_lua::lower(text);
+    let m = Mapper {
+        offs: &offs,
+        fallback: body_arg.span.clone(),
+    };
+    let merged = script_link::merge(model, &lua, &m);
+    Some(LinkedBody {
+        lua,
+        merged_keys: Some(merged),
+    })
 }
 
 #[cfg(test)]
@@ -189,18 +190,30 @@ mod tests {
         );
     }
 
+    fn findings(m: &FileModel) -> Vec<keylint_core::Finding> {
+        keylint_core::rules::check(m, &keylint_core::rules::Settings::default())
+    }
+
     #[test]
     fn eval_numkeys_and_body() {
         let m = crate::lower(b"EVAL \"return 1\" 3 a\n");
-        assert_eq!(m.findings.len(), 1);
-        assert!(m.findings[0].message.contains("numkeys is 3"));
+        assert_eq!(
+            m.script_calls[0].numkeys.as_ref().map(|n| &n.0),
+            Some(&Numkeys::Count { n: 3, after: 1 })
+        );
+        let f = findings(&m);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].message.contains("numkeys is 3"));
         let src = b"EVAL \"return redis.call('SET', 'user:' .. ARGV[1], 1)\" 0 x\n";
         let m = crate::lower(src);
         assert_eq!(m.scripts.len(), 1);
         let k = &m.keys[m.scripts[0].keys[0]];
         assert_eq!(&src[k.span.clone()], b"'user:' .. ARGV[1]");
         let m = crate::lower(b"EVALSHA abc 0 x\nFCALL f 2 k\n");
-        assert_eq!(m.findings.len(), 1);
+        // Both calls are facts; only the refused one is a finding.
+        assert_eq!(m.script_calls.len(), 2);
+        assert_eq!(m.script_calls[0].passed.as_ref().map(|p| p.0), Some(0));
+        assert_eq!(findings(&m).len(), 1);
         assert!(m.scripts.is_empty());
     }
 }

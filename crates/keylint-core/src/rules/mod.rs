@@ -70,9 +70,10 @@ registry! {
 
 /// The passes over a model, in the order their findings are collected. A pass may
 /// report several rules (one analysis of a unit decides between `cross-slot` and
-/// `cross-slot-likely`); `script-keys-mismatch` is reported where a call is linked with
-/// its script, and `unused-suppression` where suppressions are applied.
+/// `cross-slot-likely`); `unused-suppression` is reported where suppressions are
+/// applied.
 const PASSES: &[fn(&Context<'_>, &mut Vec<Finding>)] = &[
+    script_keys_mismatch::check,
     brace_pass,
     broad_hash_tag::check,
     slot_units::check,
@@ -185,7 +186,7 @@ pub(crate) fn who(script: &Script) -> String {
 /// Runs every rule on a model. Findings come back sorted by position.
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Finding> {
     let cx = Context::new(model, settings);
-    let mut out = model.findings.clone();
+    let mut out = Vec::new();
     for pass in PASSES {
         pass(&cx, &mut out);
     }

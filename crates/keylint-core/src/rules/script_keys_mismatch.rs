@@ -1,11 +1,14 @@
 //! `script-keys-mismatch`: the keys a script call passes disagree with the `KEYS` the
 //! script reads, or the server refuses the call's numkeys outright.
 //!
-//! The findings are made where a call is linked with its script
-//! ([`crate::script_link::link_call`]) or where a frontend reads a numkeys argument:
-//! only there are both the call and the body known.
+//! The rule reads the facts of each script call ([`ScriptCallFacts`]): the frontend
+//! reports the call's numkeys and the keys it passes, and script linking
+//! ([`crate::script_link::link_call`]) adds the highest `KEYS[i]` every run of the
+//! linked script reads.
 
+use super::Context;
 use crate::diagnostic::{Finding, Label, Severity};
+use crate::model::{BadNumkeys, Numkeys, ScriptCallFacts};
 use crate::rule::{Rule, RuleMeta};
 use crate::Span;
 
@@ -16,8 +19,38 @@ pub(crate) const META: RuleMeta = RuleMeta {
     summary: "the keys a caller passes disagree with the `KEYS` the script reads",
 };
 
+/// Judges every script call of the file, in the order the calls were linked.
+pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    for call in &cx.model.script_calls {
+        check_call(call, out);
+    }
+}
+
+fn check_call(call: &ScriptCallFacts, out: &mut Vec<Finding>) {
+    match &call.numkeys {
+        Some((Numkeys::Refused { why, shown }, at)) => {
+            out.push(numkeys_refused(*why, shown, at.clone(), call.span.clone()));
+        }
+        Some((Numkeys::Count { n, after }, at)) if n > after => {
+            out.push(numkeys_too_large(*n, *after, at.clone(), call.span.clone()));
+        }
+        _ => {}
+    }
+    if let (Some((passed, at)), Some((read, script_at))) = (&call.passed, &call.reads) {
+        if read > passed {
+            out.push(fewer_keys_than_read(
+                *read,
+                *passed,
+                at.clone(),
+                call.span.clone(),
+                script_at.clone(),
+            ));
+        }
+    }
+}
+
 /// The finding for a numkeys larger than the arguments after it.
-pub fn numkeys_too_large(n: usize, after: usize, at: Span, call: Span) -> Finding {
+fn numkeys_too_large(n: usize, after: usize, at: Span, call: Span) -> Finding {
     Finding::new(
         Rule::ScriptKeysMismatch,
         format!(
@@ -35,17 +68,8 @@ pub fn numkeys_too_large(n: usize, after: usize, at: Span, call: Span) -> Findin
     .with_help("pass every key after numkeys, or lower numkeys to the number of keys")
 }
 
-/// Why the server refuses a numkeys argument before it counts the arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BadNumkeys {
-    /// Not a canonical integer (`two`, `+1`, `01`).
-    NotAnInteger,
-    /// Below zero.
-    Negative,
-}
-
 /// The finding for a numkeys the server refuses to read.
-pub fn numkeys_refused(why: BadNumkeys, shown: &str, at: Span, call: Span) -> Finding {
+fn numkeys_refused(why: BadNumkeys, shown: &str, at: Span, call: Span) -> Finding {
     let (message, label, reply) = match why {
         BadNumkeys::NotAnInteger => (
             format!("numkeys `{shown}` is not an integer"),
@@ -66,7 +90,7 @@ pub fn numkeys_refused(why: BadNumkeys, shown: &str, at: Span, call: Span) -> Fi
 
 /// The finding for a call that passes fewer keys than every run of its script reads:
 /// `read` is the highest `KEYS[i]` read, `script_at` where, when the body is in the file.
-pub(crate) fn fewer_keys_than_read(
+fn fewer_keys_than_read(
     read: usize,
     passed: usize,
     at: Span,
@@ -94,4 +118,58 @@ pub(crate) fn fewer_keys_than_read(
         ));
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use crate::model::{BadNumkeys, FileModel, Numkeys, ScriptCallFacts};
+    use crate::rules::testing;
+    use crate::template::Lang;
+
+    fn call(numkeys: Option<Numkeys>, passed: Option<usize>, reads: Option<usize>) -> ScriptCallFacts {
+        ScriptCallFacts {
+            span: 0..30,
+            numkeys: numkeys.map(|n| (n, 10..11)),
+            passed: passed.map(|n| (n, 10..11)),
+            reads: reads.map(|r| (r, Some(20..27))),
+        }
+    }
+
+    fn messages(calls: Vec<ScriptCallFacts>) -> Vec<String> {
+        let mut m = FileModel::new(Lang::RedisCli);
+        m.script_calls = calls;
+        testing::run(check, &m)
+            .into_iter()
+            .map(|f| f.message)
+            .collect()
+    }
+
+    #[test]
+    fn judges_the_facts_of_each_call() {
+        let count = |n, after| Some(Numkeys::Count { n, after });
+        // Accepted numkeys, as many keys passed as the script reads: nothing.
+        assert!(messages(vec![call(count(2, 3), Some(2), Some(2))]).is_empty());
+        // No body linked: nothing is known of what the script reads.
+        assert!(messages(vec![call(count(0, 1), Some(0), None)]).is_empty());
+        assert_eq!(
+            messages(vec![
+                call(count(3, 1), None, None),
+                call(
+                    Some(Numkeys::Refused {
+                        why: BadNumkeys::Negative,
+                        shown: "-1".into()
+                    }),
+                    None,
+                    None
+                ),
+                call(None, Some(1), Some(2)),
+            ]),
+            [
+                "numkeys is 3 but only 1 argument follows",
+                "numkeys is negative (-1)",
+                "the script reads `KEYS[2]` but this call passes 1 key",
+            ]
+        );
+    }
 }

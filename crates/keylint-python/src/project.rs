@@ -900,57 +900,8 @@ fn class_fact(
     let Some(dummy) = a.ix.classes[c].node.field(Field::Name) else {
         return out;
     };
-    // Constructor parameters stand for the arguments of each instance.
-    let init = a.defines(c, "__init__");
-    out.ctor = match init {
-        None => Some(Vec::new()),
-        Some(init) => {
-            let ps = a.ix.funcs[init].params.clone();
-            if ps.iter().skip(1).any(|p| p.star) {
-                None
-            } else {
-                for (i, p) in ps.iter().skip(1).enumerate() {
-                    // A parameter declared as a client is one (`connection: Redis`).
-                    let v = match a.declared_client(init, &p.name) {
-                        Some(k) => Value::Client(k),
-                        None => placeholder('c', i, &p.name),
-                    };
-                    a.param_override.insert((init, p.node.start_byte()), v);
-                }
-                Some(params(a, init, 1, module_qual))
-            }
-        }
-    };
-    let chain = a.ix.class_chain(c);
-    let mut attrs: Vec<String> = Vec::new();
-    let mut class_level: Vec<String> = Vec::new();
-    let mut methods: Vec<(String, FuncId)> = Vec::new();
-    for &k in &chain {
-        let cls = &a.ix.classes[k];
-        for (name, defs) in &cls.defs {
-            if defs.len() == 1 && !cls.methods.contains_key(name) {
-                class_level.push(name.clone());
-            }
-        }
-        attrs.extend(cls.self_assigns.keys().cloned());
-        for (name, &m) in &cls.methods {
-            let decos = &a.ix.funcs[m].decorators;
-            if decos
-                .iter()
-                .any(|d| d == "property" || d == "cached_property")
-            {
-                attrs.push(name.clone());
-            } else if !name.starts_with("__") {
-                methods.push((name.clone(), m));
-            }
-        }
-    }
-    class_level.sort();
-    class_level.dedup();
-    attrs.sort();
-    attrs.dedup();
-    methods.sort();
-    methods.dedup_by(|x, y| x.0 == y.0);
+    out.ctor = ctor_fact(a, c, module_qual);
+    let (class_level, attrs, methods) = class_members(a, c);
     let ctx = Ctx::at(None);
     for name in class_level {
         match a.class_attr(c, &name, dummy, &ctx) {
@@ -1012,6 +963,75 @@ fn class_fact(
         }
     }
     out
+}
+
+/// The constructor's parameters, which stand for the arguments of each instance
+/// (`None` when it takes `*args`/`**kwargs`).
+fn ctor_fact(
+    a: &mut Analyzer<'_>,
+    c: crate::index::ClassId,
+    module_qual: &str,
+) -> Option<Vec<Param>> {
+    let init = a.defines(c, "__init__");
+    match init {
+        None => Some(Vec::new()),
+        Some(init) => {
+            let ps = a.ix.funcs[init].params.clone();
+            if ps.iter().skip(1).any(|p| p.star) {
+                None
+            } else {
+                for (i, p) in ps.iter().skip(1).enumerate() {
+                    // A parameter declared as a client is one (`connection: Redis`).
+                    let v = match a.declared_client(init, &p.name) {
+                        Some(k) => Value::Client(k),
+                        None => placeholder('c', i, &p.name),
+                    };
+                    a.param_override.insert((init, p.node.start_byte()), v);
+                }
+                Some(params(a, init, 1, module_qual))
+            }
+        }
+    }
+}
+
+/// The names a class and its bases define: class-level names, instance attributes
+/// (with properties), and methods (not dunder), each sorted and deduplicated.
+#[allow(clippy::type_complexity)]
+fn class_members(
+    a: &Analyzer<'_>,
+    c: crate::index::ClassId,
+) -> (Vec<String>, Vec<String>, Vec<(String, FuncId)>) {
+    let chain = a.ix.class_chain(c);
+    let mut attrs: Vec<String> = Vec::new();
+    let mut class_level: Vec<String> = Vec::new();
+    let mut methods: Vec<(String, FuncId)> = Vec::new();
+    for &k in &chain {
+        let cls = &a.ix.classes[k];
+        for (name, defs) in &cls.defs {
+            if defs.len() == 1 && !cls.methods.contains_key(name) {
+                class_level.push(name.clone());
+            }
+        }
+        attrs.extend(cls.self_assigns.keys().cloned());
+        for (name, &m) in &cls.methods {
+            let decos = &a.ix.funcs[m].decorators;
+            if decos
+                .iter()
+                .any(|d| d == "property" || d == "cached_property")
+            {
+                attrs.push(name.clone());
+            } else if !name.starts_with("__") {
+                methods.push((name.clone(), m));
+            }
+        }
+    }
+    class_level.sort();
+    class_level.dedup();
+    attrs.sort();
+    attrs.dedup();
+    methods.sort();
+    methods.dedup_by(|x, y| x.0 == y.0);
+    (class_level, attrs, methods)
 }
 
 /// Whether a parameter's name says it brings a pipeline.

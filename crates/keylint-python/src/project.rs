@@ -1608,6 +1608,34 @@ def run(job_id, name):
         }));
     }
 
+    /// Lints the modules of `files` in `order` within one project: per file, its
+    /// findings (in their order) shown by `show`; sorted by file.
+    fn in_order(
+        files: &HashMap<&'static str, &'static str>,
+        order: &[&str],
+        show: impl Fn(&keylint_core::Finding) -> String,
+    ) -> Vec<(String, Vec<String>)> {
+        let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
+        let mut out = Vec::new();
+        for f in order {
+            let (model, _) = std::thread::scope(|s| {
+                std::thread::Builder::new()
+                    .stack_size(crate::STACK_SIZE)
+                    .spawn_scoped(s, || {
+                        lower_module(files[f], &Options::default(), None, &project, f)
+                    })
+                    .unwrap()
+                    .join()
+                    .unwrap()
+            });
+            let findings =
+                keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
+            out.push((f.to_string(), findings.iter().map(&show).collect()));
+        }
+        out.sort();
+        out
+    }
+
     #[test]
     fn findings_do_not_depend_on_which_file_went_first() {
         let a = "import redis\nfrom .b import X, make\nfrom .c import Z\nY = 'y:1'\n\
@@ -1619,33 +1647,7 @@ r = redis.Redis()\nr.mget(X, 'q:1')\nr.mget(make(), 'q:1')\nr.mget(Z, 'q:2')\n";
             [("p/a.py", a), ("p/b.py", b), ("p/c.py", c)]
                 .into_iter()
                 .collect();
-        let run = |order: &[&str]| {
-            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
-            let mut out = Vec::new();
-            for f in order {
-                let (model, _) = std::thread::scope(|s| {
-                    std::thread::Builder::new()
-                        .stack_size(crate::STACK_SIZE)
-                        .spawn_scoped(s, || {
-                            lower_module(files[f], &Options::default(), None, &project, f)
-                        })
-                        .unwrap()
-                        .join()
-                        .unwrap()
-                });
-                let findings =
-                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
-                out.push((
-                    f.to_string(),
-                    findings
-                        .iter()
-                        .map(|x| x.primary.message.clone())
-                        .collect::<Vec<_>>(),
-                ));
-            }
-            out.sort();
-            out
-        };
+        let run = |order: &[&str]| in_order(&files, order, |x| x.primary.message.clone());
         let one = run(&["p/a.py", "p/b.py", "p/c.py"]);
         assert_eq!(one, run(&["p/c.py", "p/b.py", "p/a.py"]));
         assert_eq!(one, run(&["p/b.py", "p/a.py", "p/c.py"]));
@@ -1723,37 +1725,14 @@ p.set('b:1', 'x')\n        p.execute()\n";
         .into_iter()
         .collect();
         let run = |order: &[&str]| {
-            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
-            let mut out = Vec::new();
-            for f in order {
-                let (model, _) = std::thread::scope(|s| {
-                    std::thread::Builder::new()
-                        .stack_size(crate::STACK_SIZE)
-                        .spawn_scoped(s, || {
-                            lower_module(files[f], &Options::default(), None, &project, f)
-                        })
-                        .unwrap()
-                        .join()
-                        .unwrap()
-                });
-                let findings =
-                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
-                let mut msgs: Vec<String> = findings
-                    .iter()
-                    .map(|x| {
-                        let keys = x.secondary.iter().map(|l| l.message.clone());
-                        format!(
-                            "{} {}",
-                            x.primary.message,
-                            keys.collect::<Vec<_>>().join(",")
-                        )
-                    })
-                    .collect();
-                msgs.sort();
-                out.push((f.to_string(), msgs));
-            }
-            out.sort();
-            out
+            in_order(&files, order, |x| {
+                let keys = x.secondary.iter().map(|l| l.message.clone());
+                format!(
+                    "{} {}",
+                    x.primary.message,
+                    keys.collect::<Vec<_>>().join(",")
+                )
+            })
         };
         let one = run(&["p/jobs.py", "p/reg.py"]);
         assert_eq!(one, run(&["p/reg.py", "p/jobs.py"]));
@@ -1788,30 +1767,9 @@ def untyped(sched):\n    sched.connection.rename(sched.key, sched.lock_key)\n";
         .into_iter()
         .collect();
         let run = |order: &[&str]| {
-            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
-            let mut out = Vec::new();
-            for f in order {
-                let (model, _) = std::thread::scope(|s| {
-                    std::thread::Builder::new()
-                        .stack_size(crate::STACK_SIZE)
-                        .spawn_scoped(s, || {
-                            lower_module(files[f], &Options::default(), None, &project, f)
-                        })
-                        .unwrap()
-                        .join()
-                        .unwrap()
-                });
-                let findings =
-                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
-                let mut msgs: Vec<String> = findings
-                    .iter()
-                    .map(|x| format!("{} {}", x.rule.name(), x.primary.message))
-                    .collect();
-                msgs.sort();
-                out.push((f.to_string(), msgs));
-            }
-            out.sort();
-            out
+            in_order(&files, order, |x| {
+                format!("{} {}", x.rule.name(), x.primary.message)
+            })
         };
         let one = run(&["p/tasks.py", "p/sched.py"]);
         assert_eq!(one, run(&["p/sched.py", "p/tasks.py"]));

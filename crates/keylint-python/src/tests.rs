@@ -1155,3 +1155,50 @@ class Q:
     let src = class(pairs[0].1, "pipeline(transaction=False)").replace("pipeline=None", "pipeline");
     assert!(said(&src, Some(ClientProfile::Standalone)).is_empty());
 }
+
+#[test]
+fn watch_then_multi_on_a_default_pipeline_is_a_transaction_under_every_profile() {
+    let body = |client: &str| {
+        format!(
+            "import redis\ndef f({client}):\n    pipe = conn.pipeline()\n    pipe.watch(\"user:1000:profile\")\n    pipe.multi()\n    pipe.set(\"user:1000:profile\", \"p\")\n    pipe.set(\"user:1000:cart\", \"c\")\n    pipe.execute()\n"
+        )
+    };
+    let annotated = body("conn: redis.Redis");
+    for p in [
+        None,
+        Some(ClientProfile::Cluster),
+        Some(ClientProfile::Standalone),
+    ] {
+        let m = match p {
+            Some(p) => with_profile(&annotated, p),
+            None => lower(&annotated),
+        };
+        let found = check(&m, &Settings::default());
+        assert_eq!(found.len(), 1, "{p:?}");
+        assert_eq!(found[0].rule, Rule::CrossSlot, "{p:?}");
+        assert_eq!(found[0].severity, keylint_core::Severity::Error, "{p:?}");
+        let refuses = found[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("refuses `watch()` and `multi()`"));
+        assert_eq!(refuses, p == Some(ClientProfile::Cluster), "{p:?}");
+    }
+    // A constructed `RedisCluster`: its default pipeline refuses `watch()` whatever
+    // the keys; silent.
+    let cluster = body("").replace(
+        "    pipe = conn.pipeline()",
+        "    conn = redis.RedisCluster()\n    pipe = conn.pipeline()",
+    );
+    for p in [ClientProfile::Cluster, ClientProfile::Standalone] {
+        assert!(check(&with_profile(&cluster, p), &Settings::default()).is_empty());
+    }
+    // Without `multi()`, the cluster profile still says it is not atomic.
+    let no_multi = annotated.replace("    pipe.multi()\n", "");
+    let found = check(
+        &with_profile(&no_multi, ClientProfile::Cluster),
+        &Settings::default(),
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].severity, keylint_core::Severity::Warning);
+    assert!(found[0].message.ends_with("on a cluster it is not atomic"));
+}

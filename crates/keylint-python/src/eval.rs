@@ -480,134 +480,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             },
             "identifier" => self.eval_name(n, ctx),
             "attribute" => self.eval_attribute(n, ctx),
-            "call" => {
-                // With bound parameters (a helper followed for one caller), the same
-                // call may give another caller's pipeline.
-                let tag = ctx.env.as_ref().map(|e| e.tag.clone());
-                let hit = match &tag {
-                    None => self.memo_chain.get(&n.id()),
-                    Some(t) => self.memo_chain_env.get(&(n.id(), t.clone())),
-                };
-                if let Some(v) = hit {
-                    return v.clone();
-                }
-                let v = self.eval_call(n, ctx);
-                if matches!(v, Value::Pipe(_)) {
-                    match tag {
-                        None => {
-                            self.memo_chain.insert(n.id(), v.clone());
-                        }
-                        Some(t) => {
-                            self.memo_chain_env.insert((n.id(), t), v.clone());
-                        }
-                    }
-                }
-                v
-            }
+            "call" => self.eval_call_memo(n, ctx),
             "binary_operator" => self.eval_binary(n, ctx),
-            "list" | "tuple" | "expression_list" => {
-                let mut items = Vec::new();
-                for k in self.ix.nav.named_children(n) {
-                    if k.kind_name() == "comment" {
-                        continue;
-                    }
-                    if k.kind_name() == "list_splat" {
-                        let inner = k.named_child(0).unwrap_or(k);
-                        let v = self.eval(inner, &ctx.deeper());
-                        match v {
-                            Value::Seq {
-                                items: inner_items,
-                                family: false,
-                            } => items.extend(inner_items),
-                            // `*[k for …]`: the family, then an unknown count.
-                            Value::Seq {
-                                items: mut inner_items,
-                                family: true,
-                            } if inner_items.len() == 1 => {
-                                let mut e = inner_items.remove(0);
-                                e.star = true;
-                                items.push(e);
-                            }
-                            other => items.push(Elem {
-                                value: other,
-                                node: inner,
-                                star: true,
-                                each: Vec::new(),
-                            }),
-                        }
-                        continue;
-                    }
-                    let v = self.eval(k, &ctx.deeper());
-                    items.push(Elem {
-                        value: v,
-                        node: k,
-                        star: false,
-                        each: Vec::new(),
-                    });
-                }
-                Value::Seq {
-                    items,
-                    family: false,
-                }
-            }
-            "dictionary" => {
-                let mut keys = Vec::new();
-                for k in self.ix.nav.named_children(n) {
-                    match k.kind_name() {
-                        "pair" => {
-                            if let Some(key) = k.field(Field::Key) {
-                                let v = self.eval(key, &ctx.deeper());
-                                keys.push(Elem {
-                                    value: v,
-                                    node: key,
-                                    star: false,
-                                    each: Vec::new(),
-                                });
-                            }
-                        }
-                        "comment" => {}
-                        _ => keys.push(Elem {
-                            value: Value::Unknown,
-                            node: k,
-                            star: true,
-                            each: Vec::new(),
-                        }),
-                    }
-                }
-                Value::Dict(keys)
-            }
+            "list" | "tuple" | "expression_list" => self.eval_seq(n, ctx),
+            "dictionary" => self.eval_dict(n, ctx),
             "list_comprehension" | "generator_expression" | "set_comprehension" => {
-                // One element standing for the whole family of keys.
-                match n.field(Field::Body) {
-                    Some(body) => {
-                        let v = self.eval(body, &ctx.deeper());
-                        Value::Seq {
-                            items: vec![Elem {
-                                value: v,
-                                node: body,
-                                star: false,
-                                each: vec![n.start_byte()],
-                            }],
-                            family: true,
-                        }
-                    }
-                    None => Value::Unknown,
-                }
+                self.eval_comprehension(n, ctx)
             }
-            "dictionary_comprehension" => {
-                match n.field(Field::Body).and_then(|b| b.field(Field::Key)) {
-                    Some(key) => {
-                        let v = self.eval(key, &ctx.deeper());
-                        Value::Dict(vec![Elem {
-                            value: v,
-                            node: key,
-                            star: true,
-                            each: vec![n.start_byte()],
-                        }])
-                    }
-                    None => Value::Unknown,
-                }
-            }
+            "dictionary_comprehension" => self.eval_dict_comprehension(n, ctx),
             "subscript" => {
                 // `Redis[bytes]`: a generic alias is the class itself.
                 match n.field(Field::Value).map(|v| self.eval(v, &ctx.deeper())) {
@@ -685,6 +565,145 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// A call, memoised when it gives a pipeline (per binding of the parameters, for a
+    /// helper followed for one caller: the same call may give another caller's pipeline).
+    fn eval_call_memo(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        // With bound parameters (a helper followed for one caller), the same
+        // call may give another caller's pipeline.
+        let tag = ctx.env.as_ref().map(|e| e.tag.clone());
+        let hit = match &tag {
+            None => self.memo_chain.get(&n.id()),
+            Some(t) => self.memo_chain_env.get(&(n.id(), t.clone())),
+        };
+        if let Some(v) = hit {
+            return v.clone();
+        }
+        let v = self.eval_call(n, ctx);
+        if matches!(v, Value::Pipe(_)) {
+            match tag {
+                None => {
+                    self.memo_chain.insert(n.id(), v.clone());
+                }
+                Some(t) => {
+                    self.memo_chain_env.insert((n.id(), t), v.clone());
+                }
+            }
+        }
+        v
+    }
+
+    /// A list or tuple: its elements, a `*splat` of a list spread, of a family kept as
+    /// the family.
+    fn eval_seq(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let mut items = Vec::new();
+        for k in self.ix.nav.named_children(n) {
+            if k.kind_name() == "comment" {
+                continue;
+            }
+            if k.kind_name() == "list_splat" {
+                let inner = k.named_child(0).unwrap_or(k);
+                let v = self.eval(inner, &ctx.deeper());
+                match v {
+                    Value::Seq {
+                        items: inner_items,
+                        family: false,
+                    } => items.extend(inner_items),
+                    // `*[k for …]`: the family, then an unknown count.
+                    Value::Seq {
+                        items: mut inner_items,
+                        family: true,
+                    } if inner_items.len() == 1 => {
+                        let mut e = inner_items.remove(0);
+                        e.star = true;
+                        items.push(e);
+                    }
+                    other => items.push(Elem {
+                        value: other,
+                        node: inner,
+                        star: true,
+                        each: Vec::new(),
+                    }),
+                }
+                continue;
+            }
+            let v = self.eval(k, &ctx.deeper());
+            items.push(Elem {
+                value: v,
+                node: k,
+                star: false,
+                each: Vec::new(),
+            });
+        }
+        Value::Seq {
+            items,
+            family: false,
+        }
+    }
+
+    /// A dict literal: its keys (a `**splat` is an unknown key).
+    fn eval_dict(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let mut keys = Vec::new();
+        for k in self.ix.nav.named_children(n) {
+            match k.kind_name() {
+                "pair" => {
+                    if let Some(key) = k.field(Field::Key) {
+                        let v = self.eval(key, &ctx.deeper());
+                        keys.push(Elem {
+                            value: v,
+                            node: key,
+                            star: false,
+                            each: Vec::new(),
+                        });
+                    }
+                }
+                "comment" => {}
+                _ => keys.push(Elem {
+                    value: Value::Unknown,
+                    node: k,
+                    star: true,
+                    each: Vec::new(),
+                }),
+            }
+        }
+        Value::Dict(keys)
+    }
+
+    /// A comprehension or generator: one element standing for the whole family.
+    fn eval_comprehension(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        // One element standing for the whole family of keys.
+        match n.field(Field::Body) {
+            Some(body) => {
+                let v = self.eval(body, &ctx.deeper());
+                Value::Seq {
+                    items: vec![Elem {
+                        value: v,
+                        node: body,
+                        star: false,
+                        each: vec![n.start_byte()],
+                    }],
+                    family: true,
+                }
+            }
+            None => Value::Unknown,
+        }
+    }
+
+    /// A dict comprehension: its key, standing for the family of keys.
+    fn eval_dict_comprehension(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        match n.field(Field::Body).and_then(|b| b.field(Field::Key)) {
+            Some(key) => {
+                let v = self.eval(key, &ctx.deeper());
+                Value::Dict(vec![Elem {
+                    value: v,
+                    node: key,
+                    star: true,
+                    each: vec![n.start_byte()],
+                }])
+            }
+            None => Value::Unknown,
         }
     }
 

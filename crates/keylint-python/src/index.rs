@@ -309,94 +309,129 @@ impl<'t> Index<'t> {
                     }
                 }
             }
-            "with_item" => {
-                let value = n.field(Field::Value);
-                match value {
-                    Some(v) if v.kind_name() == "as_pattern" => {
-                        let expr = v.named_child(0);
-                        let target = v
-                            .field(Field::Alias)
-                            .and_then(|a| a.named_child(0).or(Some(a)));
-                        if let (Some(expr), Some(target)) = (expr, target) {
-                            if target.kind_name() == "identifier" {
-                                Self::add_def(
-                                    defs,
-                                    text(target, src),
-                                    Def {
-                                        pos: target.start_byte(),
-                                        stmt: n,
-                                        kind: DefKind::WithAs(expr),
-                                        annotation: None,
-                                    },
-                                );
-                            } else {
-                                self.bind_targets(target, n, DefKind::Other, None, defs, func);
-                            }
-                            self.scan_node(expr, func, class, defs, nonlocal, module);
-                        }
-                    }
-                    Some(v) => self.scan_node(v, func, class, defs, nonlocal, module),
-                    None => {}
-                }
-            }
-            "except_clause" => {
-                // `except E as e`: bind e.
-                let cs: Vec<Node<'t>> = self.nav.children(n).collect();
-                for (i, c) in cs.iter().enumerate() {
-                    if c.kind_name() == "as" {
-                        if let Some(t) = cs.get(i + 1) {
-                            self.bind_targets(*t, n, DefKind::Other, None, defs, func);
-                        }
-                    }
-                    if c.kind_name() == "as_pattern" {
-                        if let Some(t) = c.field(Field::Alias).and_then(|a| a.named_child(0)) {
-                            self.bind_targets(t, n, DefKind::Other, None, defs, func);
-                        }
-                    }
-                }
-                for c in cs {
-                    if c.kind_name() == "block" {
-                        self.scan_node(c, func, class, defs, nonlocal, module);
-                    }
-                }
-            }
+            "with_item" => self.scan_with_item(n, func, class, defs, nonlocal, module),
+            "except_clause" => self.scan_except(n, func, class, defs, nonlocal, module),
             k if is_scope(k) => {
                 // Comprehensions: their own scope; lambdas inside are still indexed.
                 self.scan_nested_lambdas(n, func);
             }
-            "call" | "attribute" => {
-                // A chain `a.f(…).g(…)…` nests as deep as it is long: walk down its
-                // spine in a loop (innermost link first, in source order), and recurse
-                // only into the arguments.
-                let mut spine = vec![n];
-                let mut cur = n;
-                while let Some(next) = match cur.kind_name() {
-                    "call" => cur.field(Field::Function),
-                    "attribute" => cur.field(Field::Object),
-                    _ => None,
-                } {
-                    if !matches!(next.kind_name(), "call" | "attribute") {
-                        self.scan_node(next, func, class, defs, nonlocal, module);
-                        break;
-                    }
-                    spine.push(next);
-                    cur = next;
-                }
-                for (i, &link) in spine.iter().enumerate().rev() {
-                    let inner = spine.get(i + 1).copied();
-                    let base = match link.kind_name() {
-                        "call" => link.field(Field::Function),
-                        _ => link.field(Field::Object),
-                    };
-                    for c in self.nav.children(link) {
-                        if Some(c) != inner && Some(c) != base {
-                            self.scan_node(c, func, class, defs, nonlocal, module);
-                        }
-                    }
-                }
-            }
+            "call" | "attribute" => self.scan_chain(n, func, class, defs, nonlocal, module),
             _ => {
                 for c in self.nav.children(n) {
+                    self.scan_node(c, func, class, defs, nonlocal, module);
+                }
+            }
+        }
+    }
+
+    /// `with x as y`: `y` is bound to what entering `x` gives.
+    fn scan_with_item(
+        &mut self,
+        n: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        nonlocal: &mut Vec<String>,
+        module: bool,
+    ) {
+        let src = self.src;
+        let value = n.field(Field::Value);
+        match value {
+            Some(v) if v.kind_name() == "as_pattern" => {
+                let expr = v.named_child(0);
+                let target = v
+                    .field(Field::Alias)
+                    .and_then(|a| a.named_child(0).or(Some(a)));
+                if let (Some(expr), Some(target)) = (expr, target) {
+                    if target.kind_name() == "identifier" {
+                        Self::add_def(
+                            defs,
+                            text(target, src),
+                            Def {
+                                pos: target.start_byte(),
+                                stmt: n,
+                                kind: DefKind::WithAs(expr),
+                                annotation: None,
+                            },
+                        );
+                    } else {
+                        self.bind_targets(target, n, DefKind::Other, None, defs, func);
+                    }
+                    self.scan_node(expr, func, class, defs, nonlocal, module);
+                }
+            }
+            Some(v) => self.scan_node(v, func, class, defs, nonlocal, module),
+            None => {}
+        }
+    }
+
+    /// `except E as e`: bind `e`, then scan the handler.
+    fn scan_except(
+        &mut self,
+        n: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        nonlocal: &mut Vec<String>,
+        module: bool,
+    ) {
+        // `except E as e`: bind e.
+        let cs: Vec<Node<'t>> = self.nav.children(n).collect();
+        for (i, c) in cs.iter().enumerate() {
+            if c.kind_name() == "as" {
+                if let Some(t) = cs.get(i + 1) {
+                    self.bind_targets(*t, n, DefKind::Other, None, defs, func);
+                }
+            }
+            if c.kind_name() == "as_pattern" {
+                if let Some(t) = c.field(Field::Alias).and_then(|a| a.named_child(0)) {
+                    self.bind_targets(t, n, DefKind::Other, None, defs, func);
+                }
+            }
+        }
+        for c in cs {
+            if c.kind_name() == "block" {
+                self.scan_node(c, func, class, defs, nonlocal, module);
+            }
+        }
+    }
+
+    /// A chain `a.f(…).g(…)…` nests as deep as it is long: walk down its spine in a
+    /// loop (innermost link first, in source order), and recurse only into the arguments.
+    fn scan_chain(
+        &mut self,
+        n: Node<'t>,
+        func: Option<FuncId>,
+        class: Option<ClassId>,
+        defs: &mut HashMap<String, Vec<Def<'t>>>,
+        nonlocal: &mut Vec<String>,
+        module: bool,
+    ) {
+        // A chain `a.f(…).g(…)…` nests as deep as it is long: walk down its
+        // spine in a loop (innermost link first, in source order), and recurse
+        // only into the arguments.
+        let mut spine = vec![n];
+        let mut cur = n;
+        while let Some(next) = match cur.kind_name() {
+            "call" => cur.field(Field::Function),
+            "attribute" => cur.field(Field::Object),
+            _ => None,
+        } {
+            if !matches!(next.kind_name(), "call" | "attribute") {
+                self.scan_node(next, func, class, defs, nonlocal, module);
+                break;
+            }
+            spine.push(next);
+            cur = next;
+        }
+        for (i, &link) in spine.iter().enumerate().rev() {
+            let inner = spine.get(i + 1).copied();
+            let base = match link.kind_name() {
+                "call" => link.field(Field::Function),
+                _ => link.field(Field::Object),
+            };
+            for c in self.nav.children(link) {
+                if Some(c) != inner && Some(c) != base {
                     self.scan_node(c, func, class, defs, nonlocal, module);
                 }
             }

@@ -900,57 +900,8 @@ fn class_fact(
     let Some(dummy) = a.ix.classes[c].node.field(Field::Name) else {
         return out;
     };
-    // Constructor parameters stand for the arguments of each instance.
-    let init = a.defines(c, "__init__");
-    out.ctor = match init {
-        None => Some(Vec::new()),
-        Some(init) => {
-            let ps = a.ix.funcs[init].params.clone();
-            if ps.iter().skip(1).any(|p| p.star) {
-                None
-            } else {
-                for (i, p) in ps.iter().skip(1).enumerate() {
-                    // A parameter declared as a client is one (`connection: Redis`).
-                    let v = match a.declared_client(init, &p.name) {
-                        Some(k) => Value::Client(k),
-                        None => placeholder('c', i, &p.name),
-                    };
-                    a.param_override.insert((init, p.node.start_byte()), v);
-                }
-                Some(params(a, init, 1, module_qual))
-            }
-        }
-    };
-    let chain = a.ix.class_chain(c);
-    let mut attrs: Vec<String> = Vec::new();
-    let mut class_level: Vec<String> = Vec::new();
-    let mut methods: Vec<(String, FuncId)> = Vec::new();
-    for &k in &chain {
-        let cls = &a.ix.classes[k];
-        for (name, defs) in &cls.defs {
-            if defs.len() == 1 && !cls.methods.contains_key(name) {
-                class_level.push(name.clone());
-            }
-        }
-        attrs.extend(cls.self_assigns.keys().cloned());
-        for (name, &m) in &cls.methods {
-            let decos = &a.ix.funcs[m].decorators;
-            if decos
-                .iter()
-                .any(|d| d == "property" || d == "cached_property")
-            {
-                attrs.push(name.clone());
-            } else if !name.starts_with("__") {
-                methods.push((name.clone(), m));
-            }
-        }
-    }
-    class_level.sort();
-    class_level.dedup();
-    attrs.sort();
-    attrs.dedup();
-    methods.sort();
-    methods.dedup_by(|x, y| x.0 == y.0);
+    out.ctor = ctor_fact(a, c, module_qual);
+    let (class_level, attrs, methods) = class_members(a, c);
     let ctx = Ctx::at(None);
     for name in class_level {
         match a.class_attr(c, &name, dummy, &ctx) {
@@ -1012,6 +963,75 @@ fn class_fact(
         }
     }
     out
+}
+
+/// The constructor's parameters, which stand for the arguments of each instance
+/// (`None` when it takes `*args`/`**kwargs`).
+fn ctor_fact(
+    a: &mut Analyzer<'_>,
+    c: crate::index::ClassId,
+    module_qual: &str,
+) -> Option<Vec<Param>> {
+    let init = a.defines(c, "__init__");
+    match init {
+        None => Some(Vec::new()),
+        Some(init) => {
+            let ps = a.ix.funcs[init].params.clone();
+            if ps.iter().skip(1).any(|p| p.star) {
+                None
+            } else {
+                for (i, p) in ps.iter().skip(1).enumerate() {
+                    // A parameter declared as a client is one (`connection: Redis`).
+                    let v = match a.declared_client(init, &p.name) {
+                        Some(k) => Value::Client(k),
+                        None => placeholder('c', i, &p.name),
+                    };
+                    a.param_override.insert((init, p.node.start_byte()), v);
+                }
+                Some(params(a, init, 1, module_qual))
+            }
+        }
+    }
+}
+
+/// The names a class and its bases define: class-level names, instance attributes
+/// (with properties), and methods (not dunder), each sorted and deduplicated.
+#[allow(clippy::type_complexity)]
+fn class_members(
+    a: &Analyzer<'_>,
+    c: crate::index::ClassId,
+) -> (Vec<String>, Vec<String>, Vec<(String, FuncId)>) {
+    let chain = a.ix.class_chain(c);
+    let mut attrs: Vec<String> = Vec::new();
+    let mut class_level: Vec<String> = Vec::new();
+    let mut methods: Vec<(String, FuncId)> = Vec::new();
+    for &k in &chain {
+        let cls = &a.ix.classes[k];
+        for (name, defs) in &cls.defs {
+            if defs.len() == 1 && !cls.methods.contains_key(name) {
+                class_level.push(name.clone());
+            }
+        }
+        attrs.extend(cls.self_assigns.keys().cloned());
+        for (name, &m) in &cls.methods {
+            let decos = &a.ix.funcs[m].decorators;
+            if decos
+                .iter()
+                .any(|d| d == "property" || d == "cached_property")
+            {
+                attrs.push(name.clone());
+            } else if !name.starts_with("__") {
+                methods.push((name.clone(), m));
+            }
+        }
+    }
+    class_level.sort();
+    class_level.dedup();
+    attrs.sort();
+    attrs.dedup();
+    methods.sort();
+    methods.dedup_by(|x, y| x.0 == y.0);
+    (class_level, attrs, methods)
 }
 
 /// Whether a parameter's name says it brings a pipeline.
@@ -1588,6 +1608,34 @@ def run(job_id, name):
         }));
     }
 
+    /// Lints the modules of `files` in `order` within one project: per file, its
+    /// findings (in their order) shown by `show`; sorted by file.
+    fn in_order(
+        files: &HashMap<&'static str, &'static str>,
+        order: &[&str],
+        show: impl Fn(&keylint_core::Finding) -> String,
+    ) -> Vec<(String, Vec<String>)> {
+        let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
+        let mut out = Vec::new();
+        for f in order {
+            let (model, _) = std::thread::scope(|s| {
+                std::thread::Builder::new()
+                    .stack_size(crate::STACK_SIZE)
+                    .spawn_scoped(s, || {
+                        lower_module(files[f], &Options::default(), None, &project, f)
+                    })
+                    .unwrap()
+                    .join()
+                    .unwrap()
+            });
+            let findings =
+                keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
+            out.push((f.to_string(), findings.iter().map(&show).collect()));
+        }
+        out.sort();
+        out
+    }
+
     #[test]
     fn findings_do_not_depend_on_which_file_went_first() {
         let a = "import redis\nfrom .b import X, make\nfrom .c import Z\nY = 'y:1'\n\
@@ -1599,33 +1647,7 @@ r = redis.Redis()\nr.mget(X, 'q:1')\nr.mget(make(), 'q:1')\nr.mget(Z, 'q:2')\n";
             [("p/a.py", a), ("p/b.py", b), ("p/c.py", c)]
                 .into_iter()
                 .collect();
-        let run = |order: &[&str]| {
-            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
-            let mut out = Vec::new();
-            for f in order {
-                let (model, _) = std::thread::scope(|s| {
-                    std::thread::Builder::new()
-                        .stack_size(crate::STACK_SIZE)
-                        .spawn_scoped(s, || {
-                            lower_module(files[f], &Options::default(), None, &project, f)
-                        })
-                        .unwrap()
-                        .join()
-                        .unwrap()
-                });
-                let findings =
-                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
-                out.push((
-                    f.to_string(),
-                    findings
-                        .iter()
-                        .map(|x| x.primary.message.clone())
-                        .collect::<Vec<_>>(),
-                ));
-            }
-            out.sort();
-            out
-        };
+        let run = |order: &[&str]| in_order(&files, order, |x| x.primary.message.clone());
         let one = run(&["p/a.py", "p/b.py", "p/c.py"]);
         assert_eq!(one, run(&["p/c.py", "p/b.py", "p/a.py"]));
         assert_eq!(one, run(&["p/b.py", "p/a.py", "p/c.py"]));
@@ -1703,37 +1725,14 @@ p.set('b:1', 'x')\n        p.execute()\n";
         .into_iter()
         .collect();
         let run = |order: &[&str]| {
-            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
-            let mut out = Vec::new();
-            for f in order {
-                let (model, _) = std::thread::scope(|s| {
-                    std::thread::Builder::new()
-                        .stack_size(crate::STACK_SIZE)
-                        .spawn_scoped(s, || {
-                            lower_module(files[f], &Options::default(), None, &project, f)
-                        })
-                        .unwrap()
-                        .join()
-                        .unwrap()
-                });
-                let findings =
-                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
-                let mut msgs: Vec<String> = findings
-                    .iter()
-                    .map(|x| {
-                        let keys = x.secondary.iter().map(|l| l.message.clone());
-                        format!(
-                            "{} {}",
-                            x.primary.message,
-                            keys.collect::<Vec<_>>().join(",")
-                        )
-                    })
-                    .collect();
-                msgs.sort();
-                out.push((f.to_string(), msgs));
-            }
-            out.sort();
-            out
+            in_order(&files, order, |x| {
+                let keys = x.secondary.iter().map(|l| l.message.clone());
+                format!(
+                    "{} {}",
+                    x.primary.message,
+                    keys.collect::<Vec<_>>().join(",")
+                )
+            })
         };
         let one = run(&["p/jobs.py", "p/reg.py"]);
         assert_eq!(one, run(&["p/reg.py", "p/jobs.py"]));
@@ -1768,30 +1767,9 @@ def untyped(sched):\n    sched.connection.rename(sched.key, sched.lock_key)\n";
         .into_iter()
         .collect();
         let run = |order: &[&str]| {
-            let project = Project::new(Arc::new(Mem(files.clone())), Options::default());
-            let mut out = Vec::new();
-            for f in order {
-                let (model, _) = std::thread::scope(|s| {
-                    std::thread::Builder::new()
-                        .stack_size(crate::STACK_SIZE)
-                        .spawn_scoped(s, || {
-                            lower_module(files[f], &Options::default(), None, &project, f)
-                        })
-                        .unwrap()
-                        .join()
-                        .unwrap()
-                });
-                let findings =
-                    keylint_core::rules::check(&model, &keylint_core::rules::Settings::default());
-                let mut msgs: Vec<String> = findings
-                    .iter()
-                    .map(|x| format!("{} {}", x.rule.name(), x.primary.message))
-                    .collect();
-                msgs.sort();
-                out.push((f.to_string(), msgs));
-            }
-            out.sort();
-            out
+            in_order(&files, order, |x| {
+                format!("{} {}", x.rule.name(), x.primary.message)
+            })
         };
         let one = run(&["p/tasks.py", "p/sched.py"]);
         assert_eq!(one, run(&["p/sched.py", "p/tasks.py"]));

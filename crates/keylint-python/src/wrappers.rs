@@ -6,11 +6,14 @@
 //! built (the call site), with a note naming the command the wrapper sends.
 
 use crate::eval::{Ctx, Elem, Value};
-use crate::index::{text, DefKind, FuncId};
+use crate::index::{text, DefKind, FuncId, FuncInfo};
 use crate::methods::Method;
 use crate::syntax::{Field, NodeExt};
 use keylint_core::model::{CrossSlotPolicy, UnitKind, UnitLabel, UnitNote};
 use tree_sitter::Node;
+
+/// A command's positional and keyword arguments.
+type ArgsAt<'t> = (Vec<Elem<'t>>, Vec<(String, Elem<'t>)>);
 
 /// Most call sites of one wrapper that are judged.
 const MAX_SITES: usize = 64;
@@ -107,66 +110,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
                 continue;
             }
-            let given = |idx: usize| -> Option<Elem<'t>> {
-                let p = &info.params[idx];
-                spos.get(idx.checked_sub(skip_self)?)
-                    .or_else(|| skw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e))
-                    .cloned()
-            };
-            // The command's arguments with the site's values in place of parameters.
-            let mut from_site = false;
-            let mut ok = true;
-            let mut npos: Vec<Elem<'t>> = Vec::new();
-            for e in pos {
-                let Some(idx) = param_of(self, e) else {
-                    npos.push(e.clone());
-                    continue;
-                };
-                let Some(g) = given(idx) else {
-                    ok = false;
-                    break;
-                };
-                from_site = true;
-                if !e.star {
-                    npos.push(g);
-                    continue;
-                }
-                // `*keys` of a list the site passes.
-                match g.value {
-                    Value::Seq {
-                        items,
-                        family: false,
-                    } => npos.extend(items),
-                    Value::Seq {
-                        mut items,
-                        family: true,
-                    } if items.len() == 1 => {
-                        let mut one = items.remove(0);
-                        one.star = true;
-                        npos.push(one);
-                    }
-                    _ => {
-                        ok = false;
-                        break;
-                    }
-                }
-            }
-            let mut nkw: Vec<(String, Elem<'t>)> = Vec::new();
-            for (k, e) in kw {
-                match param_of(self, e) {
-                    Some(idx) => match given(idx) {
-                        Some(g) => {
-                            from_site = true;
-                            nkw.push((k.clone(), g));
-                        }
-                        None => ok = false,
-                    },
-                    None => nkw.push((k.clone(), e.clone())),
-                }
-            }
-            if !ok || !from_site {
+            let Some((npos, nkw)) = self.site_args(f, &info, skip_self, (pos, kw), (&spos, &skw))
+            else {
                 continue;
-            }
+            };
             let (key_args, _) = self.method_keys(method, &npos, &nkw);
             // Only the keys the site passes are compared (they are written outside the
             // wrapper): a key the wrapper builds itself, from another parameter or from
@@ -183,34 +130,121 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .field(Field::Attribute)
                 .unwrap_or(callee)
                 .byte_range();
-            let unit = self.push_unit(
-                UnitKind::Command,
-                &method.command,
-                site.byte_range(),
-                anchor.clone(),
-                keys,
-                policy,
-            );
-            let site_line = self.ix.src[..site.start_byte()].matches('\n').count() + 1;
-            self.model.unit_labels.push(UnitLabel {
-                unit,
-                span: call.byte_range(),
-                label: format!("`{}` sends them here", method.command),
-            });
-            self.model.unit_labels.push(UnitLabel {
-                unit,
-                span: anchor.clone(),
-                label: "called here with these keys".to_string(),
-            });
-            self.model.unit_notes.push(UnitNote {
-                unit,
-                note: format!(
-                    "`{}` sends the keys it is given with `{}` (line {line}): judged here \
-                     with the keys that this call (line {site_line}) passes",
-                    info.name, method.command
-                ),
-            });
+            self.push_wrapper_unit(method, call, site, anchor, keys, policy, (&info.name, line));
         }
         self.in_progress.remove(&guard);
+    }
+
+    /// The command's arguments with the values a call site passes in place of the
+    /// wrapper's parameters (a `*keys` parameter spread when the site passes a list);
+    /// `None` when a parameter is not given or nothing comes from the site.
+    fn site_args(
+        &self,
+        f: FuncId,
+        info: &FuncInfo<'t>,
+        skip_self: usize,
+        (pos, kw): (&[Elem<'t>], &[(String, Elem<'t>)]),
+        (spos, skw): (&[Elem<'t>], &[(String, Elem<'t>)]),
+    ) -> Option<ArgsAt<'t>> {
+        let given = |idx: usize| -> Option<Elem<'t>> {
+            let p = &info.params[idx];
+            spos.get(idx.checked_sub(skip_self)?)
+                .or_else(|| skw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e))
+                .cloned()
+        };
+        // The command's arguments with the site's values in place of parameters.
+        let mut from_site = false;
+        let mut ok = true;
+        let mut npos: Vec<Elem<'t>> = Vec::new();
+        for e in pos {
+            let Some(idx) = self.wrapper_param(f, e.node) else {
+                npos.push(e.clone());
+                continue;
+            };
+            let Some(g) = given(idx) else {
+                ok = false;
+                break;
+            };
+            from_site = true;
+            if !e.star {
+                npos.push(g);
+                continue;
+            }
+            // `*keys` of a list the site passes.
+            match g.value {
+                Value::Seq {
+                    items,
+                    family: false,
+                } => npos.extend(items),
+                Value::Seq {
+                    mut items,
+                    family: true,
+                } if items.len() == 1 => {
+                    let mut one = items.remove(0);
+                    one.star = true;
+                    npos.push(one);
+                }
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        let mut nkw: Vec<(String, Elem<'t>)> = Vec::new();
+        for (k, e) in kw {
+            match self.wrapper_param(f, e.node) {
+                Some(idx) => match given(idx) {
+                    Some(g) => {
+                        from_site = true;
+                        nkw.push((k.clone(), g));
+                    }
+                    None => ok = false,
+                },
+                None => nkw.push((k.clone(), e.clone())),
+            }
+        }
+        (ok && from_site).then_some((npos, nkw))
+    }
+
+    /// The unit of one call site of a wrapper, labelled at the command inside the
+    /// wrapper and at the call, with a note naming both lines.
+    #[allow(clippy::too_many_arguments)]
+    fn push_wrapper_unit(
+        &mut self,
+        method: &Method,
+        call: Node<'t>,
+        site: Node<'t>,
+        anchor: std::ops::Range<usize>,
+        keys: Vec<usize>,
+        policy: CrossSlotPolicy,
+        (name, line): (&str, usize),
+    ) {
+        let unit = self.push_unit(
+            UnitKind::Command,
+            &method.command,
+            site.byte_range(),
+            anchor.clone(),
+            keys,
+            policy,
+        );
+        let site_line = self.ix.src[..site.start_byte()].matches('\n').count() + 1;
+        self.model.unit_labels.push(UnitLabel {
+            unit,
+            span: call.byte_range(),
+            label: format!("`{}` sends them here", method.command),
+        });
+        self.model.unit_labels.push(UnitLabel {
+            unit,
+            span: anchor.clone(),
+            label: "called here with these keys".to_string(),
+        });
+        self.model.unit_notes.push(UnitNote {
+            unit,
+            note: format!(
+                "`{}` sends the keys it is given with `{}` (line {line}): judged here \
+                 with the keys that this call (line {site_line}) passes",
+                name, method.command
+            ),
+        });
     }
 }

@@ -500,23 +500,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if kids.len() < 3 {
                     return self.opaque(n, ctx);
                 }
-                // A test of a parameter the caller bound (`pipeline if pipeline is not
-                // None else r.pipeline()`): one arm runs.
-                match self.truth(kids[1], ctx) {
-                    Some(true) => return self.eval(kids[0], &ctx.deeper()),
-                    Some(false) => return self.eval(kids[2], &ctx.deeper()),
-                    None => {}
-                }
-                let a = self.eval(kids[0], &ctx.deeper());
-                let b = self.eval(kids[2], &ctx.deeper());
-                // Lowered on its own, a function runs where its `pipeline=None`
-                // parameter is not given: the pipeline it makes.
-                if self.made_pipe(&b) && self.unbound_none_param(kids[0], ctx) {
-                    return b;
-                }
-                if self.made_pipe(&a) && self.unbound_none_param(kids[2], ctx) {
-                    return a;
-                }
+                let (a, b) = match self.pick_arm(kids[1], kids[0], kids[2], ctx) {
+                    Ok(v) => return v,
+                    Err(both) => *both,
+                };
                 match (&a, &b) {
                     (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
                     (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
@@ -1105,9 +1092,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return match reaching {
                     Ok((def, version)) => self.eval_def(name, def, version, n, &scope_ctx),
                     Err(version) => {
+                        let defs = self.ix.funcs[f].defs[name].clone();
+                        // `if pipeline is not None: pipe = pipeline` / `else: pipe =
+                        // r.pipeline()`: read as the conditional expression is.
+                        if let Some(v) = self.if_choice(&defs, use_node, at, &scope_ctx) {
+                            return v;
+                        }
                         // Several definitions may reach: one of them may still say
                         // what kind of object this is.
-                        let defs = self.ix.funcs[f].defs[name].clone();
                         if let Some(v) = self.common_client(name, &defs, &scope_ctx) {
                             return v;
                         }

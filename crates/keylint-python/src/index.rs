@@ -897,7 +897,11 @@ impl<'t> Index<'t> {
 
     /// Whether a loop (`for`, `while`) containing `n`, up to the scope boundary,
     /// satisfies `pred` (innermost first).
-    fn any_enclosing_loop(&self, n: Node<'t>, mut pred: impl FnMut(Node<'t>) -> bool) -> bool {
+    pub(crate) fn any_enclosing_loop(
+        &self,
+        n: Node<'t>,
+        mut pred: impl FnMut(Node<'t>) -> bool,
+    ) -> bool {
         let mut cur = self.nav.parent(n);
         while let Some(p) = cur {
             match p.kind_name() {

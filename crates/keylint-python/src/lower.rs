@@ -1642,9 +1642,14 @@ impl<'t> Analyzer<'t> {
             evs.sort_by_key(|e| (e.node.end_byte(), e.node.start_byte()));
             let info = self.pipes[pid].clone();
             let has_multi = evs.iter().any(|e| e.kind == EvKind::Multi);
+            // `multi()` on a `pipeline()` whose kind the profile decided: the code
+            // relies on a transaction, which only a standalone `Redis` gives it
+            // (`RedisCluster`'s default pipeline refuses `watch()` and `multi()`).
+            let profile_multi =
+                has_multi && info.tx == Tx::No && info.origin == TxOrigin::ProfileDefault;
             let tx = match info.tx {
                 Tx::Yes => true,
-                Tx::No => has_multi && info.client != ClientKind::Cluster,
+                Tx::No => has_multi && (info.client != ClientKind::Cluster || profile_multi),
                 Tx::Unknown => has_multi,
             };
             // `pipeline()` on a client whose kind the code does not show, taken to be a
@@ -1667,6 +1672,15 @@ impl<'t> Analyzer<'t> {
                      transaction, so these commands are sent per node and run with no \
                      atomicity, silently; on a standalone `Redis` the same `pipeline()` is \
                      `MULTI`/`EXEC`, which this code may rely on",
+                ),
+                (false, _, _) if profile_multi => Some(
+                    "the kind of this client is not written here and is taken to be \
+                     `RedisCluster` (`client = \"cluster\"`); this code calls `multi()`, so \
+                     it relies on a transaction, which a standalone `Redis` runs as \
+                     `MULTI`/`EXEC`; on a cluster, `RedisCluster.pipeline()` refuses \
+                     `watch()` and `multi()` (`RedisClusterException`), and with \
+                     `transaction=True` it refuses this transaction \
+                     (`CrossSlotTransactionError`)",
                 ),
                 (false, TxOrigin::Written, _) => Some(
                     "with `transaction=True`, redis-py's `RedisCluster` refuses this \

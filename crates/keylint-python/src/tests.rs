@@ -1049,3 +1049,156 @@ fn key_collections_over_builders() {
         "def f(ids):\n    p = r.pipeline(transaction=True)\n    for i in ids:\n        p.delete(make_key(i))\n    p.execute()\n",
     );
 }
+
+#[test]
+fn a_pipeline_chosen_by_an_if_statement_is_read_as_the_conditional_expression() {
+    let class = |choose: &str, caller: &str| {
+        format!(
+            r#"
+import redis
+class Q:
+    def __init__(self, r: redis.Redis):
+        self.r = r
+    def push(self, job_id, pipeline=None):
+{choose}
+        pipe.rpush("queue", job_id)
+        pipe.hset(f"job:{{job_id}}", "q", 1)
+        if pipeline is None:
+            pipe.execute()
+    def save(self, job_id):
+        pipe = self.r.{caller}
+        pipe.hset("{{x}}:a", "s", 1)
+        self.push(job_id, pipeline=pipe)
+        pipe.execute()
+"#
+        )
+    };
+    // What a finding says and where, by the text it points at.
+    let said = |src: &str, p: Option<ClientProfile>| -> Vec<String> {
+        let m = match p {
+            Some(p) => with_profile(src, p),
+            None => lower(src),
+        };
+        check(&m, &Settings::default())
+            .into_iter()
+            .map(|f| {
+                let at = |s: &std::ops::Range<usize>| src[s.clone()].to_string();
+                let second: Vec<String> = f.secondary.iter().map(|l| at(&l.span)).collect();
+                format!(
+                    "{:?} {:?} {} @{} {:?} {:?}",
+                    f.rule,
+                    f.severity,
+                    f.message,
+                    at(&f.primary.span),
+                    second,
+                    f.notes
+                )
+            })
+            .collect()
+    };
+    let pairs = [
+        (
+            "        pipe = pipeline if pipeline is not None else self.r.pipeline()",
+            "        if pipeline is not None:\n            pipe = pipeline\n        else:\n            pipe = self.r.pipeline()",
+        ),
+        (
+            "        pipe = pipeline if pipeline else self.r.pipeline()",
+            "        if pipeline:\n            pipe = pipeline\n        else:\n            pipe = self.r.pipeline()",
+        ),
+        (
+            "        pipe = self.r.pipeline() if pipeline is None else pipeline",
+            "        if pipeline is None:\n            pipe = self.r.pipeline()\n        else:\n            pipe = pipeline",
+        ),
+        (
+            "        pipe = self.r.pipeline() if not pipeline else pipeline",
+            "        if not pipeline:\n            # made here\n            pipe = self.r.pipeline()\n        else:\n            pipe = pipeline",
+        ),
+        (
+            "        pipe = pipeline or self.r.pipeline()",
+            "        if pipeline is not None:\n            pipe = pipeline\n        else:\n            pipe = self.r.pipeline()",
+        ),
+    ];
+    let profiles = [
+        None,
+        Some(ClientProfile::Cluster),
+        Some(ClientProfile::Standalone),
+    ];
+    for caller in [
+        "pipeline(transaction=True)",
+        "pipeline()",
+        "pipeline(transaction=False)",
+    ] {
+        for (expr, stmt) in pairs {
+            for p in profiles {
+                let a = said(&class(expr, caller), p);
+                let b = said(&class(stmt, caller), p);
+                assert_eq!(a, b, "{stmt}\n{caller} {p:?}");
+            }
+        }
+    }
+    // The function's own transaction and the caller's are both judged.
+    let src = class(pairs[0].1, "pipeline(transaction=True)");
+    assert_eq!(said(&src, Some(ClientProfile::Standalone)).len(), 2);
+    // The caller's pipeline is not a transaction: only the function's own one.
+    let src = class(pairs[0].1, "pipeline(transaction=False)");
+    assert_eq!(said(&src, Some(ClientProfile::Standalone)).len(), 1);
+    // Other shapes stay as unknown as before: a parameter with no `None` default,
+    // an `elif`, a definition between the `if` and the use, an arm that leaves.
+    for choose in [
+        "        if pipeline is not None:\n            pipe = pipeline\n        elif job_id:\n            pipe = self.r.pipeline()\n        else:\n            pipe = self.r.pipeline()",
+        "        if pipeline is not None:\n            pipe = pipeline\n        else:\n            pipe = self.r.pipeline()\n        if job_id:\n            pipe = pipeline",
+        "        if pipeline is not None:\n            pipe = pipeline\n            return\n        else:\n            pipe = self.r.pipeline()",
+    ] {
+        let src = class(choose, "pipeline(transaction=False)");
+        assert!(said(&src, Some(ClientProfile::Standalone)).is_empty(), "{choose}");
+    }
+    let src = class(pairs[0].1, "pipeline(transaction=False)").replace("pipeline=None", "pipeline");
+    assert!(said(&src, Some(ClientProfile::Standalone)).is_empty());
+}
+
+#[test]
+fn watch_then_multi_on_a_default_pipeline_is_a_transaction_under_every_profile() {
+    let body = |client: &str| {
+        format!(
+            "import redis\ndef f({client}):\n    pipe = conn.pipeline()\n    pipe.watch(\"user:1000:profile\")\n    pipe.multi()\n    pipe.set(\"user:1000:profile\", \"p\")\n    pipe.set(\"user:1000:cart\", \"c\")\n    pipe.execute()\n"
+        )
+    };
+    let annotated = body("conn: redis.Redis");
+    for p in [
+        None,
+        Some(ClientProfile::Cluster),
+        Some(ClientProfile::Standalone),
+    ] {
+        let m = match p {
+            Some(p) => with_profile(&annotated, p),
+            None => lower(&annotated),
+        };
+        let found = check(&m, &Settings::default());
+        assert_eq!(found.len(), 1, "{p:?}");
+        assert_eq!(found[0].rule, Rule::CrossSlot, "{p:?}");
+        assert_eq!(found[0].severity, keylint_core::Severity::Error, "{p:?}");
+        let refuses = found[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("refuses `watch()` and `multi()`"));
+        assert_eq!(refuses, p == Some(ClientProfile::Cluster), "{p:?}");
+    }
+    // A constructed `RedisCluster`: its default pipeline refuses `watch()` whatever
+    // the keys; silent.
+    let cluster = body("").replace(
+        "    pipe = conn.pipeline()",
+        "    conn = redis.RedisCluster()\n    pipe = conn.pipeline()",
+    );
+    for p in [ClientProfile::Cluster, ClientProfile::Standalone] {
+        assert!(check(&with_profile(&cluster, p), &Settings::default()).is_empty());
+    }
+    // Without `multi()`, the cluster profile still says it is not atomic.
+    let no_multi = annotated.replace("    pipe.multi()\n", "");
+    let found = check(
+        &with_profile(&no_multi, ClientProfile::Cluster),
+        &Settings::default(),
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].severity, keylint_core::Severity::Warning);
+    assert!(found[0].message.ends_with("on a cluster it is not atomic"));
+}

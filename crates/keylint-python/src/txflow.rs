@@ -8,7 +8,7 @@
 //! value the analysis only guesses: only parameters bound by the call count.
 
 use crate::eval::{Ctx, Value};
-use crate::index::text;
+use crate::index::{text, Def, DefKind};
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
 
@@ -155,6 +155,113 @@ impl<'t> crate::lower::Analyzer<'t> {
                 && p.default.is_some_and(|d| d.kind_name() == "none")
                 && info.defs.get(name).is_none_or(|d| d.len() <= 1)
         })
+    }
+
+    /// The value of `a if cond else b` when the analysis can tell which arm stands
+    /// for it, or both arms' values (`Err`) when it cannot.
+    ///
+    /// A test of a parameter the caller bound (`pipeline if pipeline is not None else
+    /// r.pipeline()`) runs one arm. Lowered on its own, a function runs where its
+    /// `pipeline=None` parameter is not given: the pipeline it makes.
+    pub(crate) fn pick_arm(
+        &mut self,
+        cond: Node<'t>,
+        a: Node<'t>,
+        b: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Result<Value<'t>, Box<(Value<'t>, Value<'t>)>> {
+        match self.truth(cond, ctx) {
+            Some(true) => return Ok(self.eval(a, &ctx.deeper())),
+            Some(false) => return Ok(self.eval(b, &ctx.deeper())),
+            None => {}
+        }
+        let va = self.eval(a, &ctx.deeper());
+        let vb = self.eval(b, &ctx.deeper());
+        if self.made_pipe(&vb) && self.unbound_none_param(a, ctx) {
+            return Ok(vb);
+        }
+        if self.made_pipe(&va) && self.unbound_none_param(b, ctx) {
+            return Ok(va);
+        }
+        Err(Box::new((va, vb)))
+    }
+
+    /// The statement form of a conditional expression: at `at`, a name whose
+    /// reaching definitions are one plain assignment in each arm of an `if`/`else`
+    /// (no `elif`) that dominates the use, read as `a if cond else b` is
+    /// ([`Self::pick_arm`]). `None` when the definitions have any other shape, or
+    /// when no arm can be picked (the caller merges the values as before).
+    pub(crate) fn if_choice(
+        &mut self,
+        defs: &[Def<'t>],
+        use_node: Node<'t>,
+        at: usize,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let last = defs.iter().filter(|d| d.pos < at).max_by_key(|d| d.pos)?;
+        let arm = self.ix.enclosing_block(last.stmt)?;
+        let up = nav.parent(arm)?;
+        let stmt = match up.kind_name() {
+            "else_clause" => nav.parent(up)?,
+            _ => up,
+        };
+        if stmt.kind_name() != "if_statement" || stmt.end_byte() > at {
+            return None;
+        }
+        let cond = stmt.field(Field::Condition)?;
+        let then_arm = stmt.field(Field::Consequence)?;
+        let alts: Vec<Node<'t>> = nav
+            .named_children(stmt)
+            .filter(|c| matches!(c.kind_name(), "else_clause" | "elif_clause"))
+            .collect();
+        let [alt] = alts.as_slice() else { return None };
+        if alt.kind_name() != "else_clause" {
+            return None;
+        }
+        let else_arm = alt.field(Field::Body)?;
+        // The `if` dominates the use, and no definition comes between them.
+        let outer = self.ix.enclosing_block(stmt)?;
+        let inside = |n: Node<'t>, pos: usize| n.start_byte() <= pos && pos < n.end_byte();
+        if !inside(outer, at) || defs.iter().any(|d| d.pos >= stmt.end_byte() && d.pos < at) {
+            return None;
+        }
+        // A definition after the use in a loop around both may reach it again.
+        if self.ix.any_enclosing_loop(use_node, |l| {
+            !inside(l, stmt.start_byte()) && defs.iter().any(|d| d.pos >= at && inside(l, d.pos))
+        }) {
+            return None;
+        }
+        // One plain assignment directly in each arm, and an arm that runs to its end.
+        let value_in = |arm: Node<'t>| -> Option<Node<'t>> {
+            let mut it = defs.iter().filter(|d| inside(arm, d.pos));
+            let d = it.next()?;
+            if it.next().is_some() || d.stmt.kind_name() != "assignment" {
+                return None;
+            }
+            let DefKind::Expr(e) = d.kind else {
+                return None;
+            };
+            if d.stmt.field(Field::Left).map(|l| l.kind_name()) != Some("identifier")
+                || d.stmt.field(Field::Right) != Some(e)
+                || self.ix.enclosing_block(d.stmt) != Some(arm)
+            {
+                return None;
+            }
+            let leaves = nav.named_children(arm).any(|s| {
+                matches!(
+                    s.kind_name(),
+                    "return_statement"
+                        | "raise_statement"
+                        | "break_statement"
+                        | "continue_statement"
+                )
+            });
+            (!leaves).then_some(e)
+        };
+        let a = value_in(then_arm)?;
+        let b = value_in(else_arm)?;
+        self.pick_arm(cond, a, b, ctx).ok()
     }
 
     /// A pipeline made by a `pipeline()` call (not one known only by an annotation).

@@ -1939,21 +1939,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             match recv {
                 Value::Str(s) => return self.str_method(&s, m, args, n, ctx),
                 Value::Client(written) => {
-                    let k = self.effective(written);
-                    return match m {
-                        "pipeline" => {
-                            let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
-                            let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
-                            self.pipes[id].origin = match (explicit, written) {
-                                (true, _) => TxOrigin::Written,
-                                (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
-                                (false, _) => TxOrigin::ClientDefault,
-                            };
-                            Value::Pipe(id)
-                        }
-                        "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
-                        _ => self.opaque(n, ctx),
-                    };
+                    return self.client_method(written, m, attr, args, n, ctx);
                 }
                 Value::Pipe(id) => {
                     return match m {
@@ -1970,54 +1956,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                         _ => Value::Pipe(id),
                     };
                 }
-                Value::Path(p) => {
-                    return match m {
-                        "read_text" | "read_bytes" => self.read_path(&p),
-                        "joinpath" => {
-                            let mut p = p;
-                            for a in arg_nodes(self.ix.nav, args) {
-                                match self.eval(a, &ctx.deeper()) {
-                                    Value::Str(t) => {
-                                        match t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
-                                            Some(s) => p.parts.extend(
-                                                s.split('/')
-                                                    .filter(|s| !s.is_empty())
-                                                    .map(str::to_string),
-                                            ),
-                                            None => return Value::Unknown,
-                                        }
-                                    }
-                                    _ => return Value::Unknown,
-                                }
-                            }
-                            p.is_module_file = false;
-                            Value::Path(p)
-                        }
-                        "resolve" | "absolute" => Value::Path(p),
-                        _ => self.opaque(n, ctx),
-                    };
-                }
+                Value::Path(p) => return self.path_method(p, m, args, n, ctx),
                 Value::FileText(t) if m == "read" || m == "decode" => return Value::FileText(t),
                 Value::SelfObj(c)
                     if self.defines(c, m).is_none() && self.client_class(c).is_some() =>
                 {
                     // A method of a class derived from a redis-py client.
                     let written = self.client_class(c).unwrap_or(ClientKind::Unknown);
-                    let k = self.effective(written);
-                    return match m {
-                        "pipeline" => {
-                            let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
-                            let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
-                            self.pipes[id].origin = match (explicit, written) {
-                                (true, _) => TxOrigin::Written,
-                                (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
-                                (false, _) => TxOrigin::ClientDefault,
-                            };
-                            Value::Pipe(id)
-                        }
-                        "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
-                        _ => self.opaque(n, ctx),
-                    };
+                    return self.client_method(written, m, attr, args, n, ctx);
                 }
                 Value::SelfObj(c) | Value::Class(c) | Value::ClsObj(c) => {
                     let callee = match recv {
@@ -2067,6 +2013,69 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let callee = self.eval(func, &ctx.deeper());
         self.call_value(callee, func, args, n, ctx)
+    }
+
+    /// A method of a redis-py client: `pipeline()` makes a pipeline (its transaction
+    /// mode and where that came from), `register_script` a script; anything else is
+    /// opaque.
+    fn client_method(
+        &mut self,
+        written: ClientKind,
+        m: &str,
+        attr: Node<'t>,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let k = self.effective(written);
+        match m {
+            "pipeline" => {
+                let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
+                let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
+                self.pipes[id].origin = match (explicit, written) {
+                    (true, _) => TxOrigin::Written,
+                    (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
+                    (false, _) => TxOrigin::ClientDefault,
+                };
+                Value::Pipe(id)
+            }
+            "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// A method of a `pathlib` path: its text, or another path.
+    fn path_method(
+        &mut self,
+        p: PathValue,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        match m {
+            "read_text" | "read_bytes" => self.read_path(&p),
+            "joinpath" => {
+                let mut p = p;
+                for a in arg_nodes(self.ix.nav, args) {
+                    match self.eval(a, &ctx.deeper()) {
+                        Value::Str(t) => {
+                            match t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
+                                Some(s) => p.parts.extend(
+                                    s.split('/').filter(|s| !s.is_empty()).map(str::to_string),
+                                ),
+                                None => return Value::Unknown,
+                            }
+                        }
+                        _ => return Value::Unknown,
+                    }
+                }
+                p.is_module_file = false;
+                Value::Path(p)
+            }
+            "resolve" | "absolute" => Value::Path(p),
+            _ => self.opaque(n, ctx),
+        }
     }
 
     /// Calls a value.
@@ -2249,6 +2258,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return Value::Client(ClientKind::Unknown);
         }
+        if let Some(v) = self.call_file_symbol(path, args, ctx) {
+            return v;
+        }
         match path {
             "builtins.str" | "builtins.bytes" => {
                 let a = arg_nodes(self.ix.nav, args);
@@ -2294,19 +2306,38 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 return self.opaque(n, ctx);
             }
+            _ => {}
+        }
+        // A call into another library: not a redis client, unless it says so.
+        if path.to_ascii_lowercase().contains("redis") || path.starts_with("builtins.") {
+            self.opaque(n, ctx)
+        } else {
+            Value::Foreign
+        }
+    }
+
+    /// Calls that read files or build paths: `open(...)`, `pathlib.Path(...)`,
+    /// `os.path.*`, package resources of this module's own package.
+    fn call_file_symbol(
+        &mut self,
+        path: &str,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        match path {
             "builtins.open" | "io.open" | "codecs.open" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if let Some(first) = a.first() {
                     if let Some(p) = self.path_of(*first, ctx) {
-                        return self.read_path(&p);
+                        return Some(self.read_path(&p));
                     }
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "pathlib.Path" | "pathlib.PurePath" | "pathlib.PosixPath" => {
-                return self.join_paths(args, ctx, true);
+                Some(self.join_paths(args, ctx, true))
             }
-            "os.path.join" => return self.join_paths(args, ctx, false),
+            "os.path.join" => Some(self.join_paths(args, ctx, false)),
             "pkgutil.get_data"
             | "importlib.resources.read_text"
             | "importlib.resources.read_binary"
@@ -2317,22 +2348,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(mut p) = self.path_of(a[1], ctx) {
                         if !p.from_module_dir {
                             p.from_module_dir = true;
-                            return self.read_path(&p);
+                            return Some(self.read_path(&p));
                         }
                     }
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "importlib.resources.files" | "importlib_resources.files" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 1 && self.is_own_package(a[0]) {
-                    return Value::Path(PathValue {
+                    return Some(Value::Path(PathValue {
                         from_module_dir: true,
                         parts: Vec::new(),
                         is_module_file: false,
-                    });
+                    }));
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "os.path.dirname" => {
                 let a = arg_nodes(self.ix.nav, args);
@@ -2342,24 +2373,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                     } else if p.parts.pop().is_none() {
                         p.parts.push("..".into());
                     }
-                    return Value::Path(p);
+                    return Some(Value::Path(p));
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "os.path.abspath" | "os.path.realpath" | "os.fspath" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if let Some(v @ Value::Path(_)) = a.first().map(|x| self.eval(*x, &ctx.deeper())) {
-                    return v;
+                    return Some(v);
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
-            _ => {}
-        }
-        // A call into another library: not a redis client, unless it says so.
-        if path.to_ascii_lowercase().contains("redis") || path.starts_with("builtins.") {
-            self.opaque(n, ctx)
-        } else {
-            Value::Foreign
+            _ => None,
         }
     }
 

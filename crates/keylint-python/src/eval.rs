@@ -1244,34 +1244,22 @@ impl<'t> crate::lower::Analyzer<'t> {
         for (call, arg, extend) in appends {
             // Loops between the list's block and the append; anything conditional
             // (or a loop that also runs the use) and the list is not followed.
-            let mut each = Vec::new();
-            let mut cur = nav.parent(call);
-            while let Some(p) = cur {
-                if p == block {
-                    break;
-                }
-                match p.kind_name() {
-                    "for_statement" | "while_statement" => {
-                        if p.start_byte() <= use_node.start_byte()
-                            && use_node.end_byte() <= p.end_byte()
-                        {
-                            return None;
-                        }
-                        each.push(p.start_byte());
-                    }
-                    "block"
-                    | "expression_statement"
-                    | "with_statement"
-                    | "with_clause"
-                    | "with_item"
-                    | "call"
-                    | "argument_list"
-                    | "attribute" => {}
-                    _ => return None,
-                }
-                cur = nav.parent(p);
-            }
-            cur?;
+            let each = crate::collections::loops_to_block(
+                nav,
+                call,
+                block,
+                use_node,
+                &[
+                    "block",
+                    "expression_statement",
+                    "with_statement",
+                    "with_clause",
+                    "with_item",
+                    "call",
+                    "argument_list",
+                    "attribute",
+                ],
+            )?;
             let value = self.eval(arg, &ctx.deeper());
             if !extend {
                 items.push(Elem {

@@ -1175,7 +1175,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
-        let src = self.src();
         let scope = match ctx.func {
             Some(f) => self.ix.funcs[f].body,
             None => nav.root(),
@@ -1185,51 +1184,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let block = self.ix.enclosing_block(def.stmt)?;
-        let mut appends: Vec<(Node<'t>, Node<'t>, bool)> = Vec::new();
-        let mut stack = vec![scope];
-        while let Some(x) = stack.pop() {
-            if x.end_byte() <= from || x.start_byte() >= to {
-                continue;
-            }
-            if x.kind_name() == "identifier" && text(x, src) == name {
-                // `obj.keys` and `f(keys=…)` name something else.
-                let other = nav.parent(x).is_some_and(|p| {
-                    (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
-                        || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
-                });
-                if other {
-                    continue;
-                }
-                let attr = nav.parent(x).filter(|a| {
-                    a.kind_name() == "attribute"
-                        && a.field(Field::Object) == Some(x)
-                        && a.field(Field::Attribute)
-                            .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
-                })?;
-                let extend = attr
-                    .field(Field::Attribute)
-                    .is_some_and(|m| text(m, src) == "extend");
-                let call = nav.parent(attr).filter(|c| {
-                    c.kind_name() == "call" && c.field(Field::Function) == Some(attr)
-                })?;
-                let args = call.field(Field::Arguments)?;
-                // `keys.extend(k for k in …)`: the generator is the argument list.
-                if extend && args.kind_name() == "generator_expression" {
-                    appends.push((call, args, true));
-                    continue;
-                }
-                if args.kind_name() != "argument_list" {
-                    return None;
-                }
-                let arg = match arg_nodes(nav, Some(args)).as_slice() {
-                    [a] if nav.named_children(args).count() == 1 => *a,
-                    _ => return None,
-                };
-                appends.push((call, arg, extend));
-                continue;
-            }
-            stack.extend(nav.children(x));
-        }
+        let mut appends = self.appends_to(name, scope, (from, to))?;
         if appends.is_empty() {
             return None;
         }
@@ -1292,6 +1247,66 @@ impl<'t> crate::lower::Analyzer<'t> {
             items,
             family: false,
         })
+    }
+
+    /// The `name.append(x)` / `name.extend(xs)` calls between the offsets `from` and
+    /// `to` of `scope`: (call, argument, extend); `None` when the name is used in any
+    /// other way there.
+    #[allow(clippy::type_complexity)]
+    fn appends_to(
+        &self,
+        name: &str,
+        scope: Node<'t>,
+        (from, to): (usize, usize),
+    ) -> Option<Vec<(Node<'t>, Node<'t>, bool)>> {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let mut appends: Vec<(Node<'t>, Node<'t>, bool)> = Vec::new();
+        let mut stack = vec![scope];
+        while let Some(x) = stack.pop() {
+            if x.end_byte() <= from || x.start_byte() >= to {
+                continue;
+            }
+            if x.kind_name() == "identifier" && text(x, src) == name {
+                // `obj.keys` and `f(keys=…)` name something else.
+                let other = nav.parent(x).is_some_and(|p| {
+                    (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
+                        || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
+                });
+                if other {
+                    continue;
+                }
+                let attr = nav.parent(x).filter(|a| {
+                    a.kind_name() == "attribute"
+                        && a.field(Field::Object) == Some(x)
+                        && a.field(Field::Attribute)
+                            .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
+                })?;
+                let extend = attr
+                    .field(Field::Attribute)
+                    .is_some_and(|m| text(m, src) == "extend");
+                let call = nav.parent(attr).filter(|c| {
+                    c.kind_name() == "call" && c.field(Field::Function) == Some(attr)
+                })?;
+                let args = call.field(Field::Arguments)?;
+                // `keys.extend(k for k in …)`: the generator is the argument list.
+                if extend && args.kind_name() == "generator_expression" {
+                    appends.push((call, args, true));
+                    continue;
+                }
+                if args.kind_name() != "argument_list" {
+                    return None;
+                }
+                let arg = match arg_nodes(nav, Some(args)).as_slice() {
+                    [a] if nav.named_children(args).count() == 1 => *a,
+                    _ => return None,
+                };
+                appends.push((call, arg, extend));
+                continue;
+            }
+            stack.extend(nav.children(x));
+        }
+        Some(appends)
     }
 
     /// A parameter that every call site of its function in this file fills with a

@@ -495,74 +495,80 @@ impl<'t> crate::lower::Analyzer<'t> {
                     _ => self.opaque(n, ctx),
                 }
             }
-            "conditional_expression" => {
-                let kids: Vec<Node<'t>> = self.ix.nav.named_children(n).collect();
-                if kids.len() < 3 {
-                    return self.opaque(n, ctx);
-                }
-                let (a, b) = match self.pick_arm(kids[1], kids[0], kids[2], ctx) {
-                    Ok(v) => return v,
-                    Err(both) => *both,
-                };
-                match (&a, &b) {
-                    (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
-                    (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
-                        // A client or a pipeline: commands are sent, transactions unknown.
-                        Value::Client(match k {
-                            ClientKind::Cluster => ClientKind::Cluster,
-                            _ => ClientKind::Unknown,
-                        })
-                    }
-                    (Value::Pipe(x), Value::Pipe(y)) if x == y => a,
-                    (Value::Client(k), Value::Null) | (Value::Null, Value::Client(k)) => {
-                        Value::Client(*k)
-                    }
-                    (Value::Str(x), Value::Str(y))
-                        if x.as_bytes().is_some() && x.as_bytes() == y.as_bytes() =>
-                    {
-                        a
-                    }
-                    _ => self.opaque(n, ctx),
-                }
+            "conditional_expression" => self.eval_conditional(n, ctx),
+            "boolean_operator" => self.eval_bool_op(n, ctx),
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// `a if c else b`: the arm a bound test picks, the pipeline a function makes when
+    /// its `pipeline=None` parameter is not given, or what both arms agree on.
+    fn eval_conditional(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let kids: Vec<Node<'t>> = self.ix.nav.named_children(n).collect();
+        if kids.len() < 3 {
+            return self.opaque(n, ctx);
+        }
+        let (a, b) = match self.pick_arm(kids[1], kids[0], kids[2], ctx) {
+            Ok(v) => return v,
+            Err(both) => *both,
+        };
+        match (&a, &b) {
+            (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
+            (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
+                // A client or a pipeline: commands are sent, transactions unknown.
+                Value::Client(match k {
+                    ClientKind::Cluster => ClientKind::Cluster,
+                    _ => ClientKind::Unknown,
+                })
             }
-            "boolean_operator" => {
-                // `client or redis.Redis()`: a client either way.
-                let l = n.field(Field::Left).map(|l| self.eval(l, &ctx.deeper()));
-                let r = n.field(Field::Right).map(|r| self.eval(r, &ctx.deeper()));
-                let is_or = match (n.field(Field::Left), n.field(Field::Right)) {
-                    (Some(a), Some(b)) => src[a.end_byte()..b.start_byte()].trim() == "or",
-                    _ => false,
-                };
-                if is_or {
-                    // `pipeline or r.pipeline()`: the caller's pipeline when one was
-                    // passed (pipelines are true even when empty), else the new one.
-                    match (&l, &r) {
-                        (Some(Value::Pipe(_)), _)
-                            if n.field(Field::Left).and_then(|a| self.truth(a, ctx))
-                                == Some(true) =>
-                        {
-                            return l.unwrap_or(Value::Unknown);
-                        }
-                        (Some(Value::Null), Some(Value::Pipe(_))) => {
-                            return r.unwrap_or(Value::Unknown);
-                        }
-                        (_, Some(b))
-                            if self.made_pipe(b)
-                                && n.field(Field::Left)
-                                    .is_some_and(|a| self.unbound_none_param(a, ctx)) =>
-                        {
-                            return r.unwrap_or(Value::Unknown);
-                        }
-                        _ => {}
-                    }
+            (Value::Pipe(x), Value::Pipe(y)) if x == y => a,
+            (Value::Client(k), Value::Null) | (Value::Null, Value::Client(k)) => Value::Client(*k),
+            (Value::Str(x), Value::Str(y))
+                if x.as_bytes().is_some() && x.as_bytes() == y.as_bytes() =>
+            {
+                a
+            }
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// `a or b`, `a and b`: a client either way, or the caller's pipeline / the one
+    /// made when none was passed.
+    fn eval_bool_op(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let src = self.src();
+        // `client or redis.Redis()`: a client either way.
+        let l = n.field(Field::Left).map(|l| self.eval(l, &ctx.deeper()));
+        let r = n.field(Field::Right).map(|r| self.eval(r, &ctx.deeper()));
+        let is_or = match (n.field(Field::Left), n.field(Field::Right)) {
+            (Some(a), Some(b)) => src[a.end_byte()..b.start_byte()].trim() == "or",
+            _ => false,
+        };
+        if is_or {
+            // `pipeline or r.pipeline()`: the caller's pipeline when one was
+            // passed (pipelines are true even when empty), else the new one.
+            match (&l, &r) {
+                (Some(Value::Pipe(_)), _)
+                    if n.field(Field::Left).and_then(|a| self.truth(a, ctx)) == Some(true) =>
+                {
+                    return l.unwrap_or(Value::Unknown);
                 }
-                match (l, r) {
-                    (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
-                    (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {
-                        Value::Client(b.merge(ClientKind::Unknown))
-                    }
-                    _ => self.opaque(n, ctx),
+                (Some(Value::Null), Some(Value::Pipe(_))) => {
+                    return r.unwrap_or(Value::Unknown);
                 }
+                (_, Some(b))
+                    if self.made_pipe(b)
+                        && n.field(Field::Left)
+                            .is_some_and(|a| self.unbound_none_param(a, ctx)) =>
+                {
+                    return r.unwrap_or(Value::Unknown);
+                }
+                _ => {}
+            }
+        }
+        match (l, r) {
+            (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
+            (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {
+                Value::Client(b.merge(ClientKind::Unknown))
             }
             _ => self.opaque(n, ctx),
         }
@@ -1572,37 +1578,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             )
         };
         match def.kind {
-            DefKind::Param(p) => {
-                let f = ctx.func;
-                if let Some(f) = f {
-                    if let Some(v) = self.param_override.get(&(f, p.start_byte())) {
-                        return v.clone();
-                    }
-                    let info = &self.ix().funcs[f];
-                    if info.self_name() == Some(name)
-                        && info.params.first().is_some_and(|fp| fp.node.id() == p.id())
-                    {
-                        if let Some(c) = info.class {
-                            return if info.is_classmethod() {
-                                Value::ClsObj(c)
-                            } else {
-                                Value::SelfObj(c)
-                            };
-                        }
-                    }
-                }
-                if let (Some(f), None) = (f, &ctx.env) {
-                    if let Some(v) = self.client_from_callers(f, p) {
-                        return v;
-                    }
-                }
-                if let Some(a) = def.annotation {
-                    if let Some(v) = self.annotated_value(a) {
-                        return v;
-                    }
-                }
-                fallback(self, ctx)
-            }
+            DefKind::Param(p) => self
+                .param_value(name, p, def.annotation, ctx)
+                .unwrap_or_else(|| fallback(self, ctx)),
             DefKind::Expr(e) => {
                 if e.kind_name() == "list" {
                     if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
@@ -1694,6 +1672,46 @@ impl<'t> crate::lower::Analyzer<'t> {
                 fallback(self, ctx)
             }
         }
+    }
+
+    /// What a parameter holds: the value a caller bound, `self`/`cls`, a client every
+    /// call site passes, or what its annotation says; `None` when nothing says.
+    fn param_value(
+        &mut self,
+        name: &str,
+        p: Node<'t>,
+        annotation: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let f = ctx.func;
+        if let Some(f) = f {
+            if let Some(v) = self.param_override.get(&(f, p.start_byte())) {
+                return Some(v.clone());
+            }
+            let info = &self.ix().funcs[f];
+            if info.self_name() == Some(name)
+                && info.params.first().is_some_and(|fp| fp.node.id() == p.id())
+            {
+                if let Some(c) = info.class {
+                    return Some(if info.is_classmethod() {
+                        Value::ClsObj(c)
+                    } else {
+                        Value::SelfObj(c)
+                    });
+                }
+            }
+        }
+        if let (Some(f), None) = (f, &ctx.env) {
+            if let Some(v) = self.client_from_callers(f, p) {
+                return Some(v);
+            }
+        }
+        if let Some(a) = annotation {
+            if let Some(v) = self.annotated_value(a) {
+                return Some(v);
+            }
+        }
+        None
     }
 
     fn eval_attribute(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {

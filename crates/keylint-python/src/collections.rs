@@ -45,11 +45,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             }
             if x.kind_name() == "identifier" && text(x, src) == name {
-                let other = nav.parent(x).is_some_and(|p| {
-                    (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
-                        || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
-                });
-                if other {
+                if !names_variable(nav, x) {
                     continue;
                 }
                 // `name[k] = v`, as a statement of its own.
@@ -204,4 +200,13 @@ pub(crate) fn loops_to_block<'t>(
         cur = nav.parent(p);
     }
     None
+}
+
+/// Whether the identifier `x` names a variable: not the attribute of `obj.x`, nor the
+/// keyword of `f(x=…)`.
+pub(crate) fn names_variable<'t>(nav: &crate::syntax::Nav<'t>, x: Node<'t>) -> bool {
+    !nav.parent(x).is_some_and(|p| {
+        (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
+            || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
+    })
 }

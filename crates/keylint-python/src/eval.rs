@@ -1275,11 +1275,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             if x.kind_name() == "identifier" && text(x, src) == name {
                 // `obj.keys` and `f(keys=…)` name something else.
-                let other = nav.parent(x).is_some_and(|p| {
-                    (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
-                        || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
-                });
-                if other {
+                if !crate::collections::names_variable(nav, x) {
                     continue;
                 }
                 let attr = nav.parent(x).filter(|a| {
@@ -2096,6 +2092,36 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             "resolve" | "absolute" => Value::Path(p),
             _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// The value a call gives the `i`th parameter `p` (after `self`): the argument
+    /// passed by position or by name, else its default evaluated in the scope that
+    /// defines the function; `None` when neither.
+    pub(crate) fn arg_or_default(
+        &mut self,
+        parent: Option<FuncId>,
+        i: usize,
+        p: &crate::index::ParamInfo<'t>,
+        (pos, kw): (&[Elem<'t>], &[(String, Elem<'t>)]),
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
+            kw.iter()
+                .find(|(k, _)| k == &p.name)
+                .map(|(_, e)| e.value.clone())
+        });
+        match (v, p.default) {
+            (Some(v), _) => Some(v),
+            (None, Some(d)) => {
+                let dctx = Ctx {
+                    func: parent,
+                    env: None,
+                    depth: ctx.depth + 1,
+                };
+                Some(self.eval(d, &dctx))
+            }
+            (None, None) => None,
         }
     }
 
@@ -2934,22 +2960,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             if p.star {
                 return None;
             }
-            let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
-                kw.iter()
-                    .find(|(k, _)| k == &p.name)
-                    .map(|(_, e)| e.value.clone())
-            });
-            let v = match (v, p.default) {
-                (Some(v), _) => v,
-                (None, Some(d)) => {
-                    let dctx = Ctx {
-                        func: info.parent,
-                        env: None,
-                        depth: ctx.depth + 1,
-                    };
-                    self.eval(d, &dctx)
-                }
-                (None, None) => Value::Unknown,
+            let v = match self.arg_or_default(info.parent, i, p, (&pos, &kw), ctx) {
+                Some(v) => v,
+                None => Value::Unknown,
             };
             // A parameter the body binds again (`with … as client`) is not fixed.
             if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {

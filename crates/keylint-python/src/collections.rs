@@ -28,15 +28,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if nav.named_children(dict).any(|c| c.kind_name() != "comment") {
             return None;
         }
-        let scope = match ctx.func {
-            Some(f) => self.ix.funcs[f].body,
-            None => nav.root(),
-        };
-        let (from, to) = (def.stmt.end_byte(), use_node.start_byte());
-        if to <= from {
-            return None;
-        }
-        let block = self.ix.enclosing_block(def.stmt)?;
+        let (scope, (from, to), block) = self.def_to_use(def, use_node, ctx)?;
         // (assignment statement, key expression)
         let mut sets: Vec<(Node<'t>, Node<'t>)> = Vec::new();
         let mut stack = vec![scope];

@@ -610,29 +610,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             }
             if k.kind_name() == "list_splat" {
-                let inner = k.named_child(0).unwrap_or(k);
-                let v = self.eval(inner, &ctx.deeper());
-                match v {
-                    Value::Seq {
-                        items: inner_items,
-                        family: false,
-                    } => items.extend(inner_items),
-                    // `*[k for …]`: the family, then an unknown count.
-                    Value::Seq {
-                        items: mut inner_items,
-                        family: true,
-                    } if inner_items.len() == 1 => {
-                        let mut e = inner_items.remove(0);
-                        e.star = true;
-                        items.push(e);
-                    }
-                    other => items.push(Elem {
-                        value: other,
-                        node: inner,
-                        star: true,
-                        each: Vec::new(),
-                    }),
-                }
+                self.push_splat(k, ctx, &mut items);
                 continue;
             }
             let v = self.eval(k, &ctx.deeper());
@@ -646,6 +624,34 @@ impl<'t> crate::lower::Analyzer<'t> {
         Value::Seq {
             items,
             family: false,
+        }
+    }
+
+    /// The elements `*x` (the `list_splat` node `k`) adds to a list or an argument
+    /// list: a list's elements, a comprehension's family (then an unknown count), or
+    /// one starred unknown.
+    fn push_splat(&mut self, k: Node<'t>, ctx: &Ctx<'t>, out: &mut Vec<Elem<'t>>) {
+        let inner = k.named_child(0).unwrap_or(k);
+        match self.eval(inner, &ctx.deeper()) {
+            Value::Seq {
+                items,
+                family: false,
+            } => out.extend(items),
+            // `*[k for …]`: the family, then an unknown count.
+            Value::Seq {
+                mut items,
+                family: true,
+            } if items.len() == 1 => {
+                let mut e = items.remove(0);
+                e.star = true;
+                out.push(e);
+            }
+            other => out.push(Elem {
+                value: other,
+                node: inner,
+                star: true,
+                each: Vec::new(),
+            }),
         }
     }
 
@@ -1168,6 +1174,26 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
+    /// Where a name's definition reaches its use: the scope to search (the function's
+    /// body or the module), the offsets between the definition's statement and the use,
+    /// and the block that holds the definition; `None` when the use comes first.
+    pub(crate) fn def_to_use(
+        &self,
+        def: Def<'t>,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Node<'t>, (usize, usize), Node<'t>)> {
+        let scope = match ctx.func {
+            Some(f) => self.ix.funcs[f].body,
+            None => self.ix.nav.root(),
+        };
+        let (from, to) = (def.stmt.end_byte(), use_node.start_byte());
+        if to <= from {
+            return None;
+        }
+        Some((scope, (from, to), self.ix.enclosing_block(def.stmt)?))
+    }
+
     /// `keys = [...]` followed by `keys.append(x)` calls before the use: the list
     /// with the appended elements, those appended in a loop standing for one element
     /// per pass. `None` (the list literal alone is used) when the name is used in any
@@ -1181,15 +1207,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
-        let scope = match ctx.func {
-            Some(f) => self.ix.funcs[f].body,
-            None => nav.root(),
-        };
-        let (from, to) = (def.stmt.end_byte(), use_node.start_byte());
-        if to <= from {
-            return None;
-        }
-        let block = self.ix.enclosing_block(def.stmt)?;
+        let (scope, (from, to), block) = self.def_to_use(def, use_node, ctx)?;
         let mut appends = self.appends_to(name, scope, (from, to))?;
         if appends.is_empty() {
             return None;
@@ -2611,31 +2629,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         },
                     ));
                 }
-                "list_splat" => {
-                    let inner = k.named_child(0).unwrap_or(k);
-                    let value = self.eval(inner, &ctx.deeper());
-                    match value {
-                        Value::Seq {
-                            items,
-                            family: false,
-                        } => pos.extend(items),
-                        // `*[k for …]`: the family, then an unknown count.
-                        Value::Seq {
-                            items: mut inner_items,
-                            family: true,
-                        } if inner_items.len() == 1 => {
-                            let mut e = inner_items.remove(0);
-                            e.star = true;
-                            pos.push(e);
-                        }
-                        other => pos.push(Elem {
-                            value: other,
-                            node: inner,
-                            star: true,
-                            each: Vec::new(),
-                        }),
-                    }
-                }
+                "list_splat" => self.push_splat(k, ctx, &mut pos),
                 "dictionary_splat" => kw.push((
                     "**".into(),
                     Elem {

@@ -45,11 +45,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             }
             if x.kind_name() == "identifier" && text(x, src) == name {
-                let other = nav.parent(x).is_some_and(|p| {
-                    (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
-                        || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
-                });
-                if other {
+                if !names_variable(nav, x) {
                     continue;
                 }
                 // `name[k] = v`, as a statement of its own.
@@ -89,27 +85,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         sets.sort_by_key(|(s, _)| s.start_byte());
         let mut items: Vec<Elem<'t>> = Vec::new();
         for (stmt, key) in sets {
-            let mut each = Vec::new();
-            let mut cur = nav.parent(stmt);
-            while let Some(p) = cur {
-                if p == block {
-                    break;
-                }
-                match p.kind_name() {
-                    "for_statement" | "while_statement" => {
-                        if p.start_byte() <= use_node.start_byte()
-                            && use_node.end_byte() <= p.end_byte()
-                        {
-                            return None;
-                        }
-                        each.push(p.start_byte());
-                    }
-                    "block" | "with_statement" | "with_clause" | "with_item" => {}
-                    _ => return None,
-                }
-                cur = nav.parent(p);
-            }
-            cur?;
+            let each = loops_to_block(
+                nav,
+                stmt,
+                block,
+                use_node,
+                &["block", "with_statement", "with_clause", "with_item"],
+            )?;
             let value = self.eval(key, &ctx.deeper());
             // A key set once per pass: the family, then an unknown count.
             let star = !each.is_empty();
@@ -186,4 +168,45 @@ impl<'t> crate::lower::Analyzer<'t> {
             _ => None,
         }
     }
+}
+
+/// The loops between `node` and its enclosing `block` (their start offsets, innermost
+/// first), so that `node` runs once per pass of each; `None` when anything else than a
+/// loop or one of `through` stands in between (something conditional), when `node` is
+/// not inside `block`, or when one of the loops also runs `use_node`.
+pub(crate) fn loops_to_block<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    node: Node<'t>,
+    block: Node<'t>,
+    use_node: Node<'t>,
+    through: &[&str],
+) -> Option<Vec<usize>> {
+    let mut each = Vec::new();
+    let mut cur = nav.parent(node);
+    while let Some(p) = cur {
+        if p == block {
+            return Some(each);
+        }
+        match p.kind_name() {
+            "for_statement" | "while_statement" => {
+                if p.start_byte() <= use_node.start_byte() && use_node.end_byte() <= p.end_byte() {
+                    return None;
+                }
+                each.push(p.start_byte());
+            }
+            k if through.contains(&k) => {}
+            _ => return None,
+        }
+        cur = nav.parent(p);
+    }
+    None
+}
+
+/// Whether the identifier `x` names a variable: not the attribute of `obj.x`, nor the
+/// keyword of `f(x=…)`.
+pub(crate) fn names_variable<'t>(nav: &crate::syntax::Nav<'t>, x: Node<'t>) -> bool {
+    !nav.parent(x).is_some_and(|p| {
+        (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
+            || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
+    })
 }

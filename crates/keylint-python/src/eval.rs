@@ -495,74 +495,80 @@ impl<'t> crate::lower::Analyzer<'t> {
                     _ => self.opaque(n, ctx),
                 }
             }
-            "conditional_expression" => {
-                let kids: Vec<Node<'t>> = self.ix.nav.named_children(n).collect();
-                if kids.len() < 3 {
-                    return self.opaque(n, ctx);
-                }
-                let (a, b) = match self.pick_arm(kids[1], kids[0], kids[2], ctx) {
-                    Ok(v) => return v,
-                    Err(both) => *both,
-                };
-                match (&a, &b) {
-                    (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
-                    (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
-                        // A client or a pipeline: commands are sent, transactions unknown.
-                        Value::Client(match k {
-                            ClientKind::Cluster => ClientKind::Cluster,
-                            _ => ClientKind::Unknown,
-                        })
-                    }
-                    (Value::Pipe(x), Value::Pipe(y)) if x == y => a,
-                    (Value::Client(k), Value::Null) | (Value::Null, Value::Client(k)) => {
-                        Value::Client(*k)
-                    }
-                    (Value::Str(x), Value::Str(y))
-                        if x.as_bytes().is_some() && x.as_bytes() == y.as_bytes() =>
-                    {
-                        a
-                    }
-                    _ => self.opaque(n, ctx),
-                }
+            "conditional_expression" => self.eval_conditional(n, ctx),
+            "boolean_operator" => self.eval_bool_op(n, ctx),
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// `a if c else b`: the arm a bound test picks, the pipeline a function makes when
+    /// its `pipeline=None` parameter is not given, or what both arms agree on.
+    fn eval_conditional(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let kids: Vec<Node<'t>> = self.ix.nav.named_children(n).collect();
+        if kids.len() < 3 {
+            return self.opaque(n, ctx);
+        }
+        let (a, b) = match self.pick_arm(kids[1], kids[0], kids[2], ctx) {
+            Ok(v) => return v,
+            Err(both) => *both,
+        };
+        match (&a, &b) {
+            (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
+            (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
+                // A client or a pipeline: commands are sent, transactions unknown.
+                Value::Client(match k {
+                    ClientKind::Cluster => ClientKind::Cluster,
+                    _ => ClientKind::Unknown,
+                })
             }
-            "boolean_operator" => {
-                // `client or redis.Redis()`: a client either way.
-                let l = n.field(Field::Left).map(|l| self.eval(l, &ctx.deeper()));
-                let r = n.field(Field::Right).map(|r| self.eval(r, &ctx.deeper()));
-                let is_or = match (n.field(Field::Left), n.field(Field::Right)) {
-                    (Some(a), Some(b)) => src[a.end_byte()..b.start_byte()].trim() == "or",
-                    _ => false,
-                };
-                if is_or {
-                    // `pipeline or r.pipeline()`: the caller's pipeline when one was
-                    // passed (pipelines are true even when empty), else the new one.
-                    match (&l, &r) {
-                        (Some(Value::Pipe(_)), _)
-                            if n.field(Field::Left).and_then(|a| self.truth(a, ctx))
-                                == Some(true) =>
-                        {
-                            return l.unwrap_or(Value::Unknown);
-                        }
-                        (Some(Value::Null), Some(Value::Pipe(_))) => {
-                            return r.unwrap_or(Value::Unknown);
-                        }
-                        (_, Some(b))
-                            if self.made_pipe(b)
-                                && n.field(Field::Left)
-                                    .is_some_and(|a| self.unbound_none_param(a, ctx)) =>
-                        {
-                            return r.unwrap_or(Value::Unknown);
-                        }
-                        _ => {}
-                    }
+            (Value::Pipe(x), Value::Pipe(y)) if x == y => a,
+            (Value::Client(k), Value::Null) | (Value::Null, Value::Client(k)) => Value::Client(*k),
+            (Value::Str(x), Value::Str(y))
+                if x.as_bytes().is_some() && x.as_bytes() == y.as_bytes() =>
+            {
+                a
+            }
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// `a or b`, `a and b`: a client either way, or the caller's pipeline / the one
+    /// made when none was passed.
+    fn eval_bool_op(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        let src = self.src();
+        // `client or redis.Redis()`: a client either way.
+        let l = n.field(Field::Left).map(|l| self.eval(l, &ctx.deeper()));
+        let r = n.field(Field::Right).map(|r| self.eval(r, &ctx.deeper()));
+        let is_or = match (n.field(Field::Left), n.field(Field::Right)) {
+            (Some(a), Some(b)) => src[a.end_byte()..b.start_byte()].trim() == "or",
+            _ => false,
+        };
+        if is_or {
+            // `pipeline or r.pipeline()`: the caller's pipeline when one was
+            // passed (pipelines are true even when empty), else the new one.
+            match (&l, &r) {
+                (Some(Value::Pipe(_)), _)
+                    if n.field(Field::Left).and_then(|a| self.truth(a, ctx)) == Some(true) =>
+                {
+                    return l.unwrap_or(Value::Unknown);
                 }
-                match (l, r) {
-                    (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
-                    (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {
-                        Value::Client(b.merge(ClientKind::Unknown))
-                    }
-                    _ => self.opaque(n, ctx),
+                (Some(Value::Null), Some(Value::Pipe(_))) => {
+                    return r.unwrap_or(Value::Unknown);
                 }
+                (_, Some(b))
+                    if self.made_pipe(b)
+                        && n.field(Field::Left)
+                            .is_some_and(|a| self.unbound_none_param(a, ctx)) =>
+                {
+                    return r.unwrap_or(Value::Unknown);
+                }
+                _ => {}
+            }
+        }
+        match (l, r) {
+            (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
+            (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {
+                Value::Client(b.merge(ClientKind::Unknown))
             }
             _ => self.opaque(n, ctx),
         }
@@ -1175,7 +1181,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
-        let src = self.src();
         let scope = match ctx.func {
             Some(f) => self.ix.funcs[f].body,
             None => nav.root(),
@@ -1185,51 +1190,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let block = self.ix.enclosing_block(def.stmt)?;
-        let mut appends: Vec<(Node<'t>, Node<'t>, bool)> = Vec::new();
-        let mut stack = vec![scope];
-        while let Some(x) = stack.pop() {
-            if x.end_byte() <= from || x.start_byte() >= to {
-                continue;
-            }
-            if x.kind_name() == "identifier" && text(x, src) == name {
-                // `obj.keys` and `f(keys=…)` name something else.
-                let other = nav.parent(x).is_some_and(|p| {
-                    (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
-                        || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
-                });
-                if other {
-                    continue;
-                }
-                let attr = nav.parent(x).filter(|a| {
-                    a.kind_name() == "attribute"
-                        && a.field(Field::Object) == Some(x)
-                        && a.field(Field::Attribute)
-                            .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
-                })?;
-                let extend = attr
-                    .field(Field::Attribute)
-                    .is_some_and(|m| text(m, src) == "extend");
-                let call = nav.parent(attr).filter(|c| {
-                    c.kind_name() == "call" && c.field(Field::Function) == Some(attr)
-                })?;
-                let args = call.field(Field::Arguments)?;
-                // `keys.extend(k for k in …)`: the generator is the argument list.
-                if extend && args.kind_name() == "generator_expression" {
-                    appends.push((call, args, true));
-                    continue;
-                }
-                if args.kind_name() != "argument_list" {
-                    return None;
-                }
-                let arg = match arg_nodes(nav, Some(args)).as_slice() {
-                    [a] if nav.named_children(args).count() == 1 => *a,
-                    _ => return None,
-                };
-                appends.push((call, arg, extend));
-                continue;
-            }
-            stack.extend(nav.children(x));
-        }
+        let mut appends = self.appends_to(name, scope, (from, to))?;
         if appends.is_empty() {
             return None;
         }
@@ -1244,34 +1205,22 @@ impl<'t> crate::lower::Analyzer<'t> {
         for (call, arg, extend) in appends {
             // Loops between the list's block and the append; anything conditional
             // (or a loop that also runs the use) and the list is not followed.
-            let mut each = Vec::new();
-            let mut cur = nav.parent(call);
-            while let Some(p) = cur {
-                if p == block {
-                    break;
-                }
-                match p.kind_name() {
-                    "for_statement" | "while_statement" => {
-                        if p.start_byte() <= use_node.start_byte()
-                            && use_node.end_byte() <= p.end_byte()
-                        {
-                            return None;
-                        }
-                        each.push(p.start_byte());
-                    }
-                    "block"
-                    | "expression_statement"
-                    | "with_statement"
-                    | "with_clause"
-                    | "with_item"
-                    | "call"
-                    | "argument_list"
-                    | "attribute" => {}
-                    _ => return None,
-                }
-                cur = nav.parent(p);
-            }
-            cur?;
+            let each = crate::collections::loops_to_block(
+                nav,
+                call,
+                block,
+                use_node,
+                &[
+                    "block",
+                    "expression_statement",
+                    "with_statement",
+                    "with_clause",
+                    "with_item",
+                    "call",
+                    "argument_list",
+                    "attribute",
+                ],
+            )?;
             let value = self.eval(arg, &ctx.deeper());
             if !extend {
                 items.push(Elem {
@@ -1304,6 +1253,62 @@ impl<'t> crate::lower::Analyzer<'t> {
             items,
             family: false,
         })
+    }
+
+    /// The `name.append(x)` / `name.extend(xs)` calls between the offsets `from` and
+    /// `to` of `scope`: (call, argument, extend); `None` when the name is used in any
+    /// other way there.
+    #[allow(clippy::type_complexity)]
+    fn appends_to(
+        &self,
+        name: &str,
+        scope: Node<'t>,
+        (from, to): (usize, usize),
+    ) -> Option<Vec<(Node<'t>, Node<'t>, bool)>> {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let mut appends: Vec<(Node<'t>, Node<'t>, bool)> = Vec::new();
+        let mut stack = vec![scope];
+        while let Some(x) = stack.pop() {
+            if x.end_byte() <= from || x.start_byte() >= to {
+                continue;
+            }
+            if x.kind_name() == "identifier" && text(x, src) == name {
+                // `obj.keys` and `f(keys=…)` name something else.
+                if !crate::collections::names_variable(nav, x) {
+                    continue;
+                }
+                let attr = nav.parent(x).filter(|a| {
+                    a.kind_name() == "attribute"
+                        && a.field(Field::Object) == Some(x)
+                        && a.field(Field::Attribute)
+                            .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
+                })?;
+                let extend = attr
+                    .field(Field::Attribute)
+                    .is_some_and(|m| text(m, src) == "extend");
+                let call = nav.parent(attr).filter(|c| {
+                    c.kind_name() == "call" && c.field(Field::Function) == Some(attr)
+                })?;
+                let args = call.field(Field::Arguments)?;
+                // `keys.extend(k for k in …)`: the generator is the argument list.
+                if extend && args.kind_name() == "generator_expression" {
+                    appends.push((call, args, true));
+                    continue;
+                }
+                if args.kind_name() != "argument_list" {
+                    return None;
+                }
+                let arg = match arg_nodes(nav, Some(args)).as_slice() {
+                    [a] if nav.named_children(args).count() == 1 => *a,
+                    _ => return None,
+                };
+                appends.push((call, arg, extend));
+                continue;
+            }
+            stack.extend(nav.children(x));
+        }
+        Some(appends)
     }
 
     /// A parameter that every call site of its function in this file fills with a
@@ -1569,37 +1574,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             )
         };
         match def.kind {
-            DefKind::Param(p) => {
-                let f = ctx.func;
-                if let Some(f) = f {
-                    if let Some(v) = self.param_override.get(&(f, p.start_byte())) {
-                        return v.clone();
-                    }
-                    let info = &self.ix().funcs[f];
-                    if info.self_name() == Some(name)
-                        && info.params.first().is_some_and(|fp| fp.node.id() == p.id())
-                    {
-                        if let Some(c) = info.class {
-                            return if info.is_classmethod() {
-                                Value::ClsObj(c)
-                            } else {
-                                Value::SelfObj(c)
-                            };
-                        }
-                    }
-                }
-                if let (Some(f), None) = (f, &ctx.env) {
-                    if let Some(v) = self.client_from_callers(f, p) {
-                        return v;
-                    }
-                }
-                if let Some(a) = def.annotation {
-                    if let Some(v) = self.annotated_value(a) {
-                        return v;
-                    }
-                }
-                fallback(self, ctx)
-            }
+            DefKind::Param(p) => self
+                .param_value(name, p, def.annotation, ctx)
+                .unwrap_or_else(|| fallback(self, ctx)),
             DefKind::Expr(e) => {
                 if e.kind_name() == "list" {
                     if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
@@ -1691,6 +1668,46 @@ impl<'t> crate::lower::Analyzer<'t> {
                 fallback(self, ctx)
             }
         }
+    }
+
+    /// What a parameter holds: the value a caller bound, `self`/`cls`, a client every
+    /// call site passes, or what its annotation says; `None` when nothing says.
+    fn param_value(
+        &mut self,
+        name: &str,
+        p: Node<'t>,
+        annotation: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let f = ctx.func;
+        if let Some(f) = f {
+            if let Some(v) = self.param_override.get(&(f, p.start_byte())) {
+                return Some(v.clone());
+            }
+            let info = &self.ix().funcs[f];
+            if info.self_name() == Some(name)
+                && info.params.first().is_some_and(|fp| fp.node.id() == p.id())
+            {
+                if let Some(c) = info.class {
+                    return Some(if info.is_classmethod() {
+                        Value::ClsObj(c)
+                    } else {
+                        Value::SelfObj(c)
+                    });
+                }
+            }
+        }
+        if let (Some(f), None) = (f, &ctx.env) {
+            if let Some(v) = self.client_from_callers(f, p) {
+                return Some(v);
+            }
+        }
+        if let Some(a) = annotation {
+            if let Some(v) = self.annotated_value(a) {
+                return Some(v);
+            }
+        }
+        None
     }
 
     fn eval_attribute(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
@@ -1939,21 +1956,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             match recv {
                 Value::Str(s) => return self.str_method(&s, m, args, n, ctx),
                 Value::Client(written) => {
-                    let k = self.effective(written);
-                    return match m {
-                        "pipeline" => {
-                            let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
-                            let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
-                            self.pipes[id].origin = match (explicit, written) {
-                                (true, _) => TxOrigin::Written,
-                                (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
-                                (false, _) => TxOrigin::ClientDefault,
-                            };
-                            Value::Pipe(id)
-                        }
-                        "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
-                        _ => self.opaque(n, ctx),
-                    };
+                    return self.client_method(written, m, attr, args, n, ctx);
                 }
                 Value::Pipe(id) => {
                     return match m {
@@ -1970,54 +1973,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                         _ => Value::Pipe(id),
                     };
                 }
-                Value::Path(p) => {
-                    return match m {
-                        "read_text" | "read_bytes" => self.read_path(&p),
-                        "joinpath" => {
-                            let mut p = p;
-                            for a in arg_nodes(self.ix.nav, args) {
-                                match self.eval(a, &ctx.deeper()) {
-                                    Value::Str(t) => {
-                                        match t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
-                                            Some(s) => p.parts.extend(
-                                                s.split('/')
-                                                    .filter(|s| !s.is_empty())
-                                                    .map(str::to_string),
-                                            ),
-                                            None => return Value::Unknown,
-                                        }
-                                    }
-                                    _ => return Value::Unknown,
-                                }
-                            }
-                            p.is_module_file = false;
-                            Value::Path(p)
-                        }
-                        "resolve" | "absolute" => Value::Path(p),
-                        _ => self.opaque(n, ctx),
-                    };
-                }
+                Value::Path(p) => return self.path_method(p, m, args, n, ctx),
                 Value::FileText(t) if m == "read" || m == "decode" => return Value::FileText(t),
                 Value::SelfObj(c)
                     if self.defines(c, m).is_none() && self.client_class(c).is_some() =>
                 {
                     // A method of a class derived from a redis-py client.
                     let written = self.client_class(c).unwrap_or(ClientKind::Unknown);
-                    let k = self.effective(written);
-                    return match m {
-                        "pipeline" => {
-                            let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
-                            let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
-                            self.pipes[id].origin = match (explicit, written) {
-                                (true, _) => TxOrigin::Written,
-                                (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
-                                (false, _) => TxOrigin::ClientDefault,
-                            };
-                            Value::Pipe(id)
-                        }
-                        "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
-                        _ => self.opaque(n, ctx),
-                    };
+                    return self.client_method(written, m, attr, args, n, ctx);
                 }
                 Value::SelfObj(c) | Value::Class(c) | Value::ClsObj(c) => {
                     let callee = match recv {
@@ -2067,6 +2030,99 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let callee = self.eval(func, &ctx.deeper());
         self.call_value(callee, func, args, n, ctx)
+    }
+
+    /// A method of a redis-py client: `pipeline()` makes a pipeline (its transaction
+    /// mode and where that came from), `register_script` a script; anything else is
+    /// opaque.
+    fn client_method(
+        &mut self,
+        written: ClientKind,
+        m: &str,
+        attr: Node<'t>,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let k = self.effective(written);
+        match m {
+            "pipeline" => {
+                let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
+                let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));
+                self.pipes[id].origin = match (explicit, written) {
+                    (true, _) => TxOrigin::Written,
+                    (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
+                    (false, _) => TxOrigin::ClientDefault,
+                };
+                Value::Pipe(id)
+            }
+            "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// A method of a `pathlib` path: its text, or another path.
+    fn path_method(
+        &mut self,
+        p: PathValue,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        match m {
+            "read_text" | "read_bytes" => self.read_path(&p),
+            "joinpath" => {
+                let mut p = p;
+                for a in arg_nodes(self.ix.nav, args) {
+                    match self.eval(a, &ctx.deeper()) {
+                        Value::Str(t) => {
+                            match t.as_bytes().and_then(|b| String::from_utf8(b).ok()) {
+                                Some(s) => p.parts.extend(
+                                    s.split('/').filter(|s| !s.is_empty()).map(str::to_string),
+                                ),
+                                None => return Value::Unknown,
+                            }
+                        }
+                        _ => return Value::Unknown,
+                    }
+                }
+                p.is_module_file = false;
+                Value::Path(p)
+            }
+            "resolve" | "absolute" => Value::Path(p),
+            _ => self.opaque(n, ctx),
+        }
+    }
+
+    /// The value a call gives the `i`th parameter `p` (after `self`): the argument
+    /// passed by position or by name, else its default evaluated in the scope that
+    /// defines the function; `None` when neither.
+    pub(crate) fn arg_or_default(
+        &mut self,
+        parent: Option<FuncId>,
+        i: usize,
+        p: &crate::index::ParamInfo<'t>,
+        (pos, kw): (&[Elem<'t>], &[(String, Elem<'t>)]),
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
+            kw.iter()
+                .find(|(k, _)| k == &p.name)
+                .map(|(_, e)| e.value.clone())
+        });
+        match (v, p.default) {
+            (Some(v), _) => Some(v),
+            (None, Some(d)) => {
+                let dctx = Ctx {
+                    func: parent,
+                    env: None,
+                    depth: ctx.depth + 1,
+                };
+                Some(self.eval(d, &dctx))
+            }
+            (None, None) => None,
+        }
     }
 
     /// Calls a value.
@@ -2249,6 +2305,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return Value::Client(ClientKind::Unknown);
         }
+        if let Some(v) = self.call_file_symbol(path, args, ctx) {
+            return v;
+        }
         match path {
             "builtins.str" | "builtins.bytes" => {
                 let a = arg_nodes(self.ix.nav, args);
@@ -2294,19 +2353,38 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 return self.opaque(n, ctx);
             }
+            _ => {}
+        }
+        // A call into another library: not a redis client, unless it says so.
+        if path.to_ascii_lowercase().contains("redis") || path.starts_with("builtins.") {
+            self.opaque(n, ctx)
+        } else {
+            Value::Foreign
+        }
+    }
+
+    /// Calls that read files or build paths: `open(...)`, `pathlib.Path(...)`,
+    /// `os.path.*`, package resources of this module's own package.
+    fn call_file_symbol(
+        &mut self,
+        path: &str,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        match path {
             "builtins.open" | "io.open" | "codecs.open" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if let Some(first) = a.first() {
                     if let Some(p) = self.path_of(*first, ctx) {
-                        return self.read_path(&p);
+                        return Some(self.read_path(&p));
                     }
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "pathlib.Path" | "pathlib.PurePath" | "pathlib.PosixPath" => {
-                return self.join_paths(args, ctx, true);
+                Some(self.join_paths(args, ctx, true))
             }
-            "os.path.join" => return self.join_paths(args, ctx, false),
+            "os.path.join" => Some(self.join_paths(args, ctx, false)),
             "pkgutil.get_data"
             | "importlib.resources.read_text"
             | "importlib.resources.read_binary"
@@ -2317,22 +2395,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(mut p) = self.path_of(a[1], ctx) {
                         if !p.from_module_dir {
                             p.from_module_dir = true;
-                            return self.read_path(&p);
+                            return Some(self.read_path(&p));
                         }
                     }
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "importlib.resources.files" | "importlib_resources.files" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 1 && self.is_own_package(a[0]) {
-                    return Value::Path(PathValue {
+                    return Some(Value::Path(PathValue {
                         from_module_dir: true,
                         parts: Vec::new(),
                         is_module_file: false,
-                    });
+                    }));
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "os.path.dirname" => {
                 let a = arg_nodes(self.ix.nav, args);
@@ -2342,24 +2420,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                     } else if p.parts.pop().is_none() {
                         p.parts.push("..".into());
                     }
-                    return Value::Path(p);
+                    return Some(Value::Path(p));
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
             "os.path.abspath" | "os.path.realpath" | "os.fspath" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if let Some(v @ Value::Path(_)) = a.first().map(|x| self.eval(*x, &ctx.deeper())) {
-                    return v;
+                    return Some(v);
                 }
-                return Value::Foreign;
+                Some(Value::Foreign)
             }
-            _ => {}
-        }
-        // A call into another library: not a redis client, unless it says so.
-        if path.to_ascii_lowercase().contains("redis") || path.starts_with("builtins.") {
-            self.opaque(n, ctx)
-        } else {
-            Value::Foreign
+            _ => None,
         }
     }
 
@@ -2888,22 +2960,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             if p.star {
                 return None;
             }
-            let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
-                kw.iter()
-                    .find(|(k, _)| k == &p.name)
-                    .map(|(_, e)| e.value.clone())
-            });
-            let v = match (v, p.default) {
-                (Some(v), _) => v,
-                (None, Some(d)) => {
-                    let dctx = Ctx {
-                        func: info.parent,
-                        env: None,
-                        depth: ctx.depth + 1,
-                    };
-                    self.eval(d, &dctx)
-                }
-                (None, None) => Value::Unknown,
+            let v = match self.arg_or_default(info.parent, i, p, (&pos, &kw), ctx) {
+                Some(v) => v,
+                None => Value::Unknown,
             };
             // A parameter the body binds again (`with … as client`) is not fixed.
             if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {

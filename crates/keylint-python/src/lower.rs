@@ -556,22 +556,9 @@ impl<'t> Analyzer<'t> {
             if p.star {
                 continue;
             }
-            let v = pos.get(i).map(|e| e.value.clone()).or_else(|| {
-                kw.iter()
-                    .find(|(k, _)| k == &p.name)
-                    .map(|(_, e)| e.value.clone())
-            });
-            let v = match (v, p.default) {
-                (Some(v), _) => v,
-                (None, Some(d)) => {
-                    let dctx = Ctx {
-                        func: info.parent,
-                        env: None,
-                        depth: ctx.depth + 1,
-                    };
-                    self.eval(d, &dctx)
-                }
-                (None, None) => return,
+            let v = match self.arg_or_default(info.parent, i, p, (&pos, &kw), ctx) {
+                Some(v) => v,
+                None => return,
             };
             // A parameter the body assigns again is not fixed.
             if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {

@@ -22,7 +22,9 @@
 //!    client runs per node); a case
 //!    that fails for any other reason is a broken fixture. Every disagreement fails
 //!    the test. (A `cross-slot` warning on a script without a shebang says the keys
-//!    work only while their slots share a node: either outcome agrees with it.)
+//!    work only while their slots share a node: either outcome agrees with it.) A
+//!    case the server refuses for a script call's numkeys must meet a
+//!    `script-keys-mismatch` numkeys finding, and that finding nothing else.
 
 use conformance::{run_ok as run, Cluster};
 use keylint_core::rules::{check, Settings};
@@ -100,6 +102,8 @@ enum Verdict {
     SameNode,
     Likely,
     Proven,
+    /// A script call whose numkeys the server refuses (`script-keys-mismatch`).
+    Numkeys,
 }
 
 /// The linter's verdict per line of the file where a slot finding's unit starts.
@@ -127,6 +131,9 @@ fn verdicts(path: &Path) -> Vec<(usize, Verdict, String)> {
                 (Rule::CrossSlot, Severity::Error) => Verdict::Proven,
                 (Rule::CrossSlot, _) => Verdict::SameNode,
                 (Rule::CrossSlotLikely, _) => Verdict::Likely,
+                (Rule::ScriptKeysMismatch, _) if f.message.starts_with("numkeys ") => {
+                    Verdict::Numkeys
+                }
                 _ => return None,
             };
             let at = f.unit.clone().unwrap_or(f.primary.span.clone()).start;
@@ -241,11 +248,13 @@ fn redis_py_refuses_exactly_what_is_reported() {
         let outcome_key: &str = match outcome {
             "slot" => "slot",
             "ok" => "ok",
+            "numkeys" => "numkeys",
             _ => "error",
         };
         *counts.entry((outcome_key, verdict)).or_default() += 1;
         let agree = match (outcome, verdict) {
             ("slot", Verdict::Proven | Verdict::Likely) => true,
+            ("numkeys", Verdict::Numkeys) => true,
             ("ok", Verdict::None | Verdict::NotAtomic) => true,
             // Depends on which node serves which slot: either outcome is right.
             ("slot" | "ok", Verdict::SameNode) => true,
@@ -257,6 +266,7 @@ fn redis_py_refuses_exactly_what_is_reported() {
                 match outcome {
                     "slot" => "raised a slot error".to_string(),
                     "ok" => "accepted it".to_string(),
+                    "numkeys" => "refused its numkeys".to_string(),
                     _ => format!("failed for another reason: {}", c["message"]),
                 },
                 match verdict {
@@ -264,6 +274,7 @@ fn redis_py_refuses_exactly_what_is_reported() {
                     Verdict::SameNode => "warns the keys need one node",
                     Verdict::Likely => "reports cross-slot-likely",
                     Verdict::NotAtomic => "warns it is not atomic on a cluster",
+                    Verdict::Numkeys => "reports a refused numkeys",
                     Verdict::None => "is silent",
                 },
                 if outcome == "slot" {
@@ -281,7 +292,8 @@ fn redis_py_refuses_exactly_what_is_reported() {
     eprintln!(
         "{} fixture files, {total} cases: {} raised a slot error ({} reported cross-slot, {} \
          cross-slot-likely), {} accepted ({} with no finding); {} other failures; {} \
-         script keys that need one node ({} raised, {} accepted)",
+         script keys that need one node ({} raised, {} accepted); {} refused numkeys ({} \
+         reported)",
         files.len(),
         counts
             .iter()
@@ -308,6 +320,12 @@ fn redis_py_refuses_exactly_what_is_reported() {
             .sum::<usize>(),
         counts.get(&("slot", Verdict::SameNode)).unwrap_or(&0),
         counts.get(&("ok", Verdict::SameNode)).unwrap_or(&0),
+        counts
+            .iter()
+            .filter(|((o, _), _)| *o == "numkeys")
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        counts.get(&("numkeys", Verdict::Numkeys)).unwrap_or(&0),
     );
     assert!(total > 0, "no cases ran");
     assert!(

@@ -18,7 +18,8 @@ use crate::syntax::{Field, IdMap, IdSet, Nav, NodeExt};
 use crate::tpl::Tpl;
 use crate::{FileLoader, Options};
 use keylint_core::model::{
-    CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Unit, UnitKind, UnitNote,
+    BadNumkeys, CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind,
+    UnitNote,
 };
 use keylint_core::template::Lang;
 use keylint_core::Span;
@@ -1412,7 +1413,11 @@ impl<'t> Analyzer<'t> {
                 .then(|| pos.get(1).map(|e| e.node))
                 .flatten();
             let numkeys = pos.get(2).cloned();
-            let args_after = pos.len().checked_sub(3);
+            // Counted only when the command is one word and nothing is splatted.
+            let args_after = pos
+                .len()
+                .checked_sub(3)
+                .filter(|_| name_words == 1 && !pos.iter().any(|e| e.star));
             self.link(
                 unit,
                 body,
@@ -1546,21 +1551,32 @@ impl<'t> Analyzer<'t> {
         passed: Option<(usize, Span)>,
     ) {
         let mut passed = passed;
-        let mut too_few = None;
-        if let Some(Elem {
-            value: Value::Int(n),
-            node,
-            ..
-        }) = numkeys
-        {
-            if *n >= 0 {
-                match args_after {
-                    Some(after) if (*n as usize) > after => {
-                        too_few = Some((*n as usize, after, node.byte_range()));
-                    }
-                    Some(_) => passed = Some((*n as usize, node.byte_range())),
-                    None => {}
+        let mut fact = None;
+        // A literal integer numkeys, checked as the server reads it when every argument
+        // after it is a positional one of the call (redis-py sends them unchecked).
+        let literal = numkeys.and_then(|e| match &e.value {
+            Value::Int(n) => Some((*n, e.node)),
+            _ => negative_literal(e.node, self.src()).map(|n| (n, e.node)),
+        });
+        if let Some((n, node)) = literal {
+            let at = node.byte_range();
+            match (usize::try_from(n), args_after) {
+                (Err(_), Some(_)) => {
+                    fact = Some((
+                        Numkeys::Refused {
+                            why: BadNumkeys::Negative,
+                            shown: text(node, self.src()).to_string(),
+                        },
+                        at,
+                    ));
                 }
+                (Ok(n), Some(after)) => {
+                    if n <= after {
+                        passed = Some((n, at.clone()));
+                    }
+                    fact = Some((Numkeys::Count { n, after }, at));
+                }
+                _ => {}
             }
         }
         self.script_links.push(crate::script::Link {
@@ -1570,7 +1586,7 @@ impl<'t> Analyzer<'t> {
             keys,
             key_nodes: key_args.iter().map(|e| e.node).collect(),
             passed,
-            too_few,
+            numkeys: fact,
             call,
         });
     }
@@ -1847,6 +1863,24 @@ fn splat_fills_keys(name: &[Vec<u8>], pos: &[Elem<'_>], at: usize) -> bool {
             Err(_) => false,
         }
     })
+}
+
+/// A negative decimal integer literal (`-1`): Python writes it as a unary minus.
+fn negative_literal(node: Node<'_>, src: &str) -> Option<i64> {
+    if node.kind_name() != "unary_operator" {
+        return None;
+    }
+    let op = node.child_by_field_name("operator")?;
+    let arg = node.child_by_field_name("argument")?;
+    if text(op, src) != "-" || arg.kind_name() != "integer" {
+        return None;
+    }
+    let digits = text(arg, src);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: i64 = digits.parse().ok()?;
+    (n > 0).then_some(-n)
 }
 
 fn script_unit_name(command: &str, first: Option<&Elem<'_>>) -> String {

@@ -16,7 +16,10 @@
 //! shebang, and tolerates it on the same node without one). Each call's numkeys and
 //! the keys it passes are reported as facts, and `script-keys-mismatch` reports a call
 //! that passes fewer keys than the script reads, or a numkeys larger than the
-//! arguments after it, at the call.
+//! arguments after it, at the call. A literal integer numkeys with only positional
+//! arguments after it is reported for every call, body known or not: redis-py sends
+//! it unchecked and the server refuses it when it is negative or larger than the
+//! arguments.
 
 use crate::eval::{Ctx, Value};
 use crate::index::FuncId;
@@ -43,9 +46,9 @@ pub(crate) struct Link<'t> {
     pub key_nodes: Vec<Node<'t>>,
     /// Exactly this many keys are passed; where to point at the count.
     pub passed: Option<(usize, Span)>,
-    /// numkeys, the arguments after it, and where numkeys is: more keys than
-    /// arguments.
-    pub too_few: Option<(usize, usize, Span)>,
+    /// A literal numkeys as the server reads it (with the arguments after it, all
+    /// positional), and where it is.
+    pub numkeys: Option<(Numkeys, Span)>,
     /// The call.
     pub call: Node<'t>,
 }
@@ -145,22 +148,50 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
     }
     let skip = a.scripts.len();
     for (link, bi) in links.iter().zip(body_index.into_iter().skip(skip)) {
-        let Some(bi) = bi else { continue };
-        link_call(a, link, &lowered[bi]);
+        // Without a known body, only the call's own facts (its numkeys) are recorded.
+        link_call(a, link, bi.map(|bi| &lowered[bi]));
     }
 }
 
-fn link_call(a: &mut Analyzer<'_>, link: &Link<'_>, body: &Lowered) {
+fn link_call(a: &mut Analyzer<'_>, link: &Link<'_>, body: Option<&Lowered>) {
     let call = ScriptCall {
         anchor: a.model.units[link.unit].anchor.clone(),
         span: link.call.byte_range(),
         keys: link.keys.clone(),
         key_spans: link.key_nodes.iter().map(|n| n.byte_range()).collect(),
         passed: link.passed.clone(),
-        numkeys: link
-            .too_few
-            .clone()
-            .map(|(n, after, at)| (Numkeys::Count { n, after }, at)),
+        numkeys: link.numkeys.clone(),
     };
-    script_link::link_call(&mut a.model, &call, Some(body));
+    script_link::link_call(&mut a.model, &call, body);
+}
+
+#[cfg(test)]
+mod tests {
+    use keylint_core::rules::{check, Settings};
+
+    fn numkeys_findings(src: &str) -> Vec<String> {
+        let m = crate::lower(src);
+        check(&m, &Settings::default())
+            .into_iter()
+            .filter(|f| f.message.starts_with("numkeys "))
+            .map(|f| f.message)
+            .collect()
+    }
+
+    #[test]
+    fn numkeys_is_checked_without_a_body() {
+        let src = "import redis\nr = redis.Redis()\ndef f(sha, body, args):\n    \
+                   r.evalsha(sha, 3, 'a')\n    r.eval(body, -1, 'a')\n    \
+                   r.fcall_ro('f', 2)\n    r.evalsha(sha, 1, 'a')\n    \
+                   r.evalsha(sha, 3, *args)\n    r.evalsha(sha, 3, 'a', *args)\n    \
+                   r.evalsha_ro(sha, numkeys=2)\n";
+        assert_eq!(
+            numkeys_findings(src),
+            [
+                "numkeys is 3 but only 1 argument follows",
+                "numkeys is negative (-1)",
+                "numkeys is 2 but only 0 arguments follow",
+            ]
+        );
+    }
 }

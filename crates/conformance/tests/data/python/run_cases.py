@@ -7,8 +7,8 @@ Usage: run_cases.py --port PORT FILE.py...
 Each fixture module is imported (it must have no side effects at import time); every
 top-level function named `case_*` is called with a `RedisCluster` client (an asyncio
 `RedisCluster` for `async def` cases) after the cluster is flushed. The outcome of a
-case is `slot` when it raised one of redis-py's slot errors, `ok` when it returned,
-and `error` for anything else. The report is JSON on stdout, one object per case:
+case is `slot` when it raised one of redis-py's slot errors, `numkeys` when the server
+refused a script call's numkeys, `ok` when it returned, and `error` for anything else. The report is JSON on stdout, one object per case:
 file, name, first and last line, outcome and message.
 """
 
@@ -46,6 +46,10 @@ def outcome_of(exc):
             or "non local key" in msg
         ):
             return "slot"
+        # The server refuses a script call's numkeys (larger than the arguments after
+        # it, or negative) before anything else.
+        if msg.startswith("Number of keys can't be"):
+            return "numkeys"
     return "error"
 
 

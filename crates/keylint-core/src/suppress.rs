@@ -44,6 +44,7 @@ fn comment_start(line: &str, lang: Lang) -> Option<usize> {
         Lang::RedisCli => trimmed.starts_with('#').then_some(indent + 1),
         Lang::Python => line.find('#').map(|i| i + 1),
         Lang::Lua => line.find("--").map(|i| i + 2),
+        Lang::JavaScript => line.find("//").map(|i| i + 2),
     }
 }
 
@@ -95,7 +96,11 @@ pub fn parse(source: &str, lang: Lang) -> Vec<Suppression> {
             }
             pos += item.len() + 1;
         }
-        let marker_len = if lang == Lang::Lua { 2 } else { 1 };
+        let marker_len = if matches!(lang, Lang::Lua | Lang::JavaScript) {
+            2
+        } else {
+            1
+        };
         // Code before the comment: it suppresses its own line; alone: the next line.
         let code_before = !line[..c - marker_len].trim().is_empty();
         out.push(Suppression {

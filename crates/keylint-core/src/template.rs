@@ -29,6 +29,8 @@ pub enum Lang {
     Lua,
     /// Python code.
     Python,
+    /// JavaScript or TypeScript code.
+    JavaScript,
 }
 
 /// Where the bytes of a literal part came from in the source file.
@@ -365,7 +367,7 @@ impl KeyTemplate {
     pub fn replacement(&self, lang: Lang) -> Option<String> {
         match lang {
             Lang::RedisCli => self.as_literal().map(|b| quote_redis_cli(&b)),
-            Lang::Lua | Lang::Python => Some(self.display(lang)),
+            Lang::Lua | Lang::Python | Lang::JavaScript => Some(self.display(lang)),
         }
     }
 
@@ -386,7 +388,8 @@ impl KeyTemplate {
     }
 
     /// The template in the user's syntax: `"user:" .. ARGV[1]` (Lua),
-    /// `f"user:{uid}"` (Python), `user:1000` (redis-cli).
+    /// `f"user:{uid}"` (Python), `` `user:${uid}` `` (JavaScript), `user:1000`
+    /// (redis-cli).
     pub fn display(&self, lang: Lang) -> String {
         display_parts(
             self.parts.iter().map(|p| match p {
@@ -526,6 +529,27 @@ fn display_parts<'a>(pieces: impl Iterator<Item = Piece<'a>>, lang: Lang) -> Str
                 }
             }
             out.push('"');
+        }
+        Lang::JavaScript => {
+            let has_hole = pieces.iter().any(|p| matches!(p, Piece::Hole(_)));
+            let quote = if has_hole { '`' } else { '"' };
+            out.push(quote);
+            for p in &pieces {
+                match p {
+                    Piece::Bytes(b) => {
+                        let s = escape(b, quote);
+                        if has_hole {
+                            out.push_str(&s.replace("${", "\\${"));
+                        } else {
+                            out.push_str(&s);
+                        }
+                    }
+                    Piece::Hole(l) => {
+                        let _ = write!(out, "${{{l}}}");
+                    }
+                }
+            }
+            out.push(quote);
         }
         Lang::Lua => {
             for (i, p) in pieces.iter().enumerate() {
@@ -698,8 +722,8 @@ impl HashInput {
                         SymPart::Hole { label, .. } => Piece::Hole(label),
                     }),
                     // Symbolic inputs read best as a concatenation in any language.
-                    if lang == Lang::Python {
-                        Lang::Python
+                    if matches!(lang, Lang::Python | Lang::JavaScript) {
+                        lang
                     } else {
                         Lang::Lua
                     },

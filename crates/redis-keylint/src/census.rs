@@ -83,6 +83,13 @@ pub fn code_keys(paths: &[PathBuf]) -> Result<Vec<CodeKey>, String> {
             let model = match lang {
                 crate::lint::Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
                 crate::lint::Language::Lua => keylint_lua::lower(&source),
+                crate::lint::Language::JavaScript
+                | crate::lint::Language::TypeScript
+                | crate::lint::Language::Tsx => keylint_javascript::lower(
+                    &source,
+                    lang.dialect()
+                        .unwrap_or(keylint_javascript::Dialect::JavaScript),
+                ),
                 crate::lint::Language::Python => {
                     let loader = path.parent().map(crate::loader::DirLoader::new);
                     keylint_python::lower_with(

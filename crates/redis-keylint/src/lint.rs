@@ -25,6 +25,12 @@ pub enum Language {
     Lua,
     /// `*.py`: Python code using redis-py.
     Python,
+    /// `*.js`, `*.mjs`, `*.cjs`, `*.jsx`: JavaScript using ioredis or node-redis.
+    JavaScript,
+    /// `*.ts`, `*.mts`, `*.cts`: TypeScript using ioredis or node-redis.
+    TypeScript,
+    /// `*.tsx`: TypeScript with JSX.
+    Tsx,
 }
 
 impl Language {
@@ -34,6 +40,9 @@ impl Language {
             "redis" => Some(Language::RedisCli),
             "lua" => Some(Language::Lua),
             "py" => Some(Language::Python),
+            "js" | "mjs" | "cjs" | "jsx" => Some(Language::JavaScript),
+            "ts" | "mts" | "cts" => Some(Language::TypeScript),
+            "tsx" => Some(Language::Tsx),
             _ => None,
         }
     }
@@ -44,6 +53,17 @@ impl Language {
             Language::RedisCli => Lang::RedisCli,
             Language::Lua => Lang::Lua,
             Language::Python => Lang::Python,
+            Language::JavaScript | Language::TypeScript | Language::Tsx => Lang::JavaScript,
+        }
+    }
+
+    /// The grammar of a JavaScript or TypeScript file.
+    pub fn dialect(self) -> Option<keylint_javascript::Dialect> {
+        match self {
+            Language::JavaScript => Some(keylint_javascript::Dialect::JavaScript),
+            Language::TypeScript => Some(keylint_javascript::Dialect::TypeScript),
+            Language::Tsx => Some(keylint_javascript::Dialect::Tsx),
+            _ => None,
         }
     }
 
@@ -54,7 +74,11 @@ impl Language {
     pub fn may_use_redis(self, source: &[u8], receivers: &[String]) -> bool {
         match self {
             Language::RedisCli => true,
-            Language::Lua => keylint_core::prefilter::mentions_redis(source),
+            // A JavaScript module reaches Redis only through a client library it
+            // imports by name (`ioredis`, `redis`, `@redis/client`).
+            Language::Lua | Language::JavaScript | Language::TypeScript | Language::Tsx => {
+                keylint_core::prefilter::mentions_redis(source)
+            }
             Language::Python => {
                 keylint_core::prefilter::mentions_redis(source)
                     || receivers
@@ -66,7 +90,7 @@ impl Language {
 }
 
 /// The extensions `check` lints, for messages.
-const KNOWN_EXTENSIONS: &str = "`.redis`, `.lua` or `.py`";
+const KNOWN_EXTENSIONS: &str = "`.redis`, `.lua`, `.py`, `.js` or `.ts`";
 
 /// The result of linting one file.
 #[derive(Debug)]
@@ -106,6 +130,7 @@ pub fn lint_source_at(
     let loader = path
         .and_then(Path::parent)
         .map(crate::loader::DirLoader::new);
+    let node_major = path.and_then(|p| node_redis_major(lang, p));
     lint_source_with(
         lang,
         source,
@@ -114,6 +139,7 @@ pub fn lint_source_at(
             .as_ref()
             .map(|l| l as &dyn keylint_python::FileLoader),
         None,
+        node_major,
     )
     .0
 }
@@ -171,6 +197,7 @@ fn lint_source_with(
     config: &Config,
     loader: Option<&dyn keylint_python::FileLoader>,
     project: Option<(&keylint_python::Project, &str)>,
+    node_redis_major: Option<u32>,
 ) -> (Vec<Finding>, Vec<keylint_python::ModuleDep>) {
     if !lang.may_use_redis(source.as_bytes(), &config.python_receivers) {
         return (Vec::new(), Vec::new());
@@ -205,8 +232,40 @@ fn lint_source_with(
                 _ => keylint_python::lower_with(source, &options, loader),
             }
         }
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            let dialect = lang
+                .dialect()
+                .unwrap_or(keylint_javascript::Dialect::JavaScript);
+            let options = keylint_javascript::Options { node_redis_major };
+            let files = loader.map(JsFiles);
+            let files = files
+                .as_ref()
+                .map(|l| l as &dyn keylint_javascript::FileLoader);
+            if BIG_STACK.get() {
+                keylint_javascript::lower_on_this_thread(source, dialect, &options, files)
+            } else {
+                keylint_javascript::lower_with(source, dialect, &options, files)
+            }
+        }
     };
     (keylint_core::rules::check(&model, &config.settings), deps)
+}
+
+/// The JavaScript frontend's file loader (`.lua` files a module reads) over a file
+/// loader.
+struct JsFiles<'a>(&'a dyn keylint_python::FileLoader);
+
+impl keylint_javascript::FileLoader for JsFiles<'_> {
+    fn load(&self, path: &str, from_module_dir: bool) -> Option<String> {
+        self.0.load(path, from_module_dir)
+    }
+}
+
+/// The major version of node-redis that the project of a JavaScript file depends on
+/// (see [`crate::npm`]).
+fn node_redis_major(lang: Language, path: &Path) -> Option<u32> {
+    lang.dialect()?;
+    crate::npm::node_redis_major(path.parent()?)
 }
 
 /// The Lua frontend's include loader over a file loader: include paths are relative
@@ -485,9 +544,10 @@ fn process(
         });
     }
     let source = String::from_utf8(std::mem::take(buf)).expect("checked by read_file");
-    let dir_loader = matches!(job.lang, Language::Python | Language::Lua)
-        .then(|| job.path.parent().map(crate::loader::DirLoader::new))
-        .flatten();
+    let dir_loader = (matches!(job.lang, Language::Python | Language::Lua)
+        || job.lang.dialect().is_some())
+    .then(|| job.path.parent().map(crate::loader::DirLoader::new))
+    .flatten();
     let loader = dir_loader
         .as_ref()
         .map(|l| l as &dyn keylint_python::FileLoader);
@@ -497,13 +557,16 @@ fn process(
         .flatten();
     let project = name.as_ref().map(|_| projects.get(&job.config));
     let project = project.as_deref().zip(name.as_deref());
+    let node_major = node_redis_major(job.lang, &job.path);
     let findings = match cache {
-        None => lint_source_with(job.lang, &source, &job.config, loader, project).0,
+        None => lint_source_with(job.lang, &source, &job.config, loader, project, node_major).0,
         Some(cache) => {
+            // The node-redis major decides findings as the module name does.
+            let major_name = node_major.map(|m| format!("node-redis@{m}"));
             let key = cache.key(
                 job.lang,
                 crate::cache::settings_key(&job.config),
-                name.as_deref().unwrap_or(""),
+                name.as_deref().or(major_name.as_deref()).unwrap_or(""),
                 source.as_bytes(),
             );
             match cache.get(key, loader, projects.loader()) {
@@ -518,6 +581,7 @@ fn process(
                             .as_ref()
                             .map(|r| r as &dyn keylint_python::FileLoader),
                         project,
+                        node_major,
                     );
                     let deps = recorder.map(Recorder::into_deps).unwrap_or_default();
                     cache.put(key, &findings, &deps, &modules, projects.loader());
@@ -636,6 +700,8 @@ fn lint_stdin(
         // A module named after a file of a project reads that project's modules.
         (Language::Python, Some(module)) => lint_stdin_in_project(&source, &config, &name, &module)
             .unwrap_or_else(|| lint_source(lang, &source, &config)),
+        // A JavaScript module's scripts and node-redis version are read beside it.
+        _ if lang.dialect().is_some() => lint_source_at(lang, &source, &config, Some(&name)),
         _ => lint_source(lang, &source, &config),
     };
     let findings = finalize(findings, lang, &name, &source, &config, selection);
@@ -672,6 +738,7 @@ fn lint_stdin_in_project(
                         .as_ref()
                         .map(|l| l as &dyn keylint_python::FileLoader),
                     Some((&project, module)),
+                    None,
                 )
                 .0
             })

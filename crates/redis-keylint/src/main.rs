@@ -10,6 +10,7 @@ mod fixes;
 mod github;
 mod lint;
 mod loader;
+mod npm;
 mod par;
 mod project;
 mod render;

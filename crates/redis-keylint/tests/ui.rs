@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const EXTENSIONS: &[&str] = &["redis", "lua", "py"];
+const EXTENSIONS: &[&str] = &[
+    "redis", "lua", "py", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx",
+];
 
 fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

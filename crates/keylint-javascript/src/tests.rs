@@ -1,0 +1,214 @@
+use super::*;
+use keylint_core::model::{CrossSlotPolicy, UnitKind};
+use keylint_core::rules::{check, Settings};
+use keylint_core::Lang;
+
+fn units(
+    src: &str,
+    d: Dialect,
+    o: &Options,
+) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
+    let m = lower_with(src, d, o, None);
+    m.units
+        .iter()
+        .map(|u| {
+            (
+                u.kind.clone(),
+                u.name.clone(),
+                u.policy,
+                u.keys
+                    .iter()
+                    .map(|&k| m.keys[k].template.display(Lang::JavaScript))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn js(src: &str) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
+    units(src, Dialect::JavaScript, &Options::default())
+}
+
+fn rules(src: &str, d: Dialect, o: &Options) -> Vec<String> {
+    let m = lower_with(src, d, o, None);
+    check(&m, &Settings::default())
+        .into_iter()
+        .map(|f| f.rule.name().to_string())
+        .collect()
+}
+
+#[test]
+fn ioredis_mget_flat_and_array() {
+    let u = js(
+        "const Redis = require('ioredis');\nconst r = new Redis();\n\
+                r.mget('a', 'b');\nr.mget(['c', `d:${id}`]);\n",
+    );
+    assert_eq!(u.len(), 2, "{u:?}");
+    assert_eq!(u[0].1, "MGET");
+    assert_eq!(u[0].3, ["\"a\"", "\"b\""]);
+    assert_eq!(u[1].3, ["\"c\"", "`d:${id}`"]);
+    assert_eq!(u[0].2, CrossSlotPolicy::Refused);
+}
+
+#[test]
+fn ioredis_cluster_forms() {
+    for src in [
+        "import Redis from 'ioredis';\nconst c = new Redis.Cluster([]);\nc.del('a', 'b');\n",
+        "import { Cluster } from 'ioredis';\nconst c = new Cluster([]);\nc.del('a', 'b');\n",
+        "const { Cluster } = require('ioredis');\nconst c = new Cluster([]);\nc.del('a', 'b');\n",
+        "import * as IORedis from 'ioredis';\nconst c = new IORedis.Cluster([]);\nc.del('a', 'b');\n",
+        "const IORedis = require('ioredis');\nconst base = new IORedis();\nconst c = base.duplicate();\nc.del('a', 'b');\n",
+    ] {
+        assert_eq!(rules(src, Dialect::JavaScript, &Options::default()), ["cross-slot"], "{src}");
+    }
+}
+
+#[test]
+fn look_alikes_never_match() {
+    let src = "const Redis = require('ioredis');\nconst m = new Map();\nm.get('a');\n\
+               const fs = require('fs');\nfs.rename('a', 'b');\nUser.destroy('a', 'b');\n\
+               function f(r) { r.mget('a', 'b'); }\n";
+    assert!(js(src).is_empty());
+    // Without an import of a client library nothing is a client.
+    assert!(js("const r = new Redis();\nr.mget('a', 'b');\n").is_empty());
+}
+
+#[test]
+fn node_redis_split_depends_on_major() {
+    let src = "import { createCluster } from 'redis';\n\
+               const c = await createCluster({ rootNodes: [] }).connect();\n\
+               await c.mGet(['a', 'b']);\nawait c.sInterStore('d', ['a', 'b']);\n";
+    let none = rules(src, Dialect::TypeScript, &Options::default());
+    assert_eq!(
+        none,
+        ["cross-slot"],
+        "only SINTERSTORE when the major is unknown"
+    );
+    let v6 = rules(
+        src,
+        Dialect::TypeScript,
+        &Options {
+            node_redis_major: Some(6),
+        },
+    );
+    assert_eq!(v6, ["cross-slot"]);
+    let v4 = rules(
+        src,
+        Dialect::TypeScript,
+        &Options {
+            node_redis_major: Some(4),
+        },
+    );
+    assert_eq!(v4, ["cross-slot", "cross-slot"]);
+}
+
+#[test]
+fn typed_parameters_and_fields() {
+    let src = "import { Redis, Cluster } from 'ioredis';\n\
+               function f(client: Redis | Cluster) { return client.mget('a', 'b'); }\n\
+               class S {\n  constructor(private readonly redis: Redis) {}\n  \
+               run() { return this.redis.mget('c', 'd'); }\n}\n\
+               class T {\n  r = new Redis();\n  run() { return this.r.mget('e', 'f'); }\n}\n";
+    let u = units(src, Dialect::TypeScript, &Options::default());
+    assert_eq!(u.len(), 3, "{u:?}");
+    let src = "import { RedisClusterType } from 'redis';\n\
+               async function f(c: RedisClusterType) { await c.rename('a', 'b'); }\n";
+    assert_eq!(
+        rules(src, Dialect::TypeScript, &Options::default()),
+        ["cross-slot"]
+    );
+}
+
+#[test]
+fn keys_from_constants_concat_and_join() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               const PREFIX = 'app:';\n\
+               function f(id) { r.mget(PREFIX + 'a', ['app', 'b'].join(':'), `${PREFIX}c:${id}`); }\n";
+    let u = js(src);
+    assert_eq!(u[0].3, ["\"app:a\"", "\"app:b\"", "`app:c:${id}`"]);
+}
+
+#[test]
+fn hash_tags_in_template_literals() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { r.mget(`user:{${id}}:a`, `user:{${id}}:b`); }\n";
+    assert!(rules(src, Dialect::JavaScript, &Options::default()).is_empty());
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { r.mget(`user:${id}:a`, `user:${id}:b`); }\n";
+    assert_eq!(
+        rules(src, Dialect::JavaScript, &Options::default()),
+        ["cross-slot-likely"]
+    );
+}
+
+#[test]
+fn transactions() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.multi().set('a', 1).set('b', 2).exec();\n\
+               r.pipeline().set('c', 1).set('d', 2).exec();\n\
+               const tx = r.multi();\ntx.set('e', 1);\ntx.incr('f');\ntx.exec();\n";
+    let u = js(src);
+    let tx: Vec<_> = u.iter().filter(|u| u.0 == UnitKind::Transaction).collect();
+    assert_eq!(tx.len(), 2, "{u:?}");
+    assert_eq!(tx[0].3, ["\"a\"", "\"b\""]);
+    assert_eq!(tx[1].3, ["\"e\"", "\"f\""]);
+    let src = "import { createCluster } from 'redis';\nconst c = createCluster({});\n\
+               await c.multi().set('a', '1').set('b', '2').exec();\n\
+               await c.multi().set('c', '1').set('d', '2').execAsPipeline();\n";
+    let u = units(src, Dialect::TypeScript, &Options::default());
+    assert_eq!(u.len(), 1, "{u:?}");
+    assert_eq!(u[0].3, ["\"a\"", "\"b\""]);
+}
+
+#[test]
+fn scripts_eval_and_define_command() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.eval(\"return redis.call('SET', KEYS[1], ARGV[1])\", 2, 'a', 'b', 'x');\n\
+               r.defineCommand('two', { numberOfKeys: 2, lua: 'return 1' });\n\
+               r.two('c', 'd', 'x');\n\
+               r.evalsha(sha, 3, 'a');\n";
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(
+        names,
+        ["cross-slot", "cross-slot", "script-keys-mismatch"],
+        "{names:?}"
+    );
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.eval(\"redis.call('SET', KEYS[1], 1) return redis.call('GET', 'other')\", 1, 'a');\n";
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(names, ["undeclared-script-key"]);
+    let src = "import { createClient } from 'redis';\nconst c = createClient();\n\
+               await c.eval('return 1', { keys: ['a', 'b'], arguments: ['x'] });\n";
+    assert_eq!(
+        rules(src, Dialect::TypeScript, &Options::default()),
+        ["cross-slot"]
+    );
+}
+
+#[test]
+fn tsx_and_broken_code_do_not_panic() {
+    let src = "import Redis from 'ioredis';\nconst r = new Redis();\n\
+               export const C = () => <div>{r.mget('a', 'b')}</div>;\n";
+    assert_eq!(units(src, Dialect::Tsx, &Options::default()).len(), 1);
+    for src in [
+        "",
+        "const r = new (",
+        "import Redis from 'ioredis'; r.mget(`${",
+        "`\\u{",
+    ] {
+        for d in [Dialect::JavaScript, Dialect::TypeScript, Dialect::Tsx] {
+            let _ = lower(src, d);
+        }
+    }
+    let deep = format!(
+        "const Redis = require('ioredis');\nconst r = new Redis();\nr.mget({}'a'{});\n",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    let _ = lower(&deep, Dialect::JavaScript);
+    let long = format!(
+        "const Redis = require('ioredis');\nconst r = new Redis();\nr.get({});\n",
+        vec!["'a'"; 20000].join(" + ")
+    );
+    let _ = lower(&long, Dialect::JavaScript);
+}

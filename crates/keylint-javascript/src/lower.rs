@@ -31,10 +31,23 @@ pub(crate) enum Kind {
     Unknown,
 }
 
+/// The `keyPrefix` a client prepends to every key (ioredis, node-redis 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prefix {
+    /// The code shows every option: no prefix.
+    None,
+    /// Options the code does not show (a variable, a URL with holes, a client made
+    /// elsewhere): a prefix may carry a hash tag of its own.
+    Unknown,
+    /// This one, an index into [`Analyzer::prefixes`].
+    Lit(usize),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Client {
     lib: Lib,
     kind: Kind,
+    prefix: Prefix,
 }
 
 /// A batch started on a client.
@@ -149,6 +162,8 @@ pub(crate) struct Analyzer<'t> {
     links: Vec<Link<'t>>,
     /// Calls every node of the file, in source order.
     calls: Vec<Node<'t>>,
+    /// The key prefixes of clients made with a literal `keyPrefix`.
+    prefixes: Vec<Tpl>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -218,6 +233,7 @@ impl<'t> Analyzer<'t> {
             defined: HashMap::new(),
             links: Vec::new(),
             calls: Vec::new(),
+            prefixes: Vec::new(),
         }
     }
 
@@ -292,6 +308,7 @@ impl<'t> Analyzer<'t> {
                     Client {
                         lib,
                         kind: Kind::Standalone,
+                        prefix: Prefix::Unknown,
                     },
                 );
             }
@@ -302,6 +319,7 @@ impl<'t> Analyzer<'t> {
                     Client {
                         lib,
                         kind: Kind::Cluster,
+                        prefix: Prefix::Unknown,
                     },
                 );
             }
@@ -317,6 +335,7 @@ impl<'t> Analyzer<'t> {
                     Client {
                         lib,
                         kind: Kind::Standalone,
+                        prefix: Prefix::Unknown,
                     },
                 );
             }
@@ -326,6 +345,7 @@ impl<'t> Analyzer<'t> {
                     Client {
                         lib,
                         kind: Kind::Cluster,
+                        prefix: Prefix::Unknown,
                     },
                 );
             }
@@ -669,7 +689,21 @@ impl<'t> Analyzer<'t> {
 
     // ---------------------------------------------------------------- values
 
-    fn hole(&self, n: Node<'t>) -> Tpl {
+    fn hole(&mut self, n: Node<'t>) -> Tpl {
+        // A name bound once stands for the expression it is bound to, so that
+        // `const a = id` and `id` are one value.
+        let written = unwrap_expr(n).byte_range();
+        let mut n = unwrap_expr(n);
+        for _ in 0..8 {
+            if n.kind() != "identifier" {
+                break;
+            }
+            let name = text(n, self.src).to_string();
+            match self.lookup(&name, n) {
+                Decl::Value(v) => n = unwrap_expr(v),
+                _ => break,
+            }
+        }
         let raw = text(n, self.src);
         let label: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
         let label = if label.len() > 60 {
@@ -687,7 +721,7 @@ impl<'t> Analyzer<'t> {
             binding: format!("{label}@{scope}"),
             keylike: is_keylike_label(&label),
             label,
-            span: Some(n.byte_range()),
+            span: Some(written),
         })
     }
 
@@ -840,7 +874,7 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    fn as_tpl(&self, v: Value<'t>, n: Node<'t>) -> Tpl {
+    fn as_tpl(&mut self, v: Value<'t>, n: Node<'t>) -> Tpl {
         match v {
             Value::Str(t) => t,
             Value::Num(i) => Tpl::text(i.to_string().as_bytes()),
@@ -938,6 +972,7 @@ impl<'t> Analyzer<'t> {
                         Client {
                             lib: Lib::IoRedis,
                             kind: Kind::Standalone,
+                            prefix: Prefix::Unknown,
                         },
                     ),
                     (
@@ -945,6 +980,7 @@ impl<'t> Analyzer<'t> {
                         Client {
                             lib: Lib::IoRedis,
                             kind: Kind::Cluster,
+                            prefix: Prefix::Unknown,
                         },
                     ),
                 ];
@@ -956,6 +992,7 @@ impl<'t> Analyzer<'t> {
                 Some(o) if o.kind != c.kind => Client {
                     lib: o.lib,
                     kind: Kind::Unknown,
+                    prefix: Prefix::Unknown,
                 },
                 Some(o) => o,
             });
@@ -967,10 +1004,12 @@ impl<'t> Analyzer<'t> {
         let Some(ctor) = n.child_by_field_name("constructor") else {
             return Value::Unknown;
         };
+        let prefix = self.ctor_prefix(n, Lib::IoRedis);
         let io = |kind| {
             Value::Client(Client {
                 lib: Lib::IoRedis,
                 kind,
+                prefix,
             })
         };
         match ctor.kind() {
@@ -1013,14 +1052,173 @@ impl<'t> Analyzer<'t> {
         }
     }
 
+    /// The `keyPrefix` of a client made by the call or `new` expression `n`, as far as
+    /// its arguments show: every argument must be visible (literals, object literals
+    /// without spreads) for the client to have no prefix or a known one.
+    fn ctor_prefix(&mut self, n: Node<'t>, lib: Lib) -> Prefix {
+        // node-redis 4 and 5 have no keyPrefix option.
+        if lib == Lib::NodeRedis && matches!(self.options.node_redis_major, Some(4 | 5)) {
+            return Prefix::None;
+        }
+        let Some(args) = n.child_by_field_name("arguments") else {
+            return Prefix::None;
+        };
+        let mut c = args.walk();
+        let args: Vec<Node<'t>> = args
+            .named_children(&mut c)
+            .filter(|a| a.kind() != "comment")
+            .collect();
+        let mut found = Prefix::None;
+        for a in args {
+            match self.options_prefix(a, lib, 0) {
+                Prefix::None => {}
+                Prefix::Unknown => return Prefix::Unknown,
+                p => found = p,
+            }
+        }
+        found
+    }
+
+    /// The `keyPrefix` an argument of a client constructor sets.
+    fn options_prefix(&mut self, a: Node<'t>, lib: Lib, depth: usize) -> Prefix {
+        if depth > 4 {
+            return Prefix::Unknown;
+        }
+        let a = unwrap_expr(a);
+        match a.kind() {
+            "number" | "true" | "false" | "null" | "undefined" => Prefix::None,
+            "array" => {
+                let mut c = a.walk();
+                let items: Vec<Node<'t>> = a.named_children(&mut c).collect();
+                let mut found = Prefix::None;
+                for e in items {
+                    if e.kind() == "spread_element" {
+                        return Prefix::Unknown;
+                    }
+                    match self.options_prefix(e, lib, depth + 1) {
+                        Prefix::None => {}
+                        Prefix::Unknown => return Prefix::Unknown,
+                        p => found = p,
+                    }
+                }
+                found
+            }
+            "object" => {
+                let mut c = a.walk();
+                let props: Vec<Node<'t>> = a.named_children(&mut c).collect();
+                let mut found = Prefix::None;
+                for p in props {
+                    match p.kind() {
+                        "pair" => {
+                            let (Some(k), Some(v)) =
+                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                            else {
+                                return Prefix::Unknown;
+                            };
+                            let key = match k.kind() {
+                                "property_identifier" => text(k, self.src).to_string(),
+                                "string" => string_value(k, self.src).unwrap_or_default(),
+                                _ => return Prefix::Unknown,
+                            };
+                            match key.as_str() {
+                                "keyPrefix" => match self.eval(v) {
+                                    Value::Str(t) => {
+                                        self.prefixes.push(t);
+                                        found = Prefix::Lit(self.prefixes.len() - 1);
+                                    }
+                                    _ => return Prefix::Unknown,
+                                },
+                                // Options nested in options (a cluster's options for
+                                // its node clients).
+                                "redisOptions" | "defaults" | "options" | "rootNodes" => {
+                                    match self.options_prefix(v, lib, depth + 1) {
+                                        Prefix::None => {}
+                                        Prefix::Unknown => return Prefix::Unknown,
+                                        p => found = p,
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        "shorthand_property_identifier" => {
+                            if matches!(
+                                text(p, self.src),
+                                "keyPrefix" | "redisOptions" | "defaults" | "options" | "rootNodes"
+                            ) {
+                                return Prefix::Unknown;
+                            }
+                        }
+                        "comment" => {}
+                        _ => return Prefix::Unknown,
+                    }
+                }
+                found
+            }
+            // A connection URL: ioredis reads options from its query string.
+            "string" | "template_string" | "binary_expression" => match self.eval(a) {
+                Value::Str(t) => {
+                    let literal: Vec<u8> = t
+                        .parts
+                        .iter()
+                        .flat_map(|p| match p {
+                            TPart::Lit { bytes, .. } => bytes.clone(),
+                            TPart::Hole(_) => Vec::new(),
+                        })
+                        .collect();
+                    let has_query = literal.contains(&b'?');
+                    let holes = t.as_bytes().is_none();
+                    if lib == Lib::IoRedis && (has_query || (holes && !url_holes_before_path(&t))) {
+                        Prefix::Unknown
+                    } else {
+                        Prefix::None
+                    }
+                }
+                _ => Prefix::Unknown,
+            },
+            "identifier" | "member_expression" => match self.eval(a) {
+                Value::Num(_) | Value::Null => Prefix::None,
+                Value::Str(_) => {
+                    // Evaluated again as a string expression (a URL).
+                    let name = text(a, self.src).to_string();
+                    match self.lookup(&name, a) {
+                        Decl::Value(v) => self.options_prefix(v, lib, depth + 1),
+                        _ => Prefix::Unknown,
+                    }
+                }
+                Value::Object(_) | Value::Array(..) => {
+                    let name = text(a, self.src).to_string();
+                    match self.lookup(&name, a) {
+                        Decl::Value(v) => self.options_prefix(v, lib, depth + 1),
+                        _ => Prefix::Unknown,
+                    }
+                }
+                _ => Prefix::Unknown,
+            },
+            _ => Prefix::Unknown,
+        }
+    }
+
     fn call_value(&mut self, n: Node<'t>) -> Value<'t> {
         let Some(f) = n.child_by_field_name("function") else {
             return Value::Unknown;
+        };
+        let is_ctor = match f.kind() {
+            "identifier" => self.imports.node_fns.contains_key(text(f, self.src)),
+            "member_expression" => f
+                .child_by_field_name("property")
+                .is_some_and(|p| matches!(text(p, self.src), "createClient" | "createCluster")),
+            _ => false,
+        };
+        let prefix = if is_ctor {
+            self.ctor_prefix(n, Lib::NodeRedis)
+        } else {
+            Prefix::Unknown
         };
         let node = |kind| {
             Value::Client(Client {
                 lib: Lib::NodeRedis,
                 kind,
+                prefix,
             })
         };
         match f.kind() {
@@ -1246,13 +1444,13 @@ impl<'t> Analyzer<'t> {
                         .child_by_field_name("property")
                         .or_else(|| n.child_by_field_name("name"));
                     if prop.is_some_and(|p| text(p, self.src) == name) {
-                        if let Some(ty) = n.child_by_field_name("type") {
+                        // The value given, or else the type declared.
+                        if let Some(v) = n.child_by_field_name("value") {
+                            values.push(self.eval(v));
+                        } else if let Some(ty) = n.child_by_field_name("type") {
                             if let Some(c) = self.client_type(ty) {
                                 values.push(Value::Client(c));
                             }
-                        }
-                        if let Some(v) = n.child_by_field_name("value") {
-                            values.push(self.eval(v));
                         }
                     }
                 }
@@ -1311,6 +1509,9 @@ impl<'t> Analyzer<'t> {
                         Value::Client(d) if d.lib == out.lib => {
                             if d.kind != out.kind {
                                 out.kind = Kind::Unknown;
+                            }
+                            if d.prefix != out.prefix {
+                                out.prefix = Prefix::Unknown;
                             }
                         }
                         _ => return None,
@@ -1388,7 +1589,7 @@ impl<'t> Analyzer<'t> {
         let args = self.args(call);
         if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).copied() {
             if c.lib == Lib::IoRedis {
-                return self.defined_call(call, f, &args, d, batch.is_some());
+                return self.defined_call(c, call, f, &args, d, batch.is_some());
             }
         }
         if m.to_ascii_lowercase().starts_with("eval") {
@@ -1440,7 +1641,7 @@ impl<'t> Analyzer<'t> {
         let mut uses = Vec::new();
         for k in &keys {
             let t = self.tpl(*k);
-            uses.push(self.key_use(t, *k, command));
+            uses.push(self.key_use(t, *k, command, c));
         }
         let multi = methods::single_key(&command.to_ascii_lowercase()) != Some(command);
         if multi && !uses.is_empty() {
@@ -1475,7 +1676,25 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    fn key_use(&mut self, t: Tpl, n: Node<'t>, command: &str) -> usize {
+    fn key_use(&mut self, t: Tpl, n: Node<'t>, command: &str, c: Client) -> usize {
+        let t = match c.prefix {
+            Prefix::None => t,
+            Prefix::Lit(i) => {
+                let mut p = self.prefixes[i].clone();
+                p.push(t);
+                p
+            }
+            Prefix::Unknown => {
+                let mut p = Tpl::hole(HoleInfo {
+                    label: "keyPrefix".into(),
+                    binding: "keyPrefix".into(),
+                    span: None,
+                    keylike: true,
+                });
+                p.push(t);
+                p
+            }
+        };
         let span = n.byte_range();
         self.model.keys.push(KeyUse {
             template: t.to_key_template(&span),
@@ -1829,6 +2048,7 @@ impl<'t> Analyzer<'t> {
     /// A call of a command defined with `defineCommand`.
     fn defined_call(
         &mut self,
+        c: Client,
         call: Node<'t>,
         f: Node<'t>,
         args: &[Node<'t>],
@@ -1853,7 +2073,7 @@ impl<'t> Analyzer<'t> {
         }
         let key_nodes: Vec<Node<'t>> = known.iter().take(n).copied().collect();
         let passed = exact.then(|| (key_nodes.len(), call.byte_range()));
-        self.script_unit(call, f, key_nodes, passed, None, d.body, in_batch)
+        self.script_unit(c, call, f, key_nodes, passed, None, d.body, in_batch)
     }
 
     /// `eval`/`evalsha` (and `_ro`) on a client.
@@ -1906,7 +2126,7 @@ impl<'t> Analyzer<'t> {
                             nk.byte_range(),
                         )
                     });
-                    return self.script_unit(call, f, Vec::new(), None, fact, None, in_batch);
+                    return self.script_unit(c, call, f, Vec::new(), None, fact, None, in_batch);
                 };
                 let known: Vec<Node<'t>> = rest
                     .iter()
@@ -1930,18 +2150,19 @@ impl<'t> Analyzer<'t> {
                 });
                 let key_nodes: Vec<Node<'t>> = known.iter().take(n).copied().collect();
                 let passed = (exact && n <= rest.len()).then(|| (n, nk.byte_range()));
-                self.script_unit(call, f, key_nodes, passed, fact, body, in_batch)
+                self.script_unit(c, call, f, key_nodes, passed, fact, body, in_batch)
             }
             Lib::NodeRedis => {
                 // `eval(script, { keys: […], arguments: […] })`.
                 let Some(&opts) = args.get(1) else {
-                    return self.script_unit(call, f, Vec::new(), None, None, body, in_batch);
+                    return self.script_unit(c, call, f, Vec::new(), None, None, body, in_batch);
                 };
                 let Value::Object(props) = self.eval(opts) else {
                     return Vec::new();
                 };
                 let Some((_, keys)) = props.iter().find(|(k, _)| k == "keys") else {
                     return self.script_unit(
+                        c,
                         call,
                         f,
                         Vec::new(),
@@ -1960,7 +2181,7 @@ impl<'t> Analyzer<'t> {
                     .map(|e| e.node)
                     .collect();
                 let passed = exact.then(|| (key_nodes.len(), keys.node.byte_range()));
-                self.script_unit(call, f, key_nodes, passed, None, body, in_batch)
+                self.script_unit(c, call, f, key_nodes, passed, None, body, in_batch)
             }
         }
     }
@@ -1969,6 +2190,7 @@ impl<'t> Analyzer<'t> {
     #[allow(clippy::too_many_arguments)]
     fn script_unit(
         &mut self,
+        c: Client,
         call: Node<'t>,
         f: Node<'t>,
         key_nodes: Vec<Node<'t>>,
@@ -1980,7 +2202,7 @@ impl<'t> Analyzer<'t> {
         let mut keys = Vec::new();
         for &k in &key_nodes {
             let t = self.tpl(k);
-            keys.push(self.key_use(t, k, "EVALSHA"));
+            keys.push(self.key_use(t, k, "EVALSHA", c));
         }
         if in_batch {
             return keys;
@@ -2104,7 +2326,9 @@ fn range_keys<'t>(
     if exact {
         let n = flat.len();
         let end = match last {
-            l if l >= 0 => (l as usize).min(n.saturating_sub(1)),
+            // `last` is a 1-based position too.
+            0 => return None,
+            l if l > 0 => (l as usize - 1).min(n.saturating_sub(1)),
             l => {
                 let back = (-l) as usize;
                 if n < back {
@@ -2158,4 +2382,19 @@ fn negative(n: Node<'_>, src: &str) -> Option<i64> {
         return None;
     }
     text(n, src).replace(' ', "").parse::<i64>().ok()
+}
+
+/// Whether every hole of a connection URL comes before its path (`redis://host:${port}`
+/// with no `/` after the hole): such a hole is a host or a port, not options.
+fn url_holes_before_path(t: &Tpl) -> bool {
+    let mut seen_hole = false;
+    for p in &t.parts {
+        match p {
+            TPart::Hole(_) => seen_hole = true,
+            TPart::Lit { bytes, .. } if seen_hole && bytes.contains(&b'/') => return false,
+            TPart::Lit { .. } => {}
+        }
+    }
+    // The last hole must be the end of the URL or be followed by literal text only.
+    !matches!(t.parts.last(), Some(TPart::Hole(_)) if t.parts.len() == 1)
 }

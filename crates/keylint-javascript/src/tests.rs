@@ -111,12 +111,37 @@ fn typed_parameters_and_fields() {
                class T {\n  r = new Redis();\n  run() { return this.r.mget('e', 'f'); }\n}\n";
     let u = units(src, Dialect::TypeScript, &Options::default());
     assert_eq!(u.len(), 3, "{u:?}");
+    // A client made elsewhere may have a keyPrefix with a hash tag of its own: its
+    // keys are known only up to that prefix.
     let src = "import { RedisClusterType } from 'redis';\n\
                async function f(c: RedisClusterType) { await c.rename('a', 'b'); }\n";
     assert_eq!(
-        rules(src, Dialect::TypeScript, &Options::default()),
-        ["cross-slot"]
+        units(src, Dialect::TypeScript, &Options::default()).len(),
+        1
     );
+    assert!(rules(src, Dialect::TypeScript, &Options::default()).is_empty());
+}
+
+#[test]
+fn key_prefix_option() {
+    let mget = |ctor: &str| {
+        let src =
+            format!("const Redis = require('ioredis');\nconst r = {ctor};\nr.mget('a', 'b');\n");
+        rules(&src, Dialect::JavaScript, &Options::default())
+    };
+    assert_eq!(mget("new Redis()"), ["cross-slot"]);
+    assert_eq!(mget("new Redis(6379, 'localhost')"), ["cross-slot"]);
+    assert_eq!(mget("new Redis({ keyPrefix: 'app:' })"), ["cross-slot"]);
+    assert!(mget("new Redis({ keyPrefix: '{app}:' })").is_empty());
+    assert!(mget("new Redis.Cluster([], { redisOptions: { keyPrefix: '{app}:' } })").is_empty());
+    assert!(mget("new Redis(opts)").is_empty());
+    assert!(mget("new Redis({ ...opts })").is_empty());
+    assert!(mget("new Redis(process.env.REDIS_URL)").is_empty());
+    assert!(mget("new Redis('redis://h:6379/0?keyPrefix=%7Bapp%7D:')").is_empty());
+    assert_eq!(mget("new Redis(`redis://h:${port}`)"), ["cross-slot"]);
+    let src = "const Redis = require('ioredis');\nconst r = new Redis({ keyPrefix: 'app:' });\n\
+               r.mget('a', 'b');\n";
+    assert_eq!(js(src)[0].3, ["\"app:a\"", "\"app:b\""]);
 }
 
 #[test]
@@ -211,4 +236,29 @@ fn tsx_and_broken_code_do_not_panic() {
         vec!["'a'"; 20000].join(" + ")
     );
     let _ = lower(&long, Dialect::JavaScript);
+}
+
+#[test]
+fn a_name_bound_once_is_its_value() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { const a = id; r.mget(`x:{${a}}`, `y:{${id}}`); }\n";
+    assert!(rules(src, Dialect::JavaScript, &Options::default()).is_empty());
+}
+
+#[test]
+fn key_positions_follow_the_table() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.lmove('a', 'b', 'LEFT', 'RIGHT');\nr.smove('c', 'd', 'member');\n\
+               r.blpop('e', 'f', 0);\nr.blpop(['g', 'h'], 5);\nr.bitop('AND', 'i', 'j', 'k');\n";
+    let keys: Vec<Vec<String>> = js(src).into_iter().map(|u| u.3).collect();
+    assert_eq!(
+        keys,
+        [
+            vec!["\"a\"", "\"b\""],
+            vec!["\"c\"", "\"d\""],
+            vec!["\"e\"", "\"f\""],
+            vec!["\"g\"", "\"h\""],
+            vec!["\"i\"", "\"j\"", "\"k\""],
+        ]
+    );
 }

@@ -6,7 +6,7 @@ use crate::methods::{self, Cluster, IoKeys, ParamKind};
 use crate::tpl::{decode, is_keylike_label, HoleInfo, TPart, Tpl};
 use crate::{FileLoader, Options};
 use keylint_core::model::{
-    BadNumkeys, CrossSlotPolicy, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind,
+    BadNumkeys, CrossSlotPolicy, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind, UnitNote,
 };
 use keylint_core::script_link::{self, LinkedBody, Mapper, ScriptCall};
 use keylint_core::{FileModel, Lang, Span};
@@ -1654,6 +1654,25 @@ impl<'t> Analyzer<'t> {
                 keys: uses.clone(),
                 policy,
             });
+            if c.lib == Lib::NodeRedis
+                && cluster == Cluster::Split
+                && policy == CrossSlotPolicy::Refused
+                && batch.is_none()
+            {
+                let note = match self.options.node_redis_major {
+                    Some(m @ (4 | 5)) => format!(
+                        "node-redis {m} (the project's package.json) sends it whole to the \
+                         first key's node; node-redis 6 splits it by slot"
+                    ),
+                    _ => "a standalone node-redis client sends it whole; node-redis 6's \
+                          cluster client splits it by slot"
+                        .to_string(),
+                };
+                self.model.unit_notes.push(UnitNote {
+                    unit: self.model.units.len() - 1,
+                    note,
+                });
+            }
         }
         uses
     }
@@ -1897,6 +1916,23 @@ impl<'t> Analyzer<'t> {
             anchor: start.byte_range(),
             keys,
             policy: CrossSlotPolicy::Refused,
+        });
+        let note = match c.lib {
+            Lib::IoRedis => {
+                "ioredis checks a transaction before sending it: keys on two nodes are \
+                 rejected by the client (`All keys in the pipeline should belong to the same \
+                 slots allocation group`), nothing written; keys in two slots of one node get \
+                 `CROSSSLOT` at `EXEC`"
+            }
+            Lib::NodeRedis => {
+                "node-redis sends the transaction to the first key's node: another slot of \
+                 that node gets `CROSSSLOT`, another node ends in `Too many Cluster \
+                 redirections` (node-redis 6), with nothing written"
+            }
+        };
+        self.model.unit_notes.push(UnitNote {
+            unit: self.model.units.len() - 1,
+            note: note.to_string(),
         });
     }
 

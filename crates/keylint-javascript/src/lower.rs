@@ -257,6 +257,7 @@ impl<'t> Analyzer<'t> {
 
     /// One walk over the tree: imports, assigned names, calls.
     fn index(&mut self) {
+        let mut var_names: HashSet<String> = HashSet::new();
         let mut cursor = self.root.walk();
         let mut stack = vec![self.root];
         while let Some(n) = stack.pop() {
@@ -266,8 +267,28 @@ impl<'t> Analyzer<'t> {
                 "import_alias" | "import_require_clause" => self.import_require(n),
                 "assignment_expression" | "augmented_assignment_expression" => {
                     if let Some(l) = n.child_by_field_name("left") {
-                        if l.kind() == "identifier" {
-                            self.assigned.insert(text(l, self.src).to_string());
+                        self.assigned_in(l);
+                    }
+                }
+                "for_in_statement" => {
+                    // `for (x of xs)` with `x` declared before.
+                    if let Some(l) = n.child_by_field_name("left") {
+                        if n.child_by_field_name("kind").is_none() {
+                            self.assigned_in(l);
+                        }
+                    }
+                }
+                "variable_declaration" => {
+                    // `var x` declared twice is assigned twice.
+                    let mut c = n.walk();
+                    for d in n.named_children(&mut c) {
+                        if let Some(name) = d.child_by_field_name("name") {
+                            if name.kind() == "identifier" {
+                                let name = text(name, self.src).to_string();
+                                if !var_names.insert(name.clone()) {
+                                    self.assigned.insert(name);
+                                }
+                            }
                         }
                     }
                 }
@@ -286,6 +307,22 @@ impl<'t> Analyzer<'t> {
                 stack.push(c);
             }
             stack[mark..].reverse();
+        }
+    }
+
+    /// Records every name an assignment target binds (`x`, `[x, y]`, `{ x }`).
+    fn assigned_in(&mut self, target: Node<'t>) {
+        let mut stack = vec![target];
+        let mut c = target.walk();
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "identifier" | "shorthand_property_identifier_pattern" => {
+                    self.assigned.insert(text(n, self.src).to_string());
+                }
+                // `obj.x = …` assigns no name.
+                "member_expression" | "subscript_expression" => {}
+                _ => stack.extend(n.named_children(&mut c)),
+            }
         }
     }
 
@@ -1425,8 +1462,7 @@ impl<'t> Analyzer<'t> {
     }
 
     /// What `this.name` holds in every method of `class`: a client when every value
-    /// given to it is a client of one library (or null), a string when it is given one
-    /// string once.
+    /// given to it is a client of one library (or null).
     fn class_member(&mut self, class: Node<'t>, name: &str) -> Option<Value<'t>> {
         let body = class.child_by_field_name("body")?;
         let mut values: Vec<Value<'t>> = Vec::new();
@@ -1519,7 +1555,8 @@ impl<'t> Analyzer<'t> {
                 }
                 Some(Value::Client(out))
             }
-            Value::Str(_) if values.len() == 1 => Some(first),
+            // A string field may be set from outside the class (`queue.prefix = …`):
+            // it stays unknown.
             _ => None,
         }
     }

@@ -262,3 +262,25 @@ fn key_positions_follow_the_table() {
         ]
     );
 }
+
+#[test]
+fn names_assigned_again_are_not_constants() {
+    for decl in [
+        "let a = 'x'; [a] = other;",
+        "let a = 'x'; ({ a } = other);",
+        "let a = 'x'; for (a of list) {}",
+        "var a = 'x'; if (c) { var a = 'z'; }",
+    ] {
+        let src = format!(
+            "const Redis = require('ioredis');\nconst r = new Redis();\n\
+             function f() {{ {decl} r.mget(a, 'y'); }}\n"
+        );
+        assert!(
+            rules(&src, Dialect::JavaScript, &Options::default()).is_empty(),
+            "{decl}"
+        );
+    }
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               class Q { constructor() { this.prefix = 'a'; } run() { r.mget(this.prefix + ':x', 'y'); } }\n";
+    assert!(rules(src, Dialect::JavaScript, &Options::default()).is_empty());
+}

@@ -133,6 +133,8 @@ struct Imports {
     node_ns: HashSet<String>,
     /// Type names of clients.
     types: HashMap<String, Client>,
+    /// node-redis' `defineScript` is imported.
+    node_script: bool,
 }
 
 impl Imports {
@@ -143,6 +145,7 @@ impl Imports {
             || !self.node_fns.is_empty()
             || !self.node_ns.is_empty()
             || !self.types.is_empty()
+            || self.node_script
     }
 }
 
@@ -164,6 +167,8 @@ pub(crate) struct Analyzer<'t> {
     calls: Vec<Node<'t>>,
     /// The key prefixes of clients made with a literal `keyPrefix`.
     prefixes: Vec<Tpl>,
+    /// Bodies of scripts defined with `defineCommand` or `defineScript`.
+    registered: Vec<Node<'t>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -234,6 +239,7 @@ impl<'t> Analyzer<'t> {
             links: Vec::new(),
             calls: Vec::new(),
             prefixes: Vec::new(),
+            registered: Vec::new(),
         }
     }
 
@@ -365,6 +371,9 @@ impl<'t> Analyzer<'t> {
             }
             (Lib::NodeRedis, "createCluster") => {
                 self.imports.node_fns.insert(local, Kind::Cluster);
+            }
+            (Lib::NodeRedis, "defineScript") => {
+                self.imports.node_script = true;
             }
             (Lib::NodeRedis, "RedisClientType") => {
                 self.imports.types.insert(
@@ -2072,6 +2081,7 @@ impl<'t> Analyzer<'t> {
 
     /// `client.defineCommand(name, { numberOfKeys, lua })` on an ioredis client.
     fn define_command(&mut self, call: Node<'t>) {
+        self.define_script(call);
         let Some((recv, m, _)) = self.method_call(call) else {
             return;
         };
@@ -2105,6 +2115,7 @@ impl<'t> Analyzer<'t> {
                 _ => None,
             });
         let body = props.iter().find(|(k, _)| k == "lua").map(|(_, e)| e.node);
+        self.registered.extend(body);
         let d = Defined { numkeys, body };
         if self.defined.insert(name.clone(), d).is_some() {
             // Defined twice: which one a call runs is not known.
@@ -2115,6 +2126,38 @@ impl<'t> Analyzer<'t> {
                     body: None,
                 },
             );
+        }
+    }
+
+    /// node-redis `defineScript({ NUMBER_OF_KEYS, SCRIPT, … })`: the body is linted
+    /// where it is written. (Its calls pass keys through the script's own
+    /// `transformArguments`/`parseCommand`, which are not read.)
+    fn define_script(&mut self, call: Node<'t>) {
+        let Some(f) = call.child_by_field_name("function") else {
+            return;
+        };
+        let name = match f.kind() {
+            "identifier" => text(f, self.src),
+            "member_expression" => f
+                .child_by_field_name("property")
+                .map_or("", |p| text(p, self.src)),
+            _ => return,
+        };
+        let imported = self.imports.node_script
+            || (f.kind() == "member_expression"
+                && f.child_by_field_name("object")
+                    .is_some_and(|o| self.imports.node_ns.contains(text(o, self.src))));
+        if name != "defineScript" || !imported {
+            return;
+        }
+        let Some(&def) = self.args(call).first() else {
+            return;
+        };
+        let Value::Object(props) = self.eval(def) else {
+            return;
+        };
+        if let Some((_, e)) = props.iter().find(|(k, _)| k == "SCRIPT") {
+            self.registered.push(e.node);
         }
     }
 
@@ -2305,11 +2348,19 @@ impl<'t> Analyzer<'t> {
     /// lowered by the Lua frontend and merged with its spans in the string.
     fn link_scripts(&mut self) {
         let links = std::mem::take(&mut self.links);
+        let registered = std::mem::take(&mut self.registered);
         let mut lowered: Vec<LinkedBody> = Vec::new();
         let mut by_body: HashMap<(String, Option<usize>), usize> = HashMap::new();
         let mut merged_bytes: HashSet<usize> = HashSet::new();
-        for link in &links {
-            let body = link.body.and_then(|b| self.body_of(b));
+        // Bodies of defined scripts are linted where they are written, called or not.
+        let sources: Vec<Option<Node<'t>>> = registered
+            .iter()
+            .map(|&b| Some(b))
+            .chain(links.iter().map(|l| l.body))
+            .collect();
+        let mut body_index = Vec::new();
+        for source in sources {
+            let body = source.and_then(|b| self.body_of(b));
             let bi = body.map(|(text, offs, node)| {
                 let key = (text.clone(), offs.as_ref().and_then(|o| o.first().copied()));
                 if let Some(&i) = by_body.get(&key) {
@@ -2334,6 +2385,12 @@ impl<'t> Analyzer<'t> {
                 by_body.insert(key, lowered.len() - 1);
                 lowered.len() - 1
             });
+            body_index.push(bi);
+        }
+        for (link, bi) in links
+            .iter()
+            .zip(body_index.into_iter().skip(registered.len()))
+        {
             let call = ScriptCall {
                 anchor: self.model.units[link.unit].anchor.clone(),
                 span: link.call.byte_range(),

@@ -284,3 +284,23 @@ fn names_assigned_again_are_not_constants() {
                class Q { constructor() { this.prefix = 'a'; } run() { r.mget(this.prefix + ':x', 'y'); } }\n";
     assert!(rules(src, Dialect::JavaScript, &Options::default()).is_empty());
 }
+
+#[test]
+fn defined_script_bodies_are_linted() {
+    let src = "import { createCluster, defineScript } from 'redis';\n\
+               const c = createCluster({ rootNodes: [], scripts: { touch: defineScript({\n\
+               NUMBER_OF_KEYS: 1,\n\
+               SCRIPT: \"redis.call('SET', KEYS[1], 1) return redis.call('GET', 'other')\",\n\
+               transformArguments(k) { return [k]; },\n\
+               }) } });\n";
+    assert_eq!(
+        rules(src, Dialect::TypeScript, &Options::default()),
+        ["undeclared-script-key"]
+    );
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.defineCommand('x', { numberOfKeys: 1, lua: \"return redis.call('GET', 'other')\" });\n";
+    assert_eq!(
+        rules(src, Dialect::JavaScript, &Options::default()),
+        ["undeclared-script-key"]
+    );
+}

@@ -169,6 +169,9 @@ pub(crate) struct Analyzer<'t> {
     prefixes: Vec<Tpl>,
     /// Bodies of scripts defined with `defineCommand` or `defineScript`.
     registered: Vec<Node<'t>>,
+    /// The parent of every named node (tree-sitter finds a parent by walking down
+    /// from the root, which costs the node's depth on every step up).
+    parents: HashMap<usize, Node<'t>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -240,6 +243,7 @@ impl<'t> Analyzer<'t> {
             calls: Vec::new(),
             prefixes: Vec::new(),
             registered: Vec::new(),
+            parents: HashMap::new(),
         }
     }
 
@@ -310,10 +314,15 @@ impl<'t> Analyzer<'t> {
             }
             let mark = stack.len();
             for c in n.named_children(&mut cursor) {
+                self.parents.insert(c.id(), n);
                 stack.push(c);
             }
             stack[mark..].reverse();
         }
+    }
+
+    fn parent(&self, n: Node<'t>) -> Option<Node<'t>> {
+        self.parents.get(&n.id()).copied()
     }
 
     /// Records every name an assignment target binds (`x`, `[x, y]`, `{ x }`).
@@ -563,7 +572,7 @@ impl<'t> Analyzer<'t> {
     fn lookup(&mut self, name: &str, at: Node<'t>) -> Decl<'t> {
         let mut cur = at;
         let mut steps = 0;
-        while let Some(p) = cur.parent() {
+        while let Some(p) = self.parent(cur) {
             steps += 1;
             if steps > 400 {
                 return Decl::Other;
@@ -774,7 +783,7 @@ impl<'t> Analyzer<'t> {
     fn function_of(&self, n: Node<'t>) -> Option<Node<'t>> {
         let mut cur = n;
         let mut steps = 0;
-        while let Some(p) = cur.parent() {
+        while let Some(p) = self.parent(cur) {
             steps += 1;
             if steps > 400 {
                 return None;
@@ -1451,7 +1460,7 @@ impl<'t> Analyzer<'t> {
     fn class_of(&self, n: Node<'t>) -> Option<Node<'t>> {
         let mut cur = n;
         let mut steps = 0;
-        while let Some(p) = cur.parent() {
+        while let Some(p) = self.parent(cur) {
             steps += 1;
             if steps > 400 {
                 return None;
@@ -2010,8 +2019,8 @@ impl<'t> Analyzer<'t> {
                     // Statements `name.cmd(…)…;` between the declaration and the end.
                     let decl_stmt = self.statement_of(v)?;
                     let end_stmt = self.statement_of(recv)?;
-                    let block = decl_stmt.parent()?;
-                    if end_stmt.parent() != Some(block) {
+                    let block = self.parent(decl_stmt)?;
+                    if self.parent(end_stmt) != Some(block) {
                         return None;
                     }
                     let mut c = block.walk();
@@ -2047,16 +2056,19 @@ impl<'t> Analyzer<'t> {
     /// Whether `e` is a chain of calls on the identifier `name` (`tx.set(…).get(…)`);
     /// collects the calls, outermost first.
     fn chain_on(&self, e: Node<'t>, name: &str, out: &mut Vec<Node<'t>>) -> bool {
-        match e.kind() {
-            "call_expression" => {
-                let Some((obj, _, _)) = self.method_call(e) else {
-                    return false;
-                };
-                out.push(e);
-                self.chain_on(unwrap_expr(obj), name, out)
+        let mut cur = e;
+        loop {
+            match cur.kind() {
+                "call_expression" => {
+                    let Some((obj, _, _)) = self.method_call(cur) else {
+                        return false;
+                    };
+                    out.push(cur);
+                    cur = unwrap_expr(obj);
+                }
+                "identifier" => return text(cur, self.src) == name,
+                _ => return false,
             }
-            "identifier" => text(e, self.src) == name,
-            _ => false,
         }
     }
 
@@ -2065,7 +2077,7 @@ impl<'t> Analyzer<'t> {
         let mut cur = n;
         let mut steps = 0;
         loop {
-            let p = cur.parent()?;
+            let p = self.parent(cur)?;
             steps += 1;
             if steps > 400 {
                 return None;

@@ -6,7 +6,7 @@ use crate::methods::{self, Cluster, IoKeys, ParamKind};
 use crate::tpl::{decode, is_keylike_label, HoleInfo, TPart, Tpl};
 use crate::{FileLoader, Options};
 use keylint_core::model::{
-    BadNumkeys, CrossSlotPolicy, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind, UnitNote,
+    BadNumkeys, CrossSlotPolicy, KeyFamily, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind, UnitNote,
 };
 use keylint_core::script_link::{self, LinkedBody, Mapper, ScriptCall};
 use keylint_core::{FileModel, Lang, Span};
@@ -169,6 +169,8 @@ pub(crate) struct Analyzer<'t> {
     prefixes: Vec<Tpl>,
     /// Bodies of scripts defined with `defineCommand` or `defineScript`.
     registered: Vec<Node<'t>>,
+    /// Key uses that stand for the elements of a `.map()`, with the binding that varies.
+    family_of: HashMap<usize, String>,
     /// The parent of every named node (tree-sitter finds a parent by walking down
     /// from the root, which costs the node's depth on every step up).
     parents: HashMap<usize, Node<'t>>,
@@ -243,6 +245,7 @@ impl<'t> Analyzer<'t> {
             calls: Vec::new(),
             prefixes: Vec::new(),
             registered: Vec::new(),
+            family_of: HashMap::new(),
             parents: HashMap::new(),
         }
     }
@@ -1695,13 +1698,20 @@ impl<'t> Analyzer<'t> {
         };
         let mut uses = Vec::new();
         for k in &keys {
+            if let Some((body, varying)) = self.map_family(*k) {
+                let t = self.tpl(body);
+                let u = self.key_use(t, body, command, c);
+                self.family_of.insert(u, varying);
+                uses.push(u);
+                continue;
+            }
             let t = self.tpl(*k);
             uses.push(self.key_use(t, *k, command, c));
         }
         let multi = methods::single_key(&command.to_ascii_lowercase()) != Some(command);
         if multi && !uses.is_empty() {
             let policy = self.policy(c, cluster, batch);
-            self.model.units.push(Unit {
+            self.push_unit(Unit {
                 kind: UnitKind::Command,
                 name: command.to_string(),
                 span: call.byte_range(),
@@ -1730,6 +1740,74 @@ impl<'t> Analyzer<'t> {
             }
         }
         uses
+    }
+
+    /// Adds a unit, with the families its keys stand for.
+    fn push_unit(&mut self, unit: Unit) {
+        let ui = self.model.units.len();
+        for &k in &unit.keys {
+            if let Some(v) = self.family_of.get(&k) {
+                self.model.families.push(KeyFamily {
+                    unit: ui,
+                    key: k,
+                    varying: vec![v.clone()],
+                    source: "the results of a `map`".into(),
+                });
+            }
+        }
+        self.model.units.push(unit);
+    }
+
+    /// `xs.map(x => expr)` or `xs.map((x) => { return expr; })`: the expression that
+    /// gives each element and the binding of the parameter, which differs from element
+    /// to element.
+    fn map_family(&self, n: Node<'t>) -> Option<(Node<'t>, String)> {
+        let n = unwrap_expr(n);
+        if n.kind() != "call_expression" {
+            return None;
+        }
+        let (_, m, _) = self.method_call(n)?;
+        if m != "map" {
+            return None;
+        }
+        let args = self.args(n);
+        let [f] = args[..] else { return None };
+        if f.kind() != "arrow_function" {
+            return None;
+        }
+        let param = match f.child_by_field_name("parameter") {
+            Some(p) => p,
+            None => {
+                let params = f.child_by_field_name("parameters")?;
+                let mut c = params.walk();
+                let ps: Vec<Node<'t>> = params.named_children(&mut c).collect();
+                let [p] = ps[..] else { return None };
+                match p.kind() {
+                    "identifier" => p,
+                    "required_parameter" => p
+                        .child_by_field_name("pattern")
+                        .filter(|x| x.kind() == "identifier")?,
+                    _ => return None,
+                }
+            }
+        };
+        let body = f.child_by_field_name("body")?;
+        let expr = if body.kind() == "statement_block" {
+            let mut c = body.walk();
+            let stmts: Vec<Node<'t>> = body
+                .named_children(&mut c)
+                .filter(|s| s.kind() != "comment")
+                .collect();
+            let [ret] = stmts[..] else { return None };
+            if ret.kind() != "return_statement" {
+                return None;
+            }
+            ret.named_child(0)?
+        } else {
+            body
+        };
+        let binding = format!("{}@{}", text(param, self.src), f.start_byte());
+        Some((expr, binding))
     }
 
     /// What a cluster does with a command whose keys span slots.
@@ -1785,6 +1863,15 @@ impl<'t> Analyzer<'t> {
         let mut out = Vec::new();
         for &a in args {
             let u = unwrap_expr(a);
+            let inner = if u.kind() == "spread_element" {
+                u.named_child(0).map(unwrap_expr)
+            } else {
+                Some(u)
+            };
+            if let Some(m) = inner.filter(|m| self.map_family(*m).is_some()) {
+                out.push(Flat::Family(m));
+                continue;
+            }
             if u.kind() == "spread_element" {
                 out.push(Flat::Many);
                 continue;
@@ -1896,6 +1983,7 @@ impl<'t> Analyzer<'t> {
             let a = unwrap_expr(a);
             match p.kind {
                 ParamKind::Key => keys.push(a),
+                ParamKind::Keys if self.map_family(a).is_some() => keys.push(a),
                 ParamKind::Keys => match self.eval(a) {
                     Value::Array(items, _) => {
                         keys.extend(items.iter().filter(|e| !e.spread).map(|e| e.node))
@@ -1964,7 +2052,7 @@ impl<'t> Analyzer<'t> {
         if b != Batch::Multi || as_pipeline || keys.len() < 2 {
             return;
         }
-        self.model.units.push(Unit {
+        self.push_unit(Unit {
             kind: UnitKind::Transaction,
             name: "MULTI".into(),
             span: start.start_byte()..call.end_byte(),
@@ -2192,7 +2280,7 @@ impl<'t> Analyzer<'t> {
             .take_while(|x| matches!(x, Flat::One(_)))
             .filter_map(|x| match x {
                 Flat::One(n) => Some(*n),
-                Flat::Many => None,
+                _ => None,
             })
             .collect();
         let exact = known.len() == flat.len();
@@ -2261,7 +2349,7 @@ impl<'t> Analyzer<'t> {
                     .take_while(|x| matches!(x, Flat::One(_)))
                     .filter_map(|x| match x {
                         Flat::One(n) => Some(*n),
-                        Flat::Many => None,
+                        _ => None,
                     })
                     .collect();
                 if known.len() < n && !exact {
@@ -2335,7 +2423,7 @@ impl<'t> Analyzer<'t> {
         if in_batch {
             return keys;
         }
-        self.model.units.push(Unit {
+        self.push_unit(Unit {
             kind: UnitKind::Script,
             name: "script".into(),
             span: call.byte_range(),
@@ -2453,6 +2541,8 @@ enum Flat<'t> {
     One(Node<'t>),
     /// Any number of arguments (a spread, or a value that may be an array).
     Many,
+    /// `xs.map(x => key)` (or its spread): any number of keys of one family.
+    Family(Node<'t>),
 }
 
 /// The key arguments of a `first:last:step` range over flattened arguments; `None`
@@ -2510,7 +2600,7 @@ fn range_keys<'t>(
         flat[first..take]
             .iter()
             .filter_map(|x| match x {
-                Flat::One(n) => Some(*n),
+                Flat::One(n) | Flat::Family(n) => Some(*n),
                 Flat::Many => None,
             })
             .collect(),

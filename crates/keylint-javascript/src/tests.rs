@@ -304,3 +304,26 @@ fn defined_script_bodies_are_linted() {
         ["undeclared-script-key"]
     );
 }
+
+#[test]
+fn map_results_are_families() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(ids, uid) {\n\
+               r.mget(ids.map((id) => `job:${id}`));\n\
+               r.del(...ids.map(id => { return `user:{${uid}}:${id}`; }));\n\
+               r.mget(ids.map((id) => `job:{${id}}`));\n}\n";
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(
+        names,
+        ["cross-slot-likely", "cross-slot-likely"],
+        "{names:?}"
+    );
+    let src =
+        "import { createCluster } from 'redis';\nconst c = createCluster({ rootNodes: [] });\n\
+               export async function f(ids: string[]) {\n\
+               await c.sUnionStore('dst', ids.map((id: string) => `set:${id}`));\n}\n";
+    assert_eq!(
+        rules(src, Dialect::TypeScript, &Options::default()),
+        ["cross-slot-likely"]
+    );
+}

@@ -37,15 +37,6 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The JavaScript frontend's loader over the binary's.
-struct Files(loader::DirLoader);
-
-impl keylint_javascript::FileLoader for Files {
-    fn load(&self, path: &str, from_module_dir: bool) -> Option<String> {
-        keylint_python::FileLoader::load(&self.0, path, from_module_dir)
-    }
-}
-
 /// The major of the `redis` dependency in the fixtures' package.json.
 fn node_redis_major(dir: &Path) -> Option<u32> {
     let manifest: serde_json::Value =
@@ -65,7 +56,7 @@ fn verdict_lines(path: &Path) -> Vec<(usize, String)> {
     let options = keylint_javascript::Options {
         node_redis_major: node_redis_major(dir),
     };
-    let files = Files(loader::DirLoader::new(dir));
+    let files = loader::DirLoader::new(dir);
     let model = keylint_javascript::lower_with(
         &source,
         keylint_javascript::Dialect::JavaScript,

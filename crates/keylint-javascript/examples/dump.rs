@@ -1,8 +1,6 @@
 //! Prints the keys and units the frontend finds in JavaScript or TypeScript files:
 //! `cargo run -p keylint-javascript --example dump -- FILE…`.
 
-use keylint_core::Lang;
-
 fn main() {
     for path in std::env::args().skip(1) {
         let ext = path.rsplit('.').next().unwrap_or("");
@@ -22,7 +20,7 @@ fn main() {
                 "  key {}:{} {}",
                 line(k.span.start),
                 k.command,
-                k.template.display(Lang::JavaScript)
+                k.template.display(keylint_javascript::LANG)
             );
         }
         for u in &m.units {

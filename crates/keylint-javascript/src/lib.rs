@@ -13,10 +13,14 @@
 //! It never runs or imports the code it reads.
 #![deny(missing_docs)]
 
+mod frontend;
 mod lower;
 pub mod methods;
+mod package;
 mod tpl;
 
+pub use frontend::{JavaScript, FRONTEND, LANG};
+pub use keylint_core::frontend::FileLoader;
 use keylint_core::FileModel;
 
 /// Which grammar reads a file.
@@ -54,19 +58,12 @@ impl Dialect {
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The major version of node-redis (npm `redis`) the project uses, from its
-    /// `package.json`: it decides whether a cluster client splits `mGet`, `mSet`,
+    /// `package.json` (the registered frontend reads the nearest one through its
+    /// loader): it decides whether a cluster client splits `mGet`, `mSet`,
     /// `del`, `unlink`, `exists` and `touch` by slot (6) or sends them whole (4, 5).
     /// `None`: not known, and such a call is never called an error on a client that
     /// may be a cluster client.
     pub node_redis_major: Option<u32>,
-}
-
-/// Reads files that a module loads scripts from
-/// (`fs.readFileSync(path.join(__dirname, 'x.lua'))`). Only the binary knows files.
-pub trait FileLoader: Sync {
-    /// The text of `path` (`/`-separated, may start with `..`), relative to the
-    /// module's own directory when `from_module_dir`, else as the code wrote it.
-    fn load(&self, path: &str, from_module_dir: bool) -> Option<String>;
 }
 
 /// Lowers a JavaScript file with the default options and no file access.
@@ -109,7 +106,7 @@ pub fn lower_on_this_thread(
     loader: Option<&dyn FileLoader>,
 ) -> FileModel {
     let Some(tree) = parse(source, dialect) else {
-        return FileModel::new(keylint_core::Lang::JavaScript);
+        return FileModel::new(LANG);
     };
     lower::Analyzer::new(tree.root_node(), source, options, loader).run()
 }

@@ -9,7 +9,7 @@ use keylint_core::model::{
     BadNumkeys, CrossSlotPolicy, KeyFamily, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind, UnitNote,
 };
 use keylint_core::script_link::{self, LinkedBody, Mapper, ScriptCall};
-use keylint_core::{FileModel, Lang, Span};
+use keylint_core::{FileModel, Span};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
@@ -234,7 +234,7 @@ impl<'t> Analyzer<'t> {
             root,
             options,
             loader,
-            model: FileModel::new(Lang::JavaScript),
+            model: FileModel::new(crate::LANG),
             imports: Imports::default(),
             depth: 0,
             assigned: HashSet::new(),

@@ -1,7 +1,6 @@
 use super::*;
 use keylint_core::model::{CrossSlotPolicy, UnitKind};
 use keylint_core::rules::{check, Settings};
-use keylint_core::Lang;
 
 fn units(
     src: &str,
@@ -18,7 +17,7 @@ fn units(
                 u.policy,
                 u.keys
                     .iter()
-                    .map(|&k| m.keys[k].template.display(Lang::JavaScript))
+                    .map(|&k| m.keys[k].template.display(crate::LANG))
                     .collect(),
             )
         })

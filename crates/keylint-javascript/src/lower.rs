@@ -93,7 +93,9 @@ enum Decl<'t> {
     Value(Node<'t>),
     /// A parameter (the parameter node, with its type when it has one).
     Param(Node<'t>),
-    /// Something else (a function, a loop variable, a destructured or reassigned name).
+    /// A function declared with this name.
+    Func(Node<'t>),
+    /// Something else (a loop variable, a destructured or reassigned name, a class).
     Other,
     /// Not declared in the file's scopes (an import or a global).
     Free,
@@ -171,6 +173,8 @@ pub(crate) struct Analyzer<'t> {
     registered: Vec<Node<'t>>,
     /// Key uses that stand for the elements of a `.map()`, with the binding that varies.
     family_of: HashMap<usize, String>,
+    /// Parameters bound to a call's arguments while a key builder is evaluated.
+    env: HashMap<usize, Value<'t>>,
     /// The parent of every named node (tree-sitter finds a parent by walking down
     /// from the root, which costs the node's depth on every step up).
     parents: HashMap<usize, Node<'t>>,
@@ -246,6 +250,7 @@ impl<'t> Analyzer<'t> {
             prefixes: Vec::new(),
             registered: Vec::new(),
             family_of: HashMap::new(),
+            env: HashMap::new(),
             parents: HashMap::new(),
         }
     }
@@ -603,7 +608,7 @@ impl<'t> Analyzer<'t> {
             }
             if let Some(p) = scope.child_by_field_name("parameter") {
                 if text(p, self.src) == name {
-                    return Some(Decl::Other);
+                    return Some(Decl::Param(p));
                 }
             }
             if matches!(kind, "function_expression" | "function") {
@@ -724,8 +729,11 @@ impl<'t> Analyzer<'t> {
                     }
                     d
                 }
-                "function_declaration"
-                | "generator_function_declaration"
+                "function_declaration" => s
+                    .child_by_field_name("name")
+                    .filter(|n| text(*n, self.src) == name)
+                    .map(|_| Decl::Func(s)),
+                "generator_function_declaration"
                 | "class_declaration"
                 | "abstract_class_declaration" => s
                     .child_by_field_name("name")
@@ -996,9 +1004,86 @@ impl<'t> Analyzer<'t> {
         let name = text(n, self.src).to_string();
         match self.lookup(&name, n) {
             Decl::Value(v) => self.eval(v),
-            Decl::Param(p) => self.typed(p),
-            Decl::Other | Decl::Free => Value::Unknown,
+            Decl::Param(p) => match self.env.get(&p.id()) {
+                Some(v) => v.clone(),
+                None => self.typed(p),
+            },
+            Decl::Func(_) | Decl::Other | Decl::Free => Value::Unknown,
         }
+    }
+
+    /// A call of a key-builder function of the file (`function jobKey(id) { return
+    /// `job:${id}`; }`, `const jobKey = (id) => …`): its one returned expression,
+    /// with the parameters bound to the call's arguments.
+    fn builder(&mut self, func: Node<'t>, call: Node<'t>) -> Value<'t> {
+        let Some(body) = func.child_by_field_name("body") else {
+            return Value::Unknown;
+        };
+        let expr = if body.kind() == "statement_block" {
+            let mut c = body.walk();
+            let stmts: Vec<Node<'t>> = body
+                .named_children(&mut c)
+                .filter(|s| s.kind() != "comment")
+                .collect();
+            match stmts[..] {
+                [ret] if ret.kind() == "return_statement" => match ret.named_child(0) {
+                    Some(e) => e,
+                    None => return Value::Unknown,
+                },
+                _ => return Value::Unknown,
+            }
+        } else {
+            body
+        };
+        let params: Vec<Node<'t>> = match func.child_by_field_name("parameter") {
+            Some(p) => vec![p],
+            None => match func.child_by_field_name("parameters") {
+                Some(ps) => {
+                    let mut c = ps.walk();
+                    ps.named_children(&mut c)
+                        .filter(|p| p.kind() != "comment")
+                        .collect()
+                }
+                None => return Value::Unknown,
+            },
+        };
+        let simple = params.iter().all(|p| match p.kind() {
+            "identifier" => true,
+            "required_parameter" => p
+                .child_by_field_name("pattern")
+                .is_some_and(|x| x.kind() == "identifier"),
+            _ => false,
+        });
+        let args = self.args(call);
+        if !simple
+            || args.len() != params.len()
+            || args.iter().any(|a| a.kind() == "spread_element")
+        {
+            return Value::Unknown;
+        }
+        // The arguments' values, in the caller's scope.
+        let values: Vec<Value<'t>> = args
+            .iter()
+            .map(|&a| match self.eval(a) {
+                Value::Unknown => Value::Str(self.hole(a)),
+                v => v,
+            })
+            .collect();
+        let mut saved = Vec::new();
+        for (p, v) in params.iter().zip(values) {
+            saved.push((p.id(), self.env.insert(p.id(), v)));
+        }
+        let out = match self.eval(expr) {
+            v @ (Value::Str(_) | Value::Num(_)) => v,
+            _ => Value::Unknown,
+        };
+        for (id, old) in saved {
+            match old {
+                Some(v) => self.env.insert(id, v),
+                None => self.env.remove(&id),
+            };
+        }
+        out
     }
 
     /// A value known by its declared type: a client.
@@ -1287,7 +1372,18 @@ impl<'t> Analyzer<'t> {
                         return node(k);
                     }
                 }
-                Value::Unknown
+                match self.lookup(name, f) {
+                    Decl::Func(d) => self.builder(d, n),
+                    Decl::Value(v)
+                        if matches!(
+                            unwrap_expr(v).kind(),
+                            "arrow_function" | "function_expression" | "function"
+                        ) =>
+                    {
+                        self.builder(unwrap_expr(v), n)
+                    }
+                    _ => Value::Unknown,
+                }
             }
             "member_expression" => {
                 let (Some(obj), Some(prop)) = (

@@ -326,3 +326,25 @@ fn map_results_are_families() {
         ["cross-slot-likely"]
     );
 }
+
+#[test]
+fn key_builders_are_followed_with_the_callers_arguments() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function jobKey(id) { return `job:${id}`; }\n\
+               const tagged = (id, part) => `job:{${id}}:${part}`;\n\
+               function f(a, b) {\n\
+               r.rename(jobKey(a), jobKey(b));\n\
+               r.rename(tagged(a, 'x'), tagged(a, 'y'));\n\
+               r.rename(jobKey(1), jobKey(2));\n\
+               r.rename(tagged(a, 'x'), tagged(b, 'x'));\n}\n";
+    let u = js(src);
+    assert_eq!(u[0].3, ["`job:${a}`", "`job:${b}`"]);
+    assert_eq!(u[1].3, ["`job:{${a}}:x`", "`job:{${a}}:y`"]);
+    assert_eq!(u[2].3, ["\"job:1\"", "\"job:2\""]);
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(
+        names,
+        ["cross-slot-likely", "cross-slot", "cross-slot-likely"],
+        "{names:?}"
+    );
+}

@@ -95,6 +95,8 @@ enum Decl<'t> {
     Param(Node<'t>),
     /// A function declared with this name.
     Func(Node<'t>),
+    /// A `let` or `var` assigned after its declaration (its name, its initial value).
+    Assigned(Node<'t>, Option<Node<'t>>),
     /// Something else (a loop variable, a destructured or reassigned name, a class).
     Other,
     /// Not declared in the file's scopes (an import or a global).
@@ -175,6 +177,8 @@ pub(crate) struct Analyzer<'t> {
     family_of: HashMap<usize, String>,
     /// Parameters bound to a call's arguments while a key builder is evaluated.
     env: HashMap<usize, Value<'t>>,
+    /// Every assignment to a name: the target and the value (`None`: not known).
+    assignments: HashMap<String, Vec<(Node<'t>, Option<Node<'t>>)>>,
     /// The parent of every named node (tree-sitter finds a parent by walking down
     /// from the root, which costs the node's depth on every step up).
     parents: HashMap<usize, Node<'t>>,
@@ -251,6 +255,7 @@ impl<'t> Analyzer<'t> {
             registered: Vec::new(),
             family_of: HashMap::new(),
             env: HashMap::new(),
+            assignments: HashMap::new(),
             parents: HashMap::new(),
         }
     }
@@ -286,6 +291,35 @@ impl<'t> Analyzer<'t> {
                 "assignment_expression" | "augmented_assignment_expression" => {
                     if let Some(l) = n.child_by_field_name("left") {
                         self.assigned_in(l);
+                        // `x = value` (an augmented one is never a client).
+                        let plain = n.kind() == "assignment_expression";
+                        let right = n.child_by_field_name("right").filter(|_| plain);
+                        if l.kind() == "identifier" {
+                            self.assignments
+                                .entry(text(l, self.src).to_string())
+                                .or_default()
+                                .push((l, right));
+                        } else {
+                            // A destructuring assignment: values not known.
+                            let mut names = Vec::new();
+                            let mut st = vec![l];
+                            let mut c = l.walk();
+                            while let Some(x) = st.pop() {
+                                match x.kind() {
+                                    "identifier" | "shorthand_property_identifier_pattern" => {
+                                        names.push(x)
+                                    }
+                                    "member_expression" | "subscript_expression" => {}
+                                    _ => st.extend(x.named_children(&mut c)),
+                                }
+                            }
+                            for x in names {
+                                self.assignments
+                                    .entry(text(x, self.src).to_string())
+                                    .or_default()
+                                    .push((x, None));
+                            }
+                        }
                     }
                 }
                 "for_in_statement" => {
@@ -293,6 +327,12 @@ impl<'t> Analyzer<'t> {
                     if let Some(l) = n.child_by_field_name("left") {
                         if n.child_by_field_name("kind").is_none() {
                             self.assigned_in(l);
+                            if l.kind() == "identifier" {
+                                self.assignments
+                                    .entry(text(l, self.src).to_string())
+                                    .or_default()
+                                    .push((l, None));
+                            }
                         }
                     }
                 }
@@ -313,7 +353,9 @@ impl<'t> Analyzer<'t> {
                 "update_expression" => {
                     if let Some(a) = n.child_by_field_name("argument") {
                         if a.kind() == "identifier" {
-                            self.assigned.insert(text(a, self.src).to_string());
+                            let name = text(a, self.src).to_string();
+                            self.assigned.insert(name.clone());
+                            self.assignments.entry(name).or_default().push((a, None));
                         }
                     }
                 }
@@ -631,13 +673,18 @@ impl<'t> Analyzer<'t> {
                 self.decl_cache.insert(key, d);
                 d
             }
-            "for_statement" | "for_in_statement" => {
+            // A loop that declares the name (`for (const x of xs)`, `for (let i = 0; …)`).
+            "for_in_statement" => {
                 let _ = from;
-                let t = text(scope, self.src);
-                let head = t.split(')').next().unwrap_or("");
-                head.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                    .any(|w| w == name)
-                    .then_some(Decl::Other)
+                let declares = scope.child_by_field_name("kind").is_some();
+                let left = scope.child_by_field_name("left")?;
+                (declares && self.pattern_mentions(left, name)).then_some(Decl::Other)
+            }
+            "for_statement" => {
+                let init = scope.child_by_field_name("initializer")?;
+                let declares =
+                    matches!(init.kind(), "lexical_declaration" | "variable_declaration");
+                (declares && self.pattern_mentions(init, name)).then_some(Decl::Other)
             }
             "catch_clause" => scope
                 .child_by_field_name("parameter")
@@ -721,6 +768,7 @@ impl<'t> Analyzer<'t> {
                                 Some(v) if is_const || !self.assigned.contains(name) => {
                                     Decl::Value(v)
                                 }
+                                _ if !is_const => Decl::Assigned(n, value),
                                 _ => Decl::Other,
                             });
                         } else if self.pattern_mentions(n, name) {
@@ -1008,8 +1056,60 @@ impl<'t> Analyzer<'t> {
                 Some(v) => v.clone(),
                 None => self.typed(p),
             },
+            Decl::Assigned(decl, init) => self.assigned_client(&name, decl, init),
             Decl::Func(_) | Decl::Other | Decl::Free => Value::Unknown,
         }
+    }
+
+    /// A variable declared once and assigned later (`let client; … client =
+    /// createClient()` in a test's `beforeEach`): a client when its initial value (if
+    /// any, besides `null`) and every value assigned to it are clients of one library.
+    fn assigned_client(&mut self, name: &str, decl: Node<'t>, init: Option<Node<'t>>) -> Value<'t> {
+        let key = (decl.id(), String::new());
+        if let Some(v) = self.member_cache.get(&key) {
+            return v.clone().unwrap_or(Value::Unknown);
+        }
+        self.member_cache.insert(key.clone(), None);
+        let targets = self.assignments.get(name).cloned().unwrap_or_default();
+        let mut values: Vec<Value<'t>> = init.into_iter().map(|i| self.eval(i)).collect();
+        for (target, right) in targets {
+            // Only assignments of this declaration (not of a shadowing one).
+            match self.lookup(name, target) {
+                Decl::Assigned(d, _) if d == decl => {}
+                _ => continue,
+            }
+            match right {
+                Some(r) => values.push(self.eval(r)),
+                None => values.push(Value::Unknown),
+            }
+        }
+        values.retain(|v| !matches!(v, Value::Null));
+        let mut out: Option<Client> = None;
+        for v in &values {
+            let Value::Client(c) = v else {
+                out = None;
+                break;
+            };
+            out = Some(match out {
+                None => *c,
+                Some(o) if o.lib != c.lib => {
+                    out = None;
+                    break;
+                }
+                Some(mut o) => {
+                    if o.kind != c.kind {
+                        o.kind = Kind::Unknown;
+                    }
+                    if o.prefix != c.prefix {
+                        o.prefix = Prefix::Unknown;
+                    }
+                    o
+                }
+            });
+        }
+        let v = out.map(Value::Client);
+        self.member_cache.insert(key, v.clone());
+        v.unwrap_or(Value::Unknown)
     }
 
     /// A call of a key-builder function of the file (`function jobKey(id) { return

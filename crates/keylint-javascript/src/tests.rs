@@ -348,3 +348,31 @@ fn key_builders_are_followed_with_the_callers_arguments() {
         "{names:?}"
     );
 }
+
+#[test]
+fn variables_assigned_clients_later() {
+    let src = "const Redis = require('ioredis');\nlet client;\n\
+               beforeEach(() => { client = new Redis(); });\n\
+               afterEach(() => { client = null; });\n\
+               it('x', () => client.mget('a', 'b'));\n";
+    assert_eq!(
+        rules(src, Dialect::JavaScript, &Options::default()),
+        ["cross-slot"]
+    );
+    for other in [
+        "client = new Map();",
+        "client++;",
+        "[client] = xs;",
+        "for (client of xs) {}",
+    ] {
+        let src = format!(
+            "const Redis = require('ioredis');\nlet client;\n\
+             beforeEach(() => {{ client = new Redis(); }});\n{other}\n\
+             it('x', () => client.mget('a', 'b'));\n"
+        );
+        assert!(
+            rules(&src, Dialect::JavaScript, &Options::default()).is_empty(),
+            "{other}"
+        );
+    }
+}

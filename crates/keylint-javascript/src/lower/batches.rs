@@ -1,0 +1,154 @@
+//! `multi()` and `pipeline()` batches up to `exec()` / `execAsPipeline()`.
+
+use super::*;
+
+impl<'t> Analyzer<'t> {
+    /// A batch ended by `exec()` / `execAsPipeline()` at `call`, whose receiver
+    /// `recv` evaluates to the batch.
+    pub(super) fn batch(
+        &mut self,
+        call: Node<'t>,
+        recv: Node<'t>,
+        c: Client,
+        b: Batch,
+        as_pipeline: bool,
+    ) {
+        let Some((start, queued)) = self.queued(recv) else {
+            return;
+        };
+        let mode = Some((b, as_pipeline));
+        let mut keys = Vec::new();
+        for q in queued {
+            keys.extend(self.command(q, c, mode));
+        }
+        // What a cluster does with the batch as a whole: a transaction is refused when
+        // its keys span slots (node-redis sends it to one node, ioredis checks it
+        // first); a pipeline runs per node, which is a hazard, not a refusal.
+        if b != Batch::Multi || as_pipeline || keys.len() < 2 {
+            return;
+        }
+        self.push_unit(Unit {
+            kind: UnitKind::Transaction,
+            name: "MULTI".into(),
+            span: start.start_byte()..call.end_byte(),
+            anchor: start.byte_range(),
+            keys,
+            policy: CrossSlotPolicy::Refused,
+        });
+        let note = match c.lib {
+            Lib::IoRedis => {
+                "ioredis checks a transaction before sending it: keys on two nodes are \
+                 rejected by the client (`All keys in the pipeline should belong to the same \
+                 slots allocation group`), nothing written; keys in two slots of one node get \
+                 `CROSSSLOT` at `EXEC`"
+            }
+            Lib::NodeRedis => {
+                "node-redis sends the transaction to the first key's node: another slot of \
+                 that node gets `CROSSSLOT`, another node ends in `Too many Cluster \
+                 redirections` (node-redis 6), with nothing written"
+            }
+        };
+        self.model.unit_notes.push(UnitNote {
+            unit: self.model.units.len() - 1,
+            note: note.to_string(),
+        });
+    }
+
+    /// The calls queued on a batch, in order, and the call that started it: the chain
+    /// down to `multi()`, through a `const` holding the batch and the statements
+    /// that queue on it in the same block before the end.
+    pub(super) fn queued(&mut self, recv: Node<'t>) -> Option<(Node<'t>, Vec<Node<'t>>)> {
+        let mut chain = Vec::new();
+        let mut cur = unwrap_expr(recv);
+        loop {
+            match cur.kind() {
+                "call_expression" => {
+                    let (obj, m, _) = self.method_call(cur)?;
+                    if matches!(m, "multi" | "pipeline")
+                        && matches!(self.eval(obj), Value::Client(_))
+                    {
+                        chain.reverse();
+                        return Some((cur, chain));
+                    }
+                    chain.push(cur);
+                    cur = unwrap_expr(obj);
+                }
+                "identifier" => {
+                    let name = text(cur, self.src).to_string();
+                    let Decl::Value(v) = self.lookup(&name, cur) else {
+                        return None;
+                    };
+                    let (start, mut before) = self.queued(v)?;
+                    // Statements `name.cmd(…)…;` between the declaration and the end.
+                    let decl_stmt = self.statement_of(v)?;
+                    let end_stmt = self.statement_of(recv)?;
+                    let block = self.parent(decl_stmt)?;
+                    if self.parent(end_stmt) != Some(block) {
+                        return None;
+                    }
+                    let mut c = block.walk();
+                    let stmts: Vec<Node<'t>> = block.named_children(&mut c).collect();
+                    let mut inside = false;
+                    for s in stmts {
+                        if s == decl_stmt {
+                            inside = true;
+                            continue;
+                        }
+                        if s == end_stmt {
+                            break;
+                        }
+                        if !inside || s.kind() != "expression_statement" {
+                            continue;
+                        }
+                        let Some(e) = s.named_child(0) else { continue };
+                        let mut calls = Vec::new();
+                        if self.chain_on(unwrap_expr(e), &name, &mut calls) {
+                            calls.reverse();
+                            before.extend(calls);
+                        }
+                    }
+                    chain.reverse();
+                    before.extend(chain);
+                    return Some((start, before));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether `e` is a chain of calls on the identifier `name` (`tx.set(…).get(…)`);
+    /// collects the calls, outermost first.
+    pub(super) fn chain_on(&self, e: Node<'t>, name: &str, out: &mut Vec<Node<'t>>) -> bool {
+        let mut cur = e;
+        loop {
+            match cur.kind() {
+                "call_expression" => {
+                    let Some((obj, _, _)) = self.method_call(cur) else {
+                        return false;
+                    };
+                    out.push(cur);
+                    cur = unwrap_expr(obj);
+                }
+                "identifier" => return text(cur, self.src) == name,
+                _ => return false,
+            }
+        }
+    }
+
+    /// The statement that contains `n`.
+    pub(super) fn statement_of(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let mut cur = n;
+        let mut steps = 0;
+        loop {
+            let p = self.parent(cur)?;
+            steps += 1;
+            if steps > 400 {
+                return None;
+            }
+            if matches!(p.kind(), "statement_block" | "program" | "switch_case") {
+                return Some(cur);
+            }
+            cur = p;
+        }
+    }
+}

@@ -376,3 +376,29 @@ fn variables_assigned_clients_later() {
         );
     }
 }
+
+#[test]
+fn a_batch_sent_twice_is_two_transactions() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               async function f() {\n  const tx = r.multi();\n  tx.set('a', 1);\n  await tx.exec();\n\
+               tx.set('b', 1);\n  tx.set('{b}:c', 1);\n  await tx.exec();\n}\n";
+    let tx: Vec<Vec<String>> = js(src)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect();
+    assert_eq!(tx, [vec!["\"b\"", "\"{b}:c\""]]);
+    // Used in a way not followed: nothing is said.
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               async function f() {\n  const tx = r.multi();\n  tx.set('a', 1);\n  queueMore(tx);\n\
+               tx.set('b', 1);\n  await tx.exec();\n}\n";
+    assert!(js(src).iter().all(|u| u.0 != UnitKind::Transaction));
+}
+
+#[test]
+fn a_batch_used_under_an_if_is_not_judged() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               async function f(big) {\n  const tx = r.multi();\n  tx.set('a', 1);\n\
+               if (big) { await tx.exec(); }\n  tx.set('b', 1);\n  await tx.exec();\n}\n";
+    assert!(js(src).iter().all(|u| u.0 != UnitKind::Transaction));
+}

@@ -97,14 +97,38 @@ impl<'t> Analyzer<'t> {
                         if s == end_stmt {
                             break;
                         }
-                        if !inside || s.kind() != "expression_statement" {
+                        if !inside {
+                            continue;
+                        }
+                        if s.kind() != "expression_statement" {
+                            // Queued (or sent) under an `if`, in a loop, in a callback:
+                            // which commands meet in one transaction is not known.
+                            if self.mentions(s, &name) {
+                                return None;
+                            }
                             continue;
                         }
                         let Some(e) = s.named_child(0) else { continue };
                         let mut calls = Vec::new();
                         if self.chain_on(unwrap_expr(e), &name, &mut calls) {
                             calls.reverse();
-                            before.extend(calls);
+                            // A batch sent (or dropped) before the end starts afresh.
+                            let sent = calls.iter().rposition(|&c| {
+                                self.method_call(c).is_some_and(|(_, m, _)| {
+                                    matches!(m, "exec" | "execAsPipeline" | "discard")
+                                })
+                            });
+                            match sent {
+                                Some(i) => {
+                                    before.clear();
+                                    before.extend(calls.into_iter().skip(i + 1));
+                                }
+                                None => before.extend(calls),
+                            }
+                        } else if self.mentions(s, &name) {
+                            // The batch is used in a way not followed (passed to a
+                            // function, sent in a callback): what it holds is not known.
+                            return None;
                         }
                     }
                     chain.reverse();
@@ -114,6 +138,19 @@ impl<'t> Analyzer<'t> {
                 _ => return None,
             }
         }
+    }
+
+    /// Whether the identifier `name` appears in `n`.
+    pub(super) fn mentions(&self, n: Node<'t>, name: &str) -> bool {
+        let mut stack = vec![n];
+        let mut c = n.walk();
+        while let Some(x) = stack.pop() {
+            if x.kind() == "identifier" && text(x, self.src) == name {
+                return true;
+            }
+            stack.extend(x.named_children(&mut c));
+        }
+        false
     }
 
     /// Whether `e` is a chain of calls on the identifier `name` (`tx.set(…).get(…)`);

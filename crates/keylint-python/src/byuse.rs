@@ -25,6 +25,9 @@
 //! (with its bases in the file) defines every method the receiver is called with, it
 //! may be an instance of that wrapper, whose methods are followed instead.
 //!
+//! A receiver named like a pipeline (`pipe`, `p`, `tx`, `batch`) or a cache (`cache`,
+//! `self._cache`: cache objects prefix the keys they are given) is never taken.
+//!
 //! A receiver is identified by its text and where it is read: a name or an attribute
 //! chain (`client`, `queue.connection`) within its function, an attribute of `self`
 //! (`self.connection`, `self.tiger.connection`) or a method call on `self`
@@ -321,6 +324,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             _ => root_name,
         };
         if !is_call && (matches!(last, "self" | "cls") || (strict && pipeline_like(last))) {
+            return None;
+        }
+        // A cache object (Django's, Flask-Caching's) prefixes the keys it is given.
+        if strict && last.to_ascii_lowercase().contains("cache") {
             return None;
         }
         let func = self.ix.enclosing_func(n);

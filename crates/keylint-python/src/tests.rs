@@ -1299,6 +1299,8 @@ fn lookalikes_of_clients_known_by_use_stay_silent() {
     for src in [
         // Methods that other libraries have too.
         "import redis\ndef f(cache):\n    cache.set_many({'a': 1, 'b': 2})\n    cache.delete_many(['a', 'b'])\n    cache.get_many(['a', 'b'])\n    with cache.pipeline() as p:\n        p.set('a', 1)\n        p.set('b', 1)\n",
+        // A cache object named so: it prefixes the keys it is given.
+        "import redis\ndef f(cache):\n    cache.sadd('a', 1)\n    cache.sinterstore('out', 'left', 'right')\n",
         "import redis\ndef f(mc):\n    mc.get_multi(['a', 'b'])\n    mc.set('a', 1)\n    mc.delete('a')\n    mc.rename('a', 'b')\n",
         "import redis\ndef f(es):\n    es.mget(['a', 'b'])\n    es.delete('a')\n    es.exists('a')\n",
         "import redis\ndef f(session, d):\n    session.query(1).delete()\n    d.copy()\n    d.keys()\n    d.get('a')\n    session.rename('a', 'b')\n",

@@ -21,7 +21,6 @@ use keylint_core::model::{
     BadNumkeys, CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind,
     UnitNote,
 };
-use keylint_core::template::Lang;
 use keylint_core::Span;
 use std::collections::HashMap;
 use tree_sitter::Node;
@@ -171,7 +170,7 @@ impl<'t> Analyzer<'t> {
             script_by_node: IdMap::default(),
             param_override: IdMap::default(),
             mentions_redis: keylint_core::prefilter::mentions_redis(src.as_bytes()),
-            model: FileModel::new(Lang::Python),
+            model: FileModel::new(crate::LANG),
             memo_name: IdMap::default(),
             memo_chain: IdMap::default(),
             memo_attr: HashMap::new(),

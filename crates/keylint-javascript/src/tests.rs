@@ -402,3 +402,19 @@ fn a_batch_used_under_an_if_is_not_judged() {
                if (big) { await tx.exec(); }\n  tx.set('b', 1);\n  await tx.exec();\n}\n";
     assert!(js(src).iter().all(|u| u.0 != UnitKind::Transaction));
 }
+
+#[test]
+fn numbers_print_as_javascript_prints_them() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.mget('a:' + 10, 'b:' + 010, 'c:' + 1e3, 'd:' + 9007199254740993, 'e:' + 0);\n";
+    assert_eq!(
+        js(src)[0].3,
+        [
+            "\"a:10\"",
+            "`b:${010}`",
+            "`c:${1e3}`",
+            "`d:${9007199254740993}`",
+            "\"e:0\""
+        ]
+    );
+}

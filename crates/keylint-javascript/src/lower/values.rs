@@ -87,9 +87,7 @@ impl<'t> Analyzer<'t> {
                 }
             }
             "template_string" => self.template(n),
-            "number" => text(n, self.src)
-                .parse::<i64>()
-                .map_or(Value::Unknown, Value::Num),
+            "number" => js_integer(text(n, self.src)).map_or(Value::Unknown, Value::Num),
             "null" | "undefined" => Value::Null,
             "binary_expression" => self.binary(n),
             "array" => {
@@ -523,4 +521,15 @@ impl<'t> Analyzer<'t> {
             _ => None,
         }
     }
+}
+
+/// A decimal integer literal that JavaScript prints back as written: no leading zero
+/// (`010` is 8 in sloppy mode), no separators, exponents or fractions, and below
+/// 2^53 (larger ones print rounded).
+fn js_integer(t: &str) -> Option<i64> {
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) || (t.len() > 1 && t.starts_with('0'))
+    {
+        return None;
+    }
+    t.parse::<i64>().ok().filter(|n| *n < (1 << 53))
 }

@@ -173,15 +173,39 @@ fn transactions() {
                const tx = r.multi();\ntx.set('e', 1);\ntx.incr('f');\ntx.exec();\n";
     let u = js(src);
     let tx: Vec<_> = u.iter().filter(|u| u.0 == UnitKind::Transaction).collect();
-    assert_eq!(tx.len(), 2, "{u:?}");
+    assert_eq!(tx.len(), 3, "{u:?}");
     assert_eq!(tx[0].3, ["\"a\"", "\"b\""]);
-    assert_eq!(tx[1].3, ["\"e\"", "\"f\""]);
+    // A pipeline works while its slots share a node.
+    assert_eq!(
+        (tx[1].1.as_str(), tx[1].2),
+        ("pipeline", CrossSlotPolicy::SameNode)
+    );
+    assert_eq!(tx[1].3, ["\"c\"", "\"d\""]);
+    assert_eq!(tx[2].3, ["\"e\"", "\"f\""]);
     let src = "import { createCluster } from 'redis';\nconst c = createCluster({});\n\
                await c.multi().set('a', '1').set('b', '2').exec();\n\
                await c.multi().set('c', '1').set('d', '2').execAsPipeline();\n";
     let u = units(src, Dialect::TypeScript, &Options::default());
-    assert_eq!(u.len(), 1, "{u:?}");
-    assert_eq!(u[0].3, ["\"a\"", "\"b\""]);
+    assert_eq!(u.len(), 2, "{u:?}");
+    assert_eq!(
+        (u[0].2, &u[0].3[..]),
+        (
+            CrossSlotPolicy::Refused,
+            &["\"a\"".to_string(), "\"b\"".to_string()][..]
+        )
+    );
+    assert_eq!(
+        (u[1].1.as_str(), u[1].2),
+        ("execAsPipeline", CrossSlotPolicy::SameNode)
+    );
+    // Only proven slots are reported on a pipeline: `a:${id}` and `b:${id}` may share
+    // a node.
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { r.pipeline().set(`a:${id}`, 1).set(`b:${id}`, 2).exec(); }\n\
+               r.pipeline().set('user:1000:profile', 1).set('user:1000:cart', 2).exec();\n";
+    let findings = check(&lower(src, Dialect::JavaScript), &Settings::default());
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0].severity, keylint_core::Severity::Warning);
 }
 
 #[test]

@@ -21,31 +21,48 @@ impl<'t> Analyzer<'t> {
         for q in queued {
             keys.extend(self.command(q, c, mode));
         }
-        // What a cluster does with the batch as a whole: a transaction is refused when
-        // its keys span slots (node-redis sends it to one node, ioredis checks it
-        // first); a pipeline runs per node, which is a hazard, not a refusal.
-        if b != Batch::Multi || as_pipeline || keys.len() < 2 {
+        if keys.len() < 2 {
             return;
         }
+        // What a cluster does with the batch as a whole: a transaction is refused when
+        // its keys span slots (node-redis sends it to one node, ioredis checks it
+        // first); a pipeline works while its slots share a node.
+        let pipeline = b == Batch::Pipeline || as_pipeline;
+        let (name, policy) = match (b, as_pipeline) {
+            (Batch::Multi, false) => ("MULTI", CrossSlotPolicy::Refused),
+            (Batch::Multi, true) => ("execAsPipeline", CrossSlotPolicy::SameNode),
+            (Batch::Pipeline, _) => ("pipeline", CrossSlotPolicy::SameNode),
+        };
         self.push_unit(Unit {
             kind: UnitKind::Transaction,
-            name: "MULTI".into(),
+            name: name.into(),
             span: start.start_byte()..call.end_byte(),
             anchor: start.byte_range(),
             keys,
-            policy: CrossSlotPolicy::Refused,
+            policy,
         });
-        let note = match c.lib {
-            Lib::IoRedis => {
+        let note = match (c.lib, pipeline) {
+            (Lib::IoRedis, false) => {
                 "ioredis checks a transaction before sending it: keys on two nodes are \
                  rejected by the client (`All keys in the pipeline should belong to the same \
                  slots allocation group`), nothing written; keys in two slots of one node get \
                  `CROSSSLOT` at `EXEC`"
             }
-            Lib::NodeRedis => {
+            (Lib::NodeRedis, false) => {
                 "node-redis sends the transaction to the first key's node: another slot of \
                  that node gets `CROSSSLOT`, another node ends in `Too many Cluster \
                  redirections` (node-redis 6), with nothing written"
+            }
+            (Lib::IoRedis, true) => {
+                "ioredis checks a pipeline before sending it: commands whose keys are on two \
+                 nodes are rejected by the client (`All keys in the pipeline should belong to \
+                 the same slots allocation group`), nothing written; on one node it runs, \
+                 not atomically"
+            }
+            (Lib::NodeRedis, true) => {
+                "node-redis sends `execAsPipeline()` to the first key's node: a command for \
+                 another node fails with `MOVED` after the commands before it have run, \
+                 leaving a partial write"
             }
         };
         self.model.unit_notes.push(UnitNote {

@@ -442,3 +442,16 @@ fn numbers_print_as_javascript_prints_them() {
         ]
     );
 }
+
+#[test]
+fn constant_arrays_are_flattened() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               const KEYS = ['stats:a', 'stats:b'];\n\
+               r.del(KEYS);\nr.del(...KEYS, 'stats:c');\nr.mset(KEYS);\n";
+    let keys: Vec<Vec<String>> = js(src).into_iter().map(|u| u.3).collect();
+    assert_eq!(keys[0], ["\"stats:a\"", "\"stats:b\""]);
+    assert_eq!(keys[1], ["\"stats:a\"", "\"stats:b\"", "\"stats:c\""]);
+    // A named array may have grown since (`KEYS.push(k)`): MSET's pairs in it cannot
+    // be told apart.
+    assert_eq!(keys.len(), 2);
+}

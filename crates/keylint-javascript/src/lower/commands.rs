@@ -302,21 +302,31 @@ impl<'t> Analyzer<'t> {
                 out.push(Flat::Family(m));
                 continue;
             }
-            if u.kind() == "spread_element" {
+            // An array (written here, or a constant one, or spread) is flattened one
+            // level, as ioredis does.
+            let array = match inner {
+                Some(i) if i.kind() == "array" || i.kind() == "identifier" => match self.eval(i) {
+                    Value::Array(items, exact) if exact || i.kind() == "array" => Some(items),
+                    _ => None,
+                },
+                _ => None,
+            };
+            // A named array may have grown since it was written (`keys.push(k)`).
+            let named = inner.is_some_and(|i| i.kind() == "identifier");
+            if u.kind() == "spread_element" && array.is_none() {
                 out.push(Flat::Many);
                 continue;
             }
-            if u.kind() == "array" {
-                let Value::Array(items, _) = self.eval(u) else {
-                    out.push(Flat::Many);
-                    continue;
-                };
+            if let Some(items) = array {
                 for e in items {
                     if e.spread || matches!(e.value, Value::Array(..) | Value::Object(_)) {
                         out.push(Flat::Many);
                     } else {
                         out.push(Flat::One(e.node));
                     }
+                }
+                if named {
+                    out.push(Flat::Many);
                 }
                 continue;
             }

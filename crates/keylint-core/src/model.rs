@@ -305,6 +305,12 @@ pub struct FileModel {
     pub unit_notes: Vec<UnitNote>,
     /// More places that findings about particular units point at.
     pub unit_labels: Vec<UnitLabel>,
+    /// Bindings of opaque holes that stand for a prefix the client prepends to every
+    /// key it sends and that the code does not show (an ioredis `keyPrefix` set where
+    /// the client is made, out of view). One value is shared by every key of a unit
+    /// that begins with it: keys that differ after it differ in slot unless the
+    /// prefix itself carries a hash tag.
+    pub client_prefixes: Vec<String>,
 }
 
 impl FileModel {
@@ -322,6 +328,7 @@ impl FileModel {
             listings: Vec::new(),
             unit_notes: Vec::new(),
             unit_labels: Vec::new(),
+            client_prefixes: Vec::new(),
         }
     }
 

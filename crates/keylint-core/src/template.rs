@@ -351,6 +351,24 @@ impl KeyTemplate {
         Some((t.hash_input(), assumed))
     }
 
+    /// The template without its leading hole when that hole's binding is one of
+    /// `bindings` (a client's prefix the code does not show), with that binding.
+    pub fn strip_leading_hole(&self, bindings: &[String]) -> Option<(KeyTemplate, String)> {
+        let at = self
+            .parts
+            .iter()
+            .position(|p| !matches!(p, Part::Lit(l) if l.bytes.is_empty()))?;
+        match &self.parts[at] {
+            Part::Hole(h) if bindings.contains(&h.binding) => Some((
+                KeyTemplate {
+                    parts: self.parts[at + 1..].to_vec(),
+                },
+                h.binding.clone(),
+            )),
+            _ => None,
+        }
+    }
+
     /// Source code that evaluates to this template, in the file's language, for a
     /// suggested rewrite; `None` when it cannot be written (holes in a redis-cli file).
     pub fn replacement(&self, lang: Lang) -> Option<String> {

@@ -133,10 +133,18 @@ fn key_prefix_option() {
     assert_eq!(mget("new Redis({ keyPrefix: 'app:' })"), ["cross-slot"]);
     assert!(mget("new Redis({ keyPrefix: '{app}:' })").is_empty());
     assert!(mget("new Redis.Cluster([], { redisOptions: { keyPrefix: '{app}:' } })").is_empty());
-    assert!(mget("new Redis(opts)").is_empty());
-    assert!(mget("new Redis({ ...opts })").is_empty());
-    assert!(mget("new Redis(process.env.REDIS_URL)").is_empty());
+    // Options out of view: a keyPrefix may be there, one value before every key.
+    assert_eq!(mget("new Redis(opts)"), ["cross-slot-likely"]);
+    assert_eq!(mget("new Redis({ ...opts })"), ["cross-slot-likely"]);
+    assert_eq!(
+        mget("new Redis(process.env.REDIS_URL)"),
+        ["cross-slot-likely"]
+    );
     assert!(mget("new Redis('redis://h:6379/0?keyPrefix=%7Bapp%7D:')").is_empty());
+    // A prefix seen beside options that are not: no assumption.
+    assert!(mget("new Redis({ keyPrefix: '{app}:', ...opts })").is_empty());
+    assert!(mget("new Redis({ keyPrefix: 'app:', ...opts })").is_empty());
+    assert!(mget("cond ? new Redis({ keyPrefix: '{app}:' }) : new Redis(opts)").is_empty());
     assert_eq!(mget("new Redis(`redis://h:${port}`)"), ["cross-slot"]);
     let src = "const Redis = require('ioredis');\nconst r = new Redis({ keyPrefix: 'app:' });\n\
                r.mget('a', 'b');\n";
@@ -454,4 +462,51 @@ fn constant_arrays_are_flattened() {
     // A named array may have grown since (`KEYS.push(k)`): MSET's pairs in it cannot
     // be told apart.
     assert_eq!(keys.len(), 2);
+}
+
+#[test]
+fn unknown_key_prefix_is_one_value_for_every_key() {
+    let io = |body: &str| {
+        let src = format!(
+            "import {{ Redis }} from 'ioredis';\n\
+             export class S {{\n  constructor(private r: Redis) {{}}\n  \
+             async run(id: string) {{ {body} }}\n}}\n"
+        );
+        rules(&src, Dialect::TypeScript, &Options::default())
+    };
+    // Different slots without the prefix: likely, never proven.
+    assert_eq!(io("await this.r.mget('a', 'b');"), ["cross-slot-likely"]);
+    assert_eq!(
+        io("await this.r.mget(`{a}:${id}`, `{b}:${id}`);"),
+        ["cross-slot-likely"]
+    );
+    assert_eq!(
+        io("await this.r.mget(`job:${id}`, `lock:${id}`);"),
+        ["cross-slot-likely"]
+    );
+    assert_eq!(
+        io("await this.r.eval('return 1', 2, 'a', 'b');"),
+        ["cross-slot-likely"]
+    );
+    // One slot without the prefix, or slots not known: silent.
+    assert!(io("await this.r.mget(`{job:${id}}:a`, `{job:${id}}:b`);").is_empty());
+    assert!(io("await this.r.mget(`job:${id}`, `job:${id}`);").is_empty());
+    assert!(io("await this.r.mget(id, 'b');").is_empty());
+    // A batch that works while its slots share a node stays silent unless proven.
+    assert!(io("await this.r.pipeline().get('a').get('b').exec();").is_empty());
+    // The note says what is assumed.
+    let src = "import { Redis } from 'ioredis';\n\
+               export function f(r: Redis) { return r.mget('a', 'b'); }\n";
+    let m = lower_with(src, Dialect::TypeScript, &Options::default(), None);
+    let f = check(&m, &Settings::default());
+    let notes = format!("{:?}", f[0]);
+    assert!(
+        notes.contains("unless `keyPrefix` carries a hash tag"),
+        "{notes}"
+    );
+    assert!(notes.contains("Warning"), "{notes}");
+    // node-redis (whose version 3 had a prefix option of its own) stays silent.
+    let src = "import { RedisClientType } from 'redis';\n\
+               async function f(c: RedisClientType) { await c.rename('a', 'b'); }\n";
+    assert!(rules(src, Dialect::TypeScript, &Options::default()).is_empty());
 }

@@ -30,6 +30,53 @@ pub(super) fn symbolic(keys: &[usize], inputs: &[HashInput]) -> Option<(usize, u
     Some((a, b))
 }
 
+/// Two keys that differ after the one prefix the client prepends to every key and
+/// the code does not show (an ioredis `keyPrefix` set out of view): a pair proven or
+/// likely in different slots without it, with the prefix's label. Every key of the
+/// unit must begin with that same prefix. Without a `{` in the prefix, the keys are
+/// hashed from their own tags, or whole with different bytes: different slots but
+/// for a 1-in-16384 chance. Keys in one slot without it stay silent.
+pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String)> {
+    let keys = &u.unit.keys;
+    let first = u.after_prefix[*keys.first()?].as_ref()?;
+    if keys.len() < 2
+        || !keys
+            .iter()
+            .all(|&k| matches!(&u.after_prefix[k], Some((b, _)) if *b == first.0))
+    {
+        return None;
+    }
+    let rest: Vec<HashInput> = u
+        .after_prefix
+        .iter()
+        .map(|a| a.as_ref().map_or(HashInput::Unknown, |(_, i)| i.clone()))
+        .collect();
+    let (a, b) = super::cross_slot::proven(keys, &rest).or_else(|| symbolic(keys, &rest))?;
+    let label = u.cx.model.keys[a]
+        .template
+        .parts
+        .iter()
+        .find_map(|p| match p {
+            Part::Hole(h) if h.binding == first.0 => Some(h.label.clone()),
+            _ => None,
+        })?;
+    Some((a, b, label))
+}
+
+/// Why keys that differ after a client prefix the code does not show fail, and what
+/// is assumed.
+pub(super) fn explain_after_prefix(f: Finding, label: &str) -> Finding {
+    f.with_note(format!(
+        "every key here begins with the client's `{label}`, whose value the code does not \
+         show; after it these keys are hashed from different bytes, so they share a slot \
+         only by a 1-in-16384 chance"
+    ))
+    .with_note(format!(
+        "this holds unless `{label}` carries a hash tag (`{{…}}`): with a tag in it, \
+         every key of the client hashes only that tag"
+    ))
+}
+
 /// The labels of the holes of a family key's hash input that vary from member to
 /// member: two members then almost surely hash differently. Empty when the family is
 /// co-located (its tag is constant, or holds no varying value) or its slot unknown.

@@ -29,6 +29,18 @@ const MAX_SUGGESTED_KEYS: usize = 32;
 pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let model = cx.model;
     let inputs: Vec<HashInput> = model.keys.iter().map(|k| k.template.hash_input()).collect();
+    // The hash input of each key after a client prefix the code does not show.
+    let after_prefix: Vec<Option<(String, HashInput)>> = model
+        .keys
+        .iter()
+        .map(|k| {
+            if model.client_prefixes.is_empty() {
+                return None;
+            }
+            let (rest, binding) = k.template.strip_leading_hole(&model.client_prefixes)?;
+            Some((binding, rest.hash_input()))
+        })
+        .collect();
     let mut facts = UnitFacts::default();
     for f in &model.families {
         facts.families.insert((f.unit, f.key), f);
@@ -54,6 +66,7 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             ui,
             unit,
             inputs: &inputs,
+            after_prefix: &after_prefix,
             facts: &facts,
         };
         if let Some(d) = detect(&u) {
@@ -83,6 +96,9 @@ pub(super) struct UnitView<'a, 'm> {
     pub(super) unit: &'m Unit,
     /// The hash input of every key of the model.
     pub(super) inputs: &'a [HashInput],
+    /// Per key: the client prefix it begins with (see [`FileModel::client_prefixes`])
+    /// and the hash input of the rest.
+    pub(super) after_prefix: &'a [Option<(String, HashInput)>],
     pub(super) facts: &'a UnitFacts<'m>,
 }
 
@@ -109,6 +125,8 @@ struct Detection<'m> {
     family: Option<FamilyKey<'m>>,
     /// Every key of the pair is queued by helpers: point at the transaction's start.
     at_start: bool,
+    /// The pair differs after a client prefix the code does not show: its label.
+    under_prefix: Option<String>,
 }
 
 impl Detection<'_> {
@@ -123,6 +141,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     if keys.len() < 2 && family.is_none() {
         return None;
     }
+    let mut under_prefix = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
     } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
@@ -134,6 +153,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
         (Rule::CrossSlotLikely, fk.key, fk.key)
+    } else if let Some((a, b, label)) = cross_slot_likely::after_prefix(u) {
+        // Likely: keys that differ after the one prefix the client gives them all.
+        under_prefix = Some(label);
+        (Rule::CrossSlotLikely, a, b)
     } else {
         return None;
     };
@@ -158,6 +181,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         culprit,
         family,
         at_start: is_tx && !in_unit(culprit) && unit.anchor != unit.span,
+        under_prefix,
     })
 }
 
@@ -198,13 +222,24 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
         Rule::CrossSlot => cross_slot::verb(unit.policy),
         _ => cross_slot_likely::verb(unit.policy),
     };
+    // After a client prefix: a tag of the key's own is hashed alone (while the prefix
+    // has none), else the whole key, prefix included.
+    let describe = |k: usize| match (&d.under_prefix, &u.after_prefix[k]) {
+        (Some(label), Some((_, rest))) => match rest {
+            HashInput::Concrete { whole: true, .. } | HashInput::Symbolic { whole: true, .. } => {
+                format!("hashed whole, `{label}` included")
+            }
+            _ => rest.describe(cx.syntax(k)),
+        },
+        _ => inputs[k].describe(cx.syntax(k)),
+    };
     let culprit_label = if d.family_only() {
         format!(
             "stands for many keys; {}",
             inputs[d.culprit].describe(cx.syntax(d.culprit))
         )
     } else {
-        inputs[d.culprit].describe(cx.syntax(d.culprit))
+        describe(d.culprit)
     };
     let start_label = match unit.policy {
         CrossSlotPolicy::NotAtomic => "a transaction only on a standalone client",
@@ -240,10 +275,7 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
             continue;
         }
         shown += 1;
-        f = f.with_secondary(Label::new(
-            keys[k].span.clone(),
-            inputs[k].describe(cx.syntax(k)),
-        ));
+        f = f.with_secondary(Label::new(keys[k].span.clone(), describe(k)));
     }
     if hidden > 0 {
         f = f.with_note(format!("and {hidden} more keys"));
@@ -285,7 +317,10 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             let client = cx.model.facts.client.refuses_cross_slot;
             f.with_note(refusal(&unit.kind, in_script, client.as_ref()))
         }
-        _ => cross_slot_likely::explain(f),
+        _ => match &d.under_prefix {
+            Some(label) => cross_slot_likely::explain_after_prefix(f, label),
+            None => cross_slot_likely::explain(f),
+        },
     };
     if cx.fstring(d.anchor) && !d.family_only() && looks_like_fstring_trap(u) {
         f = f.with_note(FSTRING_TRAP);
@@ -355,12 +390,26 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
         );
     }
     let keys = &u.unit.keys;
+    // Keys after a client prefix: the tag goes after the prefix, in the code's part.
+    let stripped: Vec<KeyTemplate> = match &d.under_prefix {
+        Some(_) => keys
+            .iter()
+            .filter_map(|&k| {
+                let t = &cx.model.keys[k].template;
+                Some(t.strip_leading_hole(&cx.model.client_prefixes)?.0)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     // One template per distinct key text keeps the suggestion short; past a few dozen
     // distinct keys a rewrite is not a useful suggestion (and would cost quadratic time).
     let mut distinct: Vec<&KeyTemplate> = Vec::new();
     let mut index: HashMap<Vec<SymPart>, usize> = HashMap::new();
-    for &k in keys {
-        let t = &cx.model.keys[k].template;
+    for (i, &k) in keys.iter().enumerate() {
+        let t = match d.under_prefix {
+            Some(_) => &stripped[i],
+            None => &cx.model.keys[k].template,
+        };
         if let Entry::Vacant(e) = index.entry(t.text_parts()) {
             e.insert(distinct.len());
             distinct.push(t);
@@ -378,7 +427,8 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
         Ok(s) => {
             // A rewrite of a script's keys inside another file's string would have to
             // re-quote them for that file too: no edit is offered there, only the help.
-            let fix = (!cx.in_embedded_script(d.anchor))
+            // A rewrite after a prefix the code does not show is left to the reader.
+            let fix = (!cx.in_embedded_script(d.anchor) && d.under_prefix.is_none())
                 .then(|| tag_fix(cx.model, keys, &index, &s))
                 .flatten();
             let f = match fix {

@@ -48,9 +48,7 @@ impl<'t> Analyzer<'t> {
                     if o.kind != c.kind {
                         o.kind = Kind::Unknown;
                     }
-                    if o.prefix != c.prefix {
-                        o.prefix = Prefix::Unknown;
-                    }
+                    o.prefix = o.prefix.either(c.prefix);
                     o
                 }
             });
@@ -189,7 +187,7 @@ impl<'t> Analyzer<'t> {
         for a in args {
             match self.options_prefix(a, lib, 0) {
                 Prefix::None => {}
-                Prefix::Unknown => return Prefix::Unknown,
+                Prefix::Unknown => return unknown_after(found),
                 p => found = p,
             }
         }
@@ -210,11 +208,11 @@ impl<'t> Analyzer<'t> {
                 let mut found = Prefix::None;
                 for e in items {
                     if e.kind() == "spread_element" {
-                        return Prefix::Unknown;
+                        return unknown_after(found);
                     }
                     match self.options_prefix(e, lib, depth + 1) {
                         Prefix::None => {}
-                        Prefix::Unknown => return Prefix::Unknown,
+                        Prefix::Unknown => return unknown_after(found),
                         p => found = p,
                     }
                 }
@@ -230,12 +228,12 @@ impl<'t> Analyzer<'t> {
                             let (Some(k), Some(v)) =
                                 (p.child_by_field_name("key"), p.child_by_field_name("value"))
                             else {
-                                return Prefix::Unknown;
+                                return unknown_after(found);
                             };
                             let key = match k.kind() {
                                 "property_identifier" => text(k, self.src).to_string(),
                                 "string" => string_value(k, self.src).unwrap_or_default(),
-                                _ => return Prefix::Unknown,
+                                _ => return unknown_after(found),
                             };
                             match key.as_str() {
                                 "keyPrefix" => match self.eval(v) {
@@ -243,14 +241,14 @@ impl<'t> Analyzer<'t> {
                                         self.prefixes.push(t);
                                         found = Prefix::Lit(self.prefixes.len() - 1);
                                     }
-                                    _ => return Prefix::Unknown,
+                                    _ => return unknown_after(found),
                                 },
                                 // Options nested in options (a cluster's options for
                                 // its node clients).
                                 "redisOptions" | "defaults" | "options" | "rootNodes" => {
                                     match self.options_prefix(v, lib, depth + 1) {
                                         Prefix::None => {}
-                                        Prefix::Unknown => return Prefix::Unknown,
+                                        Prefix::Unknown => return unknown_after(found),
                                         p => found = p,
                                     }
                                 }
@@ -262,11 +260,11 @@ impl<'t> Analyzer<'t> {
                                 text(p, self.src),
                                 "keyPrefix" | "redisOptions" | "defaults" | "options" | "rootNodes"
                             ) {
-                                return Prefix::Unknown;
+                                return unknown_after(found);
                             }
                         }
                         "comment" => {}
-                        _ => return Prefix::Unknown,
+                        _ => return unknown_after(found),
                     }
                 }
                 found
@@ -283,6 +281,14 @@ impl<'t> Analyzer<'t> {
                         })
                         .collect();
                     let has_query = literal.contains(&b'?');
+                    // A prefix in the query string, percent-encoded: not read.
+                    if lib == Lib::IoRedis
+                        && literal
+                            .windows(9)
+                            .any(|w| w.eq_ignore_ascii_case(b"keyPrefix"))
+                    {
+                        return Prefix::Opaque;
+                    }
                     let holes = t.as_bytes().is_none();
                     if lib == Lib::IoRedis && (has_query || (holes && !url_holes_before_path(&t))) {
                         Prefix::Unknown
@@ -448,9 +454,7 @@ impl<'t> Analyzer<'t> {
                             if d.kind != out.kind {
                                 out.kind = Kind::Unknown;
                             }
-                            if d.prefix != out.prefix {
-                                out.prefix = Prefix::Unknown;
-                            }
+                            out.prefix = out.prefix.either(d.prefix);
                         }
                         _ => return None,
                     }
@@ -461,5 +465,15 @@ impl<'t> Analyzer<'t> {
             // it stays unknown.
             _ => None,
         }
+    }
+}
+
+/// What an argument whose `keyPrefix` cannot be seen makes of the prefix found so
+/// far: one unknown value, or, after a prefix already seen, no assumption at all.
+fn unknown_after(found: Prefix) -> Prefix {
+    if found == Prefix::None {
+        Prefix::Unknown
+    } else {
+        Prefix::Opaque
     }
 }

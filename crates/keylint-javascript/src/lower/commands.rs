@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The binding of an ioredis client's `keyPrefix` that the code does not show.
+const IO_KEY_PREFIX: &str = "keyPrefix@ioredis";
+
 impl<'t> Analyzer<'t> {
     /// The method name and receiver of a call `recv.method(…)`.
     pub(super) fn method_call(&self, call: Node<'t>) -> Option<(Node<'t>, &'t str, Node<'t>)> {
@@ -266,10 +269,21 @@ impl<'t> Analyzer<'t> {
                 p.push(t);
                 p
             }
-            Prefix::Unknown => {
+            Prefix::Unknown | Prefix::Opaque => {
+                // ioredis prepends its `keyPrefix` to every key it sends (script keys
+                // and batched commands included): one value for every key of a unit.
+                // node-redis's own prefix option (version 3) is left unknown.
+                let binding = if c.lib == Lib::IoRedis && c.prefix == Prefix::Unknown {
+                    if self.model.client_prefixes.is_empty() {
+                        self.model.client_prefixes.push(IO_KEY_PREFIX.into());
+                    }
+                    IO_KEY_PREFIX
+                } else {
+                    "keyPrefix"
+                };
                 let mut p = Tpl::hole(HoleInfo {
                     label: "keyPrefix".into(),
-                    binding: "keyPrefix".into(),
+                    binding: binding.into(),
                     span: None,
                     keylike: true,
                 });

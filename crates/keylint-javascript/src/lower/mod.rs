@@ -41,6 +41,21 @@ pub(crate) enum Prefix {
     Unknown,
     /// This one, an index into [`Analyzer::prefixes`].
     Lit(usize),
+    /// A prefix the code sets but that cannot be read (a connection URL's query that
+    /// names it), or one of several clients' prefixes one of which is known: no
+    /// assumption is made about it.
+    Opaque,
+}
+
+impl Prefix {
+    /// The prefix of a value that is one of two clients.
+    pub(crate) fn either(self, other: Prefix) -> Prefix {
+        match (self, other) {
+            (a, b) if a == b => a,
+            (Prefix::None | Prefix::Unknown, Prefix::None | Prefix::Unknown) => Prefix::Unknown,
+            _ => Prefix::Opaque,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

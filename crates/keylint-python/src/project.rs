@@ -1227,6 +1227,19 @@ fn only_instance_markers(b: &str) -> bool {
     true
 }
 
+/// The identity of an instance known by the value that holds it (a parameter
+/// annotated with its class, or an argument passed where a function declares one):
+/// the same value, however it is reached, is the same instance. While a module is
+/// summarised, a parameter of the summarised function is the instance its caller
+/// passes: the fact names it (a marker), and the call that applies the fact puts
+/// that instance's identity in its place.
+fn param_ident(binding: &str) -> String {
+    match exact_marker(binding) {
+        Some(('p', i)) => marker('i', i),
+        _ => format!("param:{binding}"),
+    }
+}
+
 /// A call's arguments bound to a fact's parameters: each one's template and
 /// identity, and the identity of the project instance it is, if it is one.
 struct Bound {
@@ -1384,19 +1397,7 @@ impl<'t> Analyzer<'t> {
             let given = pos
                 .get(i)
                 .or_else(|| kw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e));
-            let ext = match given {
-                Some(e) => self
-                    .typed_ext(e.node, &e.value, ctx)
-                    .map(|x| x.ident.clone()),
-                None => None,
-            };
-            // An object the caller does not know the class of, passed where the
-            // fact's function declares one: the keys it reads on it are that
-            // object's, named by the argument.
-            let unknown_obj = ext.is_none()
-                && given.is_some_and(|e| {
-                    matches!(e.value, Value::Opaque(_) | Value::Unknown | Value::Foreign)
-                });
+            let ext = given.and_then(|e| self.arg_instance(e.node, &e.value, ctx));
             let t = match given {
                 Some(e) => self.to_tpl(&e.value, e.node, ctx),
                 None if p.has_default => match &p.default {
@@ -1411,13 +1412,58 @@ impl<'t> Analyzer<'t> {
                 None => return None,
             };
             let id = fingerprint(&Value::Str(t.clone()));
-            exts.push(ext.or_else(|| unknown_obj.then(|| format!("arg:{id}"))));
+            exts.push(ext);
             out.push((t, id));
         }
         if !extra_kw && kw.iter().any(|(k, _)| !params.iter().any(|p| &p.name == k)) {
             return None;
         }
         Some(Bound { args: out, exts })
+    }
+
+    /// The identity of the object an argument passes, when a fact's function reads
+    /// keys on it: its instance, if its class is known here; else, for a name or an
+    /// attribute, the value it holds, named the same way wherever it is passed
+    /// (`current = job` passes `job`). A value with no identity of its own gives
+    /// nothing, and the keys read on it are left out.
+    fn arg_instance(&mut self, node: Node<'t>, v: &Value<'t>, ctx: &Ctx<'t>) -> Option<String> {
+        let mut n = node;
+        if let Some(f) = ctx.func {
+            for _ in 0..8 {
+                if n.kind_name() != "identifier" {
+                    break;
+                }
+                let Some(defs) = self.ix.funcs[f].defs.get(text(n, self.src())) else {
+                    break;
+                };
+                let [d] = defs.as_slice() else { break };
+                match d.kind {
+                    DefKind::Expr(e) if matches!(e.kind_name(), "identifier" | "attribute") => {
+                        n = e;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let v = if n == node {
+            v.clone()
+        } else {
+            self.eval(n, ctx)
+        };
+        if let Some(x) = self.typed_ext(n, &v, ctx) {
+            return Some(x.ident.clone());
+        }
+        // An object the caller does not know the class of, passed where the
+        // fact's function declares one.
+        match (n.kind_name(), v) {
+            ("identifier" | "attribute", Value::Opaque(h)) => Some(param_ident(&h.binding)),
+            // A local the analysis knows nothing of (`job = fetch(id)`, or assigned
+            // in several places): the name, in this function.
+            ("identifier", Value::Unknown | Value::Foreign) => ctx
+                .func
+                .map(|f| format!("local:{f}:{}", text(n, self.src()))),
+            _ => None,
+        }
     }
 
     fn call_fact(
@@ -1592,13 +1638,9 @@ impl<'t> Analyzer<'t> {
             return None;
         };
         let c = self.annotated_project_class(d.annotation?)?;
-        // While a module is summarised, a parameter of the summarised function is
-        // the instance its caller passes: the fact names it, and the call that
-        // applies the fact puts that instance's identity in its place.
-        let ident = match exact_marker(&h.binding) {
-            Some(('p', i)) => marker('i', i),
-            _ => format!("{}(param:{})", c.qual, h.binding),
-        };
+        // The value's own identity, not its class's: the same object passed on to a
+        // function that annotates it with another class is the same instance.
+        let ident = param_ident(&h.binding);
         Some(typed_instance(c, name, ident))
     }
 

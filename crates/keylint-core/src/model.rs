@@ -283,6 +283,10 @@ pub struct SourceFacts {
 pub struct FileModel {
     /// The file's language: the syntax keys outside script bodies are printed in.
     pub lang: Lang,
+    /// The language of the file's script bodies, which keys in them are printed in:
+    /// the file's own, until a script body in another language is merged into it
+    /// ([`crate::script_link::merge`]).
+    pub script_lang: Lang,
     /// What the frontend knows about the file beyond its keys.
     pub facts: SourceFacts,
     /// Every key use, in source order.
@@ -308,6 +312,7 @@ impl FileModel {
     pub fn new(lang: Lang) -> FileModel {
         FileModel {
             lang,
+            script_lang: lang,
             facts: SourceFacts::default(),
             keys: Vec::new(),
             units: Vec::new(),
@@ -334,11 +339,12 @@ impl FileModel {
         out
     }
 
-    /// The syntax a key is printed in: Lua for a key in a script body (Redis runs
-    /// scripts in Lua, wherever their text is written), else the file's language.
+    /// The syntax a key is printed in: the scripts' language for a key in a script
+    /// body (Redis runs scripts in Lua, wherever their text is written), else the
+    /// file's language.
     pub fn key_syntax(&self, in_script: bool) -> Lang {
         if in_script {
-            Lang::Lua
+            self.script_lang
         } else {
             self.lang
         }

@@ -101,6 +101,7 @@ impl Mapper<'_> {
 pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usize> {
     let key_base = model.keys.len();
     let unit_base = model.units.len();
+    model.script_lang = lua.lang;
     for k in &lua.keys {
         model.keys.push(KeyUse {
             template: m.template(&k.template),

@@ -198,6 +198,7 @@ fn insert_braces(key: &KeyTemplate, start: usize, end: usize) -> KeyTemplate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frontend::testing::{CLI, LUA_LANG, PY};
     use crate::template::HoleKind;
 
     fn lit(s: &str) -> KeyTemplate {
@@ -208,7 +209,7 @@ mod tests {
     fn shared_id_segment() {
         let a = lit("user:1000:profile");
         let b = lit("user:1000:cart");
-        let s = suggest_tag(&[&a, &b], Lang::RedisCli).unwrap();
+        let s = suggest_tag(&[&a, &b], CLI).unwrap();
         assert_eq!(s.tag, "user:1000");
         assert_eq!(s.rewritten, ["{user:1000}:profile", "{user:1000}:cart"]);
     }
@@ -217,7 +218,7 @@ mod tests {
     fn id_in_the_middle_and_at_the_end() {
         let a = lit("profile:1000");
         let b = lit("cart:1000:items");
-        let s = suggest_tag(&[&a, &b], Lang::RedisCli).unwrap();
+        let s = suggest_tag(&[&a, &b], CLI).unwrap();
         assert_eq!(s.rewritten, ["profile:{1000}", "cart:{1000}:items"]);
     }
 
@@ -226,12 +227,12 @@ mod tests {
         let a = lit("stats:views");
         let b = lit("stats:clicks");
         assert_eq!(
-            suggest_tag(&[&a, &b], Lang::RedisCli),
+            suggest_tag(&[&a, &b], CLI),
             Err(NoSuggestion::OnlyConstant("stats".into()))
         );
         let c = lit("a");
         assert_eq!(
-            suggest_tag(&[&b, &c], Lang::RedisCli),
+            suggest_tag(&[&b, &c], CLI),
             Err(NoSuggestion::NothingShared)
         );
     }
@@ -258,13 +259,13 @@ mod tests {
             ],
         };
         let (a, b) = (mk(":cart"), mk(":profile"));
-        let s = suggest_tag(&[&a, &b], Lang::Python).unwrap();
+        let s = suggest_tag(&[&a, &b], PY).unwrap();
         assert_eq!(s.tag, "user:<uid>");
         assert_eq!(
             s.rewritten,
             ["f\"{{user:{uid}}}:cart\"", "f\"{{user:{uid}}}:profile\""]
         );
-        let s = suggest_tag(&[&a, &b], Lang::Lua).unwrap();
+        let s = suggest_tag(&[&a, &b], LUA_LANG).unwrap();
         assert_eq!(s.rewritten[0], "\"{user:\" .. uid .. \"}:cart\"");
     }
 }

@@ -1,6 +1,6 @@
-//! Suppression comments: `# redis-keylint: ignore[rule, …]` (redis-cli files, Python)
-//! and `-- redis-keylint: ignore[…]` (Lua), on the offending line or alone on the line
-//! above it; `redis-keylint: ignore-file[…]` anywhere in a file for the whole file.
+//! Suppression comments: `redis-keylint: ignore[rule, …]` in a comment of the file's
+//! language (`# …` in redis-cli files and Python, `-- …` in Lua: see
+//! [`crate::frontend::Comments`]), on the offending line or alone on the line above it; `redis-keylint: ignore-file[…]` anywhere in a file for the whole file.
 //!
 //! A suppression that suppresses nothing is reported (`unused-suppression`, in
 //! `rules/unused_suppression.rs`) so that stale ones get cleaned up, except for rules
@@ -36,17 +36,6 @@ pub struct Suppression {
 
 const DIRECTIVE: &str = "redis-keylint:";
 
-fn comment_start(line: &str, lang: Lang) -> Option<usize> {
-    let trimmed = line.trim_start();
-    let indent = line.len() - trimmed.len();
-    match lang {
-        // Only whole-line comments: a `#` inside a command line is an argument.
-        Lang::RedisCli => trimmed.starts_with('#').then_some(indent + 1),
-        Lang::Python => line.find('#').map(|i| i + 1),
-        Lang::Lua => line.find("--").map(|i| i + 2),
-    }
-}
-
 /// Finds the suppression comments of a file.
 pub fn parse(source: &str, lang: Lang) -> Vec<Suppression> {
     let mut out = Vec::new();
@@ -58,7 +47,7 @@ pub fn parse(source: &str, lang: Lang) -> Vec<Suppression> {
     for (n, line) in source.split('\n').enumerate() {
         let line_start = offset;
         offset += line.len() + 1;
-        let Some(c) = comment_start(line, lang) else {
+        let Some((marker, c)) = lang.comments().find(line) else {
             continue;
         };
         let rest = &line[c..];
@@ -95,9 +84,8 @@ pub fn parse(source: &str, lang: Lang) -> Vec<Suppression> {
             }
             pos += item.len() + 1;
         }
-        let marker_len = if lang == Lang::Lua { 2 } else { 1 };
         // Code before the comment: it suppresses its own line; alone: the next line.
-        let code_before = !line[..c - marker_len].trim().is_empty();
+        let code_before = !line[..marker].trim().is_empty();
         out.push(Suppression {
             file_level,
             target_line: if code_before { n } else { n + 1 },
@@ -171,6 +159,7 @@ pub fn apply(
 mod tests {
     use super::*;
     use crate::diagnostic::Label;
+    use crate::frontend::testing::{CLI, LUA_LANG};
 
     fn finding(rule: Rule, at: usize) -> Finding {
         Finding::new(rule, "x", Label::new(at..at + 1, "x"))
@@ -179,12 +168,12 @@ mod tests {
     #[test]
     fn trailing_and_line_above() {
         let src = "MGET a b\n# redis-keylint: ignore[cross-slot]\nMGET c d\n";
-        let sups = parse(src, Lang::RedisCli);
+        let sups = parse(src, CLI);
         assert_eq!(sups.len(), 1);
         assert_eq!(sups[0].target_line, 2);
         let out = apply(
             src,
-            Lang::RedisCli,
+            CLI,
             vec![finding(Rule::CrossSlot, 5), finding(Rule::CrossSlot, 50)],
             |_| true,
         );
@@ -192,7 +181,7 @@ mod tests {
         assert_eq!(out[0].primary.span.start, 5);
 
         let lua = "redis.call('MGET', 'a', 'b') -- redis-keylint: ignore[RK001, broad-hash-tag]\n";
-        let out = apply(lua, Lang::Lua, vec![finding(Rule::CrossSlot, 3)], |_| true);
+        let out = apply(lua, LUA_LANG, vec![finding(Rule::CrossSlot, 3)], |_| true);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].rule, Rule::UnusedSuppression);
         assert_eq!(out[0].message, "unused suppression of `broad-hash-tag`");
@@ -202,22 +191,19 @@ mod tests {
     #[test]
     fn file_level_and_unknown_and_rules_that_did_not_run() {
         let src = "# redis-keylint: ignore-file[empty-hash-tag, nope]\nSET a{} 1\n";
-        let out = apply(
-            src,
-            Lang::RedisCli,
-            vec![finding(Rule::EmptyHashTag, 55)],
-            |r| r != Rule::CrossSlot,
-        );
+        let out = apply(src, CLI, vec![finding(Rule::EmptyHashTag, 55)], |r| {
+            r != Rule::CrossSlot
+        });
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].message, "unknown rule `nope` in a suppression");
         let src = "# redis-keylint: ignore[cross-slot]\nGET a\n";
-        assert!(apply(src, Lang::RedisCli, vec![], |r| r != Rule::CrossSlot).is_empty());
-        assert_eq!(apply(src, Lang::RedisCli, vec![], |_| true).len(), 1);
+        assert!(apply(src, CLI, vec![], |r| r != Rule::CrossSlot).is_empty());
+        assert_eq!(apply(src, CLI, vec![], |_| true).len(), 1);
     }
 
     #[test]
     fn a_hash_in_a_redis_cli_argument_is_not_a_comment() {
         let src = "SET k#redis-keylint:ignore[cross-slot] v\n";
-        assert!(parse(src, Lang::RedisCli).is_empty());
+        assert!(parse(src, CLI).is_empty());
     }
 }

@@ -20,16 +20,7 @@
 use crate::Span;
 use std::fmt::Write as _;
 
-/// Which language a template came from; used to print it back in the user's syntax.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
-    /// A redis-cli command file.
-    RedisCli,
-    /// A Lua script.
-    Lua,
-    /// Python code.
-    Python,
-}
+pub use crate::frontend::{Lang, Piece};
 
 /// Where the bytes of a literal part came from in the source file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,10 +354,7 @@ impl KeyTemplate {
     /// Source code that evaluates to this template, in the file's language, for a
     /// suggested rewrite; `None` when it cannot be written (holes in a redis-cli file).
     pub fn replacement(&self, lang: Lang) -> Option<String> {
-        match lang {
-            Lang::RedisCli => self.as_literal().map(|b| quote_redis_cli(&b)),
-            Lang::Lua | Lang::Python => Some(self.display(lang)),
-        }
+        lang.print_replacement(self)
     }
 
     /// True when every literal byte and hole of the template is written inside `span`:
@@ -388,13 +376,18 @@ impl KeyTemplate {
     /// The template in the user's syntax: `"user:" .. ARGV[1]` (Lua),
     /// `f"user:{uid}"` (Python), `user:1000` (redis-cli).
     pub fn display(&self, lang: Lang) -> String {
-        display_parts(
-            self.parts.iter().map(|p| match p {
+        lang.print_key(&self.pieces())
+    }
+
+    /// The template as a key printer reads it.
+    pub fn pieces(&self) -> Vec<Piece<'_>> {
+        self.parts
+            .iter()
+            .map(|p| match p {
                 Part::Lit(l) => Piece::Bytes(&l.bytes),
                 Part::Hole(h) => Piece::Hole(&h.label),
-            }),
-            lang,
-        )
+            })
+            .collect()
     }
 }
 
@@ -498,116 +491,10 @@ pub fn compare(a: &HashInput, b: &HashInput) -> Verdict {
     }
 }
 
-enum Piece<'a> {
-    Bytes(&'a [u8]),
-    Hole(&'a str),
-}
-
-fn display_parts<'a>(pieces: impl Iterator<Item = Piece<'a>>, lang: Lang) -> String {
-    let pieces: Vec<Piece<'a>> = pieces.collect();
-    let mut out = String::new();
-    match lang {
-        Lang::Python => {
-            let has_hole = pieces.iter().any(|p| matches!(p, Piece::Hole(_)));
-            out.push_str(if has_hole { "f\"" } else { "\"" });
-            for p in &pieces {
-                match p {
-                    Piece::Bytes(b) => {
-                        let s = escape(b, '"');
-                        if has_hole {
-                            out.push_str(&s.replace('{', "{{").replace('}', "}}"));
-                        } else {
-                            out.push_str(&s);
-                        }
-                    }
-                    Piece::Hole(l) => {
-                        let _ = write!(out, "{{{l}}}");
-                    }
-                }
-            }
-            out.push('"');
-        }
-        Lang::Lua => {
-            for (i, p) in pieces.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(" .. ");
-                }
-                match p {
-                    Piece::Bytes(b) => {
-                        let _ = write!(out, "\"{}\"", escape_lua(b));
-                    }
-                    Piece::Hole(l) => out.push_str(l),
-                }
-            }
-            if pieces.is_empty() {
-                out.push_str("\"\"");
-            }
-        }
-        Lang::RedisCli => {
-            for p in &pieces {
-                match p {
-                    Piece::Bytes(b) => out.push_str(&escape(b, '"')),
-                    Piece::Hole(l) => {
-                        let _ = write!(out, "<{l}>");
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A redis-cli argument that splits back to exactly `bytes`: bare when that is
-/// unambiguous, else double-quoted with escapes.
-pub fn quote_redis_cli(bytes: &[u8]) -> String {
-    let bare = !bytes.is_empty()
-        && std::str::from_utf8(bytes).is_ok_and(|s| {
-            s.chars()
-                .all(|c| !c.is_whitespace() && !c.is_control() && !matches!(c, '"' | '\'' | '\\'))
-        });
-    if bare {
-        return String::from_utf8_lossy(bytes).into_owned();
-    }
-    let body = escaped(
-        bytes,
-        |out, c| {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                c if c.is_control() || (c.is_whitespace() && c != ' ') => {
-                    each_byte(out, c, hex_byte)
-                }
-                _ => return false,
-            }
-            true
-        },
-        hex_byte,
-    );
-    format!("\"{body}\"")
-}
-
-/// A Lua string body for `bytes`: Lua 5.1 (the one Redis embeds) has no `\\x`
-/// escape, so other bytes are written as decimal `\\ddd`.
-pub fn escape_lua(bytes: &[u8]) -> String {
-    escaped(
-        bytes,
-        |out, c| {
-            match c {
-                _ if backslash_escape(out, c) => {}
-                '"' => out.push_str("\\\""),
-                c if c.is_control() => each_byte(out, c, dec_byte),
-                _ => return false,
-            }
-            true
-        },
-        dec_byte,
-    )
-}
-
 /// `bytes` as the body of a quoted string: `special` writes the escape of a character
 /// that needs one and says whether it did (the others are written as they are), `byte`
 /// the escape of a byte that is not UTF-8.
-fn escaped(
+pub fn escaped(
     bytes: &[u8],
     special: impl Fn(&mut String, char) -> bool,
     byte: fn(&mut String, u8),
@@ -628,7 +515,7 @@ fn escaped(
 
 /// Writes the escape of a backslash, newline, carriage return or tab, which Lua and
 /// the messages' quoted keys spell alike, and says whether `c` was one.
-fn backslash_escape(out: &mut String, c: char) -> bool {
+pub fn backslash_escape(out: &mut String, c: char) -> bool {
     let escaped = match c {
         '\\' => "\\\\",
         '\n' => "\\n",
@@ -641,18 +528,20 @@ fn backslash_escape(out: &mut String, c: char) -> bool {
 }
 
 /// Writes each UTF-8 byte of `c` with `byte`.
-fn each_byte(out: &mut String, c: char, byte: fn(&mut String, u8)) {
+pub fn each_byte(out: &mut String, c: char, byte: fn(&mut String, u8)) {
     let mut buf = [0u8; 4];
     for b in c.encode_utf8(&mut buf).bytes() {
         byte(out, b);
     }
 }
 
-fn hex_byte(out: &mut String, b: u8) {
+/// Writes `b` as `\\xNN`.
+pub fn hex_byte(out: &mut String, b: u8) {
     let _ = write!(out, "\\x{b:02x}");
 }
 
-fn dec_byte(out: &mut String, b: u8) {
+/// Writes `b` as `\\ddd` (decimal).
+pub fn dec_byte(out: &mut String, b: u8) {
     let _ = write!(out, "\\{b:03}");
 }
 
@@ -692,18 +581,14 @@ impl HashInput {
                 }
             }
             HashInput::Symbolic { parts, whole } => {
-                let shown = display_parts(
-                    parts.iter().map(|p| match p {
+                let pieces: Vec<Piece<'_>> = parts
+                    .iter()
+                    .map(|p| match p {
                         SymPart::Bytes(b) => Piece::Bytes(b),
                         SymPart::Hole { label, .. } => Piece::Hole(label),
-                    }),
-                    // Symbolic inputs read best as a concatenation in any language.
-                    if lang == Lang::Python {
-                        Lang::Python
-                    } else {
-                        Lang::Lua
-                    },
-                );
+                    })
+                    .collect();
+                let shown = lang.print_hash_input(&pieces);
                 if *whole {
                     format!("hashed whole: {shown}")
                 } else {
@@ -726,6 +611,7 @@ impl HashInput {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::frontend::testing::{LUA_LANG, PY};
 
     /// A literal part without source positions.
     pub(crate) fn lit(s: &str) -> Part {
@@ -842,17 +728,14 @@ pub(crate) mod tests {
             Verdict::Same
         );
         assert_eq!(
-            tagged_cart.hash_input().describe(Lang::Lua),
+            tagged_cart.hash_input().describe(LUA_LANG),
             "hashes \"user:\" .. uid"
         );
         assert_eq!(
-            cart.hash_input().describe(Lang::Lua),
+            cart.hash_input().describe(LUA_LANG),
             "hashed whole: \"user:\" .. uid .. \":cart\""
         );
-        assert_eq!(
-            tagged_cart.display(Lang::Python),
-            "f\"{{user:{uid}}}:cart\""
-        );
+        assert_eq!(tagged_cart.display(PY), "f\"{{user:{uid}}}:cart\"");
         let key = t(vec![hole("KEYS[1]", HoleKind::Opaque)]);
         assert_eq!(
             compare(&key.hash_input(), &cart.hash_input()),
@@ -880,27 +763,11 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn lua_strings_use_decimal_escapes() {
-        assert_eq!(escape_lua(b"a\"b\xff\x00\\"), "a\\\"b\\255\\000\\\\");
-    }
-
-    #[test]
     fn escape_shows_bytes() {
         assert_eq!(escape(b"a\"b\xff\x00", '"'), "a\\\"b\\xff\\x00");
         assert_eq!(
             escape("\\\n\t`\u{85}é".as_bytes(), '`'),
             "\\\\\\n\\t\\`\\x85é"
-        );
-        assert_eq!(escape_lua("\n\t\r\u{85}".as_bytes()), "\\n\\t\\r\\194\\133");
-    }
-
-    #[test]
-    fn redis_cli_arguments_are_quoted_only_when_needed() {
-        assert_eq!(quote_redis_cli(b"user:1"), "user:1");
-        assert_eq!(quote_redis_cli(b""), "\"\"");
-        assert_eq!(
-            quote_redis_cli(b"a b\"\\\n\xff"),
-            "\"a b\\\"\\\\\\x0a\\xff\""
         );
     }
 }

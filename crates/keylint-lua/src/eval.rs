@@ -127,6 +127,9 @@ enum Spread {
     Argv(usize),
     /// Unknown values of this provenance.
     Values(Prov),
+    /// The values appended to a table (`table.insert(t, v)`), all written by one
+    /// expression: each has its template ([`Eval::colls`]).
+    Coll(usize),
 }
 
 #[derive(Debug, Clone)]
@@ -160,6 +163,8 @@ struct Frame<'t> {
     /// The values each reassigned local declared in this invocation may hold at this
     /// point, with where each value is written (see [`Eval::assign`]).
     alts: OffsetMap<Vec<(Val<'t>, Span)>>,
+    /// The caller's argument expression of each parameter, by its declaration.
+    param_nodes: OffsetMap<Node<'t>>,
 }
 
 impl<'t> Frame<'t> {
@@ -172,6 +177,7 @@ impl<'t> Frame<'t> {
             exits: Vec::new(),
             varargs: None,
             alts: OffsetMap::default(),
+            param_nodes: OffsetMap::default(),
         }
     }
 }
@@ -291,6 +297,11 @@ pub(crate) struct Eval<'t, 's> {
     /// The script receives no declared key at all (a library file whose scripts never
     /// read `KEYS`): every key is undeclared.
     pub no_keys: bool,
+    /// Tables filled only by `table.insert(t, v)`, by (declaration, frame): the
+    /// values appended so far, by the start of the expression that wrote each.
+    tables: FastMap<(DeclId, usize), Vec<(usize, Val<'t>)>>,
+    /// The value of each [`Spread::Coll`].
+    colls: Vec<Val<'t>>,
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -350,6 +361,8 @@ impl<'t, 's> Eval<'t, 's> {
             call_sites: Vec::new(),
             methods: FastMap::default(),
             no_keys: false,
+            tables: FastMap::default(),
+            colls: Vec::new(),
         }
     }
 
@@ -427,6 +440,10 @@ impl<'t, 's> Eval<'t, 's> {
             Val::Spread(Spread::Keys(_)) => Prov::Declared(0),
             Val::Spread(Spread::Argv(_)) => Prov::Argv,
             Val::Spread(Spread::Values(p)) | Val::Other(p) => *p,
+            Val::Spread(Spread::Coll(i)) => match self.colls.get(*i) {
+                Some(v @ Val::Str(_)) => self.prov_of(&v.clone()),
+                _ => Prov::Unknown,
+            },
             Val::Nil | Val::Builtin(_) | Val::Func(_) => Prov::Literal,
         }
     }
@@ -497,6 +514,11 @@ impl<'t, 's> Eval<'t, 's> {
             Spread::Argv(start) if start > 0 => self.argv_hole(start + j, node),
             Spread::Argv(_) => self.argv_hole(0, node),
             Spread::Values(p) => Val::Other(p),
+            Spread::Coll(i) => self
+                .colls
+                .get(i)
+                .cloned()
+                .unwrap_or(Val::Other(Prov::Unknown)),
         }
     }
 
@@ -793,15 +815,23 @@ impl<'t, 's> Eval<'t, 's> {
     fn one_of(&mut self, node: Node<'_>, d: DeclId, alts: &[(Val<'t>, Span)]) -> Val<'t> {
         let mut provs = Vec::new();
         let mut sites = Vec::new();
+        // Every value is `KEYS[i]` itself or begins with it (`k = KEYS[6]`, then
+        // `k = k .. ":" .. group` under an `if`): whichever reaches, a key built by
+        // appending to it is built from `KEYS[i]`.
+        let rooted = self.declared_root(alts);
         for (v, at) in alts {
             if matches!(v, Val::Nil) {
                 continue;
             }
             match self.prov_of(v) {
+                Prov::Unknown | Prov::Declared(_) if rooted.is_some() => {}
                 Prov::Unknown | Prov::Declared(_) => return Val::Other(Prov::Unknown),
                 p => provs.push(p),
             }
             sites.push(at.start.to_string());
+        }
+        if let Some(i) = rooted {
+            provs = vec![Prov::Declared(i)];
         }
         if provs.is_empty() {
             return Val::Other(Prov::Unknown);
@@ -818,13 +848,43 @@ impl<'t, 's> Eval<'t, 's> {
             .find(|f| f.alts.contains_key(&d))
             .map_or(0, |f| f.id);
         let binding = format!("{name}@{d}#{frame}:{}", sites.join(","));
-        self.provs.insert(binding.clone(), computed(provs));
+        let prov = match provs.as_slice() {
+            [p @ Prov::Declared(_)] => *p,
+            _ => computed(provs),
+        };
+        self.provs.insert(binding.clone(), prov);
         Val::Str(tpl::hole(
             &name,
             binding,
             HoleKind::Opaque,
             Some(node.byte_range()),
         ))
+    }
+
+    /// The `i` of `KEYS[i]` when every value (`nil` aside) is a string that begins
+    /// with that declared key itself, at least one of them with more after it.
+    fn declared_root(&self, alts: &[(Val<'t>, Span)]) -> Option<usize> {
+        let mut root = None;
+        let mut longer = false;
+        for (v, _) in alts {
+            let t = match v {
+                Val::Nil => continue,
+                Val::Str(t) => t,
+                _ => return None,
+            };
+            let Some(Part::Hole(h)) = t.parts.first() else {
+                return None;
+            };
+            let Prov::Declared(i @ 1..) = self.prov_of_binding(&h.binding) else {
+                return None;
+            };
+            if h.binding != format!("KEYS[{i}]") || root.is_some_and(|r| r != i) {
+                return None;
+            }
+            root = Some(i);
+            longer |= t.parts.len() > 1;
+        }
+        root.filter(|_| longer)
     }
 
     /// The values a reassigned local may hold here, if they are followed.
@@ -1159,6 +1219,19 @@ impl<'t, 's> Eval<'t, 's> {
                 _ => v,
             };
             self.bind(*n, v);
+            // `local keys = {}` filled only by `table.insert(keys, v)`.
+            let d = n.start_byte();
+            if exprs.get(i).is_some_and(|e| {
+                e.kind() == K::TableConstructor
+                    && e.named_children().all(|c| c.kind() == K::Comment)
+            }) && self.scopes.appended.contains(&d)
+                && !self.scopes.field_set.contains(&d)
+                && !self.scopes.escaped.contains(&d)
+                && !self.scopes.mutated.contains(&d)
+            {
+                let frame = self.frame_id();
+                self.tables.insert((d, frame), Vec::new());
+            }
             // A reassigned local's first value is written in the declaration.
             if let Some(&e) = exprs.get(i).or(exprs.last()) {
                 let d = n.start_byte();
@@ -1522,6 +1595,9 @@ impl<'t, 's> Eval<'t, 's> {
             return Val::Other(Prov::Unknown);
         };
         let arg_nodes = self.args(node);
+        if let Some(v) = self.table_insert(callee, &arg_nodes) {
+            return v;
+        }
         // `obj:method(…)`
         if callee.kind() == K::MethodIndexExpression {
             return self.method_call(node, callee, &arg_nodes);
@@ -1657,8 +1733,73 @@ impl<'t, 's> Eval<'t, 's> {
         }
     }
 
+    /// For `unpack(p, …)` of a parameter `p` of the function being walked, the
+    /// argument expression its caller passed for `p`.
+    fn unpacked_param(&self, n: Node<'t>) -> Option<Node<'t>> {
+        if n.kind() != K::FunctionCall {
+            return None;
+        }
+        let callee = self.text(n.field(F::Name)?);
+        if !matches!(callee, "unpack" | "table.unpack") {
+            return None;
+        }
+        let table = *self.args(n).first()?;
+        if table.kind() != K::Identifier {
+            return None;
+        }
+        let d = self.scopes.uses.get(&table.start_byte())?;
+        if self.scopes.mutated.contains(d) {
+            return None;
+        }
+        self.frames.last()?.param_nodes.get(d).copied()
+    }
+
+    /// The table a collected local names here, with its declaration's frame.
+    fn collected(&self, n: Node<'_>) -> Option<(DeclId, usize)> {
+        if n.kind() != K::Identifier {
+            return None;
+        }
+        let d = *self.scopes.uses.get(&n.start_byte())?;
+        let frame = self
+            .frames
+            .iter()
+            .rev()
+            .find(|f| f.env.contains_key(&d))?
+            .id;
+        self.tables.contains_key(&(d, frame)).then_some((d, frame))
+    }
+
+    /// `table.insert(t, v)` on a collected table: `v` is one of its values.
+    fn table_insert(&mut self, callee: Node<'t>, arg_nodes: &[Node<'t>]) -> Option<Val<'t>> {
+        if self.text(callee) != "table.insert" {
+            return None;
+        }
+        let [t, v] = arg_nodes else {
+            return None;
+        };
+        let at = self.collected(*t)?;
+        let val = self.expr(*v);
+        let val = self.single(val, *v);
+        let vals = self.tables.get_mut(&at)?;
+        match vals.iter_mut().find(|(s, _)| *s == v.start_byte()) {
+            // The same expression walked again (a loop's first walk): its last value.
+            Some(slot) => slot.1 = val,
+            None => vals.push((v.start_byte(), val)),
+        }
+        Some(Val::Nil)
+    }
+
     /// `unpack(t [, i [, j]])`: the values of `KEYS`, `ARGV` or a table from `i` on.
     fn unpack(&mut self, arg_nodes: &[Node<'t>]) -> Val<'t> {
+        // A table filled by one `table.insert(t, v)`: every value is written by it.
+        if let Some(at) = arg_nodes.first().and_then(|t| self.collected(*t)) {
+            if let Some([(_, v @ Val::Str(_))]) = self.tables.get(&at).map(Vec::as_slice) {
+                let v = v.clone();
+                self.eval_args(&arg_nodes[1..]);
+                self.colls.push(v);
+                return Val::Spread(Spread::Coll(self.colls.len() - 1));
+            }
+        }
         let args = self.eval_args(arg_nodes);
         let start = match (args.get(1), arg_nodes.get(1)) {
             (None, _) => 1,
@@ -1786,6 +1927,15 @@ impl<'t, 's> Eval<'t, 's> {
         };
         let mut frame = Frame::new(self.next_frame);
         frame.varargs = varargs;
+        if let (Some(nodes), false) = (arg_nodes, standalone) {
+            for (i, p) in params.iter().enumerate() {
+                if let (Some(&n), Some(v)) = (nodes.get(i), args.get(i)) {
+                    if !matches!(v, Val::Spread(_)) {
+                        frame.param_nodes.insert(p.start_byte(), n);
+                    }
+                }
+            }
+        }
         self.frames.push(frame);
         self.next_frame += 1;
         self.active.push(id);
@@ -2087,7 +2237,14 @@ impl<'t, 's> Eval<'t, 's> {
         arg_nodes: &[Node<'t>],
     ) -> Val<'t> {
         // `redis.call(cmd, ...)` in a wrapper: the wrapper's caller's arguments.
-        let (args, arg_nodes) = self.expand_args(arg_nodes);
+        let (args, mut arg_nodes) = self.expand_args(arg_nodes);
+        // `redis.call(command, unpack(args, i, j))` in a helper: the keys are the
+        // table its caller passed, shown there.
+        for n in arg_nodes.iter_mut() {
+            if let Some(caller) = self.unpacked_param(*n) {
+                *n = caller;
+            }
+        }
         let arg_nodes = &arg_nodes[..];
         let first = self.visible(callee.byte_range());
         if let Some(c) = self.collector.as_mut() {
@@ -2209,6 +2366,10 @@ impl<'t, 's> Eval<'t, 's> {
                     self.provs.insert(binding.clone(), Prov::Declared(0));
                     tpl::hole(&label, binding, HoleKind::Opaque, Some(n.byte_range()))
                 }
+                Val::Spread(Spread::Coll(c)) => match self.colls.get(c).cloned() {
+                    Some(v @ Val::Str(_)) => self.template(&v, n),
+                    _ => self.fresh(n, Prov::Unknown),
+                },
                 other => {
                     let p = self.prov_of(&other);
                     self.fresh(n, p)

@@ -32,6 +32,7 @@
 
 mod ast;
 mod eval;
+mod frontend;
 mod hash;
 mod include;
 mod paths;
@@ -45,9 +46,10 @@ use eval::{Collector, Eval};
 use keylint_core::model::{
     CrossSlotPolicy, FileModel, KeyListing, Script, ScriptMode, Unit, UnitKind,
 };
-use keylint_core::{Lang, Span};
+use keylint_core::Span;
 use std::cell::RefCell;
 
+pub use frontend::{escape_lua, Lua, FRONTEND, LANG};
 pub use include::IncludeLoader;
 pub use project::IndexCache;
 
@@ -297,7 +299,7 @@ fn lower_text(
     regions: Vec<(Span, Span)>,
     project: Option<&dyn IncludeLoader>,
 ) -> FileModel {
-    let mut model = FileModel::new(Lang::Lua);
+    let mut model = FileModel::new(LANG);
     // Every key of a Lua file is in a script body (merged into another file's model,
     // only the keys of its scripts are).
     model.facts.script_file = true;

@@ -37,6 +37,11 @@ pub(crate) struct Scopes {
     /// Locals whose fields are assigned (`t[k] = v`, `t.x = v`, `table.insert(t, v)`):
     /// a field read from them may be any value.
     pub field_written: OffsetSet,
+    /// Locals whose only field writes are `table.insert(t, v)` (values appended): a
+    /// subset of `field_written`.
+    pub appended: OffsetSet,
+    /// Locals with a field write other than `table.insert(t, v)`.
+    pub field_set: OffsetSet,
     /// Locals handed to code that may keep or change them: an argument of a function
     /// other than the few known to only read (`ipairs`, `unpack`, …), or the whole value
     /// of an assignment or table field (an alias).
@@ -342,6 +347,7 @@ impl<'a> Resolver<'a> {
                         .flatten()
                     {
                         self.out.field_written.insert(d);
+                        self.out.field_set.insert(d);
                     }
                     // `KEYS[1] = …` changes what `KEYS[1]` means.
                     if t.kind() == K::Identifier && self.lookup(&self.text(t)).is_none() {
@@ -403,6 +409,15 @@ impl<'a> Resolver<'a> {
                 Some("table.insert" | "table.remove" | "table.sort" | "rawset") => {
                     if i == 0 {
                         self.out.field_written.insert(d);
+                        let n = args
+                            .named_children()
+                            .filter(|c| c.kind() != K::Comment)
+                            .count();
+                        if callee.as_deref() == Some("table.insert") && n == 2 {
+                            self.out.appended.insert(d);
+                        } else {
+                            self.out.field_set.insert(d);
+                        }
                     }
                 }
                 _ => {

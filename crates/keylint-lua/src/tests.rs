@@ -1,8 +1,9 @@
 use super::*;
+use crate::LANG;
 use keylint_core::model::KeyOrigin;
 use keylint_core::rules::{check, Settings};
 use keylint_core::template::HashInput;
-use keylint_core::{Finding, Lang, Rule, Severity};
+use keylint_core::{Finding, Rule, Severity};
 
 /// Every key: (source text at its span, display, origin).
 fn keys(src: &str) -> Vec<(String, String, KeyOrigin)> {
@@ -12,7 +13,7 @@ fn keys(src: &str) -> Vec<(String, String, KeyOrigin)> {
         .map(|k| {
             (
                 src[k.span.clone()].to_string(),
-                k.template.display(Lang::Lua),
+                k.template.display(LANG),
                 k.origin,
             )
         })
@@ -668,12 +669,7 @@ fn included_functions_run_with_the_script_values() {
     let shown: Vec<(String, String)> = m
         .keys
         .iter()
-        .map(|k| {
-            (
-                src[k.span.clone()].to_string(),
-                k.template.display(Lang::Lua),
-            )
-        })
+        .map(|k| (src[k.span.clone()].to_string(), k.template.display(LANG)))
         .collect();
     // Keys inside the included file are shown at the call that reached them; the
     // included function nobody calls is not part of this script.

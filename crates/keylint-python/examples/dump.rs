@@ -1,7 +1,7 @@
 //! Prints what the Python frontend sees in files: key uses and units, one per line.
 //! `cargo run -p keylint-python --example dump -- FILE.py…`
 
-use keylint_core::Lang;
+use keylint_python::LANG;
 
 /// The binary's file loader.
 #[path = "../../redis-keylint/src/loader.rs"]
@@ -31,7 +31,7 @@ fn main() {
             for (i, k) in m.keys.iter().enumerate() {
                 println!(
                     "{path}: key {i} {} {:?} {:?}",
-                    k.template.display(Lang::Python),
+                    k.template.display(LANG),
                     k.origin,
                     k.span
                 );
@@ -47,7 +47,7 @@ fn main() {
             let keys: Vec<String> = u
                 .keys
                 .iter()
-                .map(|&k| m.keys[k].template.display(Lang::Python))
+                .map(|&k| m.keys[k].template.display(LANG))
                 .collect();
             println!(
                 "{path}:{} {:?} {} {:?} [{}]",

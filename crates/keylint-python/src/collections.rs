@@ -3,10 +3,10 @@
 //! xs)` (`list(map(self.word_key, words))`). Each stands for a family of the keys the
 //! builder makes, like a comprehension over the same builder.
 
-use crate::eval::{each_marker, Ctx, Elem, Value};
+use crate::eval::{arg_nodes, each_marker, Ctx, Elem, Value};
 use crate::index::{text, Def};
 use crate::syntax::{Field, NodeExt};
-use crate::tpl::HoleInfo;
+use crate::tpl::{HoleInfo, TPart, Tpl};
 use tree_sitter::Node;
 
 impl<'t> crate::lower::Analyzer<'t> {
@@ -201,4 +201,401 @@ pub(crate) fn names_variable<'t>(nav: &crate::syntax::Nav<'t>, x: Node<'t>) -> b
         (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))
             || (p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x))
     })
+}
+
+/// What a Redis glob pattern fixes of every key it matches: its bytes up to the first
+/// unescaped `*`, `?` or `[` (a `\` takes the next byte literally), holes included.
+/// `None` when the pattern has no literal wildcard (it may match one key, or a hole
+/// may hold the wildcard) or fixes nothing.
+pub(crate) fn glob_fixed_part(pattern: &Tpl) -> Option<(Tpl, String)> {
+    let mut fixed = Tpl::default();
+    for (pi, part) in pattern.parts.iter().enumerate() {
+        match part {
+            TPart::Hole(h) => fixed.push(Tpl::hole(h.clone())),
+            TPart::Lit { bytes, offs } => {
+                let mut i = 0;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' if i + 1 < bytes.len() => {
+                            fixed.push_byte(bytes[i + 1], offs[i + 1]);
+                            i += 2;
+                        }
+                        b'*' | b'?' | b'[' => {
+                            if fixed.parts.is_empty() {
+                                return None;
+                            }
+                            // What the wildcards match, for the member's label.
+                            let rest_literal = pattern.parts[pi + 1..].is_empty();
+                            let rest = String::from_utf8_lossy(&bytes[i..]).into_owned();
+                            let label = if rest_literal && rest.len() <= 16 {
+                                rest
+                            } else {
+                                "*".to_string()
+                            };
+                            return Some((fixed, label));
+                        }
+                        b => {
+                            fixed.push_byte(b, offs[i]);
+                            i += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `client.scan_iter(match=pattern)` / `client.keys(pattern)`: the keys the
+    /// pattern matches, a family whose members share what the pattern fixes and
+    /// differ in what its wildcards match (`huey.r.<name>.*`: `huey.r.<name>.` · an
+    /// unknown rest, which may hold a hash tag of its own). `None` when the pattern
+    /// fixes nothing (`*`, no pattern: any key at all) or has no wildcard.
+    pub(crate) fn scan_family(
+        &mut self,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let (pos, kw) = self.call_args(args, ctx);
+        if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
+            return None;
+        }
+        let name = if m == "keys" { "pattern" } else { "match" };
+        let pattern = pos
+            .first()
+            .or_else(|| kw.iter().find(|(k, _)| k == name).map(|(_, e)| e))?;
+        let Value::Str(t) = &pattern.value else {
+            return None;
+        };
+        let (mut member, label) = glob_fixed_part(t)?;
+        let id = n.start_byte();
+        member.push(Tpl::hole(HoleInfo {
+            label,
+            binding: format!("{}:scan@{id}{}", self.scope_tag(ctx), each_marker(id)),
+            span: Some(pattern.node.byte_range()),
+            // What the wildcard matches may be a whole key with its own hash tag.
+            keylike: true,
+        }));
+        self.scan_sources.insert(
+            id,
+            if m == "keys" {
+                "the keys `KEYS` lists for a pattern"
+            } else {
+                "the keys a `SCAN` finds for a pattern"
+            },
+        );
+        Some(Value::Seq {
+            items: vec![Elem {
+                value: Value::Str(member),
+                node: n,
+                star: false,
+                each: vec![id],
+            }],
+            family: true,
+        })
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The variable of `for key in client.scan_iter(match=…)` (or `async for`,
+    /// `keys(pattern)`): one member of the keys the pattern matches per pass, varying
+    /// with the loop.
+    pub(crate) fn scanned_loop_var(
+        &mut self,
+        name: &str,
+        stmt: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let src = self.src();
+        let left = stmt.field(Field::Left)?;
+        if left.kind_name() != "identifier" || text(left, src) != name {
+            return None;
+        }
+        let right = stmt.field(Field::Right)?;
+        let right = match right.kind_name() {
+            "await" => right.named_child(0)?,
+            _ => right,
+        };
+        let listed = right.kind_name() == "call"
+            && right
+                .field(Field::Function)
+                .filter(|f| f.kind_name() == "attribute")
+                .and_then(|f| f.field(Field::Attribute))
+                .is_some_and(|a| matches!(text(a, src), "scan_iter" | "keys"));
+        if !listed {
+            return None;
+        }
+        let Value::Seq {
+            items,
+            family: true,
+        } = self.eval(right, &ctx.deeper())
+        else {
+            return None;
+        };
+        let [Elem {
+            value: Value::Str(t),
+            each,
+            ..
+        }] = items.as_slice()
+        else {
+            return None;
+        };
+        let id = stmt.start_byte();
+        let mine = each_marker(id);
+        let mut t = t.clone();
+        for p in &mut t.parts {
+            if let TPart::Hole(h) = p {
+                for &e in each {
+                    h.binding = h.binding.replace(&each_marker(e), &mine);
+                }
+            }
+        }
+        if let Some(s) = each.iter().find_map(|e| self.scan_sources.get(e).copied()) {
+            self.scan_sources.insert(id, s);
+        }
+        Some(Value::Str(t))
+    }
+}
+
+/// The loops and comprehensions (start offsets) whose markers a template's holes carry.
+fn marked_loops(t: &Tpl) -> Vec<usize> {
+    let mut out = Vec::new();
+    for p in &t.parts {
+        let TPart::Hole(h) = p else { continue };
+        let mut rest = h.binding.as_str();
+        while let Some(i) = rest.find("@each") {
+            rest = &rest[i + 5..];
+            let end = rest.find(';').unwrap_or(rest.len());
+            if let Ok(id) = rest[..end].parse::<usize>() {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// A buffer of keys flushed every few keys: `buf = []`, `buf.append(key)` in a
+    /// loop, `r.mget(buf)` and `buf = []` again when it is full. Several definitions
+    /// reach the use, but when every definition is an empty list, every other use of
+    /// the name appends (or extends with) members of one family, or reads the list
+    /// without changing it (`len(buf)`, `if buf:`, an argument of a client's or a
+    /// pipeline's method), whatever the list holds is members of that family.
+    pub(crate) fn buffer_family(
+        &mut self,
+        name: &str,
+        defs: &[Def<'t>],
+        f: crate::index::FuncId,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let mut stmts = Vec::new();
+        for d in defs {
+            let crate::index::DefKind::Expr(e) = d.kind else {
+                return None;
+            };
+            if e.kind_name() != "list" || nav.named_children(e).any(|c| c.kind_name() != "comment")
+            {
+                return None;
+            }
+            let target = d.stmt.field(Field::Left)?;
+            if d.stmt.kind_name() != "assignment" || target.kind_name() != "identifier" {
+                return None;
+            }
+            stmts.push(target.id());
+        }
+        let body = self.ix.funcs[f].body;
+        let mut added: Vec<Node<'t>> = Vec::new();
+        let mut reads: Vec<Node<'t>> = Vec::new();
+        let mut stack = vec![body];
+        while let Some(x) = stack.pop() {
+            if matches!(
+                x.kind_name(),
+                "function_definition" | "class_definition" | "lambda"
+            ) && x.id() != body.id()
+            {
+                // A nested scope may name it too: not followed.
+                if contains_name(nav, x, name, src) {
+                    return None;
+                }
+                continue;
+            }
+            if x.kind_name() == "identifier" && text(x, src) == name {
+                if !names_variable(nav, x) || stmts.contains(&x.id()) {
+                    continue;
+                }
+                let parent = nav.parent(x)?;
+                match parent.kind_name() {
+                    // `buf.append(x)`, `buf.extend(xs)`.
+                    "attribute" if parent.field(Field::Object) == Some(x) => {
+                        let m = parent.field(Field::Attribute).map(|a| text(a, src));
+                        let call = nav.parent(parent).filter(|c| {
+                            c.kind_name() == "call" && c.field(Field::Function) == Some(parent)
+                        })?;
+                        let args = call.field(Field::Arguments)?;
+                        match m {
+                            Some("append") if args.kind_name() == "argument_list" => {
+                                let a = arg_nodes(nav, Some(args));
+                                let [a] = a.as_slice() else {
+                                    return None;
+                                };
+                                added.push(*a);
+                            }
+                            Some("extend") if args.kind_name() == "generator_expression" => {
+                                added.push(args)
+                            }
+                            Some("extend") if args.kind_name() == "argument_list" => {
+                                let a = arg_nodes(nav, Some(args));
+                                let [a] = a.as_slice() else {
+                                    return None;
+                                };
+                                added.push(*a);
+                            }
+                            _ => return None,
+                        }
+                    }
+                    // `if buf:`, `while buf:`, `not buf`.
+                    "if_statement" | "elif_clause" | "while_statement"
+                        if parent.field(Field::Condition) == Some(x) => {}
+                    "not_operator" => {}
+                    "argument_list" => {
+                        let call = nav.parent(parent).filter(|c| c.kind_name() == "call")?;
+                        let callee = call.field(Field::Function)?;
+                        match callee.kind_name() {
+                            "identifier" if matches!(text(callee, src), "len" | "bool") => {}
+                            "attribute" => reads.push(callee.field(Field::Object)?),
+                            _ => return None,
+                        }
+                    }
+                    _ => return None,
+                }
+                continue;
+            }
+            stack.extend(nav.children(x));
+        }
+        // Reads through a method: only of a redis-py client or pipeline, which keep
+        // no reference to the list.
+        for obj in reads {
+            let fctx = Ctx::at(Some(f));
+            let v = self.eval(obj, &fctx);
+            if !matches!(self.as_receiver(v, obj), Value::Client(_) | Value::Pipe(_)) {
+                return None;
+            }
+        }
+        let mut member: Option<(Tpl, Node<'t>)> = None;
+        for a in added {
+            let t = match self.eval(a, &ctx.deeper()) {
+                Value::Str(t) if !marked_loops(&t).is_empty() => t,
+                Value::Seq {
+                    items,
+                    family: true,
+                } => match items.as_slice() {
+                    [Elem {
+                        value: Value::Str(t),
+                        ..
+                    }] => t.clone(),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            match &member {
+                Some((m, _)) if *m != t => return None,
+                Some(_) => {}
+                None => member = Some((t, a)),
+            }
+        }
+        let (t, node) = member?;
+        let each = marked_loops(&t);
+        if each.is_empty() {
+            return None;
+        }
+        Some(Value::Seq {
+            items: vec![Elem {
+                value: Value::Str(t),
+                node,
+                star: false,
+                each,
+            }],
+            family: true,
+        })
+    }
+}
+
+/// Whether the name appears inside `n`.
+fn contains_name<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>, name: &str, src: &str) -> bool {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind_name() == "identifier" && text(x, src) == name {
+            return true;
+        }
+        stack.extend(nav.children(x));
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_fixed_part;
+    use crate::tpl::{HoleInfo, TPart, Tpl};
+
+    fn lit_of(t: &Tpl) -> Vec<u8> {
+        t.parts
+            .iter()
+            .flat_map(|p| match p {
+                TPart::Lit { bytes, .. } => bytes.clone(),
+                TPart::Hole(_) => b"<h>".to_vec(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fixed_part_ends_at_the_first_wildcard() {
+        let (t, label) = glob_fixed_part(&Tpl::text(b"huey.r.q.*")).unwrap();
+        assert_eq!(lit_of(&t), b"huey.r.q.");
+        assert_eq!(label, "*");
+        let (t, _) = glob_fixed_part(&Tpl::text(b"a?b*")).unwrap();
+        assert_eq!(lit_of(&t), b"a");
+        let (t, _) = glob_fixed_part(&Tpl::text(b"job:[0-9]*")).unwrap();
+        assert_eq!(lit_of(&t), b"job:");
+    }
+
+    #[test]
+    fn an_escaped_wildcard_is_a_literal_byte() {
+        let (t, _) = glob_fixed_part(&Tpl::text(br"a\*b:*")).unwrap();
+        assert_eq!(lit_of(&t), b"a*b:");
+    }
+
+    #[test]
+    fn no_wildcard_or_nothing_fixed_gives_nothing() {
+        assert!(glob_fixed_part(&Tpl::text(b"exact")).is_none());
+        assert!(glob_fixed_part(&Tpl::text(b"*")).is_none());
+        assert!(glob_fixed_part(&Tpl::text(b"*:x")).is_none());
+        // The wildcard may be in the hole: nothing is known.
+        let h = Tpl::hole(HoleInfo {
+            label: "pattern".into(),
+            binding: "p".into(),
+            span: None,
+            keylike: true,
+        });
+        assert!(glob_fixed_part(&h).is_none());
+    }
+
+    #[test]
+    fn holes_before_the_wildcard_are_kept() {
+        let mut t = Tpl::hole(HoleInfo {
+            label: "prefix".into(),
+            binding: "p".into(),
+            span: None,
+            keylike: true,
+        });
+        t.push(Tpl::text(b"conj:*"));
+        let (f, _) = glob_fixed_part(&t).unwrap();
+        assert_eq!(lit_of(&f), b"<h>conj:");
+    }
 }

@@ -1110,6 +1110,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                         if let Some(v) = self.if_choice(&defs, use_node, at, &scope_ctx) {
                             return v;
                         }
+                        // A buffer of keys of one family, emptied when flushed.
+                        if let Some(v) = self.buffer_family(name, &defs, f, &scope_ctx) {
+                            return v;
+                        }
                         // Several definitions may reach: one of them may still say
                         // what kind of object this is.
                         if let Some(v) = self.common_client(name, &defs, &scope_ctx) {
@@ -1600,6 +1604,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
                         return v;
                     }
+                    if let Some(f) = ctx.func {
+                        let defs = self.ix.funcs[f].defs.get(name).cloned().unwrap_or_default();
+                        if let Some(v) = self.buffer_family(name, &defs, f, ctx) {
+                            return v;
+                        }
+                    }
                 }
                 if e.kind_name() == "dictionary" {
                     if let Some(v) = self.dict_with_sets(name, def, e, use_node, ctx) {
@@ -1672,6 +1682,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 if def.stmt.kind_name() == "for_statement" {
+                    // `for key in r.scan_iter(match=…)`: a member of the keys found.
+                    if let Some(v) = self.scanned_loop_var(name, def.stmt, ctx) {
+                        return v;
+                    }
                     // A loop variable: one value per pass of the loop.
                     return self.opaque_named(
                         name,
@@ -2020,6 +2034,19 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 // Project analysis: a method of an instance of another module's class.
                 Value::Ext(x) => return self.ext_call(&x, m, args, n, ctx),
+                // `x.decode()` of a loop variable (an id read back from Redis as bytes)
+                // varies with it, like `job.id`.
+                Value::Opaque(h)
+                    if h.binding.contains("@each") && matches!(m, "decode" | "encode") =>
+                {
+                    let label = text(n, self.src()).to_string();
+                    return Value::Opaque(HoleInfo {
+                        keylike: h.keylike,
+                        binding: format!("{}.{m}()", h.binding),
+                        label,
+                        span: Some(n.byte_range()),
+                    });
+                }
                 Value::Opaque(_) | Value::Unknown | Value::Foreign => {
                     // A method of an object whose class, of another module, is declared.
                     if let Some(x) = self.typed_ext(obj, &recv, ctx) {
@@ -2075,6 +2102,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Value::Pipe(id)
             }
             "register_script" => Value::Script(self.script_for(n, args, k, ctx)),
+            "scan_iter" | "keys" => self
+                .scan_family(m, args, n, ctx)
+                .unwrap_or_else(|| self.opaque(n, ctx)),
             _ => self.opaque(n, ctx),
         }
     }

@@ -14,6 +14,7 @@
 
 mod collections;
 mod eval;
+mod frontend;
 mod index;
 mod keyflow;
 mod lower;
@@ -27,19 +28,17 @@ mod tpl;
 mod txflow;
 mod wrappers;
 
+pub use frontend::{options, Python, FRONTEND, LANG};
+/// Which redis-py client a call site uses when the code does not show it:
+/// `redis.cluster.RedisCluster` ([`ClientProfile::Cluster`]) refuses cross-slot
+/// multi-key calls, splits `delete`, `exists`, `touch`, `unlink`, and its
+/// `pipeline()` is not a transaction; `redis.Redis` ([`ClientProfile::Standalone`])
+/// sends everything (the server refuses cross-slot commands), and its `pipeline()`
+/// is a transaction.
+pub use keylint_core::frontend::ClientProfile;
+pub use keylint_core::frontend::{FileLoader, ModuleDep, ModuleFile, ModuleLoader};
 use keylint_core::FileModel;
-pub use project::{ModuleDep, ModuleFile, ModuleLoader, Project};
-
-/// Which redis-py client a call site uses when the code does not show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientProfile {
-    /// `redis.cluster.RedisCluster`: refuses cross-slot multi-key calls, splits
-    /// `delete`, `exists`, `touch`, `unlink`; `pipeline()` is not a transaction.
-    Cluster,
-    /// `redis.Redis`: sends everything (the server refuses cross-slot commands);
-    /// `pipeline()` is a transaction.
-    Standalone,
-}
+pub use project::Project;
 
 /// How the frontend finds clients that it cannot see being created.
 #[derive(Debug, Clone)]
@@ -80,21 +79,6 @@ impl Default for Options {
             configured_receivers: Vec::new(),
             default_client: None,
         }
-    }
-}
-
-/// Reads files that a Python module loads scripts from (`open("x.lua").read()`,
-/// `Path(__file__).parent / "x.lua"`). Only the binary knows files.
-pub trait FileLoader: Sync {
-    /// The text of `path` (`/`-separated, may start with `..`), relative to the
-    /// module's own directory when `from_module_dir`, else as the code wrote it
-    /// (relative to the process's working directory at run time).
-    fn load(&self, path: &str, from_module_dir: bool) -> Option<String>;
-
-    /// The names of the regular files directly in `dir` (relative to the module's
-    /// directory; `""` is that directory), sorted; empty when not known.
-    fn list(&self, _dir: &str) -> Vec<String> {
-        Vec::new()
     }
 }
 
@@ -167,7 +151,7 @@ fn lower_scoped(
         None => parse(&source[..limit]),
     };
     let Some(tree) = tree else {
-        return with_source_facts(FileModel::new(keylint_core::Lang::Python));
+        return with_source_facts(FileModel::new(LANG));
     };
     let nav = syntax::Nav::build(tree.root_node());
     let mut a = lower::Analyzer::new(&nav, &source[..limit], options, loader);

@@ -21,7 +21,6 @@ use keylint_core::model::{
     BadNumkeys, CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind,
     UnitNote,
 };
-use keylint_core::template::Lang;
 use keylint_core::Span;
 use std::collections::HashMap;
 use tree_sitter::Node;
@@ -118,6 +117,9 @@ pub(crate) struct Analyzer<'t> {
     /// Key uses that stand for many keys: key → the loops and comprehensions over
     /// whose passes it varies.
     key_each: HashMap<usize, Vec<usize>>,
+    /// Families of keys listed by a pattern (`scan_iter`, `keys`), by the call's
+    /// start offset: what to call their members in messages.
+    pub(crate) scan_sources: HashMap<usize, &'static str>,
     /// Script units to link with their bodies: (unit index, script body node, ctx func).
     pub script_links: Vec<crate::script::Link<'t>>,
     /// Project analysis: how this module reaches the others.
@@ -168,7 +170,7 @@ impl<'t> Analyzer<'t> {
             script_by_node: IdMap::default(),
             param_override: IdMap::default(),
             mentions_redis: keylint_core::prefilter::mentions_redis(src.as_bytes()),
-            model: FileModel::new(Lang::Python),
+            model: FileModel::new(crate::LANG),
             memo_name: IdMap::default(),
             memo_chain: IdMap::default(),
             memo_attr: HashMap::new(),
@@ -180,6 +182,7 @@ impl<'t> Analyzer<'t> {
             resolve_names: true,
             events: Vec::new(),
             key_each: HashMap::new(),
+            scan_sources: HashMap::new(),
             calls_by_name: HashMap::new(),
             helper_site: HashMap::new(),
             script_links: Vec::new(),
@@ -937,6 +940,9 @@ impl<'t> Analyzer<'t> {
 
     /// What the loops or comprehensions `each` around a key are, for messages.
     fn family_source(&self, each: &[usize]) -> &'static str {
+        if let Some(s) = each.iter().find_map(|i| self.scan_sources.get(i)) {
+            return s;
+        }
         // A comprehension starts with its bracket, a loop with `for`, `async` or `while`.
         match each.first().and_then(|&i| self.ix.src.as_bytes().get(i)) {
             Some(b'[' | b'(' | b'{') => "the elements of a comprehension",

@@ -35,47 +35,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use tree_sitter::Node;
 
-/// A module as the loader found it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ModuleFile {
-    /// A source file (`a/b.py` or `a/b/__init__.py`), named so that
-    /// [`ModuleLoader::read`] can read it.
-    Source(String),
-    /// A directory without `__init__.py`: a namespace package (submodules only).
-    Namespace,
-}
-
-/// Finds and reads the modules of a project. Only the binary knows files.
-pub trait ModuleLoader: Sync + Send {
-    /// The module `dotted` as imported from the module file `from` with `level`
-    /// leading dots (`0`: an absolute import), if it is a module of the project.
-    /// `dotted` is empty for `from . import x`.
-    fn resolve(&self, from: &str, level: usize, dotted: &str) -> Option<ModuleFile>;
-    /// The text of a module file found by [`ModuleLoader::resolve`].
-    fn read(&self, path: &str) -> Option<String>;
-}
-
-/// Something a file's analysis asked the loader: its findings are valid while the
-/// loader gives the same answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ModuleDep {
-    /// A module looked up, and what was found.
-    Resolve {
-        /// The importing module file.
-        from: String,
-        /// Leading dots of the import.
-        level: usize,
-        /// The dotted module path.
-        dotted: String,
-        /// The answer.
-        found: Option<ModuleFile>,
-    },
-    /// A module file read.
-    Read {
-        /// Its name, as [`ModuleFile::Source`] gave it.
-        path: String,
-    },
-}
+pub use keylint_core::frontend::{ModuleDep, ModuleFile, ModuleLoader};
 
 /// The project analysis of one run: module facts computed on demand and shared by
 /// every thread.

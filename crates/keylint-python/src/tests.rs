@@ -1,9 +1,10 @@
 //! Unit tests of the lowering: what becomes a unit, with which keys and policy.
 
+use crate::LANG;
 use crate::{lower, lower_with, ClientProfile, Options};
 use keylint_core::model::{CrossSlotPolicy, FileModel, UnitKind};
 use keylint_core::rules::{check, Settings};
-use keylint_core::{Lang, Rule};
+use keylint_core::Rule;
 
 fn units(m: &FileModel) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
     m.units
@@ -15,7 +16,7 @@ fn units(m: &FileModel) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)>
                 u.policy,
                 u.keys
                     .iter()
-                    .map(|&k| m.keys[k].template.display(Lang::Python))
+                    .map(|&k| m.keys[k].template.display(LANG))
                     .collect(),
             )
         })
@@ -298,11 +299,7 @@ def f(r, uid, x):
     )
 "#,
     );
-    let shown: Vec<String> = m
-        .keys
-        .iter()
-        .map(|k| k.template.display(Lang::Python))
-        .collect();
+    let shown: Vec<String> = m.keys.iter().map(|k| k.template.display(LANG)).collect();
     assert_eq!(
         shown,
         [
@@ -357,11 +354,7 @@ def f(r, flag, items):
     r.get(key)
 "#,
     );
-    let shown: Vec<String> = m
-        .keys
-        .iter()
-        .map(|k| k.template.display(Lang::Python))
-        .collect();
+    let shown: Vec<String> = m.keys.iter().map(|k| k.template.display(LANG)).collect();
     assert_eq!(shown, ["\"{u}:a\"", "\"p:q\""]);
 }
 
@@ -409,11 +402,7 @@ def f(c: RedisCluster):
     c.rename(Plain.PREFIX + "a", Base.PREFIX + "b")
 "#,
     );
-    let shown: Vec<String> = m
-        .keys
-        .iter()
-        .map(|k| k.template.display(Lang::Python))
-        .collect();
+    let shown: Vec<String> = m.keys.iter().map(|k| k.template.display(LANG)).collect();
     assert_eq!(
         shown,
         [
@@ -509,7 +498,7 @@ fn families(m: &FileModel) -> Vec<(String, String, usize)> {
         .map(|f| {
             (
                 m.units[f.unit].name.clone(),
-                m.keys[f.key].template.display(Lang::Python),
+                m.keys[f.key].template.display(LANG),
                 f.varying.len(),
             )
         })

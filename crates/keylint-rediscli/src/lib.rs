@@ -8,14 +8,16 @@
 
 #![deny(missing_docs)]
 
+mod frontend;
 mod scripts;
 mod split;
 
+pub use frontend::{quote_redis_cli, RedisCli, FRONTEND, LANG};
 pub use split::{split_args, Arg, SplitError};
 
 use keylint_commands::TxControl;
 use keylint_core::model::{CrossSlotPolicy, FileModel, KeyOrigin, KeyUse, Unit, UnitKind};
-use keylint_core::template::{KeyTemplate, Lang};
+use keylint_core::template::KeyTemplate;
 use keylint_core::Span;
 
 /// One command line of a file.
@@ -92,7 +94,7 @@ struct OpenBlock {
 
 /// Builds the model from a parsed file.
 pub fn lower_parsed(file: &CommandFile) -> FileModel {
-    let mut model = FileModel::new(Lang::RedisCli);
+    let mut model = FileModel::new(LANG);
     let mut watched: Vec<usize> = Vec::new();
     let mut block: Option<OpenBlock> = None;
     let mut script_calls: Vec<scripts::Pending<'_>> = Vec::new();

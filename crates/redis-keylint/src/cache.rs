@@ -12,9 +12,9 @@
 //! safe to delete at any time.
 
 use crate::config::Config;
-use crate::lint::Language;
+use keylint_core::frontend::Lang;
+use keylint_core::frontend::{FileLoader, ModuleDep, ModuleFile, ModuleLoader};
 use keylint_core::{Edit, Finding, Fix, Label, Rule, Severity, Span};
-use keylint_python::{FileLoader, ModuleDep, ModuleFile, ModuleLoader};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -86,11 +86,11 @@ impl Cache {
 
     /// The key of a file's analysis. `name` is the file's name for the project
     /// analysis (its imports resolve from where it is).
-    pub fn key(&self, lang: Language, settings: Key, name: &str, source: &[u8]) -> Key {
+    pub fn key(&self, lang: Lang, settings: Key, name: &str, source: &[u8]) -> Key {
         hash(&[
             MAGIC,
             &self.build.to_le_bytes(),
-            &[lang as u8],
+            &[crate::frontends::id(lang)],
             &settings.to_le_bytes(),
             name.as_bytes(),
             source,
@@ -641,11 +641,11 @@ mod tests {
     fn the_cache_stores_and_finds_by_content() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(dir.path()).unwrap();
-        let k1 = cache.key(Language::Lua, 0, "", b"one");
-        let k2 = cache.key(Language::Lua, 0, "", b"two");
+        let k1 = cache.key(keylint_lua::LANG, 0, "", b"one");
+        let k2 = cache.key(keylint_lua::LANG, 0, "", b"two");
         assert_ne!(k1, k2);
-        assert_ne!(k1, cache.key(Language::Python, 0, "", b"one"));
-        assert_ne!(k1, cache.key(Language::Lua, 1, "", b"one"));
+        assert_ne!(k1, cache.key(keylint_python::LANG, 0, "", b"one"));
+        assert_ne!(k1, cache.key(keylint_lua::LANG, 1, "", b"one"));
         assert_eq!(cache.get(k1, None, &NONE), None);
         cache.put(k1, &sample(), &[], &[], &crate::project::Loader::default());
         assert_eq!(cache.get(k1, None, &NONE), Some(sample()));

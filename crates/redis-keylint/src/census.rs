@@ -74,26 +74,29 @@ pub fn code_keys(paths: &[PathBuf]) -> Result<Vec<CodeKey>, String> {
         }
         for entry in ignore::WalkBuilder::new(root).build().flatten() {
             let path = entry.path();
-            let Some(lang) = crate::lint::Language::of(path) else {
+            let Some(lang) = crate::frontends::by_path(path) else {
                 continue;
             };
             let Ok(source) = std::fs::read_to_string(path) else {
                 continue;
             };
-            let model = match lang {
-                crate::lint::Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
-                crate::lint::Language::Lua => keylint_lua::lower(&source),
-                crate::lint::Language::Python => {
-                    let loader = path.parent().map(crate::loader::DirLoader::new);
-                    keylint_python::lower_with(
-                        &source,
-                        &keylint_python::Options::default(),
-                        loader
-                            .as_ref()
-                            .map(|l| l as &dyn keylint_python::FileLoader),
-                    )
-                }
-            };
+            let loader = lang
+                .reads_files()
+                .then(|| path.parent().map(crate::loader::DirLoader::new))
+                .flatten();
+            let model = lang
+                .lower(&keylint_core::frontend::Input {
+                    source: &source,
+                    file_name: path.to_str(),
+                    options: &Default::default(),
+                    loader: loader
+                        .as_ref()
+                        .map(|l| l as &dyn keylint_core::frontend::FileLoader),
+                    index: None,
+                    module: None,
+                    big_stack: false,
+                })
+                .model;
             for k in &model.keys {
                 let mut pieces: Vec<Vec<u8>> = Vec::new();
                 let mut shown = String::new();

@@ -88,15 +88,8 @@ impl fmt::Display for ConfigError {
     }
 }
 
-/// Which client a Python call site is assumed to use when the code does not say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientProfile {
-    /// `redis.cluster.RedisCluster`: refuses cross-slot multi-key calls, splits DEL,
-    /// EXISTS, TOUCH, UNLINK.
-    Cluster,
-    /// `redis.Redis` pointed at a cluster node: the server refuses cross-slot calls.
-    Standalone,
-}
+/// Which client a call site is assumed to use when the code does not say.
+pub use keylint_core::frontend::ClientProfile;
 
 /// A resolved configuration.
 #[derive(Debug, Clone)]

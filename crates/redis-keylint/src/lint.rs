@@ -6,67 +6,15 @@ use crate::cache::{Cache, Recorder};
 use crate::cli::{CheckArgs, ColorWhen, FixForm, Format};
 use crate::config::{Config, Resolver};
 use crate::{fixes, github, render, sarif};
-use keylint_core::template::Lang;
+use keylint_core::frontend::{FileLoader, Index, Input, Lang, ModuleDep, Options};
 use keylint_core::{Finding, Rule, Severity};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Files larger than this are skipped unless configured otherwise.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
-
-/// Which frontend reads a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
-    /// `*.redis`: redis-cli command files.
-    RedisCli,
-    /// `*.lua`: Redis Lua scripts and functions.
-    Lua,
-    /// `*.py`: Python code using redis-py.
-    Python,
-}
-
-impl Language {
-    /// The language of a path, by extension.
-    pub fn of(path: &Path) -> Option<Language> {
-        match path.extension()?.to_str()? {
-            "redis" => Some(Language::RedisCli),
-            "lua" => Some(Language::Lua),
-            "py" => Some(Language::Python),
-            _ => None,
-        }
-    }
-
-    /// The core's name for it (comment syntax, how keys are printed).
-    pub fn lang(self) -> Lang {
-        match self {
-            Language::RedisCli => Lang::RedisCli,
-            Language::Lua => Lang::Lua,
-            Language::Python => Lang::Python,
-        }
-    }
-
-    /// A cheap byte-level test: false when the file cannot contain Redis usage, so it
-    /// is never parsed. A Lua script reaches Redis only through the `redis` global; a
-    /// Python module only through names the Python frontend recognises, all of which
-    /// need the file to mention Redis (or a configured receiver name).
-    pub fn may_use_redis(self, source: &[u8], receivers: &[String]) -> bool {
-        match self {
-            Language::RedisCli => true,
-            Language::Lua => keylint_core::prefilter::mentions_redis(source),
-            Language::Python => {
-                keylint_core::prefilter::mentions_redis(source)
-                    || receivers
-                        .iter()
-                        .any(|r| memchr::memmem::find(source, r.as_bytes()).is_some())
-            }
-        }
-    }
-}
-
-/// The extensions `check` lints, for messages.
-const KNOWN_EXTENSIONS: &str = "`.redis`, `.lua` or `.py`";
 
 /// The result of linting one file.
 #[derive(Debug)]
@@ -91,67 +39,41 @@ pub struct Problem {
 }
 
 /// Runs the frontend and the rules on one file's text: every finding, unfiltered.
-pub fn lint_source(lang: Language, source: &str, config: &Config) -> Vec<Finding> {
-    lint_source_at(lang, source, config, None)
+pub fn lint_source(lang: Lang, source: &str, config: &Config) -> Vec<Finding> {
+    lint_source_with(lang, source, None, config, None, None).0
 }
 
-/// [`lint_source`] for a file at `path`: a Python module may load Lua scripts from
-/// files beside it.
-pub fn lint_source_at(
-    lang: Language,
-    source: &str,
-    config: &Config,
-    path: Option<&Path>,
-) -> Vec<Finding> {
-    let loader = path
-        .and_then(Path::parent)
-        .map(crate::loader::DirLoader::new);
-    lint_source_with(
-        lang,
-        source,
-        config,
-        loader
-            .as_ref()
-            .map(|l| l as &dyn keylint_python::FileLoader),
-        None,
-    )
-    .0
+/// The settings of a run that the frontends read, under `config`.
+pub fn frontend_options(config: &Config) -> Options {
+    Options {
+        receivers: config.python_receivers.clone(),
+        default_client: Some(config.client),
+    }
 }
 
-/// The Python frontend's options under `config`.
-fn python_options(config: &Config) -> keylint_python::Options {
-    let mut options = keylint_python::Options::default();
-    options
-        .configured_receivers
-        .extend(config.python_receivers.iter().cloned());
-    options.default_client = Some(match config.client {
-        crate::config::ClientProfile::Cluster => keylint_python::ClientProfile::Cluster,
-        crate::config::ClientProfile::Standalone => keylint_python::ClientProfile::Standalone,
-    });
-    options
-}
+/// A frontend (its place in the registry) and a set of analysis settings.
+type IndexKey = (u8, u128);
 
-/// The project analyses of a run, one per set of analysis settings (files under
-/// different configs see the same modules through their own settings).
+/// The project analyses of a run (the frontends' index phase), one per frontend and
+/// set of analysis settings (files under different configs see the same modules
+/// through their own settings).
 #[derive(Debug, Default)]
 pub struct Projects {
     loader: Arc<crate::project::Loader>,
-    by_settings: Mutex<std::collections::HashMap<u128, Arc<keylint_python::Project>>>,
+    by_settings: Mutex<HashMap<IndexKey, Option<Arc<dyn Index>>>>,
 }
 
 impl Projects {
-    fn get(&self, config: &Config) -> Arc<keylint_python::Project> {
-        let key = crate::cache::settings_key(config);
+    fn get(&self, lang: Lang, config: &Config) -> Option<Arc<dyn Index>> {
+        let key = (
+            crate::frontends::id(lang),
+            crate::cache::settings_key(config),
+        );
         self.by_settings
             .lock()
             .expect("projects lock")
             .entry(key)
-            .or_insert_with(|| {
-                Arc::new(keylint_python::Project::new(
-                    self.loader.clone(),
-                    python_options(config),
-                ))
-            })
+            .or_insert_with(|| lang.index(self.loader.clone(), &frontend_options(config)))
             .clone()
     }
 
@@ -161,76 +83,35 @@ impl Projects {
     }
 }
 
-/// [`lint_source`] with the loader a Python module reads Lua files through (and a Lua
-/// script its `@include` files), and the
-/// project analysis it reads other modules through (with the module's name): also
+/// [`lint_source`] for the file `file_name` with the loader of the files beside it,
+/// and the frontend's index of the run with the file's module name in it: also
 /// returns what the analysis asked about other modules.
 fn lint_source_with(
-    lang: Language,
+    lang: Lang,
     source: &str,
+    file_name: Option<&str>,
     config: &Config,
-    loader: Option<&dyn keylint_python::FileLoader>,
-    project: Option<(&keylint_python::Project, &str)>,
-) -> (Vec<Finding>, Vec<keylint_python::ModuleDep>) {
-    if !lang.may_use_redis(source.as_bytes(), &config.python_receivers) {
+    loader: Option<&dyn FileLoader>,
+    project: Option<(&dyn Index, Option<&str>)>,
+) -> (Vec<Finding>, Vec<ModuleDep>) {
+    let options = frontend_options(config);
+    if !lang.may_use_redis(source.as_bytes(), &options) {
         return (Vec::new(), Vec::new());
     }
-    let mut deps = Vec::new();
-    let model = match lang {
-        Language::RedisCli => keylint_rediscli::lower(source.as_bytes()),
-        Language::Lua => {
-            // `--- @include "name"` lines read files beside the script, through the same
-            // loader (and cache records) as a Python module's Lua files.
-            let includes = loader.map(LuaIncludes);
-            keylint_lua::lower_with(
-                source,
-                includes
-                    .as_ref()
-                    .map(|l| l as &dyn keylint_lua::IncludeLoader),
-            )
-        }
-        Language::Python => {
-            let options = python_options(config);
-            match project {
-                // Modules are summarised on the same thread: it needs the big stack.
-                Some((project, name)) if BIG_STACK.get() => {
-                    let (model, d) =
-                        keylint_python::lower_in_project(source, &options, loader, project, name);
-                    deps = d;
-                    model
-                }
-                _ if BIG_STACK.get() => {
-                    keylint_python::lower_on_this_thread(source, &options, loader)
-                }
-                _ => keylint_python::lower_with(source, &options, loader),
-            }
-        }
-    };
-    (keylint_core::rules::check(&model, &config.settings), deps)
+    let lowered = lang.lower(&Input {
+        source,
+        file_name,
+        options: &options,
+        loader,
+        index: project.map(|(i, _)| i),
+        module: project.and_then(|(_, m)| m),
+        big_stack: BIG_STACK.get(),
+    });
+    (
+        keylint_core::rules::check(&lowered.model, &config.settings),
+        lowered.modules,
+    )
 }
-
-/// The Lua frontend's include loader over a file loader: include paths are relative
-/// to the script's directory.
-struct LuaIncludes<'a>(&'a dyn keylint_python::FileLoader);
-
-impl keylint_lua::IncludeLoader for LuaIncludes<'_> {
-    fn load(&self, path: &str) -> Option<String> {
-        self.0.load(path, true)
-    }
-
-    fn siblings(&self) -> Vec<String> {
-        let mut names = self.0.list("");
-        names.retain(|n| n.ends_with(".lua"));
-        names
-    }
-
-    fn index_cache(&self) -> Option<&keylint_lua::IndexCache> {
-        Some(LUA_INDEX.get_or_init(Default::default))
-    }
-}
-
-/// The Lua project index of this run, by file text (see [`keylint_lua::IndexCache`]).
-static LUA_INDEX: std::sync::OnceLock<keylint_lua::IndexCache> = std::sync::OnceLock::new();
 
 /// `--select` / `--ignore` from the command line, applied on top of the config.
 #[derive(Debug, Clone, Default)]
@@ -273,7 +154,7 @@ impl CliSelection {
 /// comments to one file's findings.
 fn finalize(
     findings: Vec<Finding>,
-    lang: Language,
+    lang: Lang,
     path: &Path,
     source: &str,
     config: &Config,
@@ -282,7 +163,7 @@ fn finalize(
     let per_file = config.ignored_for(path);
     let runs = |r: Rule| selection.enabled(config, r) && !per_file.contains(&r);
     let findings: Vec<Finding> = findings.into_iter().filter(|f| runs(f.rule)).collect();
-    let mut findings = keylint_core::suppress::apply(source, lang.lang(), findings, runs);
+    let mut findings = keylint_core::suppress::apply(source, lang, findings, runs);
     findings.retain(|f| runs(f.rule));
     for f in &mut findings {
         if let Some(s) = config.severity.get(&f.rule) {
@@ -336,7 +217,7 @@ fn decode(bytes: Vec<u8>) -> Result<String, String> {
 
 struct Job {
     path: PathBuf,
-    lang: Language,
+    lang: Lang,
     config: Arc<Config>,
     named: bool,
 }
@@ -347,6 +228,17 @@ fn missing(path: &Path) -> String {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such file or directory".into(),
         Err(e) => e.to_string(),
     }
+}
+
+/// The language named by the `#!` line of a file without an extension.
+fn shebang_language(path: &Path) -> Option<Lang> {
+    if path.extension().is_some() {
+        return None;
+    }
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let line = head[..n].split(|&b| b == b'\n').next()?;
+    crate::frontends::by_shebang(std::str::from_utf8(line).ok()?.trim_end())
 }
 
 /// Collects the files to lint, each with the config that governs it.
@@ -368,8 +260,9 @@ fn collect(
         }
         let config = resolver.lock().expect("resolver lock").for_path(root)?;
         if !root.is_dir() {
-            // A file named on the command line is linted even if a config excludes it.
-            match Language::of(root) {
+            // A file named on the command line is linted even if a config excludes it,
+            // and one without an extension is linted in the language its `#!` names.
+            match crate::frontends::by_path(root).or_else(|| shebang_language(root)) {
                 Some(lang) if seen.insert(root.clone()) => jobs.push(Job {
                     path: root.clone(),
                     lang,
@@ -379,7 +272,10 @@ fn collect(
                 Some(_) => {}
                 None => problems.push(Problem {
                     path: root.clone(),
-                    message: format!("skipped: not a {KNOWN_EXTENSIONS} file"),
+                    message: format!(
+                        "skipped: not a {} file",
+                        crate::frontends::known_extensions()
+                    ),
                     fatal: false,
                 }),
             }
@@ -423,7 +319,7 @@ fn collect(
                     if !e.file_type().is_some_and(|t| t.is_file()) {
                         continue;
                     }
-                    let Some(lang) = Language::of(e.path()) else {
+                    let Some(lang) = crate::frontends::by_path(e.path()) else {
                         continue;
                     };
                     let path = e.into_path();
@@ -475,7 +371,8 @@ fn process(
         fatal: job.named && !message.starts_with("skipped"),
         message,
     })?;
-    if !job.lang.may_use_redis(buf, &job.config.python_receivers) {
+    let lang = job.lang;
+    if !lang.may_use_redis(buf, &frontend_options(&job.config)) {
         // Nothing to report (a suppression comment names redis-keylint, so such a file
         // has none either): keep neither the text nor an allocation for it.
         return Ok(FileReport {
@@ -485,23 +382,24 @@ fn process(
         });
     }
     let source = String::from_utf8(std::mem::take(buf)).expect("checked by read_file");
-    let dir_loader = matches!(job.lang, Language::Python | Language::Lua)
+    let dir_loader = lang
+        .reads_files()
         .then(|| job.path.parent().map(crate::loader::DirLoader::new))
         .flatten();
-    let loader = dir_loader
-        .as_ref()
-        .map(|l| l as &dyn keylint_python::FileLoader);
+    let loader = dir_loader.as_ref().map(|l| l as &dyn FileLoader);
     // The project analysis: imports of other modules of the project.
-    let name = (job.lang == Language::Python)
+    let name = lang
+        .reads_modules()
         .then(|| crate::project::module_name(&job.path))
         .flatten();
-    let project = name.as_ref().map(|_| projects.get(&job.config));
-    let project = project.as_deref().zip(name.as_deref());
+    let index = projects.get(lang, &job.config);
+    let project = index.as_deref().map(|i| (i, name.as_deref()));
+    let file_name = job.path.to_str();
     let findings = match cache {
-        None => lint_source_with(job.lang, &source, &job.config, loader, project).0,
+        None => lint_source_with(lang, &source, file_name, &job.config, loader, project).0,
         Some(cache) => {
             let key = cache.key(
-                job.lang,
+                lang,
                 crate::cache::settings_key(&job.config),
                 name.as_deref().unwrap_or(""),
                 source.as_bytes(),
@@ -511,12 +409,11 @@ fn process(
                 None => {
                     let recorder = loader.map(Recorder::new);
                     let (findings, modules) = lint_source_with(
-                        job.lang,
+                        lang,
                         &source,
+                        file_name,
                         &job.config,
-                        recorder
-                            .as_ref()
-                            .map(|r| r as &dyn keylint_python::FileLoader),
+                        recorder.as_ref().map(|r| r as &dyn FileLoader),
                         project,
                     );
                     let deps = recorder.map(Recorder::into_deps).unwrap_or_default();
@@ -547,7 +444,8 @@ fn process(
 }
 
 thread_local! {
-    /// Whether this thread has `keylint_python::STACK_SIZE` of stack.
+    /// Whether this thread has the stack every frontend needs
+    /// ([`crate::frontends::stack_size`]).
     static BIG_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -561,12 +459,12 @@ fn run_jobs(
     cache: Option<&Cache>,
 ) -> Vec<Result<FileReport, Problem>> {
     let projects = Projects::default();
-    // Workers get the stack the Python frontend needs for deeply nested code, so it
-    // runs in place instead of on a thread of its own per file.
+    // Workers get the stack the frontends need for deeply nested code, so they run
+    // in place instead of on a thread of their own per file.
     crate::par::map_ordered(
         jobs,
         threads,
-        keylint_python::STACK_SIZE,
+        crate::frontends::stack_size(),
         |got_stack| {
             BIG_STACK.set(got_stack);
             Vec::new()
@@ -596,17 +494,18 @@ fn lint_stdin(
     resolver: &Arc<Mutex<Resolver>>,
     selection: &CliSelection,
 ) -> Result<FileReport, Problem> {
+    let known = crate::frontends::known_extensions();
     let name = args.stdin_filename.clone().ok_or_else(|| Problem {
         path: PathBuf::from("-"),
         message: format!(
-            "name standard input with --stdin-filename (a {KNOWN_EXTENSIONS} file name), \
+            "name standard input with --stdin-filename (a {known} file name), \
              so that its language is known"
         ),
         fatal: true,
     })?;
-    let lang = Language::of(&name).ok_or_else(|| Problem {
+    let lang = crate::frontends::by_path(&name).ok_or_else(|| Problem {
         path: name.clone(),
-        message: format!("--stdin-filename must name a {KNOWN_EXTENSIONS} file"),
+        message: format!("--stdin-filename must name a {known} file"),
         fatal: true,
     })?;
     let config = resolver
@@ -632,11 +531,15 @@ fn lint_stdin(
         message,
         fatal: false,
     })?;
-    let findings = match (lang, crate::project::module_name(&name)) {
+    let module = lang
+        .reads_modules()
+        .then(|| crate::project::module_name(&name))
+        .flatten();
+    let findings = match module {
         // A module named after a file of a project reads that project's modules.
-        (Language::Python, Some(module)) => lint_stdin_in_project(&source, &config, &name, &module)
+        Some(module) => lint_stdin_in_project(lang, &source, &config, &name, &module)
             .unwrap_or_else(|| lint_source(lang, &source, &config)),
-        _ => lint_source(lang, &source, &config),
+        None => lint_source(lang, &source, &config),
     };
     let findings = finalize(findings, lang, &name, &source, &config, selection);
     Ok(FileReport {
@@ -646,32 +549,32 @@ fn lint_stdin(
     })
 }
 
-/// Standard input named `name`, a Python module `module` of a project, linted with
-/// the project analysis on a thread with the stack it needs; `None` if there is no
-/// such thread.
+/// Standard input named `name`, a module `module` of a project, linted with the
+/// project analysis on a thread with the stack it needs; `None` if there is no such
+/// thread.
 fn lint_stdin_in_project(
+    lang: Lang,
     source: &str,
     config: &Config,
     name: &Path,
     module: &str,
 ) -> Option<Vec<Finding>> {
     let projects = Projects::default();
-    let project = projects.get(config);
+    let index = projects.get(lang, config);
     let loader = name.parent().map(crate::loader::DirLoader::new);
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("keylint-worker".into())
-            .stack_size(keylint_python::STACK_SIZE)
+            .stack_size(crate::frontends::stack_size())
             .spawn_scoped(s, || {
                 BIG_STACK.set(true);
                 lint_source_with(
-                    Language::Python,
+                    lang,
                     source,
+                    name.to_str(),
                     config,
-                    loader
-                        .as_ref()
-                        .map(|l| l as &dyn keylint_python::FileLoader),
-                    Some((&project, module)),
+                    loader.as_ref().map(|l| l as &dyn FileLoader),
+                    index.as_deref().map(|i| (i, Some(module))),
                 )
                 .0
             })

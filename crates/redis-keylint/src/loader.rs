@@ -5,7 +5,7 @@
 //! This file is also included by path from the conformance tests and the Python
 //! frontend's `dump` example, so it depends on nothing of the binary.
 
-use keylint_python::FileLoader;
+use keylint_core::frontend::FileLoader;
 
 /// A [`FileLoader`] for a module in directory `dir`: module-relative paths are read
 /// from `dir`; paths the code wrote as relative to its working directory are tried

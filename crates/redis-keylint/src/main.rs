@@ -7,6 +7,7 @@ mod census;
 mod cli;
 mod config;
 mod fixes;
+mod frontends;
 mod github;
 mod lint;
 mod loader;

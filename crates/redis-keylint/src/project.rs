@@ -10,7 +10,7 @@
 //! followed only when their target is inside), nor files over 1 MiB or not UTF-8.
 //! Without a project root, the top package's directory is the limit.
 
-use keylint_python::{ModuleFile, ModuleLoader};
+use keylint_core::frontend::{ModuleFile, ModuleLoader};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -27,7 +27,8 @@ const ROOT_MARKERS: &[&str] = &[
     ".git",
 ];
 
-/// Finds and reads modules for [`keylint_python::Project`]; shared by every worker.
+/// Finds and reads modules for the frontends' project analyses (the Python
+/// frontend's [`keylint_python::Project`]); shared by every worker.
 #[derive(Debug, Default)]
 pub struct Loader {
     /// Per directory of an importing module: the limit and the search roots.

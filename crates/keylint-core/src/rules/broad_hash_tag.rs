@@ -351,10 +351,10 @@ mod tests {
     use super::*;
     use crate::rules::testing;
     use crate::template::tests::{hole, lit};
-    use crate::template::Lang;
+    use crate::frontend::testing::LUA_LANG;
 
     fn run(parts: Vec<Vec<Part>>) -> Vec<Finding> {
-        let mut m = testing::model(Lang::Lua, "GET", parts);
+        let mut m = testing::model(LUA_LANG, "GET", parts);
         m.facts.script_file = true;
         testing::run(check, &m)
     }

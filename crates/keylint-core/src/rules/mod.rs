@@ -236,6 +236,7 @@ pub(crate) mod testing {
 mod tests {
     use super::testing;
     use super::FSTRING_TRAP;
+    use crate::frontend::testing::{CLI, PY};
     use crate::model::{ClientRefusal, CrossSlotPolicy, FileModel, Unit, UnitKind};
     use crate::template::tests::{hole, lit};
     use crate::template::{HoleKind, Lang};
@@ -270,8 +271,8 @@ mod tests {
     fn notes_follow_the_facts_not_the_language() {
         let trap = |m: &FileModel| notes(m).iter().filter(|n| *n == FSTRING_TRAP).count();
         // The language alone says nothing about how keys are written.
-        assert_eq!(trap(&mget(Lang::Python)), 0);
-        let mut m = mget(Lang::Python);
+        assert_eq!(trap(&mget(PY)), 0);
+        let mut m = mget(PY);
         m.facts.fstring_keys = true;
         // On the empty tag and on the pair whose whole key is hashed.
         assert_eq!(trap(&m), 2, "{:?}", notes(&m));
@@ -280,7 +281,7 @@ mod tests {
         assert_eq!(trap(&m), 0);
 
         let refused_by = |m: &FileModel| notes(m).iter().any(|n| n.contains("my-client"));
-        let mut m = mget(Lang::RedisCli);
+        let mut m = mget(CLI);
         m.keys.truncate(1);
         m.units[0].keys = vec![0];
         m.families.push(crate::model::KeyFamily {

@@ -125,7 +125,7 @@ mod tests {
     use super::check;
     use crate::model::{BadNumkeys, FileModel, Numkeys, ScriptCallFacts};
     use crate::rules::testing;
-    use crate::template::Lang;
+    use crate::frontend::testing::CLI;
 
     fn call(numkeys: Option<Numkeys>, passed: Option<usize>, reads: Option<usize>) -> ScriptCallFacts {
         ScriptCallFacts {
@@ -137,7 +137,7 @@ mod tests {
     }
 
     fn messages(calls: Vec<ScriptCallFacts>) -> Vec<String> {
-        let mut m = FileModel::new(Lang::RedisCli);
+        let mut m = FileModel::new(CLI);
         m.script_calls = calls;
         testing::run(check, &m)
             .into_iter()

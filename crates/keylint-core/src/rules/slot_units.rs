@@ -443,15 +443,16 @@ fn tag_fix(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frontend::testing::PY;
     use crate::model::KeyFamily;
     use crate::rules::testing;
     use crate::template::tests::{hole, lit};
-    use crate::template::{HoleKind, Lang, Part};
+    use crate::template::{HoleKind, Part};
 
     /// One `MGET` unit over `keys`; `family` marks key 0 as standing for many keys
     /// whose hole `name` varies.
     fn run(keys: Vec<Vec<Part>>, family: bool, policy: CrossSlotPolicy) -> Vec<Finding> {
-        let mut m = testing::model(Lang::Python, "MGET", keys);
+        let mut m = testing::model(PY, "MGET", keys);
         m.units.push(Unit {
             kind: UnitKind::Command,
             name: "MGET".into(),

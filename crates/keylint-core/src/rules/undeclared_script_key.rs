@@ -352,7 +352,8 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
 pub(crate) mod tests {
     use super::*;
     use crate::model::{CrossSlotPolicy, KeyUse, Unit, UnitKind};
-    use crate::template::{Hole, KeyTemplate, Lang, Lit, SourceMap};
+    use crate::frontend::testing::LUA_LANG;
+    use crate::template::{Hole, KeyTemplate, Lit, SourceMap};
 
     fn key(t: KeyTemplate, at: usize, origin: KeyOrigin) -> KeyUse {
         KeyUse {
@@ -377,7 +378,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn model(keys: Vec<KeyUse>, mode: ScriptMode, flags: &[&str]) -> FileModel {
-        let mut m = FileModel::new(Lang::Lua);
+        let mut m = FileModel::new(LUA_LANG);
         m.facts.script_file = true;
         let n = keys.len();
         m.keys = keys;

@@ -2331,7 +2331,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// Applies the receiver-name convention to an unknown receiver.
     pub(crate) fn as_receiver(&self, v: Value<'t>, n: Node<'t>) -> Value<'t> {
         match &v {
-            Value::Opaque(_) | Value::Unknown if self.is_receiver_name(n) => {
+            Value::Opaque(_) | Value::Unknown
+                if self.is_receiver_name(n) || self.known_by_use(n) =>
+            {
                 Value::Client(ClientKind::Unknown)
             }
             // `from app.extensions import redis`, `current_app.redis`: a name imported

@@ -138,6 +138,9 @@ pub(crate) struct Analyzer<'t> {
     capture: Option<HashMap<usize, Tpl>>,
     /// `calls_in` and `func_of` are filled.
     calls_indexed: bool,
+    /// The receivers that the file's uses show to be clients (`byuse.rs`), read on
+    /// first need.
+    pub(crate) by_use: std::cell::OnceCell<crate::byuse::ByUse>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -193,6 +196,7 @@ impl<'t> Analyzer<'t> {
             memo_chain_env: HashMap::new(),
             capture: None,
             calls_indexed: false,
+            by_use: std::cell::OnceCell::new(),
         }
     }
 

@@ -1258,3 +1258,115 @@ fn watch_then_multi_on_a_default_pipeline_is_a_transaction_under_every_profile()
     assert_eq!(found[0].severity, keylint_core::Severity::Warning);
     assert!(found[0].message.ends_with("on a cluster it is not atomic"));
 }
+
+/// Transaction units of a model with two or more keys, as (policy, keys).
+fn tx_units(m: &FileModel) -> Vec<(CrossSlotPolicy, Vec<String>)> {
+    multi(m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| (u.2, u.3))
+        .collect()
+}
+
+#[test]
+fn clients_known_by_use_of_their_pipeline() {
+    let src = r#"
+import redis
+class X:
+    def f(self, client):
+        with client.pipeline() as pipe:
+            pipe.set("a", 1)
+            pipe.set("b", 2)
+            pipe.execute()
+"#;
+    // Known by use: a client of unknown kind, the profile decides.
+    assert!(tx_units(&lower(src)).is_empty());
+    let m = with_profile(src, ClientProfile::Standalone);
+    assert_eq!(tx_units(&m).len(), 1, "{:?}", units(&m));
+    assert_eq!(tx_units(&m)[0].0, CrossSlotPolicy::Refused);
+    let m = with_profile(src, ClientProfile::Cluster);
+    assert_eq!(tx_units(&m).len(), 1, "{:?}", units(&m));
+    assert_eq!(tx_units(&m)[0].0, CrossSlotPolicy::NotAtomic);
+    // A file that neither imports redis-py nor mentions Redis knows nothing.
+    let m = with_profile(
+        &src.replace("import redis", "import os"),
+        ClientProfile::Standalone,
+    );
+    assert!(tx_units(&m).is_empty());
+    // One that mentions Redis (a library built on redis-py) does, unless it imports a
+    // look-alike library.
+    let walrus = src.replace("import redis", "# The Redis cache.\nimport os");
+    let m = with_profile(&walrus, ClientProfile::Standalone);
+    assert_eq!(tx_units(&m).len(), 1, "{:?}", units(&m));
+    for lib in [
+        "import aioredis",
+        "from django.core.cache import caches",
+        "import pymemcache",
+    ] {
+        let m = with_profile(&walrus.replace("import os", lib), ClientProfile::Standalone);
+        assert!(tx_units(&m).is_empty(), "{lib}");
+    }
+    // A pipeline that is never executed here says nothing.
+    let m = with_profile(
+        &src.replace("pipe.execute()", "pass"),
+        ClientProfile::Standalone,
+    );
+    assert!(tx_units(&m).is_empty());
+}
+
+#[test]
+fn clients_known_by_use_of_methods_only_redis_has() {
+    let profile = ClientProfile::Cluster;
+    let src = r#"
+import redis
+def f(conn, ids):
+    conn.hset("job:1", "a", 1)
+    conn.rename("left", "right")
+def g(conn):
+    conn.rename("left", "right")
+"#;
+    let m = with_profile(src, profile);
+    // `conn` in f is known (hset), `conn` in g is not: scopes are per function.
+    assert_eq!(multi(&m).len(), 1, "{:?}", units(&m));
+    // Attributes of self are known in the whole class; chains and factory calls too.
+    let src = r#"
+import redis
+def get_redis(app):
+    if app.conf:
+        return app.conf.client
+    return make(app)
+class Q:
+    def a(self):
+        self.tiger.connection.lpush("q", 1)
+        self.conn().zadd("z", {"a": 1})
+        get_redis(self.app).hgetall("h")
+    def b(self):
+        self.tiger.connection.sinterstore("out", "left", "right")
+        self.conn().sinterstore("out", "left", "right")
+        get_redis(self.app).sinterstore("out", "left", "right")
+"#;
+    let m = with_profile(src, profile);
+    assert_eq!(multi(&m).len(), 3, "{:?}", units(&m));
+}
+
+#[test]
+fn lookalikes_of_clients_known_by_use_stay_silent() {
+    let p = ClientProfile::Standalone;
+    for src in [
+        // Methods that other libraries have too.
+        "import redis\ndef f(cache):\n    cache.set_many({'a': 1, 'b': 2})\n    cache.delete_many(['a', 'b'])\n    cache.get_many(['a', 'b'])\n    with cache.pipeline() as p:\n        p.set('a', 1)\n        p.set('b', 1)\n",
+        // A cache object named so: it prefixes the keys it is given.
+        "import redis\ndef f(cache):\n    cache.sadd('a', 1)\n    cache.sinterstore('out', 'left', 'right')\n",
+        "import redis\ndef f(mc):\n    mc.get_multi(['a', 'b'])\n    mc.set('a', 1)\n    mc.delete('a')\n    mc.rename('a', 'b')\n",
+        "import redis\ndef f(es):\n    es.mget(['a', 'b'])\n    es.delete('a')\n    es.exists('a')\n",
+        "import redis\ndef f(session, d):\n    session.query(1).delete()\n    d.copy()\n    d.keys()\n    d.get('a')\n    session.rename('a', 'b')\n",
+        // aioredis 1.x: its pipeline() is no transaction.
+        "import aioredis\nasync def f(conn):\n    p = conn.pipeline()\n    p.set('a', 1)\n    p.set('b', 1)\n    await p.execute()\n    conn.sinterstore('out', 'left', 'right')\n    conn.hset('h', 'a', 1)\n",
+        // A wrapper of the file that defines its own methods: followed, not taken.
+        "import redis\nclass Store:\n    def hset(self, *a):\n        pass\n    def sinterstore(self, *a):\n        pass\ndef f(store):\n    store.hset('h', 'a', 1)\n    store.sinterstore('out', 'left', 'right')\n",
+        "import redis\nclass Store:\n    def pipeline(self):\n        pass\ndef f(store):\n    with store.pipeline() as p:\n        p.set('a', 1)\n        p.set('b', 1)\n        p.execute()\n",
+    ] {
+        let m = with_profile(src, p);
+        assert!(multi(&m).is_empty(), "{src}\n{:?}", units(&m));
+    }
+}

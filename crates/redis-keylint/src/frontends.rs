@@ -89,6 +89,45 @@ mod tests {
         assert_eq!(by_shebang("import redis"), None);
     }
 
+    /// What the engine relies on from every frontend: a model in its own language
+    /// for any text (empty, broken, binary-looking), and keys printable from any
+    /// pieces, without a panic.
+    #[test]
+    fn every_frontend_keeps_the_contract() {
+        use keylint_core::frontend::{Input, Options, Piece};
+        let options = Options::default();
+        for &lang in FRONTENDS {
+            assert!(!lang.extensions().is_empty(), "{}", lang.name());
+            for source in [
+                "",
+                "redis\n",
+                "redis ((( [[ \"\u{0}\n",
+                "\u{feff}redis.call(",
+            ] {
+                let lowered = lang.lower(&Input {
+                    source,
+                    file_name: None,
+                    options: &options,
+                    loader: None,
+                    index: None,
+                    module: None,
+                    big_stack: false,
+                });
+                assert_eq!(lowered.model.lang, lang, "{source:?}");
+                let _ = lang.may_use_redis(source.as_bytes(), &options);
+                let _ = keylint_core::suppress::parse(source, lang);
+            }
+            for pieces in [
+                &[][..],
+                &[Piece::Bytes(b"\xff{\"\\\n}")],
+                &[Piece::Hole("x"), Piece::Bytes(b"")],
+            ] {
+                assert!(!lang.print_key(pieces).is_empty() || pieces.is_empty());
+                let _ = lang.print_hash_input(pieces);
+            }
+        }
+    }
+
     #[test]
     fn names_extensions_and_ids_are_unique() {
         let (mut names, mut extensions) = (Vec::new(), Vec::new());

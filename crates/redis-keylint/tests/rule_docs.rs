@@ -5,6 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The binary's registry of languages, the same source file.
+#[allow(dead_code)]
+#[path = "../src/frontends.rs"]
+mod frontends;
+
 fn rules_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("rules")
 }
@@ -34,13 +39,14 @@ fn block_after(doc: &str, marker: &str) -> Option<(String, String)> {
     Some((info, body[..close + 1].to_string()))
 }
 
+/// The extension of an example's language: its info string names a frontend
+/// (`python`) or one of its extensions (`redis`, `py`).
 fn extension(info: &str) -> &'static str {
-    match info {
-        "redis" => "redis",
-        "lua" => "lua",
-        "python" | "py" => "py",
-        other => panic!("unsupported example language `{other}`"),
-    }
+    let lang = frontends::FRONTENDS
+        .iter()
+        .find(|l| l.name() == info || l.extensions().contains(&info))
+        .unwrap_or_else(|| panic!("unsupported example language `{info}`"));
+    lang.extensions()[0]
 }
 
 fn findings(info: &str, body: &str) -> Vec<String> {

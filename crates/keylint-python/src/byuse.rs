@@ -1,0 +1,507 @@
+//! Clients known by how the code uses them.
+//!
+//! Real code rarely shows where its client is made: it arrives as a parameter with no
+//! annotation, an attribute set from one, the value a context manager yields, the
+//! return of a factory with several returns. Such a receiver is a redis-py client of
+//! unknown kind (the configured profile decides, as for an annotated `Redis`) when
+//! the way the file uses it leaves no doubt:
+//!
+//! - its `pipeline()` result receives a Redis command and `execute()` (through a
+//!   `with … as p`, a name assigned once from it, or a chain `….pipeline().set(…)
+//!   .execute()`), or
+//! - it receives a method whose name exists only on redis clients ([`ONLY_REDIS`]:
+//!   `hset`, `zadd`, `lpush`, `smembers`, `register_script`, … — never a name that
+//!   other libraries also use, such as `get`, `set`, `delete`, `keys`, `exists`,
+//!   `rename`, `expire`, `ttl`, `mget`, `publish` or `lock`).
+//!
+//! The evidence is read from the file's syntax only, once per file, and only in a
+//! file that imports redis-py (`import redis`, `from redis… import …`) or that
+//! mentions Redis and imports none of the look-alike libraries
+//! ([`LOOKALIKE_LIBRARIES`]): a django cache (`cache.sadd`, `cache.get_many`), a
+//! memcached client or an aioredis 1.x connection (whose `pipeline()` is not a
+//! transaction) is then not taken for one. (A library built on redis-py, such as
+//! walrus, uses its `Database` in modules that never import redis.) A receiver
+//! that a class of the file could be is not taken either: when one class of the file
+//! (with its bases in the file) defines every method the receiver is called with, it
+//! may be an instance of that wrapper, whose methods are followed instead.
+//!
+//! A receiver named like a pipeline (`pipe`, `p`, `tx`, `batch`) or a cache (`cache`,
+//! `self._cache`: cache objects prefix the keys they are given) is never taken.
+//!
+//! A receiver is identified by its text and where it is read: a name or an attribute
+//! chain (`client`, `queue.connection`) within its function, an attribute of `self`
+//! (`self.connection`, `self.tiger.connection`) or a method call on `self`
+//! (`self.conn()`) within its class, a module function's call (`get_redis(app)`)
+//! within the file.
+
+use crate::index::{text, ClassId, FuncId};
+use crate::syntax::{Field, NodeExt};
+use std::collections::{HashMap, HashSet};
+use tree_sitter::Node;
+
+/// Method names found only on redis clients (and their pipelines): the evidence that
+/// a receiver is one. Names that other libraries also use (dicts and sets, Django's
+/// cache, memcached clients, ORMs, Elasticsearch, pathlib, pubsub libraries) are left
+/// out: `get`, `set`, `delete`, `keys`, `exists`, `rename`, `type`, `copy`, `sort`,
+/// `move`, `append`, `incr`, `decr`, `lock`, `scan`, `mget`, `expire`, `ttl`,
+/// `persist`, `touch`, `unlink`, `publish`, `ping`, `info`, `eval`, `dump`,
+/// `restore`, `save`, `time`, `echo`, `close`, `pipeline`, `execute`, `watch`,
+/// `multi`.
+pub(crate) const ONLY_REDIS: &[&str] = &[
+    // Strings.
+    "setex",
+    "psetex",
+    "setnx",
+    "getset",
+    "getdel",
+    "getex",
+    "incrby",
+    "incrbyfloat",
+    "decrby",
+    "mset",
+    "msetnx",
+    "setrange",
+    "getrange",
+    "strlen",
+    // Expiry in other units.
+    "pexpire",
+    "pexpireat",
+    "expireat",
+    "pttl",
+    // Hashes.
+    "hset",
+    "hget",
+    "hgetall",
+    "hmget",
+    "hmset",
+    "hincrby",
+    "hincrbyfloat",
+    "hdel",
+    "hexists",
+    "hkeys",
+    "hvals",
+    "hlen",
+    "hsetnx",
+    "hstrlen",
+    "hscan",
+    "hscan_iter",
+    "hrandfield",
+    // Lists.
+    "lpush",
+    "rpush",
+    "lpushx",
+    "rpushx",
+    "lpop",
+    "rpop",
+    "blpop",
+    "brpop",
+    "brpoplpush",
+    "rpoplpush",
+    "lmove",
+    "blmove",
+    "lmpop",
+    "blmpop",
+    "lrange",
+    "llen",
+    "lrem",
+    "ltrim",
+    "lindex",
+    "lset",
+    "linsert",
+    "lpos",
+    // Sets.
+    "sadd",
+    "srem",
+    "smembers",
+    "sismember",
+    "smismember",
+    "scard",
+    "spop",
+    "srandmember",
+    "smove",
+    "sinter",
+    "sintercard",
+    "sinterstore",
+    "sunion",
+    "sunionstore",
+    "sdiff",
+    "sdiffstore",
+    "sscan",
+    "sscan_iter",
+    // Sorted sets.
+    "zadd",
+    "zrem",
+    "zscore",
+    "zmscore",
+    "zincrby",
+    "zcard",
+    "zcount",
+    "zlexcount",
+    "zrange",
+    "zrangestore",
+    "zrangebyscore",
+    "zrangebylex",
+    "zrevrange",
+    "zrevrangebyscore",
+    "zrevrangebylex",
+    "zrank",
+    "zrevrank",
+    "zremrangebyscore",
+    "zremrangebyrank",
+    "zremrangebylex",
+    "zpopmin",
+    "zpopmax",
+    "bzpopmin",
+    "bzpopmax",
+    "zmpop",
+    "bzmpop",
+    "zunionstore",
+    "zinterstore",
+    "zdiffstore",
+    "zunion",
+    "zinter",
+    "zdiff",
+    "zscan",
+    "zscan_iter",
+    "zrandmember",
+    // Streams.
+    "xadd",
+    "xread",
+    "xreadgroup",
+    "xack",
+    "xlen",
+    "xrange",
+    "xrevrange",
+    "xtrim",
+    "xdel",
+    "xclaim",
+    "xautoclaim",
+    "xpending",
+    "xpending_range",
+    "xgroup_create",
+    "xgroup_destroy",
+    "xinfo_stream",
+    "xinfo_groups",
+    // HyperLogLog, bitmaps, geo.
+    "pfadd",
+    "pfcount",
+    "pfmerge",
+    "setbit",
+    "getbit",
+    "bitcount",
+    "bitop",
+    "bitpos",
+    "bitfield",
+    "geoadd",
+    "geodist",
+    "geopos",
+    "georadius",
+    "georadiusbymember",
+    "geosearch",
+    "geosearchstore",
+    // Keyspace and scripts.
+    "scan_iter",
+    "pexpiretime",
+    "expiretime",
+    "evalsha",
+    "eval_ro",
+    "evalsha_ro",
+    "fcall",
+    "fcall_ro",
+    "register_script",
+    "script_load",
+    "script_exists",
+    "pubsub",
+    "mget_nonatomic",
+    "mset_nonatomic",
+];
+
+/// Libraries whose objects answer to redis method names with other semantics: other
+/// Redis clients (aioredis 1.x and coredis pipelines are not redis-py's, redis-py-cluster
+/// pipelines are never transactions) and cache frameworks whose cache objects prefix
+/// the keys they are given (Django's cache, django-redis, Flask-Caching, cachelib,
+/// aiocache, dogpile) or are memcached clients. A file that imports one of them and not
+/// redis-py knows no client by use.
+pub(crate) const LOOKALIKE_LIBRARIES: &[&str] = &[
+    "aioredis",
+    "coredis",
+    "rediscluster",
+    "django",
+    "django_redis",
+    "flask_caching",
+    "cachelib",
+    "aiocache",
+    "dogpile",
+    "memcache",
+    "pymemcache",
+    "pylibmc",
+    "aiomcache",
+];
+
+/// Where a receiver is read: what its text means depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Scope {
+    /// A name or attribute chain of a local or parameter.
+    Func(FuncId),
+    /// An attribute of `self` (or a method call on it) in any method of the class.
+    Class(ClassId),
+    /// A module-level name, or the call of a module function.
+    File,
+}
+
+/// A receiver: where it is read and its text (without spaces; a call as `f()`).
+pub(crate) type RecvKey = (Scope, String);
+
+/// The receivers of a file that its uses show to be redis-py clients.
+#[derive(Debug, Default)]
+pub(crate) struct ByUse {
+    clients: HashSet<RecvKey>,
+}
+
+impl ByUse {
+    /// Whether the receiver is known by its use.
+    pub(crate) fn contains(&self, key: &RecvKey) -> bool {
+        self.clients.contains(key)
+    }
+}
+
+/// Whether a method name is a redis-py command (what a pipeline queues).
+fn is_command(m: &str) -> bool {
+    crate::methods::table().method(m).is_some()
+        || crate::methods::single_key_command(m).is_some()
+        || matches!(m, "delete" | "unlink" | "exists" | "touch")
+}
+
+/// A name that reads like a pipeline or transaction, never taken for a client.
+fn pipeline_like(name: &str) -> bool {
+    let n = name.trim_start_matches('_').to_ascii_lowercase();
+    n.contains("pipe")
+        || matches!(
+            n.as_str(),
+            "p" | "tx" | "txn" | "trans" | "transaction" | "batch" | "multi"
+        )
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// Whether clients may be known by use in this file: it imports redis-py, or it
+    /// mentions Redis (the prefilter) and imports none of [`LOOKALIKE_LIBRARIES`].
+    fn by_use_gate(&self) -> bool {
+        let under = |p: &str, lib: &str| {
+            p == lib || (p.starts_with(lib) && p.as_bytes().get(lib.len()) == Some(&b'.'))
+        };
+        let imports = |lib: &str| self.ix.imports.values().any(|p| under(p, lib));
+        if imports("redis") {
+            return true;
+        }
+        self.mentions_redis && !LOOKALIKE_LIBRARIES.iter().any(|lib| imports(lib))
+    }
+
+    /// The receiver key of `n` as read where it is written: a name, an attribute
+    /// chain over a name, or the call of one (`get_redis(app)`, `self.conn()`).
+    pub(crate) fn recv_key(&self, n: Node<'t>, strict: bool) -> Option<RecvKey> {
+        let src = self.src();
+        let (chain, is_call) = if n.kind_name() == "call" {
+            (n.field(Field::Function)?, true)
+        } else {
+            (n, false)
+        };
+        // Down the attribute chain to its root name.
+        let mut root = chain;
+        let mut depth = 0;
+        while root.kind_name() == "attribute" {
+            root = root.field(Field::Object)?;
+            depth += 1;
+            if depth > 8 {
+                return None;
+            }
+        }
+        if root.kind_name() != "identifier" {
+            return None;
+        }
+        let root_name = text(root, src);
+        let last = match chain.kind_name() {
+            "attribute" => text(chain.field(Field::Attribute)?, src),
+            _ => root_name,
+        };
+        if !is_call && (matches!(last, "self" | "cls") || (strict && pipeline_like(last))) {
+            return None;
+        }
+        // A cache object (Django's, Flask-Caching's) prefixes the keys it is given.
+        if strict && last.to_ascii_lowercase().contains("cache") {
+            return None;
+        }
+        let func = self.ix.enclosing_func(n);
+        let class = func.and_then(|f| self.ix.funcs[f].class);
+        let is_self = func.is_some_and(|f| self.ix.funcs[f].self_name() == Some(root_name));
+        let scope = match (is_self && chain.kind_name() == "attribute", class) {
+            (true, Some(c)) => Scope::Class(c),
+            _ if is_call && chain.kind_name() == "identifier" => Scope::File,
+            _ => match func {
+                Some(f) => Scope::Func(f),
+                None => Scope::File,
+            },
+        };
+        let mut t: String = text(chain, src)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if is_call {
+            t.push_str("()");
+        }
+        Some((scope, t))
+    }
+
+    /// Whether `n`, an unknown receiver, is a client known by its use.
+    pub(crate) fn known_by_use(&self, n: Node<'t>) -> bool {
+        let by_use = self.by_use.get_or_init(|| self.collect_by_use());
+        if by_use.clients.is_empty() {
+            return false;
+        }
+        self.recv_key(n, true).is_some_and(|k| by_use.contains(&k))
+    }
+
+    /// Reads the evidence of the whole file.
+    fn collect_by_use(&self) -> ByUse {
+        let mut out = ByUse::default();
+        if !self.resolve_names || !self.by_use_gate() {
+            return out;
+        }
+        let src = self.src();
+        let nav = self.ix.nav;
+        // Methods called on each receiver; methods called on what a `pipeline(…)`
+        // call gives, by the call; the pipelines made from each receiver.
+        let mut called: HashMap<RecvKey, HashSet<&'t str>> = HashMap::new();
+        let mut on_pipe: HashMap<usize, HashSet<&'t str>> = HashMap::new();
+        let mut pipes: Vec<(RecvKey, Node<'t>, Option<RecvKey>)> = Vec::new();
+        for (call, _) in nav.calls(|_| Some(())) {
+            let Some(func) = call.field(Field::Function) else {
+                continue;
+            };
+            if func.kind_name() != "attribute" {
+                continue;
+            }
+            let (Some(obj), Some(attr)) = (func.field(Field::Object), func.field(Field::Attribute))
+            else {
+                continue;
+            };
+            let m = text(attr, src);
+            // Down a chain of commands (`pipe.set(…).expire(…)`) to what receives it,
+            // stopping at a `pipeline(…)` that makes it.
+            let mut cur = obj;
+            let mut made_by: Option<Node<'t>> = None;
+            for _ in 0..10_000 {
+                if cur.kind_name() != "call" {
+                    break;
+                }
+                let Some(f) = cur.field(Field::Function) else {
+                    break;
+                };
+                if f.kind_name() != "attribute" {
+                    break;
+                }
+                let (Some(o), Some(a)) = (f.field(Field::Object), f.field(Field::Attribute)) else {
+                    break;
+                };
+                let inner = text(a, src);
+                if inner == "pipeline" {
+                    made_by = Some(cur);
+                    break;
+                }
+                if !is_command(inner) {
+                    break;
+                }
+                cur = o;
+            }
+            match made_by {
+                Some(p) => {
+                    on_pipe.entry(p.id()).or_default().insert(m);
+                }
+                None => {
+                    if let Some(k) = self.recv_key(cur, false) {
+                        called.entry(k).or_default().insert(m);
+                    }
+                }
+            }
+            if m == "pipeline" {
+                if let Some(k) = self.recv_key(obj, false) {
+                    pipes.push((k, call, self.pipe_handle(call)));
+                }
+            }
+        }
+        let empty = HashSet::new();
+        let mut evidence: HashSet<RecvKey> = HashSet::new();
+        let mut handles: HashSet<RecvKey> = HashSet::new();
+        for (recv, call, handle) in &pipes {
+            let uses = match handle {
+                Some(h) => {
+                    handles.insert(h.clone());
+                    called.get(h).unwrap_or(&empty)
+                }
+                None => on_pipe.get(&call.id()).unwrap_or(&empty),
+            };
+            if uses.contains("execute") && uses.iter().any(|m| is_command(m)) {
+                evidence.insert(recv.clone());
+            }
+        }
+        for (k, ms) in &called {
+            if ms.iter().any(|m| ONLY_REDIS.contains(m)) {
+                evidence.insert(k.clone());
+            }
+        }
+        for k in evidence {
+            if handles.contains(&k) {
+                continue;
+            }
+            let ms = called.get(&k).unwrap_or(&empty);
+            if self.a_file_class_defines_all(ms) {
+                continue;
+            }
+            out.clients.insert(k);
+        }
+        out
+    }
+
+    /// The name a `pipeline(…)` call is bound to in its function: `with … as p`, or
+    /// `p = ….pipeline(…)`.
+    fn pipe_handle(&self, call: Node<'t>) -> Option<RecvKey> {
+        let nav = self.ix.nav;
+        let mut parent = nav.parent(call)?;
+        if parent.kind_name() == "await" {
+            parent = nav.parent(parent)?;
+        }
+        let target = match parent.kind_name() {
+            "as_pattern" => parent
+                .field(Field::Alias)
+                .and_then(|a| a.named_child(0).or(Some(a)))?,
+            "assignment" if parent.field(Field::Right).map(|r| r.id()) == Some(call.id()) => {
+                parent.field(Field::Left)?
+            }
+            _ => return None,
+        };
+        if target.kind_name() != "identifier" {
+            return None;
+        }
+        let func = self.ix.enclosing_func(call);
+        let name: String = text(target, self.src()).to_string();
+        Some((
+            match func {
+                Some(f) => Scope::Func(f),
+                None => Scope::File,
+            },
+            name,
+        ))
+    }
+
+    /// Whether one class of the file (with its bases in the file) defines every one
+    /// of `methods`: the receiver may be an instance of that wrapper.
+    fn a_file_class_defines_all(&self, methods: &HashSet<&str>) -> bool {
+        if methods.is_empty() {
+            return false;
+        }
+        (0..self.ix.classes.len()).any(|c| {
+            methods
+                .iter()
+                .all(|m| self.defines(c as ClassId, m).is_some())
+        })
+    }
+}

@@ -86,6 +86,9 @@ pub(crate) struct ScriptInfo<'t> {
     pub func: Option<FuncId>,
     /// The client it was registered on.
     pub client: ClientKind,
+    /// The body's text, when the script was registered in another module of the
+    /// project (a script factory there): linked to its callers, never merged.
+    pub ext: Option<std::sync::Arc<str>>,
 }
 
 /// An element of a list, tuple or dict, with its expression.
@@ -2066,6 +2069,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                     match m {
                         "RedisCluster" => return Value::Client(ClientKind::Cluster),
                         "Redis" | "StrictRedis" => return Value::Client(ClientKind::Unknown),
+                        // `connection.register_script(LUA)` on a parameter of no known
+                        // kind (rq's `get_unique_enqueue_script(connection)`): the
+                        // method is redis-py's, and the script object it returns is
+                        // linked to its body like one registered on a known client.
+                        // The client's kind stays unknown.
+                        "register_script"
+                            if self.mentions_redis
+                                && matches!(recv, Value::Opaque(_) | Value::Unknown) =>
+                        {
+                            return Value::Script(self.script_for(
+                                n,
+                                args,
+                                ClientKind::Unknown,
+                                ctx,
+                            ));
+                        }
                         _ => {}
                     }
                 }
@@ -2200,6 +2219,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some(v) => self.pipe_at_site(v, id, n),
                     None => self
                         .memo_factory(id, ctx)
+                        .or_else(|| self.returned_script(id, ctx))
                         .unwrap_or_else(|| self.opaque(n, ctx)),
                 };
                 match v {
@@ -2914,7 +2934,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// A factory that registers its script once per connection and caches it:
     /// `if conn not in CACHE: CACHE[conn] = conn.register_script(LUA)` then
     /// `return CACHE[conn]`: the registered script.
-    fn memo_factory(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+    pub(crate) fn memo_factory(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
         let info = self.ix().funcs[id].clone();
         if info.is_lambda || ctx.depth > MAX_DEPTH / 2 {
             return None;
@@ -2961,6 +2981,48 @@ impl<'t> crate::lower::Analyzer<'t> {
             v @ Value::Script(_) => Some(v),
             _ => None,
         }
+    }
+
+    /// A script factory whose every `return` gives one registered script, whatever
+    /// comes before it (`with open(path) as f: code = f.read()` then `return
+    /// client.register_script(code)`): that script. Read with the parameters unbound,
+    /// so a body that depends on them (`lua/%s.lua' % name`) stays unknown. Only
+    /// decorators that cache the result are allowed.
+    pub(crate) fn returned_script(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let info = self.ix().funcs[id].clone();
+        if info.is_lambda || ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        const CACHING: &[&str] = &["lru_cache", "cache", "memoize", "cached", "staticmethod"];
+        if info
+            .decorators
+            .iter()
+            .any(|d| !CACHING.contains(&d.as_str()))
+        {
+            return None;
+        }
+        if !text(info.body, self.src()).contains("register_script") {
+            return None;
+        }
+        let mut returns = Vec::new();
+        crate::project::collect_returns(&self.ix, info.body, &mut returns);
+        if returns.is_empty() || returns.len() > 8 {
+            return None;
+        }
+        let fctx = Ctx {
+            func: Some(id),
+            env: None,
+            depth: ctx.depth + 2,
+        };
+        let mut out = None;
+        for r in returns {
+            match (out, self.eval(r.named_child(0)?, &fctx)) {
+                (None, Value::Script(s)) => out = Some(s),
+                (Some(a), Value::Script(b)) if a == b => {}
+                _ => return None,
+            }
+        }
+        out.map(Value::Script)
     }
 
     /// The one client or pipeline that every `yield` of generator `id` gives, called

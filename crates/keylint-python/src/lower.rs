@@ -1569,6 +1569,9 @@ impl<'t> Analyzer<'t> {
         self.link(
             unit, body, func, &key_args, aligned, None, None, call, passed,
         );
+        if let Some(l) = self.script_links.last_mut() {
+            l.ext = self.scripts[id].ext.clone();
+        }
         if let Some(p) = recv.pipe {
             self.event(p, EvKind::Keys, call, keys);
         }
@@ -1626,6 +1629,7 @@ impl<'t> Analyzer<'t> {
             passed,
             numkeys: fact,
             call,
+            ext: None,
         });
     }
 
@@ -1659,6 +1663,29 @@ impl<'t> Analyzer<'t> {
             body,
             func: ctx.func,
             client,
+            ext: None,
+        });
+        self.script_by_node.insert(call.id(), id);
+        id
+    }
+
+    /// A script that a factory of another module registers, at the call `call` of
+    /// that factory: its body is known by its text only.
+    pub(crate) fn ext_script(
+        &mut self,
+        call: Node<'t>,
+        text: std::sync::Arc<str>,
+        client: ClientKind,
+    ) -> ScriptId {
+        if let Some(&id) = self.script_by_node.get(&call.id()) {
+            return id;
+        }
+        let id = self.scripts.len();
+        self.scripts.push(ScriptInfo {
+            body: None,
+            func: None,
+            client,
+            ext: Some(text),
         });
         self.script_by_node.insert(call.id(), id);
         id

@@ -89,6 +89,10 @@ pub(crate) enum Fact {
     Client(ClientKind),
     /// A function that returns a client.
     Factory(ClientKind),
+    /// A function whose every return is a script registered on a client
+    /// (`return conn.register_script(LUA)`, also cached per connection): the body's
+    /// text and the client's kind.
+    Script(Arc<str>, ClientKind),
     Builder(Arc<Builder>),
     Class(Arc<ClassFacts>),
     /// A function whose return type is a class of the project (`-> "Job"`): what
@@ -618,7 +622,15 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
     };
     let nav = Nav::build(tree.root_node());
     let options = &scope.project.options;
-    let mut a = Analyzer::new(&nav, &source[..limit], options, None);
+    let files = ModuleDirFiles {
+        loader: scope.project.loader.clone(),
+        dir: match scope.path.rsplit_once('/') {
+            Some((d, _)) => d.to_string(),
+            None => String::new(),
+        },
+        read: Mutex::new(Vec::new()),
+    };
+    let mut a = Analyzer::new(&nav, &source[..limit], options, Some(&files));
     a.project = Some(scope);
     if a.ix.too_deep {
         return HashMap::new();
@@ -652,7 +664,47 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
             }
         }
     }
+    drop(a);
+    let read = std::mem::take(&mut *files.read.lock().expect("files lock"));
+    for path in read {
+        scope.note(ModuleDep::Read { path });
+    }
     names
+}
+
+/// The files a summarised module reads for its script bodies: `.lua` files of its own
+/// directory or below (`open(os.path.join(os.path.dirname(__file__), "lua/x.lua"))`),
+/// read through the project's loader and recorded as what the summary depends on.
+struct ModuleDirFiles {
+    loader: Arc<dyn ModuleLoader>,
+    /// The module's directory (`/`-separated, empty for the root).
+    dir: String,
+    /// The files read.
+    read: Mutex<Vec<String>>,
+}
+
+impl crate::FileLoader for ModuleDirFiles {
+    fn load(&self, path: &str, from_module_dir: bool) -> Option<String> {
+        if !from_module_dir || !path.ends_with(".lua") {
+            return None;
+        }
+        let parts: Vec<&str> = path
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .collect();
+        if parts.is_empty() || parts.contains(&"..") {
+            return None;
+        }
+        let rel = parts.join("/");
+        let full = if self.dir.is_empty() {
+            rel
+        } else {
+            format!("{}/{rel}", self.dir)
+        };
+        let text = self.loader.read(&full)?;
+        self.read.lock().expect("files lock").push(full);
+        Some(text)
+    }
 }
 
 /// A module-level name that is not a function or class: a constant, a client (also
@@ -797,7 +849,19 @@ fn body_fact(
                 })));
             }
             Some(Value::Client(k)) => return Some(Fact::Factory(k)),
+            Some(Value::Script(id)) if class.is_none() => return script_fact(a, id),
             _ => {}
+        }
+    }
+    // `if conn not in CACHE: CACHE[conn] = conn.register_script(LUA)`, `return
+    // CACHE[conn]`.
+    if class.is_none() {
+        let ctx = Ctx::at(None);
+        if let Some(Value::Script(id)) = a
+            .memo_factory(fid, &ctx)
+            .or_else(|| a.returned_script(fid, &ctx))
+        {
+            return script_fact(a, id);
         }
     }
     // A function whose every `return` gives a client (a cached module global too).
@@ -849,6 +913,17 @@ fn body_fact(
     merge_clients(&kinds).map(Fact::Factory)
 }
 
+/// A script factory's fact: the script's body, when its whole text is known.
+fn script_fact(a: &mut Analyzer<'_>, id: crate::eval::ScriptId) -> Option<Fact> {
+    let info = a.scripts.get(id)?.clone();
+    let text: Arc<str> = match (&info.ext, info.body) {
+        (Some(t), _) => t.clone(),
+        (None, Some(b)) => crate::script::body_of(a, b, info.func)?.text.into(),
+        (None, None) => return None,
+    };
+    Some(Fact::Script(text, info.client))
+}
+
 /// The name of the class a return annotation names (`Job`, `"Job"`,
 /// `Optional[Job]`, `Job | None`), when it is a class of this module or an import.
 fn returned_class(a: &Analyzer<'_>, ret: Node<'_>) -> Option<String> {
@@ -870,7 +945,11 @@ fn returned_class(a: &Analyzer<'_>, ret: Node<'_>) -> Option<String> {
 }
 
 /// The `return` statements of a function body, not of the functions inside it.
-fn collect_returns<'t>(ix: &crate::index::Index<'t>, n: Node<'t>, out: &mut Vec<Node<'t>>) {
+pub(crate) fn collect_returns<'t>(
+    ix: &crate::index::Index<'t>,
+    n: Node<'t>,
+    out: &mut Vec<Node<'t>>,
+) {
     for c in ix.nav.named_children(n) {
         match c.kind_name() {
             "return_statement" => out.push(c),
@@ -1436,6 +1515,8 @@ impl<'t> Analyzer<'t> {
     ) -> Option<Value<'t>> {
         match fact {
             Fact::Factory(k) => Some(Value::Client(k)),
+            // A script factory of another module: a script registered at this call.
+            Fact::Script(text, k) => Some(Value::Script(self.ext_script(n, text, k))),
             Fact::Builder(b) if b.instance == inst.is_some() => {
                 let b2 = self.bind_args(&b.params, args, ctx)?;
                 Some(

@@ -889,6 +889,73 @@ def run(connection: redis.Redis):
 }
 
 #[test]
+fn a_script_registered_on_a_parameter_of_no_known_kind_is_linked() {
+    // rq's `get_unique_enqueue_script(connection)`: `connection` is no receiver name,
+    // but `register_script` is redis-py's.
+    let src = r#"
+import redis
+LUA = "return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])"
+_scripts = {}
+def get_script(connection):
+    if connection not in _scripts:
+        _scripts[connection] = connection.register_script(LUA)
+    return _scripts[connection]
+def run(connection):
+    script = get_script(connection)
+    script(keys=["user:1000:profile", "user:1000:cart"])
+"#;
+    assert_eq!(rules(src), [Rule::CrossSlot]);
+    // Without any mention of redis, a look-alike method is not followed.
+    let src = r#"
+class Engine:
+    def register_script(self, body):
+        return body
+def run(engine):
+    s = engine.register_script("return 1")
+    s(keys=["a", "b"])
+"#;
+    assert!(rules(src).is_empty());
+}
+
+#[test]
+fn a_factory_whose_every_return_is_one_registered_script_returns_it() {
+    let src = |body: &str| {
+        format!(
+            r#"
+import redis
+r = redis.Redis()
+{body}
+def run():
+    load()(keys=["user:1000:profile", "user:1000:cart"])
+"#
+        )
+    };
+    // Statements before the return, a `with` block among them.
+    let found = src(
+        "def load():\n    code = \"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\"\n    \
+         with r.lock('x') as lk:\n        pass\n    return r.register_script(code)\n",
+    );
+    assert_eq!(rules(&found), [Rule::CrossSlot], "{found}");
+    // A name defined once inside a `with` body, used after it.
+    let found = src("def load():\n    with r.lock('x') as lk:\n        \
+         code = \"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\"\n    \
+         return r.register_script(code)\n");
+    assert_eq!(rules(&found), [Rule::CrossSlot], "{found}");
+    // Two registrations: which one is returned is not known.
+    let two = src(
+        "def load(flag):\n    if flag:\n        return r.register_script(\"return redis.call('GET', KEYS[1])\")\n    \
+         return r.register_script(\"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\")\n",
+    );
+    assert!(rules(&two).is_empty(), "{two}");
+    // A decorator that may change what is returned.
+    let decorated = src(
+        "@wrap\ndef load():\n    code = \"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\"\n    \
+         return r.register_script(code)\n",
+    );
+    assert!(rules(&decorated).is_empty(), "{decorated}");
+}
+
+#[test]
 fn keys_of_other_instances_of_a_class_of_the_file() {
     let src = |body: &str| {
         format!(

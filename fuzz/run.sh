@@ -15,7 +15,7 @@ secs="${1:-300}"
 shift || true
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-    targets=(slot rediscli lua lua_structured python python_structured)
+    targets=(slot rediscli lua lua_structured python python_structured javascript)
 fi
 
 seed() {
@@ -27,6 +27,7 @@ seed() {
         rediscli) cp ../fixtures/redis-cli/*.redis "$dir/" ;;
         lua) find ../fixtures -name '*.lua' -exec cp {} "$dir/" \; ;;
         python) find ../fixtures -name '*.py' -exec cp {} "$dir/" \; ;;
+        javascript) find ../fixtures/javascript \( -name '*.js' -o -name '*.mjs' -o -name '*.ts' -o -name '*.tsx' \) -exec cp {} "$dir/" \; ;;
         *) ;;
     esac
 }

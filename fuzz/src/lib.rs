@@ -250,3 +250,11 @@ pub fn check_lua(src: &str) {
 pub fn check_python(src: &str) {
     check_frontend(src.len(), || keylint_python::lower(src));
 }
+
+/// The JavaScript frontend (TypeScript grammar, which reads JavaScript too), then the
+/// rules.
+pub fn check_javascript(src: &str) {
+    check_frontend(src.len(), || {
+        keylint_javascript::lower(src, keylint_javascript::Dialect::TypeScript)
+    });
+}

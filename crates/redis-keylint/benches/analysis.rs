@@ -16,6 +16,7 @@ enum Lang {
     Python,
     Lua,
     RedisCli,
+    JavaScript,
 }
 
 impl Lang {
@@ -24,6 +25,9 @@ impl Lang {
             Lang::Python => keylint_python::lower(src),
             Lang::Lua => keylint_lua::lower(src),
             Lang::RedisCli => keylint_rediscli::lower(src.as_bytes()),
+            Lang::JavaScript => {
+                keylint_javascript::lower(src, keylint_javascript::Dialect::JavaScript)
+            }
         }
     }
 
@@ -34,6 +38,7 @@ impl Lang {
             Lang::Python => tree_sitter_python::LANGUAGE.into(),
             Lang::Lua => tree_sitter_lua::LANGUAGE.into(),
             Lang::RedisCli => return None,
+            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
         };
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&language).ok()?;
@@ -45,6 +50,7 @@ impl Lang {
             Lang::Python => "python",
             Lang::Lua => "lua",
             Lang::RedisCli => "redis-cli",
+            Lang::JavaScript => "javascript",
         }
     }
 }
@@ -69,6 +75,33 @@ fn python_module(funcs: usize) -> String {
              \x20   key = \"cart:\" + str(uid)\n\
              \x20   r.hset(key, \"n\", {i})\n\
              \x20   return profile\n"
+        );
+    }
+    s
+}
+
+/// An ioredis module of `funcs` functions, the twin of [`python_module`] (about 14
+/// lines a function): template-literal and concatenated keys, a transaction, multi-key
+/// calls on shared and on different tags.
+fn javascript_module(funcs: usize) -> String {
+    let mut s = String::from("const Redis = require('ioredis');\n\nconst r = new Redis();\n");
+    for i in 0..funcs {
+        let _ = write!(
+            s,
+            "\nasync function handle{i}(uid, orderId) {{\n\
+             \x20 const profile = await r.get(`user:${{uid}}:profile`);\n\
+             \x20 await r.mget(`{{user:${{uid}}}}:a`, `{{user:${{uid}}}}:b`);\n\
+             \x20 await r\n\
+             \x20   .multi()\n\
+             \x20   .incr(`{{user:${{uid}}}}:visits`)\n\
+             \x20   .expire(`{{user:${{uid}}}}:visits`, 3600)\n\
+             \x20   .exec();\n\
+             \x20 await r.rename('job:' + orderId + ':pending', 'job:' + orderId + ':done');\n\
+             \x20 await r.sinterstore('set:{i}:dest', ['set:{i}:x', 'set:{i}:y']);\n\
+             \x20 const key = 'cart:' + uid;\n\
+             \x20 await r.hset(key, 'n', {i});\n\
+             \x20 return profile;\n\
+             }}\n"
         );
     }
     s
@@ -120,6 +153,7 @@ fn per_file(c: &mut Criterion) {
         (Lang::Python, python_module(40)),
         (Lang::Lua, lua_script(60)),
         (Lang::RedisCli, redis_cli_file(60)),
+        (Lang::JavaScript, javascript_module(40)),
     ];
     let mut g = c.benchmark_group("per-file");
     for (lang, src) in &files {
@@ -148,6 +182,7 @@ fn fixtures(c: &mut Criterion) {
         ("python", "py", Lang::Python),
         ("lua", "lua", Lang::Lua),
         ("redis-cli", "redis", Lang::RedisCli),
+        ("javascript", "js", Lang::JavaScript),
     ] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
@@ -184,6 +219,7 @@ fn growth(c: &mut Criterion) {
         (Lang::Python, python_module as fn(usize) -> String),
         (Lang::Lua, lua_script),
         (Lang::RedisCli, redis_cli_file),
+        (Lang::JavaScript, javascript_module),
     ] {
         for scale in [1usize, 4, 16] {
             let src = make(100 * scale);

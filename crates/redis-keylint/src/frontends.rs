@@ -14,6 +14,7 @@ pub static FRONTENDS: &[Lang] = &[
     keylint_rediscli::LANG,
     keylint_lua::LANG,
     keylint_python::LANG,
+    keylint_javascript::LANG,
 ];
 
 /// The language of a path, by extension.
@@ -77,6 +78,7 @@ mod tests {
         assert_eq!(by_path(Path::new("a/b.py")), Some(keylint_python::LANG));
         assert_eq!(by_path(Path::new("x.lua")), Some(keylint_lua::LANG));
         assert_eq!(by_path(Path::new("x.redis")), Some(keylint_rediscli::LANG));
+        assert_eq!(by_path(Path::new("x.tsx")), Some(keylint_javascript::LANG));
         assert_eq!(by_path(Path::new("x.txt")), None);
         assert_eq!(by_path(Path::new("py")), None);
         assert_eq!(
@@ -139,10 +141,14 @@ mod tests {
                 extensions.push(e);
             }
         }
-        assert_eq!(known_extensions(), "`.redis`, `.lua` or `.py`");
+        assert_eq!(
+            known_extensions(),
+            "`.redis`, `.lua`, `.py`, `.js`, `.mjs`, `.cjs`, `.jsx`, `.ts`, `.mts`, `.cts` or `.tsx`"
+        );
         // Cache keys of the first three stay what they were.
         assert_eq!(id(keylint_rediscli::LANG), 0);
         assert_eq!(id(keylint_lua::LANG), 1);
         assert_eq!(id(keylint_python::LANG), 2);
+        assert_eq!(id(keylint_javascript::LANG), 3);
     }
 }

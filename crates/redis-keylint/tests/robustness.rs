@@ -108,12 +108,15 @@ fn codes(findings: &[serde_json::Value]) -> Vec<String> {
 const LUA_CERTAIN: &str = "-- a certain finding first\nredis.call('MGET', 'a', 'b')\n";
 const PY_CERTAIN: &str = "import redis\nr = redis.Redis()\nr.mget('a', 'b')\n";
 const CLI_CERTAIN: &str = "# a certain finding first\nMGET a b\n";
+const JS_CERTAIN: &str =
+    "const Redis = require('ioredis');\nconst r = new Redis();\nr.mget('a', 'b');\n";
 
 /// The line of the certain finding: the last line of each prelude.
 fn certain_line(name: &str) -> usize {
     match name.rsplit('.').next() {
         Some("py") => PY_CERTAIN.lines().count(),
         Some("lua") => LUA_CERTAIN.lines().count(),
+        Some("js" | "ts") => JS_CERTAIN.lines().count(),
         _ => CLI_CERTAIN.lines().count(),
     }
 }
@@ -299,6 +302,44 @@ fn lua_call_with_200_000_keys() {
     }
     src.push_str(")\n");
     lint_one("huge_call.lua", src.as_bytes(), SLOW);
+}
+
+#[test]
+fn javascript_deep_calls_parentheses_and_arrays() {
+    let calls = nest("f(", "x", ")", DEEP);
+    let parens = nest("(", "'k'", ")", DEEP);
+    let arrays = nest("[", "'k'", "]", DEEP);
+    let src = format!("{JS_CERTAIN}const a = {calls};\nr.get({parens});\nr.mget({arrays}, 'b');\n");
+    lint_one("deep.js", src.as_bytes(), SLOW);
+}
+
+#[test]
+fn javascript_long_plus_chain_and_transaction() {
+    let mut expr = String::from("'user:'");
+    for i in 0..DEEP {
+        expr.push_str(&format!(" + '{}'", i % 10));
+    }
+    let mut chain = String::from("r.multi()");
+    for i in 0..DEEP {
+        chain.push_str(&format!(".set('k{i}', 1)"));
+    }
+    let src = format!(
+        "{JS_CERTAIN}const key = {expr};\nr.get(key);\nr.mget(key, {expr});\n{chain}.exec();\n\
+         const tx = r.multi();\n{}tx.exec();\n",
+        "tx.set('a', 1).set('b', 1);\n".repeat(DEEP)
+    );
+    lint_one("chain.ts", src.as_bytes(), SLOW);
+}
+
+#[test]
+fn javascript_call_with_200_000_keys() {
+    let mut src = String::from(JS_CERTAIN);
+    src.push_str("r.del(");
+    for i in 0..200_000 {
+        src.push_str(&format!("'k{i}', "));
+    }
+    src.push_str(");\n");
+    lint_one("huge_call.js", src.as_bytes(), SLOW);
 }
 
 #[test]

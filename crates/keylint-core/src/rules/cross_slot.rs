@@ -4,7 +4,7 @@
 
 use super::slot_units::refusal;
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{CrossSlotPolicy, Unit};
+use crate::model::{CrossSlotPolicy, Unit, UnitKind};
 use crate::rule::RuleMeta;
 use crate::template::{compare, HashInput, Verdict};
 
@@ -36,11 +36,15 @@ pub(super) fn verb(policy: CrossSlotPolicy) -> &'static str {
 /// Why a proven pair fails, or where it only works by chance of placement.
 pub(super) fn explain(f: Finding, unit: &Unit, in_script: bool) -> Finding {
     if unit.policy == CrossSlotPolicy::SameNode {
-        return f.with_severity(Severity::Warning).with_note(
+        let note = if unit.kind == UnitKind::Script {
             "the script may touch keys of other slots (no `#!lua` shebang, or \
              `allow-cross-slot-keys`), so this works \
-             only while these slots are served by one node; a resharding can break it",
-        );
+             only while these slots are served by one node; a resharding can break it"
+        } else {
+            "the client sends these commands to one node, so this works only while \
+             these slots are served by one node; a resharding can break it"
+        };
+        return f.with_severity(Severity::Warning).with_note(note);
     }
     // The server's refusal: a client that refuses first is told of on likely findings,
     // where the server would never see the call.

@@ -125,6 +125,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     }
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
+    } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
+        // A batch that works while its slots share a node: two slots that differ
+        // almost surely may still share one, so only proven slots are reported.
+        return None;
     } else if let Some((a, b)) = cross_slot_likely::symbolic(keys, u.inputs) {
         (Rule::CrossSlotLikely, a, b)
     } else if let Some(fk) = &family {
@@ -164,6 +168,10 @@ fn what(unit: &Unit) -> String {
         UnitKind::Transaction if unit.policy == CrossSlotPolicy::NotAtomic => {
             format!("keys of this `{}()`", unit.name)
         }
+        // A batch sent to one node, not a transaction (a Node.js client's pipeline).
+        UnitKind::Transaction if unit.policy == CrossSlotPolicy::SameNode => {
+            format!("keys of this `{}()`", unit.name)
+        }
         UnitKind::Transaction => format!("keys of this `{}` transaction", unit.name),
         UnitKind::Script if unit.name == "script" || unit.name.is_empty() => {
             "keys of this script".to_string()
@@ -198,10 +206,10 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
     } else {
         inputs[d.culprit].describe(cx.syntax(d.culprit))
     };
-    let start_label = if unit.policy == CrossSlotPolicy::NotAtomic {
-        "a transaction only on a standalone client"
-    } else {
-        "transaction starts here"
+    let start_label = match unit.policy {
+        CrossSlotPolicy::NotAtomic => "a transaction only on a standalone client",
+        CrossSlotPolicy::SameNode => "the batch starts here",
+        _ => "transaction starts here",
     };
     let culprit_span = keys[d.culprit].span.clone();
     let primary = if d.at_start {

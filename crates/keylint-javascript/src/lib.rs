@@ -1,0 +1,142 @@
+//! The JavaScript and TypeScript frontend of redis-keylint: ioredis and node-redis
+//! client code turned into the neutral model.
+//!
+//! It finds the clients a file makes or declares (ioredis `new Redis(…)`,
+//! `new Redis.Cluster([…])`, `new Cluster(…)`, `duplicate()`; node-redis
+//! `createClient`, `createCluster`, `.connect()`; parameters and class fields typed
+//! `Redis`, `Cluster`, `RedisClientType`, `RedisClusterType`), reads the keys of
+//! their commands (string and template literals, `+`, `.join`, constants), groups
+//! them into atomic units with what each library does on a cluster, and links
+//! `eval`/`defineCommand` script calls with their Lua bodies. It decides no verdict:
+//! the rules in `keylint-core` do.
+//!
+//! It never runs or imports the code it reads.
+#![deny(missing_docs)]
+
+mod frontend;
+mod lower;
+pub mod methods;
+mod package;
+mod tpl;
+
+pub use frontend::{JavaScript, FRONTEND, LANG};
+pub use keylint_core::frontend::FileLoader;
+use keylint_core::FileModel;
+
+/// Which grammar reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// `.js`, `.mjs`, `.cjs`, `.jsx`.
+    JavaScript,
+    /// `.ts`, `.mts`, `.cts`.
+    TypeScript,
+    /// `.tsx`.
+    Tsx,
+}
+
+impl Dialect {
+    /// The dialect of a file extension (without the dot).
+    pub fn of_extension(ext: &str) -> Option<Dialect> {
+        match ext {
+            "js" | "mjs" | "cjs" | "jsx" => Some(Dialect::JavaScript),
+            "ts" | "mts" | "cts" => Some(Dialect::TypeScript),
+            "tsx" => Some(Dialect::Tsx),
+            _ => None,
+        }
+    }
+
+    fn language(self) -> tree_sitter::Language {
+        match self {
+            Dialect::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Dialect::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Dialect::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        }
+    }
+}
+
+/// What the frontend is told about the project beyond the file.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The major version of node-redis (npm `redis`) the project uses, from its
+    /// `package.json` (the registered frontend reads the nearest one through its
+    /// loader): it decides whether a cluster client splits `mGet`, `mSet`,
+    /// `del`, `unlink`, `exists` and `touch` by slot (6) or sends them whole (4, 5).
+    /// `None`: not known, and such a call is never called an error on a client that
+    /// may be a cluster client.
+    pub node_redis_major: Option<u32>,
+}
+
+/// Lowers a JavaScript file with the default options and no file access.
+pub fn lower(source: &str, dialect: Dialect) -> FileModel {
+    lower_with(source, dialect, &Options::default(), None)
+}
+
+/// Stack that [`lower_on_this_thread`] needs on the thread that calls it.
+pub const STACK_SIZE: usize = 16 << 20;
+
+/// Lowers a file on a thread of its own with a stack of [`STACK_SIZE`] (or here if no
+/// such thread can be made).
+pub fn lower_with(
+    source: &str,
+    dialect: Dialect,
+    options: &Options,
+    loader: Option<&dyn FileLoader>,
+) -> FileModel {
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .name("keylint-javascript".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, || lower_on_this_thread(source, dialect, options, loader))
+        {
+            Ok(h) => match h.join() {
+                Ok(m) => m,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(_) => lower_on_this_thread(source, dialect, options, loader),
+        }
+    })
+}
+
+/// Lowers a file on the calling thread, which must have at least [`STACK_SIZE`] of
+/// stack. The result is the same as [`lower_with`]'s.
+pub fn lower_on_this_thread(
+    source: &str,
+    dialect: Dialect,
+    options: &Options,
+    loader: Option<&dyn FileLoader>,
+) -> FileModel {
+    let Some(tree) = parse(source, dialect) else {
+        return FileModel::new(LANG);
+    };
+    lower::Analyzer::new(tree.root_node(), source, options, loader).run()
+}
+
+/// Parses with this thread's parser for the dialect, or a fresh one if it is busy.
+fn parse(source: &str, dialect: Dialect) -> Option<tree_sitter::Tree> {
+    thread_local! {
+        static PARSERS: std::cell::RefCell<[Option<tree_sitter::Parser>; 3]> =
+            const { std::cell::RefCell::new([None, None, None]) };
+    }
+    let i = dialect as usize;
+    let fresh = || -> Option<tree_sitter::Parser> {
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&dialect.language()).ok()?;
+        Some(p)
+    };
+    PARSERS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slots) => {
+            if slots[i].is_none() {
+                slots[i] = fresh();
+            }
+            let tree = slots[i].as_mut()?.parse(source, None);
+            if tree.is_none() {
+                slots[i] = None;
+            }
+            tree
+        }
+        Err(_) => fresh()?.parse(source, None),
+    })
+}
+
+#[cfg(test)]
+mod tests;

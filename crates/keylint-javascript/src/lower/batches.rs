@@ -1,0 +1,208 @@
+//! `multi()` and `pipeline()` batches up to `exec()` / `execAsPipeline()`.
+
+use super::*;
+
+impl<'t> Analyzer<'t> {
+    /// A batch ended by `exec()` / `execAsPipeline()` at `call`, whose receiver
+    /// `recv` evaluates to the batch.
+    pub(super) fn batch(
+        &mut self,
+        call: Node<'t>,
+        recv: Node<'t>,
+        c: Client,
+        b: Batch,
+        as_pipeline: bool,
+    ) {
+        let Some((start, queued)) = self.queued(recv) else {
+            return;
+        };
+        let mode = Some((b, as_pipeline));
+        let mut keys = Vec::new();
+        for q in queued {
+            keys.extend(self.command(q, c, mode));
+        }
+        if keys.len() < 2 {
+            return;
+        }
+        // What a cluster does with the batch as a whole: a transaction is refused when
+        // its keys span slots (node-redis sends it to one node, ioredis checks it
+        // first); a pipeline works while its slots share a node.
+        let pipeline = b == Batch::Pipeline || as_pipeline;
+        let (name, policy) = match (b, as_pipeline) {
+            (Batch::Multi, false) => ("MULTI", CrossSlotPolicy::Refused),
+            (Batch::Multi, true) => ("execAsPipeline", CrossSlotPolicy::SameNode),
+            (Batch::Pipeline, _) => ("pipeline", CrossSlotPolicy::SameNode),
+        };
+        self.push_unit(Unit {
+            kind: UnitKind::Transaction,
+            name: name.into(),
+            span: start.start_byte()..call.end_byte(),
+            anchor: start.byte_range(),
+            keys,
+            policy,
+        });
+        let note = match (c.lib, pipeline) {
+            (Lib::IoRedis, false) => {
+                "ioredis checks a transaction before sending it: keys on two nodes are \
+                 rejected by the client (`All keys in the pipeline should belong to the same \
+                 slots allocation group`), nothing written; keys in two slots of one node get \
+                 `CROSSSLOT` at `EXEC`"
+            }
+            (Lib::NodeRedis, false) => {
+                "node-redis sends the transaction to the first key's node: another slot of \
+                 that node gets `CROSSSLOT`, another node ends in `Too many Cluster \
+                 redirections` (node-redis 6), with nothing written"
+            }
+            (Lib::IoRedis, true) => {
+                "ioredis checks a pipeline before sending it: commands whose keys are on two \
+                 nodes are rejected by the client (`All keys in the pipeline should belong to \
+                 the same slots allocation group`), nothing written; on one node it runs, \
+                 not atomically"
+            }
+            (Lib::NodeRedis, true) => {
+                "node-redis sends `execAsPipeline()` to the first key's node: a command for \
+                 another node fails with `MOVED` after the commands before it have run, \
+                 leaving a partial write"
+            }
+        };
+        self.model.unit_notes.push(UnitNote {
+            unit: self.model.units.len() - 1,
+            note: note.to_string(),
+        });
+    }
+
+    /// The calls queued on a batch, in order, and the call that started it: the chain
+    /// down to `multi()`, through a `const` holding the batch and the statements
+    /// that queue on it in the same block before the end.
+    pub(super) fn queued(&mut self, recv: Node<'t>) -> Option<(Node<'t>, Vec<Node<'t>>)> {
+        let mut chain = Vec::new();
+        let mut cur = unwrap_expr(recv);
+        loop {
+            match cur.kind() {
+                "call_expression" => {
+                    let (obj, m, _) = self.method_call(cur)?;
+                    if matches!(m, "multi" | "pipeline")
+                        && matches!(self.eval(obj), Value::Client(_))
+                    {
+                        chain.reverse();
+                        return Some((cur, chain));
+                    }
+                    chain.push(cur);
+                    cur = unwrap_expr(obj);
+                }
+                "identifier" => {
+                    let name = text(cur, self.src).to_string();
+                    let Decl::Value(v) = self.lookup(&name, cur) else {
+                        return None;
+                    };
+                    let (start, mut before) = self.queued(v)?;
+                    // Statements `name.cmd(…)…;` between the declaration and the end.
+                    let decl_stmt = self.statement_of(v)?;
+                    let end_stmt = self.statement_of(recv)?;
+                    let block = self.parent(decl_stmt)?;
+                    if self.parent(end_stmt) != Some(block) {
+                        return None;
+                    }
+                    let mut c = block.walk();
+                    let stmts: Vec<Node<'t>> = block.named_children(&mut c).collect();
+                    let mut inside = false;
+                    for s in stmts {
+                        if s == decl_stmt {
+                            inside = true;
+                            continue;
+                        }
+                        if s == end_stmt {
+                            break;
+                        }
+                        if !inside {
+                            continue;
+                        }
+                        if s.kind() != "expression_statement" {
+                            // Queued (or sent) under an `if`, in a loop, in a callback:
+                            // which commands meet in one transaction is not known.
+                            if self.mentions(s, &name) {
+                                return None;
+                            }
+                            continue;
+                        }
+                        let Some(e) = s.named_child(0) else { continue };
+                        let mut calls = Vec::new();
+                        if self.chain_on(unwrap_expr(e), &name, &mut calls) {
+                            calls.reverse();
+                            // A batch sent (or dropped) before the end starts afresh.
+                            let sent = calls.iter().rposition(|&c| {
+                                self.method_call(c).is_some_and(|(_, m, _)| {
+                                    matches!(m, "exec" | "execAsPipeline" | "discard")
+                                })
+                            });
+                            match sent {
+                                Some(i) => {
+                                    before.clear();
+                                    before.extend(calls.into_iter().skip(i + 1));
+                                }
+                                None => before.extend(calls),
+                            }
+                        } else if self.mentions(s, &name) {
+                            // The batch is used in a way not followed (passed to a
+                            // function, sent in a callback): what it holds is not known.
+                            return None;
+                        }
+                    }
+                    chain.reverse();
+                    before.extend(chain);
+                    return Some((start, before));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether the identifier `name` appears in `n`.
+    pub(super) fn mentions(&self, n: Node<'t>, name: &str) -> bool {
+        let mut stack = vec![n];
+        let mut c = n.walk();
+        while let Some(x) = stack.pop() {
+            if x.kind() == "identifier" && text(x, self.src) == name {
+                return true;
+            }
+            stack.extend(x.named_children(&mut c));
+        }
+        false
+    }
+
+    /// Whether `e` is a chain of calls on the identifier `name` (`tx.set(…).get(…)`);
+    /// collects the calls, outermost first.
+    pub(super) fn chain_on(&self, e: Node<'t>, name: &str, out: &mut Vec<Node<'t>>) -> bool {
+        let mut cur = e;
+        loop {
+            match cur.kind() {
+                "call_expression" => {
+                    let Some((obj, _, _)) = self.method_call(cur) else {
+                        return false;
+                    };
+                    out.push(cur);
+                    cur = unwrap_expr(obj);
+                }
+                "identifier" => return text(cur, self.src) == name,
+                _ => return false,
+            }
+        }
+    }
+
+    /// The statement that contains `n`.
+    pub(super) fn statement_of(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let mut cur = n;
+        let mut steps = 0;
+        loop {
+            let p = self.parent(cur)?;
+            steps += 1;
+            if steps > 400 {
+                return None;
+            }
+            if matches!(p.kind(), "statement_block" | "program" | "switch_case") {
+                return Some(cur);
+            }
+            cur = p;
+        }
+    }
+}

@@ -1,0 +1,465 @@
+//! Clients: constructors and their `keyPrefix`, declared types, class members and
+//! variables assigned clients later.
+
+use super::*;
+
+impl<'t> Analyzer<'t> {
+    /// A variable declared once and assigned later (`let client; … client =
+    /// createClient()` in a test's `beforeEach`): a client when its initial value (if
+    /// any, besides `null`) and every value assigned to it are clients of one library.
+    pub(super) fn assigned_client(
+        &mut self,
+        name: &str,
+        decl: Node<'t>,
+        init: Option<Node<'t>>,
+    ) -> Value<'t> {
+        let key = (decl.id(), String::new());
+        if let Some(v) = self.member_cache.get(&key) {
+            return v.clone().unwrap_or(Value::Unknown);
+        }
+        self.member_cache.insert(key.clone(), None);
+        let targets = self.assignments.get(name).cloned().unwrap_or_default();
+        let mut values: Vec<Value<'t>> = init.into_iter().map(|i| self.eval(i)).collect();
+        for (target, right) in targets {
+            // Only assignments of this declaration (not of a shadowing one).
+            match self.lookup(name, target) {
+                Decl::Assigned(d, _) if d == decl => {}
+                _ => continue,
+            }
+            match right {
+                Some(r) => values.push(self.eval(r)),
+                None => values.push(Value::Unknown),
+            }
+        }
+        values.retain(|v| !matches!(v, Value::Null));
+        let mut out: Option<Client> = None;
+        for v in &values {
+            let Value::Client(c) = v else {
+                out = None;
+                break;
+            };
+            out = Some(match out {
+                None => *c,
+                Some(o) if o.lib != c.lib => {
+                    out = None;
+                    break;
+                }
+                Some(mut o) => {
+                    if o.kind != c.kind {
+                        o.kind = Kind::Unknown;
+                    }
+                    if o.prefix != c.prefix {
+                        o.prefix = Prefix::Unknown;
+                    }
+                    o
+                }
+            });
+        }
+        let v = out.map(Value::Client);
+        self.member_cache.insert(key, v.clone());
+        v.unwrap_or(Value::Unknown)
+    }
+
+    /// A value known by its declared type: a client.
+    pub(super) fn typed(&self, decl: Node<'t>) -> Value<'t> {
+        let Some(ty) = decl.child_by_field_name("type") else {
+            return Value::Unknown;
+        };
+        self.client_type(ty).map_or(Value::Unknown, Value::Client)
+    }
+
+    /// The client a type annotation names: one client type, or a union of client
+    /// types of one library.
+    pub(super) fn client_type(&self, ty: Node<'t>) -> Option<Client> {
+        let t = text(ty, self.src).trim_start_matches(':').trim();
+        let mut out: Option<Client> = None;
+        for part in t.split('|') {
+            let part = part.trim();
+            let base = part.split('<').next().unwrap_or("").trim();
+            let base = base.rsplit('.').next().unwrap_or(base);
+            let c = *self.imports.types.get(base).or_else(|| {
+                // `IORedis.Cluster`, `IORedis.Redis` through a namespace import.
+                let ns = part.split('.').next()?;
+                if !self.imports.io_ns.contains(ns) {
+                    return None;
+                }
+                static IO: [(&str, Client); 2] = [
+                    (
+                        "Redis",
+                        Client {
+                            lib: Lib::IoRedis,
+                            kind: Kind::Standalone,
+                            prefix: Prefix::Unknown,
+                        },
+                    ),
+                    (
+                        "Cluster",
+                        Client {
+                            lib: Lib::IoRedis,
+                            kind: Kind::Cluster,
+                            prefix: Prefix::Unknown,
+                        },
+                    ),
+                ];
+                IO.iter().find(|(n, _)| *n == base).map(|(_, c)| c)
+            })?;
+            out = Some(match out {
+                None => c,
+                Some(o) if o.lib != c.lib => return None,
+                Some(o) if o.kind != c.kind => Client {
+                    lib: o.lib,
+                    kind: Kind::Unknown,
+                    prefix: Prefix::Unknown,
+                },
+                Some(o) => o,
+            });
+        }
+        out
+    }
+
+    pub(super) fn new_client(&mut self, n: Node<'t>) -> Value<'t> {
+        let Some(ctor) = n.child_by_field_name("constructor") else {
+            return Value::Unknown;
+        };
+        let prefix = self.ctor_prefix(n, Lib::IoRedis);
+        let io = |kind| {
+            Value::Client(Client {
+                lib: Lib::IoRedis,
+                kind,
+                prefix,
+            })
+        };
+        match ctor.kind() {
+            "identifier" => {
+                let name = text(ctor, self.src);
+                if !matches!(self.lookup(name, ctor), Decl::Free) {
+                    return Value::Unknown;
+                }
+                if self.imports.io_default.contains(name) {
+                    io(Kind::Standalone)
+                } else if self.imports.io_cluster.contains(name) {
+                    io(Kind::Cluster)
+                } else {
+                    Value::Unknown
+                }
+            }
+            "member_expression" => {
+                let (Some(obj), Some(prop)) = (
+                    ctor.child_by_field_name("object"),
+                    ctor.child_by_field_name("property"),
+                ) else {
+                    return Value::Unknown;
+                };
+                let obj_name = text(obj, self.src);
+                let ns = obj.kind() == "identifier"
+                    && (self.imports.io_default.contains(obj_name)
+                        || self.imports.io_ns.contains(obj_name));
+                if !ns || !matches!(self.lookup(obj_name, obj), Decl::Free) {
+                    return Value::Unknown;
+                }
+                match text(prop, self.src) {
+                    "Cluster" => io(Kind::Cluster),
+                    "Redis" | "default" if self.imports.io_ns.contains(obj_name) => {
+                        io(Kind::Standalone)
+                    }
+                    _ => Value::Unknown,
+                }
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    /// The `keyPrefix` of a client made by the call or `new` expression `n`, as far as
+    /// its arguments show: every argument must be visible (literals, object literals
+    /// without spreads) for the client to have no prefix or a known one.
+    pub(super) fn ctor_prefix(&mut self, n: Node<'t>, lib: Lib) -> Prefix {
+        // node-redis 4 and 5 have no keyPrefix option.
+        if lib == Lib::NodeRedis && matches!(self.options.node_redis_major, Some(4 | 5)) {
+            return Prefix::None;
+        }
+        let Some(args) = n.child_by_field_name("arguments") else {
+            return Prefix::None;
+        };
+        let mut c = args.walk();
+        let args: Vec<Node<'t>> = args
+            .named_children(&mut c)
+            .filter(|a| a.kind() != "comment")
+            .collect();
+        let mut found = Prefix::None;
+        for a in args {
+            match self.options_prefix(a, lib, 0) {
+                Prefix::None => {}
+                Prefix::Unknown => return Prefix::Unknown,
+                p => found = p,
+            }
+        }
+        found
+    }
+
+    /// The `keyPrefix` an argument of a client constructor sets.
+    pub(super) fn options_prefix(&mut self, a: Node<'t>, lib: Lib, depth: usize) -> Prefix {
+        if depth > 4 {
+            return Prefix::Unknown;
+        }
+        let a = unwrap_expr(a);
+        match a.kind() {
+            "number" | "true" | "false" | "null" | "undefined" => Prefix::None,
+            "array" => {
+                let mut c = a.walk();
+                let items: Vec<Node<'t>> = a.named_children(&mut c).collect();
+                let mut found = Prefix::None;
+                for e in items {
+                    if e.kind() == "spread_element" {
+                        return Prefix::Unknown;
+                    }
+                    match self.options_prefix(e, lib, depth + 1) {
+                        Prefix::None => {}
+                        Prefix::Unknown => return Prefix::Unknown,
+                        p => found = p,
+                    }
+                }
+                found
+            }
+            "object" => {
+                let mut c = a.walk();
+                let props: Vec<Node<'t>> = a.named_children(&mut c).collect();
+                let mut found = Prefix::None;
+                for p in props {
+                    match p.kind() {
+                        "pair" => {
+                            let (Some(k), Some(v)) =
+                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                            else {
+                                return Prefix::Unknown;
+                            };
+                            let key = match k.kind() {
+                                "property_identifier" => text(k, self.src).to_string(),
+                                "string" => string_value(k, self.src).unwrap_or_default(),
+                                _ => return Prefix::Unknown,
+                            };
+                            match key.as_str() {
+                                "keyPrefix" => match self.eval(v) {
+                                    Value::Str(t) => {
+                                        self.prefixes.push(t);
+                                        found = Prefix::Lit(self.prefixes.len() - 1);
+                                    }
+                                    _ => return Prefix::Unknown,
+                                },
+                                // Options nested in options (a cluster's options for
+                                // its node clients).
+                                "redisOptions" | "defaults" | "options" | "rootNodes" => {
+                                    match self.options_prefix(v, lib, depth + 1) {
+                                        Prefix::None => {}
+                                        Prefix::Unknown => return Prefix::Unknown,
+                                        p => found = p,
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        "shorthand_property_identifier" => {
+                            if matches!(
+                                text(p, self.src),
+                                "keyPrefix" | "redisOptions" | "defaults" | "options" | "rootNodes"
+                            ) {
+                                return Prefix::Unknown;
+                            }
+                        }
+                        "comment" => {}
+                        _ => return Prefix::Unknown,
+                    }
+                }
+                found
+            }
+            // A connection URL: ioredis reads options from its query string.
+            "string" | "template_string" | "binary_expression" => match self.eval(a) {
+                Value::Str(t) => {
+                    let literal: Vec<u8> = t
+                        .parts
+                        .iter()
+                        .flat_map(|p| match p {
+                            TPart::Lit { bytes, .. } => bytes.clone(),
+                            TPart::Hole(_) => Vec::new(),
+                        })
+                        .collect();
+                    let has_query = literal.contains(&b'?');
+                    let holes = t.as_bytes().is_none();
+                    if lib == Lib::IoRedis && (has_query || (holes && !url_holes_before_path(&t))) {
+                        Prefix::Unknown
+                    } else {
+                        Prefix::None
+                    }
+                }
+                _ => Prefix::Unknown,
+            },
+            "identifier" | "member_expression" => match self.eval(a) {
+                Value::Num(_) | Value::Null => Prefix::None,
+                Value::Str(_) => {
+                    // Evaluated again as a string expression (a URL).
+                    let name = text(a, self.src).to_string();
+                    match self.lookup(&name, a) {
+                        Decl::Value(v) => self.options_prefix(v, lib, depth + 1),
+                        _ => Prefix::Unknown,
+                    }
+                }
+                Value::Object(_) | Value::Array(..) => {
+                    let name = text(a, self.src).to_string();
+                    match self.lookup(&name, a) {
+                        Decl::Value(v) => self.options_prefix(v, lib, depth + 1),
+                        _ => Prefix::Unknown,
+                    }
+                }
+                _ => Prefix::Unknown,
+            },
+            _ => Prefix::Unknown,
+        }
+    }
+    /// `this.x` and `obj.x`.
+    pub(super) fn member(&mut self, n: Node<'t>) -> Value<'t> {
+        let (Some(obj), Some(prop)) = (
+            n.child_by_field_name("object"),
+            n.child_by_field_name("property"),
+        ) else {
+            return Value::Unknown;
+        };
+        let name = text(prop, self.src).to_string();
+        if obj.kind() == "this" {
+            let Some(class) = self.class_of(n) else {
+                return Value::Unknown;
+            };
+            let key = (class.id(), name.clone());
+            if let Some(v) = self.member_cache.get(&key) {
+                return v.clone().unwrap_or(Value::Unknown);
+            }
+            // Guard against `this.a = this.a`.
+            self.member_cache.insert(key.clone(), None);
+            let v = self.class_member(class, &name);
+            self.member_cache.insert(key, v.clone());
+            return v.unwrap_or(Value::Unknown);
+        }
+        Value::Unknown
+    }
+
+    /// The class whose `this` a node sees (not through a plain `function`).
+    pub(super) fn class_of(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let mut cur = n;
+        let mut steps = 0;
+        while let Some(p) = self.parent(cur) {
+            steps += 1;
+            if steps > 400 {
+                return None;
+            }
+            match p.kind() {
+                "function_declaration"
+                | "function_expression"
+                | "function"
+                | "generator_function_declaration"
+                | "generator_function" => return None,
+                "class_declaration" | "class" | "abstract_class_declaration" => return Some(p),
+                _ => {}
+            }
+            cur = p;
+        }
+        None
+    }
+
+    /// What `this.name` holds in every method of `class`: a client when every value
+    /// given to it is a client of one library (or null).
+    pub(super) fn class_member(&mut self, class: Node<'t>, name: &str) -> Option<Value<'t>> {
+        let body = class.child_by_field_name("body")?;
+        let mut values: Vec<Value<'t>> = Vec::new();
+        let mut stack = vec![body];
+        let mut cursor = body.walk();
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "class_declaration" | "class" | "function_declaration" | "function_expression"
+                    if n != body =>
+                {
+                    continue;
+                }
+                "field_definition" | "public_field_definition" => {
+                    let prop = n
+                        .child_by_field_name("property")
+                        .or_else(|| n.child_by_field_name("name"));
+                    if prop.is_some_and(|p| text(p, self.src) == name) {
+                        // The value given, or else the type declared.
+                        if let Some(v) = n.child_by_field_name("value") {
+                            values.push(self.eval(v));
+                        } else if let Some(ty) = n.child_by_field_name("type") {
+                            if let Some(c) = self.client_type(ty) {
+                                values.push(Value::Client(c));
+                            }
+                        }
+                    }
+                }
+                "method_definition" => {
+                    // `constructor(private redis: Redis)`.
+                    let is_ctor = n
+                        .child_by_field_name("name")
+                        .is_some_and(|m| text(m, self.src) == "constructor");
+                    if is_ctor {
+                        if let Some(params) = n.child_by_field_name("parameters") {
+                            let mut c = params.walk();
+                            for p in params.named_children(&mut c) {
+                                let has_modifier = {
+                                    let mut c2 = p.walk();
+                                    let found = p.named_children(&mut c2).any(|m| {
+                                        matches!(m.kind(), "accessibility_modifier" | "readonly")
+                                    });
+                                    found
+                                };
+                                let pat = p.child_by_field_name("pattern");
+                                if has_modifier && pat.is_some_and(|x| text(x, self.src) == name) {
+                                    values.push(self.typed(p));
+                                }
+                            }
+                        }
+                    }
+                }
+                "assignment_expression" => {
+                    let left = n.child_by_field_name("left");
+                    let is_this = left.is_some_and(|l| {
+                        l.kind() == "member_expression"
+                            && l.child_by_field_name("object")
+                                .is_some_and(|o| o.kind() == "this")
+                            && l.child_by_field_name("property")
+                                .is_some_and(|p| text(p, self.src) == name)
+                    });
+                    if is_this {
+                        if let Some(r) = n.child_by_field_name("right") {
+                            values.push(self.eval(r));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            for c in n.named_children(&mut cursor) {
+                stack.push(c);
+            }
+        }
+        values.retain(|v| !matches!(v, Value::Null));
+        let first = values.first()?.clone();
+        match first {
+            Value::Client(c) => {
+                let mut out = c;
+                for v in &values[1..] {
+                    match v {
+                        Value::Client(d) if d.lib == out.lib => {
+                            if d.kind != out.kind {
+                                out.kind = Kind::Unknown;
+                            }
+                            if d.prefix != out.prefix {
+                                out.prefix = Prefix::Unknown;
+                            }
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(Value::Client(out))
+            }
+            // A string field may be set from outside the class (`queue.prefix = …`):
+            // it stays unknown.
+            _ => None,
+        }
+    }
+}

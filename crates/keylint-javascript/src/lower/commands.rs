@@ -1,0 +1,478 @@
+//! Commands on a client: their keys by the method tables, their units and policies,
+//! `.map()` families.
+
+use super::*;
+
+impl<'t> Analyzer<'t> {
+    /// The method name and receiver of a call `recv.method(…)`.
+    pub(super) fn method_call(&self, call: Node<'t>) -> Option<(Node<'t>, &'t str, Node<'t>)> {
+        let f = call.child_by_field_name("function")?;
+        if f.kind() != "member_expression" {
+            return None;
+        }
+        let obj = f.child_by_field_name("object")?;
+        let prop = f.child_by_field_name("property")?;
+        Some((obj, text(prop, self.src), f))
+    }
+
+    pub(super) fn args(&self, call: Node<'t>) -> Vec<Node<'t>> {
+        let Some(a) = call.child_by_field_name("arguments") else {
+            return Vec::new();
+        };
+        let mut c = a.walk();
+        a.named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .collect()
+    }
+
+    /// Whether a method name may be a command, a batch end or a script call, before
+    /// the receiver is evaluated.
+    pub(super) fn interesting(&self, m: &str) -> bool {
+        matches!(
+            m,
+            "exec" | "execAsPipeline" | "call" | "sendCommand" | "send_command"
+        ) || m.starts_with("eval")
+            || m.starts_with("EVAL")
+            || methods::ioredis(m).is_some()
+            || methods::node_redis(m).is_some()
+            || methods::single_key(m).is_some()
+            || self.defined.contains_key(m.trim_end_matches("Buffer"))
+    }
+
+    pub(super) fn lower_call(&mut self, call: Node<'t>) {
+        let Some((recv, m, _)) = self.method_call(call) else {
+            return;
+        };
+        if !self.interesting(m) {
+            return;
+        }
+        let rv = self.eval(recv);
+        match (m, rv) {
+            ("exec" | "execAsPipeline", Value::Batch(c, b)) => {
+                self.batch(call, recv, c, b, m == "execAsPipeline");
+            }
+            (_, Value::Client(c)) => {
+                self.command(call, c, None);
+            }
+            _ => {}
+        }
+    }
+
+    /// A command on client `c` (inside a batch when `batch` says which): its key uses,
+    /// and its unit when it takes several keys. Returns the key uses.
+    pub(super) fn command(
+        &mut self,
+        call: Node<'t>,
+        c: Client,
+        batch: Option<(Batch, bool)>,
+    ) -> Vec<usize> {
+        let Some((_, m, f)) = self.method_call(call) else {
+            return Vec::new();
+        };
+        let args = self.args(call);
+        if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).copied() {
+            if c.lib == Lib::IoRedis {
+                return self.defined_call(c, call, f, &args, d, batch.is_some());
+            }
+        }
+        if m.to_ascii_lowercase().starts_with("eval") {
+            return self.eval_call(call, f, m, &args, c, batch.is_some());
+        }
+        let (command, keys, cluster) = match c.lib {
+            Lib::IoRedis => {
+                if matches!(m, "call" | "send_command") {
+                    match self.raw_command(&args) {
+                        Some(x) => x,
+                        None => return Vec::new(),
+                    }
+                } else {
+                    match self.io_keys(m, &args) {
+                        Some(x) => x,
+                        None => return Vec::new(),
+                    }
+                }
+            }
+            Lib::NodeRedis => {
+                if m == "sendCommand" {
+                    // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
+                    let argv = args
+                        .iter()
+                        .rev()
+                        .find(|a| unwrap_expr(**a).kind() == "array");
+                    let Some(argv) = argv.copied() else {
+                        return Vec::new();
+                    };
+                    let Value::Array(items, exact) = self.eval(argv) else {
+                        return Vec::new();
+                    };
+                    let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
+                    if !exact {
+                        return Vec::new();
+                    }
+                    match self.raw_command(&nodes) {
+                        Some(x) => x,
+                        None => return Vec::new(),
+                    }
+                } else {
+                    match self.node_keys(m, &args) {
+                        Some(x) => x,
+                        None => return Vec::new(),
+                    }
+                }
+            }
+        };
+        let mut uses = Vec::new();
+        for k in &keys {
+            if let Some((body, varying)) = self.map_family(*k) {
+                let t = self.tpl(body);
+                let u = self.key_use(t, body, command, c);
+                self.family_of.insert(u, varying);
+                uses.push(u);
+                continue;
+            }
+            let t = self.tpl(*k);
+            uses.push(self.key_use(t, *k, command, c));
+        }
+        let multi = methods::single_key(&command.to_ascii_lowercase()) != Some(command);
+        if multi && !uses.is_empty() {
+            let policy = self.policy(c, cluster, batch);
+            self.push_unit(Unit {
+                kind: UnitKind::Command,
+                name: command.to_string(),
+                span: call.byte_range(),
+                anchor: f.byte_range(),
+                keys: uses.clone(),
+                policy,
+            });
+            if c.lib == Lib::NodeRedis
+                && cluster == Cluster::Split
+                && policy == CrossSlotPolicy::Refused
+                && batch.is_none()
+            {
+                let note = match self.options.node_redis_major {
+                    Some(m @ (4 | 5)) => format!(
+                        "node-redis {m} (the project's package.json) sends it whole to the \
+                         first key's node; node-redis 6 splits it by slot"
+                    ),
+                    _ => "a standalone node-redis client sends it whole; node-redis 6's \
+                          cluster client splits it by slot"
+                        .to_string(),
+                };
+                self.model.unit_notes.push(UnitNote {
+                    unit: self.model.units.len() - 1,
+                    note,
+                });
+            }
+        }
+        uses
+    }
+
+    /// Adds a unit, with the families its keys stand for.
+    pub(super) fn push_unit(&mut self, unit: Unit) {
+        let ui = self.model.units.len();
+        for &k in &unit.keys {
+            if let Some(v) = self.family_of.get(&k) {
+                self.model.families.push(KeyFamily {
+                    unit: ui,
+                    key: k,
+                    varying: vec![v.clone()],
+                    source: "the results of a `map`".into(),
+                });
+            }
+        }
+        self.model.units.push(unit);
+    }
+
+    /// `xs.map(x => expr)` or `xs.map((x) => { return expr; })`: the expression that
+    /// gives each element and the binding of the parameter, which differs from element
+    /// to element.
+    pub(super) fn map_family(&self, n: Node<'t>) -> Option<(Node<'t>, String)> {
+        let n = unwrap_expr(n);
+        if n.kind() != "call_expression" {
+            return None;
+        }
+        let (_, m, _) = self.method_call(n)?;
+        if m != "map" {
+            return None;
+        }
+        let args = self.args(n);
+        let [f] = args[..] else { return None };
+        if f.kind() != "arrow_function" {
+            return None;
+        }
+        let param = match f.child_by_field_name("parameter") {
+            Some(p) => p,
+            None => {
+                let params = f.child_by_field_name("parameters")?;
+                let mut c = params.walk();
+                let ps: Vec<Node<'t>> = params.named_children(&mut c).collect();
+                let [p] = ps[..] else { return None };
+                match p.kind() {
+                    "identifier" => p,
+                    "required_parameter" => p
+                        .child_by_field_name("pattern")
+                        .filter(|x| x.kind() == "identifier")?,
+                    _ => return None,
+                }
+            }
+        };
+        let body = f.child_by_field_name("body")?;
+        let expr = if body.kind() == "statement_block" {
+            let mut c = body.walk();
+            let stmts: Vec<Node<'t>> = body
+                .named_children(&mut c)
+                .filter(|s| s.kind() != "comment")
+                .collect();
+            let [ret] = stmts[..] else { return None };
+            if ret.kind() != "return_statement" {
+                return None;
+            }
+            ret.named_child(0)?
+        } else {
+            body
+        };
+        let binding = format!("{}@{}", text(param, self.src), f.start_byte());
+        Some((expr, binding))
+    }
+
+    /// What a cluster does with a command whose keys span slots.
+    pub(super) fn policy(
+        &self,
+        c: Client,
+        cluster: Cluster,
+        batch: Option<(Batch, bool)>,
+    ) -> CrossSlotPolicy {
+        if c.lib == Lib::IoRedis || cluster == Cluster::Routed {
+            return CrossSlotPolicy::Refused;
+        }
+        match batch {
+            // A transaction is sent whole to one node.
+            Some((Batch::Multi, false)) => CrossSlotPolicy::Refused,
+            Some(_) => CrossSlotPolicy::Split,
+            None => match (c.kind, self.options.node_redis_major) {
+                (Kind::Standalone, _) => CrossSlotPolicy::Refused,
+                (_, Some(4 | 5)) => CrossSlotPolicy::Refused,
+                // node-redis 6 splits it by slot; an unknown major may too.
+                _ => CrossSlotPolicy::Split,
+            },
+        }
+    }
+
+    pub(super) fn key_use(&mut self, t: Tpl, n: Node<'t>, command: &str, c: Client) -> usize {
+        let t = match c.prefix {
+            Prefix::None => t,
+            Prefix::Lit(i) => {
+                let mut p = self.prefixes[i].clone();
+                p.push(t);
+                p
+            }
+            Prefix::Unknown => {
+                let mut p = Tpl::hole(HoleInfo {
+                    label: "keyPrefix".into(),
+                    binding: "keyPrefix".into(),
+                    span: None,
+                    keylike: true,
+                });
+                p.push(t);
+                p
+            }
+        };
+        let span = n.byte_range();
+        self.model.keys.push(KeyUse {
+            template: t.to_key_template(&span),
+            span,
+            command: command.to_string(),
+            origin: KeyOrigin::Direct,
+        });
+        self.model.keys.len() - 1
+    }
+
+    /// ioredis arguments flattened one level: each element with whether its position
+    /// is known (no array of unknown length before it).
+    pub(super) fn flatten(&mut self, args: &[Node<'t>]) -> Vec<Flat<'t>> {
+        let mut out = Vec::new();
+        for &a in args {
+            let u = unwrap_expr(a);
+            let inner = if u.kind() == "spread_element" {
+                u.named_child(0).map(unwrap_expr)
+            } else {
+                Some(u)
+            };
+            if let Some(m) = inner.filter(|m| self.map_family(*m).is_some()) {
+                out.push(Flat::Family(m));
+                continue;
+            }
+            // An array (written here, or a constant one, or spread) is flattened one
+            // level, as ioredis does.
+            let array = match inner {
+                Some(i) if i.kind() == "array" || i.kind() == "identifier" => match self.eval(i) {
+                    Value::Array(items, exact) if exact || i.kind() == "array" => Some(items),
+                    _ => None,
+                },
+                _ => None,
+            };
+            // A named array may have grown since it was written (`keys.push(k)`).
+            let named = inner.is_some_and(|i| i.kind() == "identifier");
+            if u.kind() == "spread_element" && array.is_none() {
+                out.push(Flat::Many);
+                continue;
+            }
+            if let Some(items) = array {
+                for e in items {
+                    if e.spread || matches!(e.value, Value::Array(..) | Value::Object(_)) {
+                        out.push(Flat::Many);
+                    } else {
+                        out.push(Flat::One(e.node));
+                    }
+                }
+                if named {
+                    out.push(Flat::Many);
+                }
+                continue;
+            }
+            match u.kind() {
+                "string" | "template_string" | "number" | "binary_expression"
+                | "unary_expression" => out.push(Flat::One(u)),
+                _ => match self.eval(u) {
+                    Value::Str(_) | Value::Num(_) => out.push(Flat::One(u)),
+                    _ => out.push(Flat::Many),
+                },
+            }
+        }
+        out
+    }
+
+    /// The keys of an ioredis multi-key or single-key method.
+    pub(super) fn io_keys(
+        &mut self,
+        m: &str,
+        args: &[Node<'t>],
+    ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        if let Some(im) = methods::ioredis(m) {
+            let IoKeys::Range { first, last, step } = im.keys else {
+                return None;
+            };
+            let flat = self.flatten(args);
+            return Some((
+                im.command,
+                range_keys(&flat, first, last, step)?,
+                im.cluster,
+            ));
+        }
+        let cmd = methods::single_key(m)?;
+        if m != m.to_ascii_lowercase() {
+            return None;
+        }
+        let first = unwrap_expr(*args.first()?);
+        if matches!(first.kind(), "array" | "spread_element") {
+            return None;
+        }
+        Some((cmd, vec![first], Cluster::Routed))
+    }
+
+    /// `call('MGET', a, b)` / `sendCommand(['MGET', a, b])`: the command's keys by the
+    /// ioredis table's positions (the server's key specs), or its one key.
+    pub(super) fn raw_command(
+        &mut self,
+        args: &[Node<'t>],
+    ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        let (name, rest) = args.split_first()?;
+        let Value::Str(t) = self.eval(*name) else {
+            return None;
+        };
+        let name = String::from_utf8(t.as_bytes()?).ok()?.to_ascii_lowercase();
+        let cluster =
+            methods::node_redis(&name.to_ascii_uppercase()).map_or(Cluster::Routed, |n| n.cluster);
+        if let Some(im) = methods::ioredis(&name) {
+            let IoKeys::Range { first, last, step } = im.keys else {
+                return None;
+            };
+            let flat = self.flatten(rest);
+            return Some((im.command, range_keys(&flat, first, last, step)?, cluster));
+        }
+        let cmd = methods::single_key(&name)?;
+        let first = unwrap_expr(*rest.first()?);
+        if matches!(first.kind(), "array" | "spread_element") {
+            return None;
+        }
+        Some((cmd, vec![first], cluster))
+    }
+
+    /// The keys of a node-redis method, from the parameters its table row names.
+    pub(super) fn node_keys(
+        &mut self,
+        m: &str,
+        args: &[Node<'t>],
+    ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        let Some(nm) = methods::node_redis(m) else {
+            let cmd = methods::single_key(m)?;
+            let first = unwrap_expr(*args.first()?);
+            if first.kind() == "spread_element" {
+                return None;
+            }
+            return Some((cmd, vec![first], Cluster::Routed));
+        };
+        let mut keys = Vec::new();
+        for p in &nm.params {
+            let Some(&a) = args.get(p.index) else {
+                continue;
+            };
+            if args[..p.index.min(args.len())]
+                .iter()
+                .any(|x| x.kind() == "spread_element")
+            {
+                return None;
+            }
+            let a = unwrap_expr(a);
+            match p.kind {
+                ParamKind::Key => keys.push(a),
+                ParamKind::Keys if self.map_family(a).is_some() => keys.push(a),
+                ParamKind::Keys => match self.eval(a) {
+                    Value::Array(items, _) => {
+                        keys.extend(items.iter().filter(|e| !e.spread).map(|e| e.node))
+                    }
+                    Value::Str(_) => keys.push(a),
+                    _ => {}
+                },
+                ParamKind::Pairs => match self.eval(a) {
+                    Value::Array(items, exact) => {
+                        if items
+                            .iter()
+                            .all(|e| matches!(e.value, Value::Array(..)) && !e.spread)
+                        {
+                            for e in &items {
+                                if let Value::Array(kv, _) = &e.value {
+                                    if let Some(k) = kv.first().filter(|k| !k.spread) {
+                                        keys.push(k.node);
+                                    }
+                                }
+                            }
+                        } else if exact
+                            && items
+                                .iter()
+                                .all(|e| matches!(e.value, Value::Str(_) | Value::Num(_)))
+                        {
+                            keys.extend(items.iter().step_by(2).map(|e| e.node));
+                        }
+                    }
+                    // `{ k: v }`: property names are keys.
+                    Value::Object(_) if a.kind() == "object" => {
+                        let mut c = a.walk();
+                        for p in a.named_children(&mut c) {
+                            if p.kind() == "pair" {
+                                if let Some(k) = p.child_by_field_name("key") {
+                                    if k.kind() == "string" {
+                                        keys.push(k);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                ParamKind::Streams | ParamKind::OptionsKeys => {}
+            }
+        }
+        Some((nm.command, keys, nm.cluster))
+    }
+}

@@ -1,0 +1,383 @@
+//! The analysis of one file: which names are clients, what expressions evaluate to,
+//! and every command, transaction and script call on a client, lowered to keys and
+//! units.
+
+use crate::methods::{self, Cluster, IoKeys, ParamKind};
+use crate::tpl::{decode, is_keylike_label, HoleInfo, TPart, Tpl};
+use crate::{FileLoader, Options};
+use keylint_core::model::{
+    BadNumkeys, CrossSlotPolicy, KeyFamily, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind, UnitNote,
+};
+use keylint_core::script_link::{self, LinkedBody, Mapper, ScriptCall};
+use keylint_core::{FileModel, Span};
+use std::collections::{HashMap, HashSet};
+use tree_sitter::Node;
+
+/// Deepest expression nesting evaluated; deeper values are unknown.
+const MAX_DEPTH: usize = 64;
+
+/// Which client library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lib {
+    IoRedis,
+    NodeRedis,
+}
+
+/// Which kind of client, as far as the code shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Standalone,
+    Cluster,
+    Unknown,
+}
+
+/// The `keyPrefix` a client prepends to every key (ioredis, node-redis 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prefix {
+    /// The code shows every option: no prefix.
+    None,
+    /// Options the code does not show (a variable, a URL with holes, a client made
+    /// elsewhere): a prefix may carry a hash tag of its own.
+    Unknown,
+    /// This one, an index into [`Analyzer::prefixes`].
+    Lit(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Client {
+    lib: Lib,
+    kind: Kind,
+    prefix: Prefix,
+}
+
+/// A batch started on a client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Batch {
+    /// `multi()`.
+    Multi,
+    /// ioredis `pipeline()`.
+    Pipeline,
+}
+
+/// What an expression may evaluate to.
+#[derive(Debug, Clone)]
+enum Value<'t> {
+    Str(Tpl),
+    Num(i64),
+    /// An array literal: its elements, and whether it has no spread.
+    Array(Vec<Elem<'t>>, bool),
+    /// An object literal: its named properties.
+    Object(Vec<(String, Elem<'t>)>),
+    Client(Client),
+    /// `client.multi()` / `client.pipeline()` and commands queued on it (the calls,
+    /// outermost last).
+    Batch(Client, Batch),
+    /// The text of a file read at lint time.
+    FileText(String),
+    Null,
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+struct Elem<'t> {
+    value: Value<'t>,
+    node: Node<'t>,
+    /// A spread (`...x`).
+    spread: bool,
+}
+
+/// What a name is bound to where it is used.
+#[derive(Debug, Clone, Copy)]
+enum Decl<'t> {
+    /// Bound once to this expression (`const`, or never assigned again).
+    Value(Node<'t>),
+    /// A parameter (the parameter node, with its type when it has one).
+    Param(Node<'t>),
+    /// A function declared with this name.
+    Func(Node<'t>),
+    /// A `let` or `var` assigned after its declaration (its name, its initial value).
+    Assigned(Node<'t>, Option<Node<'t>>),
+    /// Something else (a loop variable, a destructured or reassigned name, a class).
+    Other,
+    /// Not declared in the file's scopes (an import or a global).
+    Free,
+}
+
+/// A script called with keys, to link with its body once every call is seen.
+struct Link<'t> {
+    unit: usize,
+    body: Option<Node<'t>>,
+    call: Node<'t>,
+    keys: Vec<Option<usize>>,
+    key_spans: Vec<Span>,
+    passed: Option<(usize, Span)>,
+    numkeys: Option<(Numkeys, Span)>,
+}
+
+/// A script defined with ioredis `defineCommand(name, { numberOfKeys, lua })`.
+#[derive(Clone, Copy)]
+struct Defined<'t> {
+    numkeys: Option<usize>,
+    body: Option<Node<'t>>,
+}
+
+/// What the file imports from the client libraries.
+#[derive(Debug, Default)]
+struct Imports {
+    /// ioredis's default export (`Redis`): `new X()` is a client, `X.Cluster` the
+    /// cluster class.
+    io_default: HashSet<String>,
+    /// ioredis's `Cluster`.
+    io_cluster: HashSet<String>,
+    /// `import * as X from 'ioredis'`.
+    io_ns: HashSet<String>,
+    /// node-redis functions that make clients.
+    node_fns: HashMap<String, Kind>,
+    /// The node-redis module as a whole (`const redis = require('redis')`).
+    node_ns: HashSet<String>,
+    /// Type names of clients.
+    types: HashMap<String, Client>,
+    /// node-redis' `defineScript` is imported.
+    node_script: bool,
+}
+
+impl Imports {
+    fn any(&self) -> bool {
+        !self.io_default.is_empty()
+            || !self.io_cluster.is_empty()
+            || !self.io_ns.is_empty()
+            || !self.node_fns.is_empty()
+            || !self.node_ns.is_empty()
+            || !self.types.is_empty()
+            || self.node_script
+    }
+}
+
+pub(crate) struct Analyzer<'t> {
+    src: &'t str,
+    root: Node<'t>,
+    options: &'t Options,
+    loader: Option<&'t dyn FileLoader>,
+    model: FileModel,
+    imports: Imports,
+    depth: usize,
+    /// Names assigned somewhere in the file (`x = …`, `x++`): not constants.
+    assigned: HashSet<String>,
+    decl_cache: HashMap<(usize, String), Option<Decl<'t>>>,
+    member_cache: HashMap<(usize, String), Option<Value<'t>>>,
+    defined: HashMap<String, Defined<'t>>,
+    links: Vec<Link<'t>>,
+    /// Calls every node of the file, in source order.
+    calls: Vec<Node<'t>>,
+    /// The key prefixes of clients made with a literal `keyPrefix`.
+    prefixes: Vec<Tpl>,
+    /// Bodies of scripts defined with `defineCommand` or `defineScript`.
+    registered: Vec<Node<'t>>,
+    /// Key uses that stand for the elements of a `.map()`, with the binding that varies.
+    family_of: HashMap<usize, String>,
+    /// Parameters bound to a call's arguments while a key builder is evaluated.
+    env: HashMap<usize, Value<'t>>,
+    /// Every assignment to a name: the target and the value (`None`: not known).
+    assignments: HashMap<String, Vec<(Node<'t>, Option<Node<'t>>)>>,
+    /// The parent of every named node (tree-sitter finds a parent by walking down
+    /// from the root, which costs the node's depth on every step up).
+    parents: HashMap<usize, Node<'t>>,
+}
+
+fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
+    src.get(n.byte_range()).unwrap_or("")
+}
+
+fn is_function(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_declaration"
+            | "function_expression"
+            | "function"
+            | "arrow_function"
+            | "method_definition"
+            | "generator_function_declaration"
+            | "generator_function"
+    )
+}
+
+fn unwrap_expr(mut n: Node<'_>) -> Node<'_> {
+    loop {
+        match n.kind() {
+            "parenthesized_expression"
+            | "await_expression"
+            | "non_null_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "type_assertion" => match n.named_child(0) {
+                Some(c) if c.kind() != "type_arguments" => n = c,
+                _ => match n.named_child(1) {
+                    Some(c) => n = c,
+                    None => return n,
+                },
+            },
+            _ => return n,
+        }
+    }
+}
+
+/// The string a `string` node holds, when it has no escapes the linter cannot know.
+fn string_value(n: Node<'_>, src: &str) -> Option<String> {
+    if n.kind() != "string" || n.end_byte() < n.start_byte() + 2 {
+        return None;
+    }
+    let (b, _) = decode(src, n.start_byte() + 1, n.end_byte() - 1)?;
+    String::from_utf8(b).ok()
+}
+
+mod batches;
+mod clients;
+mod commands;
+mod index;
+mod scopes;
+mod scripts;
+mod values;
+
+impl<'t> Analyzer<'t> {
+    pub(crate) fn new(
+        root: Node<'t>,
+        src: &'t str,
+        options: &'t Options,
+        loader: Option<&'t dyn FileLoader>,
+    ) -> Analyzer<'t> {
+        Analyzer {
+            src,
+            root,
+            options,
+            loader,
+            model: FileModel::new(crate::LANG),
+            imports: Imports::default(),
+            depth: 0,
+            assigned: HashSet::new(),
+            decl_cache: HashMap::new(),
+            member_cache: HashMap::new(),
+            defined: HashMap::new(),
+            links: Vec::new(),
+            calls: Vec::new(),
+            prefixes: Vec::new(),
+            registered: Vec::new(),
+            family_of: HashMap::new(),
+            env: HashMap::new(),
+            assignments: HashMap::new(),
+            parents: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn run(mut self) -> FileModel {
+        self.index();
+        if self.imports.any() {
+            let calls = std::mem::take(&mut self.calls);
+            // Scripts defined with defineCommand are known before their calls.
+            for &c in &calls {
+                self.define_command(c);
+            }
+            for &c in &calls {
+                self.lower_call(c);
+            }
+            self.link_scripts();
+        }
+        self.model
+    }
+}
+
+/// One flattened ioredis argument.
+#[derive(Debug, Clone, Copy)]
+enum Flat<'t> {
+    /// One argument.
+    One(Node<'t>),
+    /// Any number of arguments (a spread, or a value that may be an array).
+    Many,
+    /// `xs.map(x => key)` (or its spread): any number of keys of one family.
+    Family(Node<'t>),
+}
+
+/// The key arguments of a `first:last:step` range over flattened arguments; `None`
+/// when their positions cannot be known.
+fn range_keys<'t>(
+    flat: &[Flat<'t>],
+    first: usize,
+    last: i32,
+    step: usize,
+) -> Option<Vec<Node<'t>>> {
+    let first = first.checked_sub(1)?;
+    let exact = flat.iter().all(|x| matches!(x, Flat::One(_)));
+    if exact {
+        let n = flat.len();
+        let end = match last {
+            // `last` is a 1-based position too.
+            0 => return None,
+            l if l > 0 => (l as usize - 1).min(n.saturating_sub(1)),
+            l => {
+                let back = (-l) as usize;
+                if n < back {
+                    return Some(Vec::new());
+                }
+                n - back
+            }
+        };
+        let mut out = Vec::new();
+        let mut i = first;
+        while i <= end && i < n {
+            if let Flat::One(x) = flat[i] {
+                out.push(x);
+            }
+            i += step.max(1);
+        }
+        return Some(out);
+    }
+    // With arguments of unknown length, only "every argument from `first` on" (or
+    // all but the last, when the last is written) can still be read.
+    if step != 1 {
+        return None;
+    }
+    let lead = flat
+        .iter()
+        .take_while(|x| matches!(x, Flat::One(_)))
+        .count();
+    if lead < first {
+        return None;
+    }
+    let take = match last {
+        -1 => flat.len(),
+        -2 if matches!(flat.last(), Some(Flat::One(_))) => flat.len() - 1,
+        _ => return None,
+    };
+    Some(
+        flat[first..take]
+            .iter()
+            .filter_map(|x| match x {
+                Flat::One(n) | Flat::Family(n) => Some(*n),
+                Flat::Many => None,
+            })
+            .collect(),
+    )
+}
+
+/// A negative integer literal (`-1`).
+fn negative(n: Node<'_>, src: &str) -> Option<i64> {
+    let n = unwrap_expr(n);
+    if n.kind() != "unary_expression" {
+        return None;
+    }
+    text(n, src).replace(' ', "").parse::<i64>().ok()
+}
+
+/// Whether every hole of a connection URL comes before its path (`redis://host:${port}`
+/// with no `/` after the hole): such a hole is a host or a port, not options.
+fn url_holes_before_path(t: &Tpl) -> bool {
+    let mut seen_hole = false;
+    for p in &t.parts {
+        match p {
+            TPart::Hole(_) => seen_hole = true,
+            TPart::Lit { bytes, .. } if seen_hole && bytes.contains(&b'/') => return false,
+            TPart::Lit { .. } => {}
+        }
+    }
+    // The last hole must be the end of the URL or be followed by literal text only.
+    !matches!(t.parts.last(), Some(TPart::Hole(_)) if t.parts.len() == 1)
+}

@@ -1,0 +1,95 @@
+//! The node-redis major version a project depends on, from the nearest
+//! `package.json` above the file that names `redis` among its dependencies, read
+//! through the loader the binary hands the frontend.
+//!
+//! node-redis 6 splits `mGet`, `mSet`, `del`, `unlink`, `exists` and `touch` by slot
+//! on a cluster; 4 and 5 send them whole (see docs/javascript-clients.md).
+
+use crate::FileLoader;
+
+/// Most directories looked at above the file.
+const MAX_LEVELS: usize = 8;
+
+/// The major of the `redis` dependency of the nearest `package.json` that has one;
+/// `None` when none says, or its version is not a plain range.
+pub(crate) fn node_redis_major(loader: &dyn FileLoader) -> Option<u32> {
+    let mut path = String::from("package.json");
+    for _ in 0..MAX_LEVELS {
+        if let Some(text) = loader.load(&path, true) {
+            if let Some(spec) = redis_dependency(&text) {
+                return major_of(&spec);
+            }
+        }
+        path.insert_str(0, "../");
+    }
+    None
+}
+
+/// The version range a `package.json` gives `redis`, if it names it.
+fn redis_dependency(text: &str) -> Option<String> {
+    let json: serde_json::Value = serde_json::from_str(text).ok()?;
+    [
+        "dependencies",
+        "devDependencies",
+        "peerDependencies",
+        "optionalDependencies",
+    ]
+    .iter()
+    .find_map(|k| json.get(k)?.get("redis")?.as_str().map(str::to_string))
+}
+
+/// The major of a plain npm range (`^4.6.7`, `~5.1`, `6.0.0`, `4.x`); `None` for
+/// ranges that allow several majors (`>=4`, `>=4 <6`, `4 || 5`), tags and aliases.
+fn major_of(spec: &str) -> Option<u32> {
+    let s = spec.trim();
+    if s.contains([' ', '|', '<', '>']) {
+        return None;
+    }
+    let s = s.trim_start_matches(['^', '~', '=', 'v']);
+    let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Files(Vec<(&'static str, &'static str)>);
+
+    impl FileLoader for Files {
+        fn load(&self, path: &str, _: bool) -> Option<String> {
+            self.0
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, t)| t.to_string())
+        }
+    }
+
+    #[test]
+    fn plain_ranges() {
+        assert_eq!(major_of("^4.6.7"), Some(4));
+        assert_eq!(major_of("~5.1"), Some(5));
+        assert_eq!(major_of("6.0.0"), Some(6));
+        assert_eq!(major_of("4.x"), Some(4));
+        assert_eq!(major_of(">=4.2.0"), None);
+        assert_eq!(major_of("4 || 5"), None);
+        assert_eq!(major_of("latest"), None);
+        assert_eq!(major_of("npm:redis@4"), None);
+    }
+
+    #[test]
+    fn nearest_package_that_names_redis() {
+        let files = Files(vec![
+            ("package.json", r#"{"dependencies": {"ioredis": "^5"}}"#),
+            (
+                "../../package.json",
+                r#"{"devDependencies": {"redis": "^4.7.1"}}"#,
+            ),
+        ]);
+        assert_eq!(node_redis_major(&files), Some(4));
+        assert_eq!(node_redis_major(&Files(vec![])), None);
+    }
+}

@@ -1,0 +1,457 @@
+use super::*;
+use keylint_core::model::{CrossSlotPolicy, UnitKind};
+use keylint_core::rules::{check, Settings};
+
+fn units(
+    src: &str,
+    d: Dialect,
+    o: &Options,
+) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
+    let m = lower_with(src, d, o, None);
+    m.units
+        .iter()
+        .map(|u| {
+            (
+                u.kind.clone(),
+                u.name.clone(),
+                u.policy,
+                u.keys
+                    .iter()
+                    .map(|&k| m.keys[k].template.display(crate::LANG))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn js(src: &str) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
+    units(src, Dialect::JavaScript, &Options::default())
+}
+
+fn rules(src: &str, d: Dialect, o: &Options) -> Vec<String> {
+    let m = lower_with(src, d, o, None);
+    check(&m, &Settings::default())
+        .into_iter()
+        .map(|f| f.rule.name().to_string())
+        .collect()
+}
+
+#[test]
+fn ioredis_mget_flat_and_array() {
+    let u = js(
+        "const Redis = require('ioredis');\nconst r = new Redis();\n\
+                r.mget('a', 'b');\nr.mget(['c', `d:${id}`]);\n",
+    );
+    assert_eq!(u.len(), 2, "{u:?}");
+    assert_eq!(u[0].1, "MGET");
+    assert_eq!(u[0].3, ["\"a\"", "\"b\""]);
+    assert_eq!(u[1].3, ["\"c\"", "`d:${id}`"]);
+    assert_eq!(u[0].2, CrossSlotPolicy::Refused);
+}
+
+#[test]
+fn ioredis_cluster_forms() {
+    for src in [
+        "import Redis from 'ioredis';\nconst c = new Redis.Cluster([]);\nc.del('a', 'b');\n",
+        "import { Cluster } from 'ioredis';\nconst c = new Cluster([]);\nc.del('a', 'b');\n",
+        "const { Cluster } = require('ioredis');\nconst c = new Cluster([]);\nc.del('a', 'b');\n",
+        "import * as IORedis from 'ioredis';\nconst c = new IORedis.Cluster([]);\nc.del('a', 'b');\n",
+        "const IORedis = require('ioredis');\nconst base = new IORedis();\nconst c = base.duplicate();\nc.del('a', 'b');\n",
+    ] {
+        assert_eq!(rules(src, Dialect::JavaScript, &Options::default()), ["cross-slot"], "{src}");
+    }
+}
+
+#[test]
+fn look_alikes_never_match() {
+    let src = "const Redis = require('ioredis');\nconst m = new Map();\nm.get('a');\n\
+               const fs = require('fs');\nfs.rename('a', 'b');\nUser.destroy('a', 'b');\n\
+               function f(r) { r.mget('a', 'b'); }\n";
+    assert!(js(src).is_empty());
+    // Without an import of a client library nothing is a client.
+    assert!(js("const r = new Redis();\nr.mget('a', 'b');\n").is_empty());
+}
+
+#[test]
+fn node_redis_split_depends_on_major() {
+    let src = "import { createCluster } from 'redis';\n\
+               const c = await createCluster({ rootNodes: [] }).connect();\n\
+               await c.mGet(['a', 'b']);\nawait c.sInterStore('d', ['a', 'b']);\n";
+    let none = rules(src, Dialect::TypeScript, &Options::default());
+    assert_eq!(
+        none,
+        ["cross-slot"],
+        "only SINTERSTORE when the major is unknown"
+    );
+    let v6 = rules(
+        src,
+        Dialect::TypeScript,
+        &Options {
+            node_redis_major: Some(6),
+        },
+    );
+    assert_eq!(v6, ["cross-slot"]);
+    let v4 = rules(
+        src,
+        Dialect::TypeScript,
+        &Options {
+            node_redis_major: Some(4),
+        },
+    );
+    assert_eq!(v4, ["cross-slot", "cross-slot"]);
+}
+
+#[test]
+fn typed_parameters_and_fields() {
+    let src = "import { Redis, Cluster } from 'ioredis';\n\
+               function f(client: Redis | Cluster) { return client.mget('a', 'b'); }\n\
+               class S {\n  constructor(private readonly redis: Redis) {}\n  \
+               run() { return this.redis.mget('c', 'd'); }\n}\n\
+               class T {\n  r = new Redis();\n  run() { return this.r.mget('e', 'f'); }\n}\n";
+    let u = units(src, Dialect::TypeScript, &Options::default());
+    assert_eq!(u.len(), 3, "{u:?}");
+    // A client made elsewhere may have a keyPrefix with a hash tag of its own: its
+    // keys are known only up to that prefix.
+    let src = "import { RedisClusterType } from 'redis';\n\
+               async function f(c: RedisClusterType) { await c.rename('a', 'b'); }\n";
+    assert_eq!(
+        units(src, Dialect::TypeScript, &Options::default()).len(),
+        1
+    );
+    assert!(rules(src, Dialect::TypeScript, &Options::default()).is_empty());
+}
+
+#[test]
+fn key_prefix_option() {
+    let mget = |ctor: &str| {
+        let src =
+            format!("const Redis = require('ioredis');\nconst r = {ctor};\nr.mget('a', 'b');\n");
+        rules(&src, Dialect::JavaScript, &Options::default())
+    };
+    assert_eq!(mget("new Redis()"), ["cross-slot"]);
+    assert_eq!(mget("new Redis(6379, 'localhost')"), ["cross-slot"]);
+    assert_eq!(mget("new Redis({ keyPrefix: 'app:' })"), ["cross-slot"]);
+    assert!(mget("new Redis({ keyPrefix: '{app}:' })").is_empty());
+    assert!(mget("new Redis.Cluster([], { redisOptions: { keyPrefix: '{app}:' } })").is_empty());
+    assert!(mget("new Redis(opts)").is_empty());
+    assert!(mget("new Redis({ ...opts })").is_empty());
+    assert!(mget("new Redis(process.env.REDIS_URL)").is_empty());
+    assert!(mget("new Redis('redis://h:6379/0?keyPrefix=%7Bapp%7D:')").is_empty());
+    assert_eq!(mget("new Redis(`redis://h:${port}`)"), ["cross-slot"]);
+    let src = "const Redis = require('ioredis');\nconst r = new Redis({ keyPrefix: 'app:' });\n\
+               r.mget('a', 'b');\n";
+    assert_eq!(js(src)[0].3, ["\"app:a\"", "\"app:b\""]);
+}
+
+#[test]
+fn keys_from_constants_concat_and_join() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               const PREFIX = 'app:';\n\
+               function f(id) { r.mget(PREFIX + 'a', ['app', 'b'].join(':'), `${PREFIX}c:${id}`); }\n";
+    let u = js(src);
+    assert_eq!(u[0].3, ["\"app:a\"", "\"app:b\"", "`app:c:${id}`"]);
+}
+
+#[test]
+fn hash_tags_in_template_literals() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { r.mget(`user:{${id}}:a`, `user:{${id}}:b`); }\n";
+    assert!(rules(src, Dialect::JavaScript, &Options::default()).is_empty());
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { r.mget(`user:${id}:a`, `user:${id}:b`); }\n";
+    assert_eq!(
+        rules(src, Dialect::JavaScript, &Options::default()),
+        ["cross-slot-likely"]
+    );
+}
+
+#[test]
+fn transactions() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.multi().set('a', 1).set('b', 2).exec();\n\
+               r.pipeline().set('c', 1).set('d', 2).exec();\n\
+               const tx = r.multi();\ntx.set('e', 1);\ntx.incr('f');\ntx.exec();\n";
+    let u = js(src);
+    let tx: Vec<_> = u.iter().filter(|u| u.0 == UnitKind::Transaction).collect();
+    assert_eq!(tx.len(), 3, "{u:?}");
+    assert_eq!(tx[0].3, ["\"a\"", "\"b\""]);
+    // A pipeline works while its slots share a node.
+    assert_eq!(
+        (tx[1].1.as_str(), tx[1].2),
+        ("pipeline", CrossSlotPolicy::SameNode)
+    );
+    assert_eq!(tx[1].3, ["\"c\"", "\"d\""]);
+    assert_eq!(tx[2].3, ["\"e\"", "\"f\""]);
+    let src = "import { createCluster } from 'redis';\nconst c = createCluster({});\n\
+               await c.multi().set('a', '1').set('b', '2').exec();\n\
+               await c.multi().set('c', '1').set('d', '2').execAsPipeline();\n";
+    let u = units(src, Dialect::TypeScript, &Options::default());
+    assert_eq!(u.len(), 2, "{u:?}");
+    assert_eq!(
+        (u[0].2, &u[0].3[..]),
+        (
+            CrossSlotPolicy::Refused,
+            &["\"a\"".to_string(), "\"b\"".to_string()][..]
+        )
+    );
+    assert_eq!(
+        (u[1].1.as_str(), u[1].2),
+        ("execAsPipeline", CrossSlotPolicy::SameNode)
+    );
+    // Only proven slots are reported on a pipeline: `a:${id}` and `b:${id}` may share
+    // a node.
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { r.pipeline().set(`a:${id}`, 1).set(`b:${id}`, 2).exec(); }\n\
+               r.pipeline().set('user:1000:profile', 1).set('user:1000:cart', 2).exec();\n";
+    let findings = check(&lower(src, Dialect::JavaScript), &Settings::default());
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0].severity, keylint_core::Severity::Warning);
+}
+
+#[test]
+fn scripts_eval_and_define_command() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.eval(\"return redis.call('SET', KEYS[1], ARGV[1])\", 2, 'a', 'b', 'x');\n\
+               r.defineCommand('two', { numberOfKeys: 2, lua: 'return 1' });\n\
+               r.two('c', 'd', 'x');\n\
+               r.evalsha(sha, 3, 'a');\n";
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(
+        names,
+        ["cross-slot", "cross-slot", "script-keys-mismatch"],
+        "{names:?}"
+    );
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.eval(\"redis.call('SET', KEYS[1], 1) return redis.call('GET', 'other')\", 1, 'a');\n";
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(names, ["undeclared-script-key"]);
+    let src = "import { createClient } from 'redis';\nconst c = createClient();\n\
+               await c.eval('return 1', { keys: ['a', 'b'], arguments: ['x'] });\n";
+    assert_eq!(
+        rules(src, Dialect::TypeScript, &Options::default()),
+        ["cross-slot"]
+    );
+}
+
+#[test]
+fn tsx_and_broken_code_do_not_panic() {
+    let src = "import Redis from 'ioredis';\nconst r = new Redis();\n\
+               export const C = () => <div>{r.mget('a', 'b')}</div>;\n";
+    assert_eq!(units(src, Dialect::Tsx, &Options::default()).len(), 1);
+    for src in [
+        "",
+        "const r = new (",
+        "import Redis from 'ioredis'; r.mget(`${",
+        "`\\u{",
+    ] {
+        for d in [Dialect::JavaScript, Dialect::TypeScript, Dialect::Tsx] {
+            let _ = lower(src, d);
+        }
+    }
+    let deep = format!(
+        "const Redis = require('ioredis');\nconst r = new Redis();\nr.mget({}'a'{});\n",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    let _ = lower(&deep, Dialect::JavaScript);
+    let long = format!(
+        "const Redis = require('ioredis');\nconst r = new Redis();\nr.get({});\n",
+        vec!["'a'"; 20000].join(" + ")
+    );
+    let _ = lower(&long, Dialect::JavaScript);
+}
+
+#[test]
+fn a_name_bound_once_is_its_value() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id) { const a = id; r.mget(`x:{${a}}`, `y:{${id}}`); }\n";
+    assert!(rules(src, Dialect::JavaScript, &Options::default()).is_empty());
+}
+
+#[test]
+fn key_positions_follow_the_table() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.lmove('a', 'b', 'LEFT', 'RIGHT');\nr.smove('c', 'd', 'member');\n\
+               r.blpop('e', 'f', 0);\nr.blpop(['g', 'h'], 5);\nr.bitop('AND', 'i', 'j', 'k');\n";
+    let keys: Vec<Vec<String>> = js(src).into_iter().map(|u| u.3).collect();
+    assert_eq!(
+        keys,
+        [
+            vec!["\"a\"", "\"b\""],
+            vec!["\"c\"", "\"d\""],
+            vec!["\"e\"", "\"f\""],
+            vec!["\"g\"", "\"h\""],
+            vec!["\"i\"", "\"j\"", "\"k\""],
+        ]
+    );
+}
+
+#[test]
+fn names_assigned_again_are_not_constants() {
+    for decl in [
+        "let a = 'x'; [a] = other;",
+        "let a = 'x'; ({ a } = other);",
+        "let a = 'x'; for (a of list) {}",
+        "var a = 'x'; if (c) { var a = 'z'; }",
+    ] {
+        let src = format!(
+            "const Redis = require('ioredis');\nconst r = new Redis();\n\
+             function f() {{ {decl} r.mget(a, 'y'); }}\n"
+        );
+        assert!(
+            rules(&src, Dialect::JavaScript, &Options::default()).is_empty(),
+            "{decl}"
+        );
+    }
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               class Q { constructor() { this.prefix = 'a'; } run() { r.mget(this.prefix + ':x', 'y'); } }\n";
+    assert!(rules(src, Dialect::JavaScript, &Options::default()).is_empty());
+}
+
+#[test]
+fn defined_script_bodies_are_linted() {
+    let src = "import { createCluster, defineScript } from 'redis';\n\
+               const c = createCluster({ rootNodes: [], scripts: { touch: defineScript({\n\
+               NUMBER_OF_KEYS: 1,\n\
+               SCRIPT: \"redis.call('SET', KEYS[1], 1) return redis.call('GET', 'other')\",\n\
+               transformArguments(k) { return [k]; },\n\
+               }) } });\n";
+    assert_eq!(
+        rules(src, Dialect::TypeScript, &Options::default()),
+        ["undeclared-script-key"]
+    );
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.defineCommand('x', { numberOfKeys: 1, lua: \"return redis.call('GET', 'other')\" });\n";
+    assert_eq!(
+        rules(src, Dialect::JavaScript, &Options::default()),
+        ["undeclared-script-key"]
+    );
+}
+
+#[test]
+fn map_results_are_families() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(ids, uid) {\n\
+               r.mget(ids.map((id) => `job:${id}`));\n\
+               r.del(...ids.map(id => { return `user:{${uid}}:${id}`; }));\n\
+               r.mget(ids.map((id) => `job:{${id}}`));\n}\n";
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(
+        names,
+        ["cross-slot-likely", "cross-slot-likely"],
+        "{names:?}"
+    );
+    let src =
+        "import { createCluster } from 'redis';\nconst c = createCluster({ rootNodes: [] });\n\
+               export async function f(ids: string[]) {\n\
+               await c.sUnionStore('dst', ids.map((id: string) => `set:${id}`));\n}\n";
+    assert_eq!(
+        rules(src, Dialect::TypeScript, &Options::default()),
+        ["cross-slot-likely"]
+    );
+}
+
+#[test]
+fn key_builders_are_followed_with_the_callers_arguments() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function jobKey(id) { return `job:${id}`; }\n\
+               const tagged = (id, part) => `job:{${id}}:${part}`;\n\
+               function f(a, b) {\n\
+               r.rename(jobKey(a), jobKey(b));\n\
+               r.rename(tagged(a, 'x'), tagged(a, 'y'));\n\
+               r.rename(jobKey(1), jobKey(2));\n\
+               r.rename(tagged(a, 'x'), tagged(b, 'x'));\n}\n";
+    let u = js(src);
+    assert_eq!(u[0].3, ["`job:${a}`", "`job:${b}`"]);
+    assert_eq!(u[1].3, ["`job:{${a}}:x`", "`job:{${a}}:y`"]);
+    assert_eq!(u[2].3, ["\"job:1\"", "\"job:2\""]);
+    let names = rules(src, Dialect::JavaScript, &Options::default());
+    assert_eq!(
+        names,
+        ["cross-slot-likely", "cross-slot", "cross-slot-likely"],
+        "{names:?}"
+    );
+}
+
+#[test]
+fn variables_assigned_clients_later() {
+    let src = "const Redis = require('ioredis');\nlet client;\n\
+               beforeEach(() => { client = new Redis(); });\n\
+               afterEach(() => { client = null; });\n\
+               it('x', () => client.mget('a', 'b'));\n";
+    assert_eq!(
+        rules(src, Dialect::JavaScript, &Options::default()),
+        ["cross-slot"]
+    );
+    for other in [
+        "client = new Map();",
+        "client++;",
+        "[client] = xs;",
+        "for (client of xs) {}",
+    ] {
+        let src = format!(
+            "const Redis = require('ioredis');\nlet client;\n\
+             beforeEach(() => {{ client = new Redis(); }});\n{other}\n\
+             it('x', () => client.mget('a', 'b'));\n"
+        );
+        assert!(
+            rules(&src, Dialect::JavaScript, &Options::default()).is_empty(),
+            "{other}"
+        );
+    }
+}
+
+#[test]
+fn a_batch_sent_twice_is_two_transactions() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               async function f() {\n  const tx = r.multi();\n  tx.set('a', 1);\n  await tx.exec();\n\
+               tx.set('b', 1);\n  tx.set('{b}:c', 1);\n  await tx.exec();\n}\n";
+    let tx: Vec<Vec<String>> = js(src)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect();
+    assert_eq!(tx, [vec!["\"b\"", "\"{b}:c\""]]);
+    // Used in a way not followed: nothing is said.
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               async function f() {\n  const tx = r.multi();\n  tx.set('a', 1);\n  queueMore(tx);\n\
+               tx.set('b', 1);\n  await tx.exec();\n}\n";
+    assert!(js(src).iter().all(|u| u.0 != UnitKind::Transaction));
+}
+
+#[test]
+fn a_batch_used_under_an_if_is_not_judged() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               async function f(big) {\n  const tx = r.multi();\n  tx.set('a', 1);\n\
+               if (big) { await tx.exec(); }\n  tx.set('b', 1);\n  await tx.exec();\n}\n";
+    assert!(js(src).iter().all(|u| u.0 != UnitKind::Transaction));
+}
+
+#[test]
+fn numbers_print_as_javascript_prints_them() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               r.mget('a:' + 10, 'b:' + 010, 'c:' + 1e3, 'd:' + 9007199254740993, 'e:' + 0);\n";
+    assert_eq!(
+        js(src)[0].3,
+        [
+            "\"a:10\"",
+            "`b:${010}`",
+            "`c:${1e3}`",
+            "`d:${9007199254740993}`",
+            "\"e:0\""
+        ]
+    );
+}
+
+#[test]
+fn constant_arrays_are_flattened() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               const KEYS = ['stats:a', 'stats:b'];\n\
+               r.del(KEYS);\nr.del(...KEYS, 'stats:c');\nr.mset(KEYS);\n";
+    let keys: Vec<Vec<String>> = js(src).into_iter().map(|u| u.3).collect();
+    assert_eq!(keys[0], ["\"stats:a\"", "\"stats:b\""]);
+    assert_eq!(keys[1], ["\"stats:a\"", "\"stats:b\"", "\"stats:c\""]);
+    // A named array may have grown since (`KEYS.push(k)`): MSET's pairs in it cannot
+    // be told apart.
+    assert_eq!(keys.len(), 2);
+}

@@ -1,0 +1,307 @@
+//! Key templates while an expression is evaluated, and JavaScript string literals
+//! decoded to bytes with the source offset of each byte.
+
+use keylint_core::template::{Hole, HoleKind, KeyTemplate, Lit, Part, SourceMap};
+use keylint_core::Span;
+
+/// A value the linter cannot know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HoleInfo {
+    /// How the user wrote it.
+    pub label: String,
+    /// Identity of the runtime value.
+    pub binding: String,
+    /// Where it is.
+    pub span: Option<Span>,
+    /// It reads like a whole key or a prefix, which may carry a tag of its own.
+    pub keylike: bool,
+}
+
+/// One part of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TPart {
+    /// Known bytes and the source offset of each.
+    Lit {
+        bytes: Vec<u8>,
+        offs: Vec<Option<usize>>,
+    },
+    /// An unknown value.
+    Hole(HoleInfo),
+}
+
+/// What a string expression may evaluate to.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Tpl {
+    pub parts: Vec<TPart>,
+}
+
+const KEYLIKE_WORDS: &[&str] = &[
+    "key",
+    "keys",
+    "prefix",
+    "namespace",
+    "ns",
+    "pfx",
+    "root",
+    "base",
+];
+
+/// Whether a label (`this.keyPrefix`, `opts.prefix`, `queueKey`) reads like a whole
+/// key or a prefix.
+pub(crate) fn is_keylike_label(label: &str) -> bool {
+    let last = label
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .find(|s| !s.is_empty())
+        .unwrap_or(label);
+    // Split camelCase and snake_case into words.
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in last.chars() {
+        if c == '_' || c == '$' {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.push(c.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+        .iter()
+        .any(|w| KEYLIKE_WORDS.contains(&w.as_str()) || w.ends_with("key") || w.ends_with("prefix"))
+}
+
+impl Tpl {
+    pub fn lit(bytes: Vec<u8>, offs: Vec<Option<usize>>) -> Tpl {
+        Tpl {
+            parts: vec![TPart::Lit { bytes, offs }],
+        }
+    }
+
+    pub fn text(s: &[u8]) -> Tpl {
+        Tpl::lit(s.to_vec(), vec![None; s.len()])
+    }
+
+    pub fn hole(h: HoleInfo) -> Tpl {
+        Tpl {
+            parts: vec![TPart::Hole(h)],
+        }
+    }
+
+    pub fn push(&mut self, other: Tpl) {
+        for p in other.parts {
+            match (self.parts.last_mut(), p) {
+                (
+                    Some(TPart::Lit { bytes, offs }),
+                    TPart::Lit {
+                        bytes: b2,
+                        offs: o2,
+                    },
+                ) => {
+                    bytes.extend(b2);
+                    offs.extend(o2);
+                }
+                (_, p) => self.parts.push(p),
+            }
+        }
+    }
+
+    /// The bytes when there is no hole.
+    pub fn as_bytes(&self) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        for p in &self.parts {
+            match p {
+                TPart::Lit { bytes, .. } => out.extend_from_slice(bytes),
+                TPart::Hole(_) => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// The template as a key written at `use_span`: a hole is opaque when it begins
+    /// the key or reads like a key or a prefix, else a fragment; literal bytes keep
+    /// their offsets only inside `use_span`.
+    pub fn to_key_template(&self, use_span: &Span) -> KeyTemplate {
+        let mut parts: Vec<Part> = Vec::new();
+        let mut seen_lit = false;
+        for p in &self.parts {
+            match p {
+                TPart::Lit { bytes, offs } => {
+                    if bytes.is_empty() {
+                        continue;
+                    }
+                    seen_lit = true;
+                    push_lit(&mut parts, bytes, offs, use_span);
+                }
+                TPart::Hole(h) => {
+                    let kind = if !seen_lit || h.keylike {
+                        HoleKind::Opaque
+                    } else {
+                        HoleKind::Fragment
+                    };
+                    parts.push(Part::Hole(Hole {
+                        label: h.label.clone(),
+                        binding: h.binding.clone(),
+                        kind,
+                        span: h.span.clone(),
+                    }));
+                }
+            }
+        }
+        if parts.is_empty() {
+            parts.push(Part::Lit(Lit {
+                bytes: Vec::new(),
+                map: SourceMap::None,
+            }));
+        }
+        KeyTemplate { parts }
+    }
+}
+
+fn push_lit(parts: &mut Vec<Part>, bytes: &[u8], offs: &[Option<usize>], use_span: &Span) {
+    let inside = |o: &Option<usize>| o.is_some_and(|o| use_span.contains(&o));
+    let mut i = 0;
+    while i < bytes.len() {
+        let mapped = inside(&offs[i]);
+        let mut j = i + 1;
+        while j < bytes.len() && inside(&offs[j]) == mapped {
+            j += 1;
+        }
+        let map = if mapped {
+            let o: Vec<usize> = offs[i..j].iter().map(|o| o.unwrap_or(0)).collect();
+            if o.windows(2).all(|w| w[1] == w[0] + 1) {
+                SourceMap::Contiguous(o[0])
+            } else {
+                let mut v = o.clone();
+                v.push(o[o.len() - 1] + 1);
+                SourceMap::PerByte(v)
+            }
+        } else {
+            SourceMap::None
+        };
+        parts.push(Part::Lit(Lit {
+            bytes: bytes[i..j].to_vec(),
+            map,
+        }));
+        i = j;
+    }
+}
+
+/// Decodes the body of a JavaScript string or template chunk (`src[from..to]`, quotes
+/// excluded) to bytes with the source offset of each; `None` for an escape whose
+/// value is not a byte sequence the linter can know (a lone surrogate).
+pub(crate) fn decode(src: &str, from: usize, to: usize) -> Option<(Vec<u8>, Vec<Option<usize>>)> {
+    let b = src.as_bytes();
+    let mut bytes = Vec::with_capacity(to.saturating_sub(from));
+    let mut offs = Vec::with_capacity(to.saturating_sub(from));
+    let mut i = from;
+    let push_char = |c: char, at: usize, bytes: &mut Vec<u8>, offs: &mut Vec<Option<usize>>| {
+        let mut buf = [0u8; 4];
+        for x in c.encode_utf8(&mut buf).bytes() {
+            bytes.push(x);
+            offs.push(Some(at));
+        }
+    };
+    while i < to {
+        if b[i] != b'\\' {
+            bytes.push(b[i]);
+            offs.push(Some(i));
+            i += 1;
+            continue;
+        }
+        let at = i;
+        let &e = b.get(i + 1)?;
+        i += 2;
+        let simple = match e {
+            b'n' => Some(b'\n'),
+            b't' => Some(b'\t'),
+            b'r' => Some(b'\r'),
+            b'b' => Some(8),
+            b'f' => Some(12),
+            b'v' => Some(11),
+            b'0' if !b.get(i).is_some_and(u8::is_ascii_digit) => Some(0),
+            _ => None,
+        };
+        if let Some(x) = simple {
+            bytes.push(x);
+            offs.push(Some(at));
+            continue;
+        }
+        match e {
+            b'\n' => {}
+            b'\r' => {
+                if b.get(i) == Some(&b'\n') {
+                    i += 1;
+                }
+            }
+            b'x' => {
+                let h = src.get(i..i + 2)?;
+                let v = u32::from_str_radix(h, 16).ok()?;
+                push_char(char::from_u32(v)?, at, &mut bytes, &mut offs);
+                i += 2;
+            }
+            b'u' => {
+                let (v, len) = if b.get(i) == Some(&b'{') {
+                    let close = src.get(i..to)?.find('}')?;
+                    (
+                        u32::from_str_radix(src.get(i + 1..i + close)?, 16).ok()?,
+                        close + 1,
+                    )
+                } else {
+                    (u32::from_str_radix(src.get(i..i + 4)?, 16).ok()?, 4)
+                };
+                push_char(char::from_u32(v)?, at, &mut bytes, &mut offs);
+                i += len;
+            }
+            b'0'..=b'9' => return None,
+            _ => {
+                // Any other escaped character stands for itself.
+                let c = src.get(i - 1..)?.chars().next()?;
+                push_char(c, at, &mut bytes, &mut offs);
+                i += c.len_utf8() - 1;
+            }
+        }
+    }
+    Some((bytes, offs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keylike() {
+        for l in [
+            "key",
+            "this.keyPrefix",
+            "prefix",
+            "queueKey",
+            "opts.ns",
+            "KEY",
+        ] {
+            assert!(is_keylike_label(l), "{l}");
+        }
+        for l in ["uid", "job.id", "name", "userId", "kind"] {
+            assert!(!is_keylike_label(l), "{l}");
+        }
+    }
+
+    #[test]
+    fn decodes_escapes() {
+        let s = r#"a\n\x41\u0042\u{43}\'z"#;
+        let (b, o) = decode(s, 0, s.len()).unwrap();
+        assert_eq!(b, b"a\nABC'z");
+        assert_eq!(o[0], Some(0));
+        assert_eq!(o[1], Some(1));
+        assert_eq!(o[2], Some(3));
+        assert!(decode(r"\u{D800}", 0, 8).is_none());
+    }
+}

@@ -839,7 +839,10 @@ fn body_fact(
         Some(_) if info.is_classmethod() => (1, None, false),
         Some(c) => (1, Some(c), true),
     };
-    if let Some(pos) = placeholders(a, fid, skip) {
+    // A builder with several returns is summarised for its own module only: its
+    // joined shapes name the placeholders, which a call site elsewhere cannot bind.
+    let one_return = crate::eval::builder_returns(a.ix.nav, &info).is_none_or(|r| r.len() == 1);
+    if let Some(pos) = placeholders(a, fid, skip).filter(|_| one_return) {
         match a.call_builder(fid, bound, pos, Vec::new(), &Ctx::at(None)) {
             Some(Value::Str(t)) => {
                 return Some(Fact::Builder(Arc::new(Builder {

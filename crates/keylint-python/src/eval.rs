@@ -86,6 +86,9 @@ pub(crate) struct ScriptInfo<'t> {
     pub func: Option<FuncId>,
     /// The client it was registered on.
     pub client: ClientKind,
+    /// The body's text, when the script was registered in another module of the
+    /// project (a script factory there): linked to its callers, never merged.
+    pub ext: Option<std::sync::Arc<str>>,
 }
 
 /// An element of a list, tuple or dict, with its expression.
@@ -2066,6 +2069,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                     match m {
                         "RedisCluster" => return Value::Client(ClientKind::Cluster),
                         "Redis" | "StrictRedis" => return Value::Client(ClientKind::Unknown),
+                        // `connection.register_script(LUA)` on a parameter of no known
+                        // kind (rq's `get_unique_enqueue_script(connection)`): the
+                        // method is redis-py's, and the script object it returns is
+                        // linked to its body like one registered on a known client.
+                        // The client's kind stays unknown.
+                        "register_script"
+                            if self.mentions_redis
+                                && matches!(recv, Value::Opaque(_) | Value::Unknown) =>
+                        {
+                            return Value::Script(self.script_for(
+                                n,
+                                args,
+                                ClientKind::Unknown,
+                                ctx,
+                            ));
+                        }
                         _ => {}
                     }
                 }
@@ -2200,6 +2219,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some(v) => self.pipe_at_site(v, id, n),
                     None => self
                         .memo_factory(id, ctx)
+                        .or_else(|| self.returned_script(id, ctx))
                         .unwrap_or_else(|| self.opaque(n, ctx)),
                 };
                 match v {
@@ -2715,7 +2735,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return None;
         }
-        let ret = builder_return(self.ix.nav, &info)?;
+        let rets = builder_returns(self.ix.nav, &info)?;
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }
@@ -2797,7 +2817,20 @@ impl<'t> crate::lower::Analyzer<'t> {
             env: Some(env),
             depth: ctx.depth + 2,
         };
-        Some(self.eval(ret, &inner))
+        if let [ret] = rets.as_slice() {
+            return Some(self.eval(*ret, &inner));
+        }
+        let mut shapes = Vec::with_capacity(rets.len());
+        for r in rets {
+            match self.eval(r, &inner) {
+                Value::Str(t) => shapes.push(t),
+                // `return queue`: the caller's value, whole.
+                Value::Opaque(h) => shapes.push(Tpl::hole(h)),
+                Value::Int(i) => shapes.push(Tpl::text(i.to_string().as_bytes())),
+                _ => return None,
+            }
+        }
+        join_shapes(&info.name, shapes).map(Value::Str)
     }
 }
 
@@ -2914,7 +2947,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// A factory that registers its script once per connection and caches it:
     /// `if conn not in CACHE: CACHE[conn] = conn.register_script(LUA)` then
     /// `return CACHE[conn]`: the registered script.
-    fn memo_factory(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+    pub(crate) fn memo_factory(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
         let info = self.ix().funcs[id].clone();
         if info.is_lambda || ctx.depth > MAX_DEPTH / 2 {
             return None;
@@ -2961,6 +2994,48 @@ impl<'t> crate::lower::Analyzer<'t> {
             v @ Value::Script(_) => Some(v),
             _ => None,
         }
+    }
+
+    /// A script factory whose every `return` gives one registered script, whatever
+    /// comes before it (`with open(path) as f: code = f.read()` then `return
+    /// client.register_script(code)`): that script. Read with the parameters unbound,
+    /// so a body that depends on them (`lua/%s.lua' % name`) stays unknown. Only
+    /// decorators that cache the result are allowed.
+    pub(crate) fn returned_script(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let info = self.ix().funcs[id].clone();
+        if info.is_lambda || ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        const CACHING: &[&str] = &["lru_cache", "cache", "memoize", "cached", "staticmethod"];
+        if info
+            .decorators
+            .iter()
+            .any(|d| !CACHING.contains(&d.as_str()))
+        {
+            return None;
+        }
+        if !text(info.body, self.src()).contains("register_script") {
+            return None;
+        }
+        let mut returns = Vec::new();
+        crate::project::collect_returns(&self.ix, info.body, &mut returns);
+        if returns.is_empty() || returns.len() > 8 {
+            return None;
+        }
+        let fctx = Ctx {
+            func: Some(id),
+            env: None,
+            depth: ctx.depth + 2,
+        };
+        let mut out = None;
+        for r in returns {
+            match (out, self.eval(r.named_child(0)?, &fctx)) {
+                (None, Value::Script(s)) => out = Some(s),
+                (Some(a), Value::Script(b)) if a == b => {}
+                _ => return None,
+            }
+        }
+        out.map(Value::Script)
     }
 
     /// The one client or pipeline that every `yield` of generator `id` gives, called
@@ -3134,16 +3209,23 @@ pub(crate) fn fingerprint(v: &Value<'_>) -> String {
     }
 }
 
-/// The return expression of a key-builder function.
-fn builder_return<'t>(nav: &Nav<'t>, info: &crate::index::FuncInfo<'t>) -> Option<Node<'t>> {
+/// The return expressions of a key-builder function: one, or several when the body
+/// returns early under `if` statements that hold nothing but a `return`
+/// (`if pri: return f"{queue}:{pri}"` then `return queue`).
+pub(crate) fn builder_returns<'t>(
+    nav: &Nav<'t>,
+    info: &crate::index::FuncInfo<'t>,
+) -> Option<Vec<Node<'t>>> {
+    const MAX_SHAPES: usize = 8;
     if info.is_lambda {
-        return Some(info.body);
+        return Some(vec![info.body]);
     }
     let stmts: Vec<Node<'t>> = nav
         .named_children(info.body)
         .filter(|s| s.kind_name() != "comment")
         .collect();
     let (last, init) = stmts.split_last()?;
+    let mut rets = Vec::new();
     for (i, s) in init.iter().enumerate() {
         match s.kind_name() {
             "expression_statement" => {
@@ -3162,13 +3244,137 @@ fn builder_return<'t>(nav: &Nav<'t>, info: &crate::index::FuncInfo<'t>) -> Optio
             "pass_statement" => {}
             // A helper defined for the return expression (`def _key(t): …`).
             "function_definition" => {}
+            // `if c: return x`, with no other arm and nothing else in its body.
+            "if_statement" => {
+                if nav
+                    .named_children(*s)
+                    .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+                {
+                    return None;
+                }
+                let body: Vec<Node<'t>> = nav
+                    .named_children(s.field(Field::Consequence)?)
+                    .filter(|x| x.kind_name() != "comment")
+                    .collect();
+                match body.as_slice() {
+                    [r] if r.kind_name() == "return_statement" => rets.push(r.named_child(0)?),
+                    _ => return None,
+                }
+            }
             _ => return None,
         }
     }
     if last.kind_name() != "return_statement" {
         return None;
     }
-    last.named_child(0)
+    rets.push(last.named_child(0)?);
+    (rets.len() <= MAX_SHAPES).then_some(rets)
+}
+
+/// What a builder that returns one of several templates gives: their common beginning
+/// followed by one opaque part that stands for whichever end the call takes. The part's
+/// identity is made of the ends, so two calls with the same arguments give the same
+/// key, and calls whose ends vary with a loop give keys that vary with it. `None`
+/// (unknown) when an end could carry a hash tag (a brace, or a part that may be a key
+/// or a prefix): the opaque part is then not one that a family may be judged over.
+fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<Tpl> {
+    let sig = |parts: &[TPart]| -> String {
+        let mut out = String::new();
+        for p in parts {
+            match p {
+                TPart::Lit { bytes, .. } => {
+                    out.push('"');
+                    out.push_str(&String::from_utf8_lossy(bytes).escape_debug().to_string());
+                    out.push('"');
+                }
+                TPart::Hole(h) => {
+                    out.push('<');
+                    out.push_str(&h.binding);
+                    out.push('>');
+                }
+            }
+        }
+        out
+    };
+    let mut distinct: Vec<Tpl> = Vec::new();
+    for t in shapes {
+        if !distinct.iter().any(|d| sig(&d.parts) == sig(&t.parts)) {
+            distinct.push(t);
+        }
+    }
+    let first = distinct.first()?.clone();
+    if distinct.len() == 1 {
+        return Some(first);
+    }
+    // The common beginning: whole parts, then the bytes two literals share.
+    let mut prefix = Tpl::default();
+    let mut at = 0usize;
+    let mut cut = 0usize;
+    'parts: for (i, p) in first.parts.iter().enumerate() {
+        match p {
+            TPart::Hole(h) => {
+                if distinct.iter().all(
+                    |d| matches!(d.parts.get(i), Some(TPart::Hole(x)) if x.binding == h.binding),
+                ) {
+                    prefix.parts.push(p.clone());
+                    at = i + 1;
+                    continue;
+                }
+                break 'parts;
+            }
+            TPart::Lit { bytes, offs } => {
+                let mut n = bytes.len();
+                for d in &distinct {
+                    match d.parts.get(i) {
+                        Some(TPart::Lit { bytes: b, .. }) => {
+                            n = n.min(bytes.iter().zip(b).take_while(|(x, y)| x == y).count());
+                        }
+                        _ => n = 0,
+                    }
+                }
+                let whole = distinct.iter().all(
+                    |d| matches!(d.parts.get(i), Some(TPart::Lit { bytes: b, .. }) if b.len() == n),
+                ) && n == bytes.len();
+                if n > 0 {
+                    prefix.push(Tpl::lit(bytes[..n].to_vec(), offs[..n].to_vec()));
+                }
+                if whole {
+                    at = i + 1;
+                    continue;
+                }
+                cut = n;
+                break 'parts;
+            }
+        }
+    }
+    // The ends, after the common beginning.
+    let mut ends: Vec<String> = Vec::new();
+    for d in &distinct {
+        let mut rest: Vec<TPart> = d.parts.get(at..).unwrap_or_default().to_vec();
+        if let Some(TPart::Lit { bytes, offs }) = rest.first_mut() {
+            if cut > 0 {
+                bytes.drain(..cut);
+                offs.drain(..cut);
+            }
+        }
+        for p in &rest {
+            match p {
+                TPart::Lit { bytes, .. } if bytes.contains(&b'{') || bytes.contains(&b'}') => {
+                    return None
+                }
+                TPart::Hole(h) if h.keylike => return None,
+                _ => {}
+            }
+        }
+        ends.push(sig(&rest));
+    }
+    prefix.push(Tpl::hole(HoleInfo {
+        label: format!("{name}(…)"),
+        binding: format!("{name}:one-of[{}]", ends.join("|")),
+        span: None,
+        keylike: true,
+    }));
+    Some(prefix)
 }
 
 /// Whether a `for` target (`x`, `k, v`, `(a, b)`) binds `name`.

@@ -1007,7 +1007,24 @@ impl<'t> Index<'t> {
         else {
             return Err(version);
         };
-        let dominates = matches!(nearest.kind, DefKind::Param(_)) || contains(block, at);
+        let mut dominates = matches!(nearest.kind, DefKind::Param(_)) || contains(block, at);
+        // The only definition before the use, in the body of a `with` (`with open(p)
+        // as f: code = f.read()`) that the use follows: the body runs whenever the
+        // code after the `with` does (a context manager that swallows an error leaves
+        // the name unbound, and no other definition could reach instead).
+        let mut block = block;
+        while !dominates && version == 1 {
+            match self.nav.parent(block) {
+                Some(w) if w.kind_name() == "with_statement" => {
+                    let Some(outer) = self.enclosing_block(w) else {
+                        break;
+                    };
+                    dominates = contains(outer, at);
+                    block = outer;
+                }
+                _ => break,
+            }
+        }
         if !dominates {
             return Err(version);
         }

@@ -452,9 +452,22 @@ impl<'t> Analyzer<'t> {
                 if let Some(x) = x {
                     let m = text(attr, self.src());
                     if x.has_queue(m) {
-                        self.follow_ext(&x, m, call, args, &ctx);
+                        self.follow_ext(ExtTarget::Method(&x, m), call, args, &ctx);
                         return;
                     }
+                }
+            }
+        }
+        // A function of another module of the project
+        // (`worker_registration.register(self, pipeline)`).
+        if matches!(func.kind_name(), "identifier" | "attribute")
+            && self.project.is_some()
+            && self.passes_pipe(args, &ctx)
+        {
+            if let Value::Symbol(p) = self.eval(func, &ctx) {
+                if let Some(q) = self.project_queues(&p) {
+                    self.follow_ext(ExtTarget::Function(q), call, args, &ctx);
+                    return;
                 }
             }
         }
@@ -631,15 +644,15 @@ impl<'t> Analyzer<'t> {
         })
     }
 
-    /// A call of a method of an object of another module's class that passes it the
-    /// pipeline (`job.save(pipeline=pipe)` on a `Job` of `app/models.py`): the
+    /// A call of a method of an object of another module's class, or of a function
+    /// of another module, that passes it the pipeline (`job.save(pipeline=pipe)` on
+    /// a `Job` of `app/models.py`, `registration.register(worker, pipe)`): the
     /// commands its summary says it queues on that parameter join the caller's
     /// transaction where the method is called, with the method's parameters bound
     /// to the call's arguments and its `self` to the object.
     fn follow_ext(
         &mut self,
-        x: &std::rc::Rc<crate::project::Instance>,
-        m: &str,
+        target: ExtTarget<'_>,
         call: Node<'t>,
         args: Option<Node<'t>>,
         ctx: &Ctx<'t>,
@@ -647,7 +660,11 @@ impl<'t> Analyzer<'t> {
         if self.inline_budget == 0 || !self.resolve_names {
             return;
         }
-        let Some((pipe, cmds, ends)) = self.ext_queued(x, m, args, ctx) else {
+        let queued = match target {
+            ExtTarget::Method(x, m) => self.ext_queued(x, m, args, ctx),
+            ExtTarget::Function(q) => self.queued_by(&q, None, args, ctx),
+        };
+        let Some((pipe, cmds, ends)) = queued else {
             return;
         };
         if self.inline.is_some() && !self.followed(pipe) {
@@ -672,7 +689,13 @@ impl<'t> Analyzer<'t> {
                     command: command.clone(),
                     origin: KeyOrigin::Direct,
                 });
-                keys.push(self.model.keys.len() - 1);
+                let k = self.model.keys.len() - 1;
+                // Summarised in turn (a method of this module that passes its
+                // pipeline on), the keys are its own.
+                if let Some(cap) = &mut self.capture {
+                    cap.insert(k, t.clone());
+                }
+                keys.push(k);
             }
             if !keys.is_empty() {
                 self.event_ext(pipe, EvKind::Keys, call, keys, cmd.levels.clone());
@@ -680,15 +703,15 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    /// The commands that method `m` of class `c` queues on its parameter `pipe`,
-    /// with the other parameters bound to `params`: their keys' templates and where
-    /// each sits in the method; and whether the method may end or reset the batch
+    /// The commands that method `m` of class `c` (or, with no class, function `m`)
+    /// queues on its parameter `pipe`, with the other parameters bound to `params`:
+    /// their keys' templates and where each sits in the method; and whether the method may end or reset the batch
     /// (`execute()`, `multi()`…), which the caller's transaction must see (its
     /// commands are then left out).
     pub(crate) fn queued_on(
         &mut self,
         m: FuncId,
-        c: crate::index::ClassId,
+        c: Option<crate::index::ClassId>,
         pipe: &str,
         mut params: HashMap<String, Value<'t>>,
     ) -> Option<(Vec<crate::project::QueuedCmd>, bool)> {
@@ -696,7 +719,10 @@ impl<'t> Analyzer<'t> {
             self.index_calls();
         }
         let info = self.ix.funcs[m].clone();
-        let self_name = info.params.first()?.name.clone();
+        let self_name = match c {
+            Some(c) => Some((info.params.first()?.name.clone(), c)),
+            None => None,
+        };
         let pid = self.pipes.len();
         self.pipes.push(crate::eval::PipeInfo {
             client: ClientKind::Unknown,
@@ -706,7 +732,9 @@ impl<'t> Analyzer<'t> {
             transaction_call: None,
             origin: crate::eval::TxOrigin::Other,
         });
-        params.insert(self_name, Value::SelfObj(c));
+        if let Some((name, c)) = self_name {
+            params.insert(name, Value::SelfObj(c));
+        }
         params.insert(pipe.to_string(), Value::Pipe(pid));
         let tag = format!("ext:{}@{}", info.name, info.node.start_byte());
         let env = std::rc::Rc::new(crate::eval::Env {
@@ -1541,6 +1569,9 @@ impl<'t> Analyzer<'t> {
         self.link(
             unit, body, func, &key_args, aligned, None, None, call, passed,
         );
+        if let Some(l) = self.script_links.last_mut() {
+            l.ext = self.scripts[id].ext.clone();
+        }
         if let Some(p) = recv.pipe {
             self.event(p, EvKind::Keys, call, keys);
         }
@@ -1598,6 +1629,7 @@ impl<'t> Analyzer<'t> {
             passed,
             numkeys: fact,
             call,
+            ext: None,
         });
     }
 
@@ -1631,6 +1663,29 @@ impl<'t> Analyzer<'t> {
             body,
             func: ctx.func,
             client,
+            ext: None,
+        });
+        self.script_by_node.insert(call.id(), id);
+        id
+    }
+
+    /// A script that a factory of another module registers, at the call `call` of
+    /// that factory: its body is known by its text only.
+    pub(crate) fn ext_script(
+        &mut self,
+        call: Node<'t>,
+        text: std::sync::Arc<str>,
+        client: ClientKind,
+    ) -> ScriptId {
+        if let Some(&id) = self.script_by_node.get(&call.id()) {
+            return id;
+        }
+        let id = self.scripts.len();
+        self.scripts.push(ScriptInfo {
+            body: None,
+            func: None,
+            client,
+            ext: Some(text),
         });
         self.script_by_node.insert(call.id(), id);
         id
@@ -2203,4 +2258,11 @@ fn groups(qs: &[usize], paths: &[Path]) -> Vec<Vec<usize>> {
             .any(|h| h.len() > g.len() && g.iter().all(|x| h.contains(x)))
     });
     out
+}
+
+/// What a call that passes a pipeline to another module reaches: a method of an
+/// instance of one of its classes, or one of its functions.
+enum ExtTarget<'a> {
+    Method(&'a std::rc::Rc<crate::project::Instance>, &'a str),
+    Function(std::sync::Arc<crate::project::Queued>),
 }

@@ -29,6 +29,7 @@ use keylint_core::model::Numkeys;
 use keylint_core::script_link::{self, merge, LinkedBody, Mapper, ScriptCall};
 use keylint_core::Span;
 use std::collections::HashMap;
+use std::sync::Arc;
 use tree_sitter::Node;
 
 /// A script call site to link with its body.
@@ -51,12 +52,14 @@ pub(crate) struct Link<'t> {
     pub numkeys: Option<(Numkeys, Span)>,
     /// The call.
     pub call: Node<'t>,
+    /// The body's text, when the script was registered in another module.
+    pub ext: Option<std::sync::Arc<str>>,
 }
 
 /// A script body known at lint time.
 #[derive(Debug, Clone)]
-struct Body {
-    text: String,
+pub(crate) struct Body {
+    pub text: String,
     /// Source offset of every byte of the text, when the body is written in this file.
     offs: Option<Vec<usize>>,
 }
@@ -64,7 +67,11 @@ struct Body {
 /// A lowered body, and where its keys went in the Python model.
 type Lowered = LinkedBody;
 
-fn body_of<'t>(a: &mut Analyzer<'t>, node: Node<'t>, func: Option<FuncId>) -> Option<Body> {
+pub(crate) fn body_of<'t>(
+    a: &mut Analyzer<'t>,
+    node: Node<'t>,
+    func: Option<FuncId>,
+) -> Option<Body> {
     let v = a.eval(node, &Ctx::at(func));
     let (tpl, inline) = match v {
         Value::Str(t) => (t, true),
@@ -101,17 +108,27 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
     let mut lowered: Vec<Lowered> = Vec::new();
     let mut by_body: HashMap<(String, Option<usize>), usize> = HashMap::new();
     // Bodies of registered scripts are merged even when never called.
-    let mut sources: Vec<(Option<Node<'t>>, Option<FuncId>)> =
-        a.scripts.iter().map(|s| (s.body, s.func)).collect();
-    sources.extend(links.iter().map(|l| (l.body, l.func)));
+    type Source<'t> = (Option<Node<'t>>, Option<FuncId>, Option<Arc<str>>);
+    let mut sources: Vec<Source<'t>> = a
+        .scripts
+        .iter()
+        .map(|s| (s.body, s.func, s.ext.clone()))
+        .collect();
+    sources.extend(links.iter().map(|l| (l.body, l.func, l.ext.clone())));
     let mut body_index: Vec<Option<usize>> = Vec::new();
     let mut merged_bytes: std::collections::HashSet<usize> = std::collections::HashSet::new();
-    for (node, func) in sources {
-        let Some(node) = node else {
-            body_index.push(None);
-            continue;
+    for (node, func, ext) in sources {
+        // A body registered in another module: its text, linked and never merged (that
+        // module is linted on its own).
+        let body = match (ext, node) {
+            (Some(text), _) => Some(Body {
+                text: text.to_string(),
+                offs: None,
+            }),
+            (None, Some(node)) => body_of(a, node, func),
+            (None, None) => None,
         };
-        let Some(body) = body_of(a, node, func) else {
+        let Some(body) = body else {
             body_index.push(None);
             continue;
         };
@@ -136,7 +153,7 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
                 merged_bytes.extend(offs.iter().copied());
                 let m = Mapper {
                     offs,
-                    fallback: node.byte_range(),
+                    fallback: node.map_or(0..0, |n| n.byte_range()),
                 };
                 Some(merge(&mut a.model, &lua, &m))
             }

@@ -889,6 +889,73 @@ def run(connection: redis.Redis):
 }
 
 #[test]
+fn a_script_registered_on_a_parameter_of_no_known_kind_is_linked() {
+    // rq's `get_unique_enqueue_script(connection)`: `connection` is no receiver name,
+    // but `register_script` is redis-py's.
+    let src = r#"
+import redis
+LUA = "return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])"
+_scripts = {}
+def get_script(connection):
+    if connection not in _scripts:
+        _scripts[connection] = connection.register_script(LUA)
+    return _scripts[connection]
+def run(connection):
+    script = get_script(connection)
+    script(keys=["user:1000:profile", "user:1000:cart"])
+"#;
+    assert_eq!(rules(src), [Rule::CrossSlot]);
+    // Without any mention of redis, a look-alike method is not followed.
+    let src = r#"
+class Engine:
+    def register_script(self, body):
+        return body
+def run(engine):
+    s = engine.register_script("return 1")
+    s(keys=["a", "b"])
+"#;
+    assert!(rules(src).is_empty());
+}
+
+#[test]
+fn a_factory_whose_every_return_is_one_registered_script_returns_it() {
+    let src = |body: &str| {
+        format!(
+            r#"
+import redis
+r = redis.Redis()
+{body}
+def run():
+    load()(keys=["user:1000:profile", "user:1000:cart"])
+"#
+        )
+    };
+    // Statements before the return, a `with` block among them.
+    let found = src(
+        "def load():\n    code = \"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\"\n    \
+         with r.lock('x') as lk:\n        pass\n    return r.register_script(code)\n",
+    );
+    assert_eq!(rules(&found), [Rule::CrossSlot], "{found}");
+    // A name defined once inside a `with` body, used after it.
+    let found = src("def load():\n    with r.lock('x') as lk:\n        \
+         code = \"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\"\n    \
+         return r.register_script(code)\n");
+    assert_eq!(rules(&found), [Rule::CrossSlot], "{found}");
+    // Two registrations: which one is returned is not known.
+    let two = src(
+        "def load(flag):\n    if flag:\n        return r.register_script(\"return redis.call('GET', KEYS[1])\")\n    \
+         return r.register_script(\"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\")\n",
+    );
+    assert!(rules(&two).is_empty(), "{two}");
+    // A decorator that may change what is returned.
+    let decorated = src(
+        "@wrap\ndef load():\n    code = \"return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2])\"\n    \
+         return r.register_script(code)\n",
+    );
+    assert!(rules(&decorated).is_empty(), "{decorated}");
+}
+
+#[test]
 fn keys_of_other_instances_of_a_class_of_the_file() {
     let src = |body: &str| {
         format!(
@@ -1302,4 +1369,82 @@ fn lookalikes_of_clients_known_by_use_stay_silent() {
         let m = with_profile(src, p);
         assert!(multi(&m).is_empty(), "{src}\n{:?}", units(&m));
     }
+}
+
+#[test]
+fn builders_with_several_returns_are_sets_of_shapes() {
+    let head = r#"
+import redis
+r = redis.Redis()
+STEPS = [0, 3, 6, 9]
+class Chan:
+    sep = ":"
+    def pri(self, n):
+        return STEPS[n % 4]
+    def q_for(self, queue, pri):
+        pri = self.pri(pri)
+        if pri:
+            return f"{queue}{self.sep}{pri}"
+        return queue
+    def tagged(self, queue, pri):
+        if pri:
+            return f"{{{queue}}}:{pri}"
+        return f"{{{queue}}}"
+    def two_consts(self, queue, pri):
+        if pri > 5:
+            return f"{queue}:hi"
+        return f"{queue}:lo"
+    def braces(self, queue, pri):
+        if pri:
+            return f"{queue}:{pri}"
+        return f"{queue}:{{x}}"
+    def keyed(self, queue, key):
+        if key:
+            return f"{queue}:{key}"
+        return queue
+    def elsed(self, queue, pri):
+        if pri:
+            return f"{queue}:{pri}"
+        else:
+            return queue
+"#;
+    let run = |body: &str| {
+        let src = format!("{head}{body}");
+        rules(&src)
+    };
+    let loop_over = |builder: &str| {
+        format!(
+            "    def f(self, queue):\n        with r.pipeline(transaction=True) as pipe:\n            for p in STEPS:\n                pipe.delete(self.{builder}(queue, p))\n            pipe.execute()\n"
+        )
+    };
+    // A loop over the steps: each member is one of the two shapes, and the shapes
+    // differ in the step: likely in different slots while `queue` holds no tag.
+    assert_eq!(run(&loop_over("q_for")), vec![Rule::CrossSlotLikely]);
+    // Every shape under the caller's tag: one slot.
+    assert_eq!(run(&loop_over("tagged")), Vec::<Rule>::new());
+    // Shapes that do not vary with the loop: the passes may all take one of them.
+    assert_eq!(run(&loop_over("two_consts")), Vec::<Rule>::new());
+    // A shape with a brace of its own, a part that may be a whole key (`key`), an
+    // `else` arm: unknown.
+    assert_eq!(run(&loop_over("braces")), Vec::<Rule>::new());
+    assert_eq!(
+        run("    def f(self, queue, keys):\n        with r.pipeline(transaction=True) as pipe:\n            for key in keys:\n                pipe.delete(self.keyed(queue, key))\n            pipe.execute()\n"),
+        Vec::<Rule>::new()
+    );
+    assert_eq!(run(&loop_over("elsed")), Vec::<Rule>::new());
+    // The same call twice is the same key; two calls with different steps are not
+    // compared (which shape each takes is not known): silent, never an error.
+    assert_eq!(
+        run("    def f(self, queue):\n        r.rename(self.q_for(queue, 3), self.q_for(queue, 3))\n"),
+        Vec::<Rule>::new()
+    );
+    assert_eq!(
+        run("    def f(self, queue):\n        r.rename(self.q_for(queue, 3), self.q_for(queue, 6))\n"),
+        Vec::<Rule>::new()
+    );
+    // A comprehension over the builder, sent as one command.
+    assert_eq!(
+        run("    def f(self, queue):\n        r.blpop([self.q_for(queue, p) for p in STEPS])\n"),
+        vec![Rule::CrossSlotLikely]
+    );
 }

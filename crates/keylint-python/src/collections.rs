@@ -395,99 +395,36 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
         let src = self.src();
-        let mut stmts = Vec::new();
-        for d in defs {
-            let crate::index::DefKind::Expr(e) = d.kind else {
-                return None;
-            };
-            if e.kind_name() != "list" || nav.named_children(e).any(|c| c.kind_name() != "comment")
-            {
-                return None;
-            }
-            let target = d.stmt.field(Field::Left)?;
-            if d.stmt.kind_name() != "assignment" || target.kind_name() != "identifier" {
-                return None;
-            }
-            stmts.push(target.id());
-        }
-        let body = self.ix.funcs[f].body;
-        let mut added: Vec<Node<'t>> = Vec::new();
-        let mut reads: Vec<Node<'t>> = Vec::new();
-        let mut stack = vec![body];
-        while let Some(x) = stack.pop() {
-            if matches!(
-                x.kind_name(),
-                "function_definition" | "class_definition" | "lambda"
-            ) && x.id() != body.id()
-            {
-                // A nested scope may name it too: not followed.
-                if contains_name(nav, x, name, src) {
-                    return None;
-                }
-                continue;
-            }
-            if x.kind_name() == "identifier" && text(x, src) == name {
-                if !names_variable(nav, x) || stmts.contains(&x.id()) {
-                    continue;
-                }
-                let parent = nav.parent(x)?;
-                match parent.kind_name() {
-                    // `buf.append(x)`, `buf.extend(xs)`.
-                    "attribute" if parent.field(Field::Object) == Some(x) => {
-                        let m = parent.field(Field::Attribute).map(|a| text(a, src));
-                        let call = nav.parent(parent).filter(|c| {
-                            c.kind_name() == "call" && c.field(Field::Function) == Some(parent)
-                        })?;
-                        let args = call.field(Field::Arguments)?;
-                        match m {
-                            Some("append") if args.kind_name() == "argument_list" => {
-                                let a = arg_nodes(nav, Some(args));
-                                let [a] = a.as_slice() else {
-                                    return None;
-                                };
-                                added.push(*a);
-                            }
-                            Some("extend") if args.kind_name() == "generator_expression" => {
-                                added.push(args)
-                            }
-                            Some("extend") if args.kind_name() == "argument_list" => {
-                                let a = arg_nodes(nav, Some(args));
-                                let [a] = a.as_slice() else {
-                                    return None;
-                                };
-                                added.push(*a);
-                            }
-                            _ => return None,
-                        }
-                    }
-                    // `if buf:`, `while buf:`, `not buf`.
-                    "if_statement" | "elif_clause" | "while_statement"
-                        if parent.field(Field::Condition) == Some(x) => {}
-                    "not_operator" => {}
-                    "argument_list" => {
-                        let call = nav.parent(parent).filter(|c| c.kind_name() == "call")?;
-                        let callee = call.field(Field::Function)?;
-                        match callee.kind_name() {
-                            "identifier" if matches!(text(callee, src), "len" | "bool") => {}
-                            "attribute" => reads.push(callee.field(Field::Object)?),
-                            _ => return None,
-                        }
-                    }
-                    _ => return None,
-                }
-                continue;
-            }
-            stack.extend(nav.children(x));
-        }
+        let stmts = empty_list_targets(nav, defs)?;
+        let uses = BufferUses::of(nav, src, self.ix.funcs[f].body, name, &stmts)?;
         // Reads through a method: only of a redis-py client or pipeline, which keep
         // no reference to the list.
-        for obj in reads {
+        for obj in uses.reads {
             let fctx = Ctx::at(Some(f));
             let v = self.eval(obj, &fctx);
             if !matches!(self.as_receiver(v, obj), Value::Client(_) | Value::Pipe(_)) {
                 return None;
             }
         }
+        let (t, node) = self.buffer_member(uses.added, ctx)?;
+        let each = marked_loops(&t);
+        if each.is_empty() {
+            return None;
+        }
+        Some(Value::Seq {
+            items: vec![Elem {
+                value: Value::Str(t),
+                node,
+                star: false,
+                each,
+            }],
+            family: true,
+        })
+    }
+
+    /// The one member that every addition to a buffer makes (a key of a family
+    /// marked with its loops), and the first node that adds it.
+    fn buffer_member(&mut self, added: Vec<Node<'t>>, ctx: &Ctx<'t>) -> Option<(Tpl, Node<'t>)> {
         let mut member: Option<(Tpl, Node<'t>)> = None;
         for a in added {
             let t = match self.eval(a, &ctx.deeper()) {
@@ -510,20 +447,122 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => member = Some((t, a)),
             }
         }
-        let (t, node) = member?;
-        let each = marked_loops(&t);
-        if each.is_empty() {
+        member
+    }
+}
+
+/// The assigned names of definitions that are all `name = []`, or `None`.
+fn empty_list_targets(nav: &crate::syntax::Nav<'_>, defs: &[Def<'_>]) -> Option<Vec<usize>> {
+    let mut stmts = Vec::new();
+    for d in defs {
+        let crate::index::DefKind::Expr(e) = d.kind else {
+            return None;
+        };
+        if e.kind_name() != "list" || nav.named_children(e).any(|c| c.kind_name() != "comment") {
             return None;
         }
-        Some(Value::Seq {
-            items: vec![Elem {
-                value: Value::Str(t),
-                node,
-                star: false,
-                each,
-            }],
-            family: true,
-        })
+        let target = d.stmt.field(Field::Left)?;
+        if d.stmt.kind_name() != "assignment" || target.kind_name() != "identifier" {
+            return None;
+        }
+        stmts.push(target.id());
+    }
+    Some(stmts)
+}
+
+/// The uses of a buffer's name in its function, other than its definitions: what
+/// is added to it, and the objects whose methods read it.
+struct BufferUses<'t> {
+    added: Vec<Node<'t>>,
+    reads: Vec<Node<'t>>,
+}
+
+impl<'t> BufferUses<'t> {
+    /// `None` when the name is used in any other way, or in a nested scope.
+    fn of(
+        nav: &crate::syntax::Nav<'t>,
+        src: &str,
+        body: Node<'t>,
+        name: &str,
+        stmts: &[usize],
+    ) -> Option<BufferUses<'t>> {
+        let mut uses = BufferUses {
+            added: Vec::new(),
+            reads: Vec::new(),
+        };
+        let mut stack = vec![body];
+        while let Some(x) = stack.pop() {
+            if matches!(
+                x.kind_name(),
+                "function_definition" | "class_definition" | "lambda"
+            ) && x.id() != body.id()
+            {
+                // A nested scope may name it too: not followed.
+                if contains_name(nav, x, name, src) {
+                    return None;
+                }
+                continue;
+            }
+            if x.kind_name() == "identifier" && text(x, src) == name {
+                if !names_variable(nav, x) || stmts.contains(&x.id()) {
+                    continue;
+                }
+                uses.add(nav, src, x)?;
+                continue;
+            }
+            stack.extend(nav.children(x));
+        }
+        Some(uses)
+    }
+
+    /// Records one use `x` of the name, or `None` when it is not an allowed one.
+    fn add(&mut self, nav: &crate::syntax::Nav<'t>, src: &str, x: Node<'t>) -> Option<()> {
+        let parent = nav.parent(x)?;
+        match parent.kind_name() {
+            // `buf.append(x)`, `buf.extend(xs)`.
+            "attribute" if parent.field(Field::Object) == Some(x) => {
+                let m = parent.field(Field::Attribute).map(|a| text(a, src));
+                let call = nav.parent(parent).filter(|c| {
+                    c.kind_name() == "call" && c.field(Field::Function) == Some(parent)
+                })?;
+                let args = call.field(Field::Arguments)?;
+                match m {
+                    Some("append") if args.kind_name() == "argument_list" => {
+                        let a = arg_nodes(nav, Some(args));
+                        let [a] = a.as_slice() else {
+                            return None;
+                        };
+                        self.added.push(*a);
+                    }
+                    Some("extend") if args.kind_name() == "generator_expression" => {
+                        self.added.push(args)
+                    }
+                    Some("extend") if args.kind_name() == "argument_list" => {
+                        let a = arg_nodes(nav, Some(args));
+                        let [a] = a.as_slice() else {
+                            return None;
+                        };
+                        self.added.push(*a);
+                    }
+                    _ => return None,
+                }
+            }
+            // `if buf:`, `while buf:`, `not buf`.
+            "if_statement" | "elif_clause" | "while_statement"
+                if parent.field(Field::Condition) == Some(x) => {}
+            "not_operator" => {}
+            "argument_list" => {
+                let call = nav.parent(parent).filter(|c| c.kind_name() == "call")?;
+                let callee = call.field(Field::Function)?;
+                match callee.kind_name() {
+                    "identifier" if matches!(text(callee, src), "len" | "bool") => {}
+                    "attribute" => self.reads.push(callee.field(Field::Object)?),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+        Some(())
     }
 }
 

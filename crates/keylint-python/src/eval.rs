@@ -1603,21 +1603,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .param_value(name, p, def.annotation, ctx)
                 .unwrap_or_else(|| fallback(self, ctx)),
             DefKind::Expr(e) => {
-                if e.kind_name() == "list" {
-                    if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
-                        return v;
-                    }
-                    if let Some(f) = ctx.func {
-                        let defs = self.ix.funcs[f].defs.get(name).cloned().unwrap_or_default();
-                        if let Some(v) = self.buffer_family(name, &defs, f, ctx) {
-                            return v;
-                        }
-                    }
-                }
-                if e.kind_name() == "dictionary" {
-                    if let Some(v) = self.dict_with_sets(name, def, e, use_node, ctx) {
-                        return v;
-                    }
+                if let Some(v) = self.filled_collection(name, def, e, use_node, ctx) {
+                    return v;
                 }
                 let v = self.eval(e, &ctx.deeper());
                 if let Value::Foreign = v {
@@ -1703,6 +1690,33 @@ impl<'t> crate::lower::Analyzer<'t> {
                 fallback(self, ctx)
             }
         }
+    }
+
+    /// `name = []` or `name = {}` filled before the use (appends, a flushed buffer,
+    /// `name[k] = v`): what it holds, or `None` when it is not one of those.
+    fn filled_collection(
+        &mut self,
+        name: &str,
+        def: Def<'t>,
+        e: Node<'t>,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if e.kind_name() == "list" {
+            if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
+                return Some(v);
+            }
+            if let Some(f) = ctx.func {
+                let defs = self.ix.funcs[f].defs.get(name).cloned().unwrap_or_default();
+                if let Some(v) = self.buffer_family(name, &defs, f, ctx) {
+                    return Some(v);
+                }
+            }
+        }
+        if e.kind_name() == "dictionary" {
+            return self.dict_with_sets(name, def, e, use_node, ctx);
+        }
+        None
     }
 
     /// What a parameter holds: the value a caller bound, `self`/`cls`, a client every
@@ -2720,19 +2734,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let info = self.ix().funcs[id].clone();
-        const OK_DECORATORS: &[&str] = &[
-            "property",
-            "cached_property",
-            "staticmethod",
-            "classmethod",
-            "lru_cache",
-            "cache",
-        ];
-        if info
-            .decorators
-            .iter()
-            .any(|d| !OK_DECORATORS.contains(&d.as_str()))
-        {
+        if !plain_decorators(&info) {
             return None;
         }
         let rets = builder_returns(self.ix.nav, &info)?;
@@ -2741,20 +2743,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut params: HashMap<String, Value<'t>> = HashMap::new();
         let mut plist = info.params.iter();
-        if let Some(c) = bound {
-            if let Some(p) = plist.next() {
-                params.insert(
-                    p.name.clone(),
-                    if info.is_classmethod() {
-                        Value::ClsObj(c)
-                    } else {
-                        Value::SelfObj(c)
-                    },
-                );
-            }
-        } else if info.is_classmethod() {
-            if let (Some(p), Some(c)) = (plist.next(), info.class) {
-                params.insert(p.name.clone(), Value::ClsObj(c));
+        // The receiver: `self`, or `cls` of a classmethod.
+        let receiver = match bound {
+            Some(c) if info.is_classmethod() => Some(Value::ClsObj(c)),
+            Some(c) => Some(Value::SelfObj(c)),
+            None if info.is_classmethod() => info.class.map(Value::ClsObj),
+            None => None,
+        };
+        if bound.is_some() || info.is_classmethod() {
+            if let (Some(p), Some(v)) = (plist.next(), receiver) {
+                params.insert(p.name.clone(), v);
             }
         }
         let rest: Vec<_> = plist.collect();
@@ -2817,12 +2815,23 @@ impl<'t> crate::lower::Analyzer<'t> {
             env: Some(env),
             depth: ctx.depth + 2,
         };
+        self.eval_returns(&info.name, rets, &inner)
+    }
+
+    /// The value of a builder's returns: the one return's value, or the shapes of
+    /// several joined into one template.
+    fn eval_returns(
+        &mut self,
+        name: &str,
+        rets: Vec<Node<'t>>,
+        inner: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
         if let [ret] = rets.as_slice() {
-            return Some(self.eval(*ret, &inner));
+            return Some(self.eval(*ret, inner));
         }
         let mut shapes = Vec::with_capacity(rets.len());
         for r in rets {
-            match self.eval(r, &inner) {
+            match self.eval(r, inner) {
                 Value::Str(t) => shapes.push(t),
                 // `return queue`: the caller's value, whole.
                 Value::Opaque(h) => shapes.push(Tpl::hole(h)),
@@ -2830,8 +2839,23 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => return None,
             }
         }
-        join_shapes(&info.name, shapes).map(Value::Str)
+        join_shapes(name, shapes).map(Value::Str)
     }
+}
+
+/// Whether a function's decorators leave its body's value as the call's value.
+fn plain_decorators(info: &crate::index::FuncInfo<'_>) -> bool {
+    const OK_DECORATORS: &[&str] = &[
+        "property",
+        "cached_property",
+        "staticmethod",
+        "classmethod",
+        "lru_cache",
+        "cache",
+    ];
+    info.decorators
+        .iter()
+        .all(|d| OK_DECORATORS.contains(&d.as_str()))
 }
 
 impl<'t> crate::lower::Analyzer<'t> {

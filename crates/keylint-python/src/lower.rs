@@ -1350,50 +1350,14 @@ impl<'t> Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) {
         let (pos, _) = self.call_args(args, ctx);
-        let Some(first) = pos.first() else { return };
-        let Value::Str(name) = &first.value else {
+        let Some(CommandArgv {
+            argv,
+            arg_of,
+            name_words,
+        }) = CommandArgv::of(&pos)
+        else {
             return;
         };
-        let Some(name) = name.as_bytes() else { return };
-        // redis-py splits a first argument like "OBJECT ENCODING" on spaces.
-        let mut argv: Vec<Vec<u8>> = name
-            .split(|b| b.is_ascii_whitespace())
-            .filter(|s| !s.is_empty())
-            .map(<[u8]>::to_vec)
-            .collect();
-        let name_words = argv.len();
-        if name_words == 0 {
-            return;
-        }
-        let mut arg_of: Vec<Option<usize>> = vec![None; name_words];
-        // `execute_command("MGET", *[k for …])`: a family splatted where every argument
-        // it may fill is a key stands for many keys; any other splat is unknown.
-        let family_splat = match pos.iter().skip(1).filter(|e| e.star).count() {
-            0 => None,
-            1 => {
-                let i = pos.iter().position(|e| e.star).filter(|&i| i > 0);
-                match i {
-                    Some(i) if !pos[i].each.is_empty() => Some(i),
-                    _ => return,
-                }
-            }
-            _ => return,
-        };
-        if let Some(at) = family_splat {
-            if !splat_fills_keys(&argv, &pos, at) {
-                return;
-            }
-        }
-        for (i, e) in pos.iter().enumerate().skip(1) {
-            let bytes = match &e.value {
-                Value::Str(t) => t.as_bytes(),
-                Value::Int(n) => Some(n.to_string().into_bytes()),
-                _ => None,
-            };
-            // An unknown value can be neither a keyword nor a count.
-            argv.push(bytes.unwrap_or_else(|| b"\x00\x01unknown".to_vec()));
-            arg_of.push(Some(i));
-        }
         let refs: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
         let Ok(ex) = keylint_commands::extract_keys(&refs) else {
             return;
@@ -1709,172 +1673,228 @@ impl<'t> Analyzer<'t> {
             let mut evs = by_pipe.remove(&pid).unwrap_or_default();
             evs.sort_by_key(|e| (e.node.end_byte(), e.node.start_byte()));
             let info = self.pipes[pid].clone();
-            let has_multi = evs.iter().any(|e| e.kind == EvKind::Multi);
-            // `multi()` on a `pipeline()` whose kind the profile decided: the code
-            // relies on a transaction, which only a standalone `Redis` gives it
-            // (`RedisCluster`'s default pipeline refuses `watch()` and `multi()`).
-            let profile_multi =
-                has_multi && info.tx == Tx::No && info.origin == TxOrigin::ProfileDefault;
-            let tx = match info.tx {
-                Tx::Yes => true,
-                Tx::No => has_multi && (info.client != ClientKind::Cluster || profile_multi),
-                Tx::Unknown => has_multi,
-            };
-            // `pipeline()` on a client whose kind the code does not show, taken to be a
-            // `RedisCluster` by the profile: not a transaction there, but `MULTI`/`EXEC`
-            // on a standalone `Redis`, which the code may rely on.
-            let not_atomic =
-                !tx && !has_multi && info.tx == Tx::No && info.origin == TxOrigin::ProfileDefault;
-            if !tx && !not_atomic {
+            let Some(plan) = TxPlan::of(&info, &evs) else {
                 continue;
-            }
-            let policy = if not_atomic {
-                CrossSlotPolicy::NotAtomic
-            } else {
-                CrossSlotPolicy::Refused
             };
-            let note = match (not_atomic, info.origin, info.client) {
-                (true, _, _) => Some(
-                    "the kind of this client is not written here and is taken to be \
-                     `RedisCluster` (`client = \"cluster\"`): its `pipeline()` is not a \
-                     transaction, so these commands are sent per node and run with no \
-                     atomicity, silently; on a standalone `Redis` the same `pipeline()` is \
-                     `MULTI`/`EXEC`, which this code may rely on",
-                ),
-                (false, _, _) if profile_multi => Some(
-                    "the kind of this client is not written here and is taken to be \
-                     `RedisCluster` (`client = \"cluster\"`); this code calls `multi()`, so \
-                     it relies on a transaction, which a standalone `Redis` runs as \
-                     `MULTI`/`EXEC`; on a cluster, `RedisCluster.pipeline()` refuses \
-                     `watch()` and `multi()` (`RedisClusterException`), and with \
-                     `transaction=True` it refuses this transaction \
-                     (`CrossSlotTransactionError`)",
-                ),
-                (false, TxOrigin::Written, _) => Some(
-                    "with `transaction=True`, redis-py's `RedisCluster` refuses this \
-                     transaction before sending it (`CrossSlotTransactionError`)",
-                ),
-                (false, TxOrigin::ClientDefault | TxOrigin::ProfileDefault, _)
-                    if info.tx == Tx::Yes =>
-                {
-                    Some(
-                        "this `pipeline()` is `MULTI`/`EXEC` because the client is a \
-                         standalone `Redis` (its default), and the code may rely on that; \
-                         on a cluster, `RedisCluster.pipeline()` is not a transaction: \
-                         these commands would run per node, silently not atomic (and with \
-                         `transaction=True` it refuses them: `CrossSlotTransactionError`)",
-                    )
-                }
-                _ => None,
+            let paths = self.event_paths(&evs, &mut memo);
+            let batch = Batch {
+                info: &info,
+                evs: &evs,
+                paths: &paths,
             };
-            let paths: Vec<Path> = evs
-                .iter()
-                .map(|e| {
-                    let mut p = Path::of(self.ix.nav, e.node, &mut memo);
-                    for &n in &e.inner {
-                        let q = Path::of(self.ix.nav, n, &mut memo);
-                        p.loops.extend(q.loops.iter().copied());
-                        p.inner.push(Level {
-                            id: n.id(),
-                            arms: q.arms,
-                            exits: q.exits,
-                            pos: q.pos,
-                        });
-                    }
-                    p.inner.extend(e.ext.iter().cloned());
-                    p
-                })
-                .collect();
             if let Some(call) = info.transaction_call.clone() {
-                // Executes when the function returns: every queued key counts.
-                let qs: Vec<usize> = (0..evs.len())
-                    .filter(|&i| evs[i].kind == EvKind::Keys)
-                    .collect();
-                let anchor = info.anchor.clone().unwrap_or(call.clone());
-                for g in groups(&qs, &paths) {
-                    let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
-                    let in_loop = g.iter().any(|&i| !paths[i].loops.is_empty());
-                    if keys.len() >= 2 || (in_loop && !keys.is_empty()) {
-                        let unit = self.push_unit(
-                            UnitKind::Transaction,
-                            "pipeline",
-                            call.clone(),
-                            anchor.clone(),
-                            keys,
-                            CrossSlotPolicy::Refused,
-                        );
-                        self.loop_families(unit, &g, &evs, &paths, None);
-                    }
-                }
-                continue;
-            }
-            // The events that end a batch, in order.
-            let cuts: Vec<usize> = (0..evs.len())
-                .filter(|&i| matches!(evs[i].kind, EvKind::Execute | EvKind::Reset))
-                .collect();
-            for (ei, e) in evs.iter().enumerate() {
-                if e.kind != EvKind::Execute {
-                    continue;
-                }
-                let mut qs = Vec::new();
-                let scope = self.func_of_call(e.node);
-                for (qi, q) in evs.iter().enumerate().take(ei) {
-                    if q.kind != EvKind::Keys || !paths[qi].compatible(&paths[ei]) {
-                        continue;
-                    }
-                    // A command queued in a nested function runs whenever that
-                    // function is called, if ever: not known to precede this execute.
-                    if self.func_of_call(q.node) != scope {
-                        continue;
-                    }
-                    let from = cuts.partition_point(|&ri| ri <= qi);
-                    let cut = cuts[from..].iter().take_while(|&&ri| ri < ei).any(|&ri| {
-                        paths[ri].compatible(&paths[qi]) && paths[ri].compatible(&paths[ei])
-                    });
-                    if !cut {
-                        qs.push(qi);
-                    }
-                }
-                for g in groups(&qs, &paths) {
-                    let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
-                    let in_loop = g
-                        .iter()
-                        .any(|&i| paths[i].loops.iter().any(|l| !paths[ei].loops.contains(l)));
-                    let many = keys.len() >= 2 || (in_loop && !keys.is_empty());
-                    if !many {
-                        continue;
-                    }
-                    let first = g
-                        .iter()
-                        .map(|&i| evs[i].node.start_byte())
-                        .min()
-                        .unwrap_or(0);
-                    let start = match &info.created {
-                        Some(c) if c.start <= first => c.start,
-                        _ => first,
-                    };
-                    let anchor = match (&info.created, &info.anchor) {
-                        (Some(c), Some(a)) if c.start <= first => a.clone(),
-                        _ => evs[g[0]].node.byte_range(),
-                    };
-                    let unit = self.push_unit(
-                        UnitKind::Transaction,
-                        "pipeline",
-                        start..e.node.end_byte(),
-                        anchor,
-                        keys,
-                        policy,
-                    );
-                    if let Some(note) = note {
-                        self.model.unit_notes.push(UnitNote {
-                            unit,
-                            note: note.to_string(),
-                        });
-                    }
-                    self.loop_families(unit, &g, &evs, &paths, Some(ei));
-                }
+                self.transaction_call_units(&batch, call);
+            } else {
+                self.execute_units(&batch, plan);
             }
         }
+    }
+
+    /// The path of each event, with the levels of the calls it sits in.
+    fn event_paths(&self, evs: &[PipeEvent<'t>], memo: &mut PathMemo<'t>) -> Vec<Path> {
+        evs.iter()
+            .map(|e| {
+                let mut p = Path::of(self.ix.nav, e.node, memo);
+                for &n in &e.inner {
+                    let q = Path::of(self.ix.nav, n, memo);
+                    p.loops.extend(q.loops.iter().copied());
+                    p.inner.push(Level {
+                        id: n.id(),
+                        arms: q.arms,
+                        exits: q.exits,
+                        pos: q.pos,
+                    });
+                }
+                p.inner.extend(e.ext.iter().cloned());
+                p
+            })
+            .collect()
+    }
+
+    /// The units of a pipeline created by `r.transaction(func, …)`, which executes
+    /// when the function returns: every queued key counts.
+    fn transaction_call_units(&mut self, b: &Batch<'_, 't>, call: Span) {
+        let (evs, paths) = (b.evs, b.paths);
+        let qs: Vec<usize> = (0..evs.len())
+            .filter(|&i| evs[i].kind == EvKind::Keys)
+            .collect();
+        let anchor = b.info.anchor.clone().unwrap_or(call.clone());
+        for g in groups(&qs, paths) {
+            let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
+            let in_loop = g.iter().any(|&i| !paths[i].loops.is_empty());
+            if keys.len() >= 2 || (in_loop && !keys.is_empty()) {
+                let unit = self.push_unit(
+                    UnitKind::Transaction,
+                    "pipeline",
+                    call.clone(),
+                    anchor.clone(),
+                    keys,
+                    CrossSlotPolicy::Refused,
+                );
+                self.loop_families(unit, &g, evs, paths, None);
+            }
+        }
+    }
+
+    /// The units of each `execute()`: the commands queued before it on a compatible
+    /// path, with no `execute()` or `reset()` between them.
+    fn execute_units(&mut self, b: &Batch<'_, 't>, plan: TxPlan) {
+        let (evs, paths) = (b.evs, b.paths);
+        // The events that end a batch, in order.
+        let cuts: Vec<usize> = (0..evs.len())
+            .filter(|&i| matches!(evs[i].kind, EvKind::Execute | EvKind::Reset))
+            .collect();
+        for (ei, e) in evs.iter().enumerate() {
+            if e.kind != EvKind::Execute {
+                continue;
+            }
+            let qs = self.queued_before(b, &cuts, ei);
+            for g in groups(&qs, paths) {
+                let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
+                let in_loop = g
+                    .iter()
+                    .any(|&i| paths[i].loops.iter().any(|l| !paths[ei].loops.contains(l)));
+                let many = keys.len() >= 2 || (in_loop && !keys.is_empty());
+                if !many {
+                    continue;
+                }
+                let first = g
+                    .iter()
+                    .map(|&i| evs[i].node.start_byte())
+                    .min()
+                    .unwrap_or(0);
+                let start = match &b.info.created {
+                    Some(c) if c.start <= first => c.start,
+                    _ => first,
+                };
+                let anchor = match (&b.info.created, &b.info.anchor) {
+                    (Some(c), Some(a)) if c.start <= first => a.clone(),
+                    _ => evs[g[0]].node.byte_range(),
+                };
+                let unit = self.push_unit(
+                    UnitKind::Transaction,
+                    "pipeline",
+                    start..e.node.end_byte(),
+                    anchor,
+                    keys,
+                    plan.policy,
+                );
+                if let Some(note) = plan.note {
+                    self.model.unit_notes.push(UnitNote {
+                        unit,
+                        note: note.to_string(),
+                    });
+                }
+                self.loop_families(unit, &g, evs, paths, Some(ei));
+            }
+        }
+    }
+
+    /// The key commands that the `execute()` at `ei` sends: queued before it on a
+    /// compatible path, in the same function, with no batch end (`cuts`) between.
+    fn queued_before(&self, b: &Batch<'_, 't>, cuts: &[usize], ei: usize) -> Vec<usize> {
+        let (evs, paths) = (b.evs, b.paths);
+        let mut qs = Vec::new();
+        let scope = self.func_of_call(evs[ei].node);
+        for (qi, q) in evs.iter().enumerate().take(ei) {
+            if q.kind != EvKind::Keys || !paths[qi].compatible(&paths[ei]) {
+                continue;
+            }
+            // A command queued in a nested function runs whenever that
+            // function is called, if ever: not known to precede this execute.
+            if self.func_of_call(q.node) != scope {
+                continue;
+            }
+            let from = cuts.partition_point(|&ri| ri <= qi);
+            let cut = cuts[from..]
+                .iter()
+                .take_while(|&&ri| ri < ei)
+                .any(|&ri| paths[ri].compatible(&paths[qi]) && paths[ri].compatible(&paths[ei]));
+            if !cut {
+                qs.push(qi);
+            }
+        }
+        qs
+    }
+}
+
+/// The events of one pipeline, in order, with their paths.
+struct Batch<'a, 't> {
+    info: &'a PipeInfo,
+    evs: &'a [PipeEvent<'t>],
+    paths: &'a [Path],
+}
+
+/// How the batches of a transaction (or of a pipeline that may be one) are judged.
+#[derive(Clone, Copy)]
+struct TxPlan {
+    policy: CrossSlotPolicy,
+    note: Option<&'static str>,
+}
+
+impl TxPlan {
+    /// The plan for a pipeline, or `None` when it is neither a transaction nor a
+    /// pipeline whose atomicity the code may rely on.
+    fn of(info: &PipeInfo, evs: &[PipeEvent<'_>]) -> Option<TxPlan> {
+        let has_multi = evs.iter().any(|e| e.kind == EvKind::Multi);
+        // `multi()` on a `pipeline()` whose kind the profile decided: the code
+        // relies on a transaction, which only a standalone `Redis` gives it
+        // (`RedisCluster`'s default pipeline refuses `watch()` and `multi()`).
+        let profile_multi =
+            has_multi && info.tx == Tx::No && info.origin == TxOrigin::ProfileDefault;
+        let tx = match info.tx {
+            Tx::Yes => true,
+            Tx::No => has_multi && (info.client != ClientKind::Cluster || profile_multi),
+            Tx::Unknown => has_multi,
+        };
+        // `pipeline()` on a client whose kind the code does not show, taken to be a
+        // `RedisCluster` by the profile: not a transaction there, but `MULTI`/`EXEC`
+        // on a standalone `Redis`, which the code may rely on.
+        let not_atomic =
+            !tx && !has_multi && info.tx == Tx::No && info.origin == TxOrigin::ProfileDefault;
+        if !tx && !not_atomic {
+            return None;
+        }
+        let policy = if not_atomic {
+            CrossSlotPolicy::NotAtomic
+        } else {
+            CrossSlotPolicy::Refused
+        };
+        let note = match (not_atomic, info.origin, info.client) {
+            (true, _, _) => Some(
+                "the kind of this client is not written here and is taken to be \
+                 `RedisCluster` (`client = \"cluster\"`): its `pipeline()` is not a \
+                 transaction, so these commands are sent per node and run with no \
+                 atomicity, silently; on a standalone `Redis` the same `pipeline()` is \
+                 `MULTI`/`EXEC`, which this code may rely on",
+            ),
+            (false, _, _) if profile_multi => Some(
+                "the kind of this client is not written here and is taken to be \
+                 `RedisCluster` (`client = \"cluster\"`); this code calls `multi()`, so \
+                 it relies on a transaction, which a standalone `Redis` runs as \
+                 `MULTI`/`EXEC`; on a cluster, `RedisCluster.pipeline()` refuses \
+                 `watch()` and `multi()` (`RedisClusterException`), and with \
+                 `transaction=True` it refuses this transaction \
+                 (`CrossSlotTransactionError`)",
+            ),
+            (false, TxOrigin::Written, _) => Some(
+                "with `transaction=True`, redis-py's `RedisCluster` refuses this \
+                 transaction before sending it (`CrossSlotTransactionError`)",
+            ),
+            (false, TxOrigin::ClientDefault | TxOrigin::ProfileDefault, _)
+                if info.tx == Tx::Yes =>
+            {
+                Some(
+                    "this `pipeline()` is `MULTI`/`EXEC` because the client is a \
+                     standalone `Redis` (its default), and the code may rely on that; \
+                     on a cluster, `RedisCluster.pipeline()` is not a transaction: \
+                     these commands would run per node, silently not atomic (and with \
+                     `transaction=True` it refuses them: `CrossSlotTransactionError`)",
+                )
+            }
+            _ => None,
+        };
+        Some(TxPlan { policy, note })
     }
 }
 
@@ -1897,6 +1917,70 @@ fn is_inert_builtin(call: Node<'_>, src: &str) -> bool {
                     | "str"
             )
     })
+}
+
+/// The argv of `execute_command(…)` as far as it is known, each word mapped back to
+/// the argument it came from (`None` for the words of the command's name).
+struct CommandArgv {
+    argv: Vec<Vec<u8>>,
+    arg_of: Vec<Option<usize>>,
+    name_words: usize,
+}
+
+impl CommandArgv {
+    /// `None` when the command's name is not a known string, or an argument is
+    /// splatted in a way that leaves the keys unknown.
+    fn of(pos: &[Elem<'_>]) -> Option<CommandArgv> {
+        let first = pos.first()?;
+        let Value::Str(name) = &first.value else {
+            return None;
+        };
+        let name = name.as_bytes()?;
+        // redis-py splits a first argument like "OBJECT ENCODING" on spaces.
+        let mut argv: Vec<Vec<u8>> = name
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|s| !s.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        let name_words = argv.len();
+        if name_words == 0 {
+            return None;
+        }
+        let mut arg_of: Vec<Option<usize>> = vec![None; name_words];
+        // `execute_command("MGET", *[k for …])`: a family splatted where every argument
+        // it may fill is a key stands for many keys; any other splat is unknown.
+        let family_splat = match pos.iter().skip(1).filter(|e| e.star).count() {
+            0 => None,
+            1 => {
+                let i = pos.iter().position(|e| e.star).filter(|&i| i > 0);
+                match i {
+                    Some(i) if !pos[i].each.is_empty() => Some(i),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if let Some(at) = family_splat {
+            if !splat_fills_keys(&argv, pos, at) {
+                return None;
+            }
+        }
+        for (i, e) in pos.iter().enumerate().skip(1) {
+            let bytes = match &e.value {
+                Value::Str(t) => t.as_bytes(),
+                Value::Int(n) => Some(n.to_string().into_bytes()),
+                _ => None,
+            };
+            // An unknown value can be neither a keyword nor a count.
+            argv.push(bytes.unwrap_or_else(|| b"\x00\x01unknown".to_vec()));
+            arg_of.push(Some(i));
+        }
+        Some(CommandArgv {
+            argv,
+            arg_of,
+            name_words,
+        })
+    }
 }
 
 /// The name of a script call's unit in messages: `script`, or the function an

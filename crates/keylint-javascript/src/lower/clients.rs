@@ -218,86 +218,9 @@ impl<'t> Analyzer<'t> {
                 }
                 found
             }
-            "object" => {
-                let mut c = a.walk();
-                let props: Vec<Node<'t>> = a.named_children(&mut c).collect();
-                let mut found = Prefix::None;
-                for p in props {
-                    match p.kind() {
-                        "pair" => {
-                            let (Some(k), Some(v)) =
-                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                            else {
-                                return unknown_after(found);
-                            };
-                            let key = match k.kind() {
-                                "property_identifier" => text(k, self.src).to_string(),
-                                "string" => string_value(k, self.src).unwrap_or_default(),
-                                _ => return unknown_after(found),
-                            };
-                            match key.as_str() {
-                                "keyPrefix" => match self.eval(v) {
-                                    Value::Str(t) => {
-                                        self.prefixes.push(t);
-                                        found = Prefix::Lit(self.prefixes.len() - 1);
-                                    }
-                                    _ => return unknown_after(found),
-                                },
-                                // Options nested in options (a cluster's options for
-                                // its node clients).
-                                "redisOptions" | "defaults" | "options" | "rootNodes" => {
-                                    match self.options_prefix(v, lib, depth + 1) {
-                                        Prefix::None => {}
-                                        Prefix::Unknown => return unknown_after(found),
-                                        p => found = p,
-                                    }
-                                }
-                                _ => {}
-                            }
-                        }
-                        "shorthand_property_identifier" => {
-                            if matches!(
-                                text(p, self.src),
-                                "keyPrefix" | "redisOptions" | "defaults" | "options" | "rootNodes"
-                            ) {
-                                return unknown_after(found);
-                            }
-                        }
-                        "comment" => {}
-                        _ => return unknown_after(found),
-                    }
-                }
-                found
-            }
+            "object" => self.object_prefix(a, lib, depth),
             // A connection URL: ioredis reads options from its query string.
-            "string" | "template_string" | "binary_expression" => match self.eval(a) {
-                Value::Str(t) => {
-                    let literal: Vec<u8> = t
-                        .parts
-                        .iter()
-                        .flat_map(|p| match p {
-                            TPart::Lit { bytes, .. } => bytes.clone(),
-                            TPart::Hole(_) => Vec::new(),
-                        })
-                        .collect();
-                    let has_query = literal.contains(&b'?');
-                    // A prefix in the query string, percent-encoded: not read.
-                    if lib == Lib::IoRedis
-                        && literal
-                            .windows(9)
-                            .any(|w| w.eq_ignore_ascii_case(b"keyPrefix"))
-                    {
-                        return Prefix::Opaque;
-                    }
-                    let holes = t.as_bytes().is_none();
-                    if lib == Lib::IoRedis && (has_query || (holes && !url_holes_before_path(&t))) {
-                        Prefix::Unknown
-                    } else {
-                        Prefix::None
-                    }
-                }
-                _ => Prefix::Unknown,
-            },
+            "string" | "template_string" | "binary_expression" => self.url_prefix(a, lib),
             "identifier" | "member_expression" => match self.eval(a) {
                 Value::Num(_) | Value::Null => Prefix::None,
                 Value::Str(_) => {
@@ -320,6 +243,93 @@ impl<'t> Analyzer<'t> {
             _ => Prefix::Unknown,
         }
     }
+
+    /// The `keyPrefix` an options object sets, itself or in the options it nests.
+    fn object_prefix(&mut self, a: Node<'t>, lib: Lib, depth: usize) -> Prefix {
+        let mut c = a.walk();
+        let props: Vec<Node<'t>> = a.named_children(&mut c).collect();
+        let mut found = Prefix::None;
+        for p in props {
+            match p.kind() {
+                "pair" => {
+                    let (Some(k), Some(v)) =
+                        (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                    else {
+                        return unknown_after(found);
+                    };
+                    let key = match k.kind() {
+                        "property_identifier" => text(k, self.src).to_string(),
+                        "string" => string_value(k, self.src).unwrap_or_default(),
+                        _ => return unknown_after(found),
+                    };
+                    match key.as_str() {
+                        "keyPrefix" => match self.eval(v) {
+                            Value::Str(t) => {
+                                self.prefixes.push(t);
+                                found = Prefix::Lit(self.prefixes.len() - 1);
+                            }
+                            _ => return unknown_after(found),
+                        },
+                        // Options nested in options (a cluster's options for
+                        // its node clients).
+                        "redisOptions" | "defaults" | "options" | "rootNodes" => {
+                            match self.options_prefix(v, lib, depth + 1) {
+                                Prefix::None => {}
+                                Prefix::Unknown => return unknown_after(found),
+                                p => found = p,
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                "shorthand_property_identifier" => {
+                    if matches!(
+                        text(p, self.src),
+                        "keyPrefix" | "redisOptions" | "defaults" | "options" | "rootNodes"
+                    ) {
+                        return unknown_after(found);
+                    }
+                }
+                "comment" => {}
+                _ => return unknown_after(found),
+            }
+        }
+        found
+    }
+
+    /// The `keyPrefix` of a connection URL: ioredis reads options from its query
+    /// string.
+    fn url_prefix(&mut self, a: Node<'t>, lib: Lib) -> Prefix {
+        match self.eval(a) {
+            Value::Str(t) => {
+                let literal: Vec<u8> = t
+                    .parts
+                    .iter()
+                    .flat_map(|p| match p {
+                        TPart::Lit { bytes, .. } => bytes.clone(),
+                        TPart::Hole(_) => Vec::new(),
+                    })
+                    .collect();
+                let has_query = literal.contains(&b'?');
+                // A prefix in the query string, percent-encoded: not read.
+                if lib == Lib::IoRedis
+                    && literal
+                        .windows(9)
+                        .any(|w| w.eq_ignore_ascii_case(b"keyPrefix"))
+                {
+                    return Prefix::Opaque;
+                }
+                let holes = t.as_bytes().is_none();
+                if lib == Lib::IoRedis && (has_query || (holes && !url_holes_before_path(&t))) {
+                    Prefix::Unknown
+                } else {
+                    Prefix::None
+                }
+            }
+            _ => Prefix::Unknown,
+        }
+    }
+
     /// `this.x` and `obj.x`.
     pub(super) fn member(&mut self, n: Node<'t>) -> Value<'t> {
         let (Some(obj), Some(prop)) = (

@@ -514,34 +514,14 @@ impl Masker {
                 h = mix(h, word_hash(s));
                 continue;
             }
-            // A UUID: 36 bytes, four `-` where they belong, the rest hex digits.
-            let class = if s.len() == 36
-                && subs == 4
-                && flags & NONHEX_NOT_SUB == 0
-                && s[8] == b'-'
-                && s[13] == b'-'
-                && s[18] == b'-'
-                && s[23] == b'-'
-            {
+            let class = if is_scanned_uuid(s, subs, flags) {
                 Class::Uuid
             } else if s.len() == 10 && is_date(s) {
                 Class::Date
             } else if flags & SUB == 0 {
                 classify_fast(s, digits, flags)
             } else {
-                let mut j = 0;
-                while j < s.len() {
-                    if s[j] == b'-' || s[j] == b'_' {
-                        h = mix(h, 0x100 | u64::from(s[j]));
-                        j += 1;
-                        continue;
-                    }
-                    let s0 = j;
-                    while j < s.len() && s[j] != b'-' && s[j] != b'_' {
-                        j += 1;
-                    }
-                    h = mix(h, class_hash(&s[s0..j], classify_atom(&s[s0..j])));
-                }
+                h = mix_sub_words(h, s);
                 continue;
             };
             h = mix(h, class_hash(s, class));
@@ -692,6 +672,39 @@ impl Masker {
         out.extend_from_slice(&key[pos..]);
         masked
     }
+}
+
+/// A UUID word of [`Masker::scan`]: 36 bytes, four `-` where they belong, the rest
+/// hex digits (`subs` counts its `-` and `_`, `flags` ors its bytes' classes).
+#[inline(always)]
+fn is_scanned_uuid(s: &[u8], subs: usize, flags: u8) -> bool {
+    s.len() == 36
+        && subs == 4
+        && flags & NONHEX_NOT_SUB == 0
+        && s[8] == b'-'
+        && s[13] == b'-'
+        && s[18] == b'-'
+        && s[23] == b'-'
+}
+
+/// Mixes into `h` a word of [`Masker::scan`] that holds `-` or `_` and is not a
+/// UUID: each separator as itself, each part between them by its class.
+#[inline(always)]
+fn mix_sub_words(mut h: u64, s: &[u8]) -> u64 {
+    let mut j = 0;
+    while j < s.len() {
+        if s[j] == b'-' || s[j] == b'_' {
+            h = mix(h, 0x100 | u64::from(s[j]));
+            j += 1;
+            continue;
+        }
+        let s0 = j;
+        while j < s.len() && s[j] != b'-' && s[j] != b'_' {
+            j += 1;
+        }
+        h = mix(h, class_hash(&s[s0..j], classify_atom(&s[s0..j])));
+    }
+    h
 }
 
 #[cfg(test)]

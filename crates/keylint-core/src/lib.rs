@@ -17,6 +17,7 @@ pub mod script_link;
 pub mod suggest;
 pub mod suppress;
 pub mod template;
+pub mod template_builder;
 
 /// A byte range in a source file.
 pub type Span = std::ops::Range<usize>;

@@ -1,50 +1,10 @@
-//! Key templates while an expression is evaluated, and JavaScript string literals
-//! decoded to bytes with the source offset of each byte.
+//! Key templates while an expression is evaluated (the core's builder,
+//! [`keylint_core::template_builder`]), how a JavaScript identifier reads as a key or a
+//! prefix, and JavaScript string literals decoded to bytes with the source offset of
+//! each byte.
 
-use keylint_core::template::{Hole, HoleKind, KeyTemplate, Lit, Part, SourceMap};
-use keylint_core::Span;
-
-/// A value the linter cannot know.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HoleInfo {
-    /// How the user wrote it.
-    pub label: String,
-    /// Identity of the runtime value.
-    pub binding: String,
-    /// Where it is.
-    pub span: Option<Span>,
-    /// It reads like a whole key or a prefix, which may carry a tag of its own.
-    pub keylike: bool,
-}
-
-/// One part of a template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum TPart {
-    /// Known bytes and the source offset of each.
-    Lit {
-        bytes: Vec<u8>,
-        offs: Vec<Option<usize>>,
-    },
-    /// An unknown value.
-    Hole(HoleInfo),
-}
-
-/// What a string expression may evaluate to.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Tpl {
-    pub parts: Vec<TPart>,
-}
-
-const KEYLIKE_WORDS: &[&str] = &[
-    "key",
-    "keys",
-    "prefix",
-    "namespace",
-    "ns",
-    "pfx",
-    "root",
-    "base",
-];
+use keylint_core::template_builder::is_keylike_word;
+pub(crate) use keylint_core::template_builder::{HoleInfo, TPart, Tpl};
 
 /// Whether a label (`this.keyPrefix`, `opts.prefix`, `queueKey`) reads like a whole
 /// key or a prefix.
@@ -74,125 +34,7 @@ pub(crate) fn is_keylike_label(label: &str) -> bool {
     if !cur.is_empty() {
         words.push(cur);
     }
-    words
-        .iter()
-        .any(|w| KEYLIKE_WORDS.contains(&w.as_str()) || w.ends_with("key") || w.ends_with("prefix"))
-}
-
-impl Tpl {
-    pub fn lit(bytes: Vec<u8>, offs: Vec<Option<usize>>) -> Tpl {
-        Tpl {
-            parts: vec![TPart::Lit { bytes, offs }],
-        }
-    }
-
-    pub fn text(s: &[u8]) -> Tpl {
-        Tpl::lit(s.to_vec(), vec![None; s.len()])
-    }
-
-    pub fn hole(h: HoleInfo) -> Tpl {
-        Tpl {
-            parts: vec![TPart::Hole(h)],
-        }
-    }
-
-    pub fn push(&mut self, other: Tpl) {
-        for p in other.parts {
-            match (self.parts.last_mut(), p) {
-                (
-                    Some(TPart::Lit { bytes, offs }),
-                    TPart::Lit {
-                        bytes: b2,
-                        offs: o2,
-                    },
-                ) => {
-                    bytes.extend(b2);
-                    offs.extend(o2);
-                }
-                (_, p) => self.parts.push(p),
-            }
-        }
-    }
-
-    /// The bytes when there is no hole.
-    pub fn as_bytes(&self) -> Option<Vec<u8>> {
-        let mut out = Vec::new();
-        for p in &self.parts {
-            match p {
-                TPart::Lit { bytes, .. } => out.extend_from_slice(bytes),
-                TPart::Hole(_) => return None,
-            }
-        }
-        Some(out)
-    }
-
-    /// The template as a key written at `use_span`: a hole is opaque when it begins
-    /// the key or reads like a key or a prefix, else a fragment; literal bytes keep
-    /// their offsets only inside `use_span`.
-    pub fn to_key_template(&self, use_span: &Span) -> KeyTemplate {
-        let mut parts: Vec<Part> = Vec::new();
-        let mut seen_lit = false;
-        for p in &self.parts {
-            match p {
-                TPart::Lit { bytes, offs } => {
-                    if bytes.is_empty() {
-                        continue;
-                    }
-                    seen_lit = true;
-                    push_lit(&mut parts, bytes, offs, use_span);
-                }
-                TPart::Hole(h) => {
-                    let kind = if !seen_lit || h.keylike {
-                        HoleKind::Opaque
-                    } else {
-                        HoleKind::Fragment
-                    };
-                    parts.push(Part::Hole(Hole {
-                        label: h.label.clone(),
-                        binding: h.binding.clone(),
-                        kind,
-                        span: h.span.clone(),
-                    }));
-                }
-            }
-        }
-        if parts.is_empty() {
-            parts.push(Part::Lit(Lit {
-                bytes: Vec::new(),
-                map: SourceMap::None,
-            }));
-        }
-        KeyTemplate { parts }
-    }
-}
-
-fn push_lit(parts: &mut Vec<Part>, bytes: &[u8], offs: &[Option<usize>], use_span: &Span) {
-    let inside = |o: &Option<usize>| o.is_some_and(|o| use_span.contains(&o));
-    let mut i = 0;
-    while i < bytes.len() {
-        let mapped = inside(&offs[i]);
-        let mut j = i + 1;
-        while j < bytes.len() && inside(&offs[j]) == mapped {
-            j += 1;
-        }
-        let map = if mapped {
-            let o: Vec<usize> = offs[i..j].iter().map(|o| o.unwrap_or(0)).collect();
-            if o.windows(2).all(|w| w[1] == w[0] + 1) {
-                SourceMap::Contiguous(o[0])
-            } else {
-                let mut v = o.clone();
-                v.push(o[o.len() - 1] + 1);
-                SourceMap::PerByte(v)
-            }
-        } else {
-            SourceMap::None
-        };
-        parts.push(Part::Lit(Lit {
-            bytes: bytes[i..j].to_vec(),
-            map,
-        }));
-        i = j;
-    }
+    words.iter().any(|w| is_keylike_word(w))
 }
 
 /// Decodes the body of a JavaScript string or template chunk (`src[from..to]`, quotes

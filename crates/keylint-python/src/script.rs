@@ -24,7 +24,6 @@
 use crate::eval::{Ctx, Value};
 use crate::index::FuncId;
 use crate::lower::Analyzer;
-use crate::tpl::TPart;
 use keylint_core::model::Numkeys;
 use keylint_core::script_link::{self, merge, LinkedBody, Mapper, ScriptCall};
 use keylint_core::Span;
@@ -78,27 +77,10 @@ pub(crate) fn body_of<'t>(
         Value::FileText(t) => (t, false),
         _ => return None,
     };
-    let mut bytes = Vec::new();
-    let mut offs = Vec::new();
-    let mut all_known = true;
-    for p in &tpl.parts {
-        match p {
-            TPart::Lit { bytes: b, offs: o } => {
-                bytes.extend_from_slice(b);
-                for x in o {
-                    match x {
-                        Some(x) => offs.push(*x),
-                        None => all_known = false,
-                    }
-                }
-            }
-            TPart::Hole(_) => return None,
-        }
-    }
-    let text = String::from_utf8(bytes).ok()?;
+    let (text, offs) = tpl.text_with_offsets()?;
     Some(Body {
         text,
-        offs: (inline && all_known).then_some(offs),
+        offs: offs.filter(|_| inline),
     })
 }
 

@@ -1,63 +1,9 @@
-//! The frontend's own key templates, before they become [`KeyTemplate`]s.
-//!
-//! While an expression is evaluated, a hole does not know yet whether it will begin a
-//! key or follow literal text inside one (a key-builder function's `f"{ns}:{uid}"` may
-//! be called with a literal namespace). Holes therefore carry only facts about the
-//! value here; [`Tpl::to_key_template`] decides each hole's [`HoleKind`] once the key
-//! is complete. Literal bytes keep the source offset each one came from, so the
-//! hash-tag rules can point at a single brace.
+//! Key templates while an expression is evaluated: the core's builder
+//! ([`keylint_core::template_builder`]), and how a Python identifier reads as a key or
+//! a prefix.
 
-use keylint_core::template::{Hole, HoleKind, KeyTemplate, Lit, Part, SourceMap};
-use keylint_core::Span;
-
-/// A value the linter cannot know, with what identifies it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HoleInfo {
-    /// How the user wrote it (`uid`, `job.id`).
-    pub label: String,
-    /// Identity of the runtime value (see [`keylint_core::template::Hole::binding`]).
-    pub binding: String,
-    /// Where it is in the source.
-    pub span: Option<Span>,
-    /// The value may be a whole key or a prefix that carries its own hash tag
-    /// (`key`, `prefix`, `namespace`, …), so it is opaque wherever it appears.
-    pub keylike: bool,
-}
-
-/// One part of a template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum TPart {
-    /// Known bytes, each with the source offset it came from, if known.
-    Lit {
-        /// The bytes.
-        bytes: Vec<u8>,
-        /// `offs[i]` is the source offset of `bytes[i]`.
-        offs: Vec<Option<usize>>,
-    },
-    /// An unknown value.
-    Hole(HoleInfo),
-}
-
-/// What a string expression may evaluate to.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Tpl {
-    /// The parts, in order.
-    pub parts: Vec<TPart>,
-}
-
-/// Identifier words that say a value is a key, a prefix or a namespace rather than a
-/// piece of a name.
-const KEYLIKE_WORDS: &[&str] = &[
-    "key",
-    "keys",
-    "prefix",
-    "namespace",
-    "ns",
-    "pfx",
-    "root",
-    "base",
-    "basekey",
-];
+use keylint_core::template_builder::is_keylike_word;
+pub(crate) use keylint_core::template_builder::{HoleInfo, TPart, Tpl};
 
 /// Whether a label (`self.key_prefix`, `name`) reads like a whole key or a prefix.
 pub(crate) fn is_keylike_label(label: &str) -> bool {
@@ -69,163 +15,12 @@ pub(crate) fn is_keylike_label(label: &str) -> bool {
     lower
         .split('_')
         .filter(|w| !w.is_empty())
-        .any(|w| KEYLIKE_WORDS.contains(&w) || w.ends_with("key") || w.ends_with("prefix"))
-}
-
-impl Tpl {
-    /// A template of known bytes.
-    pub fn lit(bytes: Vec<u8>, offs: Vec<Option<usize>>) -> Tpl {
-        debug_assert_eq!(bytes.len(), offs.len());
-        Tpl {
-            parts: vec![TPart::Lit { bytes, offs }],
-        }
-    }
-
-    /// Known bytes with no source position.
-    pub fn text(s: &[u8]) -> Tpl {
-        Tpl::lit(s.to_vec(), vec![None; s.len()])
-    }
-
-    /// A single hole.
-    pub fn hole(h: HoleInfo) -> Tpl {
-        Tpl {
-            parts: vec![TPart::Hole(h)],
-        }
-    }
-
-    /// Appends another template.
-    pub fn push(&mut self, other: Tpl) {
-        for p in other.parts {
-            match (self.parts.last_mut(), p) {
-                (
-                    Some(TPart::Lit { bytes, offs }),
-                    TPart::Lit {
-                        bytes: b2,
-                        offs: o2,
-                    },
-                ) => {
-                    bytes.extend(b2);
-                    offs.extend(o2);
-                }
-                (_, p) => self.parts.push(p),
-            }
-        }
-    }
-
-    /// Appends one known byte: the same as pushing `Tpl::lit(vec![b], vec![off])`.
-    pub fn push_byte(&mut self, b: u8, off: Option<usize>) {
-        match self.parts.last_mut() {
-            Some(TPart::Lit { bytes, offs }) => {
-                bytes.push(b);
-                offs.push(off);
-            }
-            _ => self.parts.push(TPart::Lit {
-                bytes: vec![b],
-                offs: vec![off],
-            }),
-        }
-    }
-
-    /// The template's bytes when it has no holes.
-    pub fn as_bytes(&self) -> Option<Vec<u8>> {
-        let mut out = Vec::new();
-        for p in &self.parts {
-            match p {
-                TPart::Lit { bytes, .. } => out.extend_from_slice(bytes),
-                TPart::Hole(_) => return None,
-            }
-        }
-        Some(out)
-    }
-
-    /// The template as the core's [`KeyTemplate`] of a key written at `use_span`.
-    ///
-    /// A hole is [`HoleKind::Opaque`] when no literal byte precedes it (it begins the
-    /// key, so it may be a prefix with its own tag) or when it reads like a key or a
-    /// prefix; otherwise it is a [`HoleKind::Fragment`]. Literal bytes keep their
-    /// source offsets only when they lie inside `use_span`: bytes from a constant
-    /// defined elsewhere are reported at the key itself.
-    pub fn to_key_template(&self, use_span: &Span) -> KeyTemplate {
-        let mut parts: Vec<Part> = Vec::new();
-        let mut seen_lit = false;
-        for p in &self.parts {
-            match p {
-                TPart::Lit { bytes, offs } => {
-                    if bytes.is_empty() {
-                        continue;
-                    }
-                    seen_lit = true;
-                    push_lit(&mut parts, bytes, offs, use_span);
-                }
-                TPart::Hole(h) => {
-                    let kind = if !seen_lit || h.keylike {
-                        HoleKind::Opaque
-                    } else {
-                        HoleKind::Fragment
-                    };
-                    parts.push(Part::Hole(Hole {
-                        label: h.label.clone(),
-                        binding: h.binding.clone(),
-                        kind,
-                        span: h.span.clone(),
-                    }));
-                }
-            }
-        }
-        if parts.is_empty() {
-            parts.push(Part::Lit(Lit {
-                bytes: Vec::new(),
-                map: SourceMap::None,
-            }));
-        }
-        KeyTemplate { parts }
-    }
-}
-
-/// Splits literal bytes into runs that are inside `use_span` with known offsets and
-/// runs that are not, and pushes each run with the best source map it allows.
-fn push_lit(parts: &mut Vec<Part>, bytes: &[u8], offs: &[Option<usize>], use_span: &Span) {
-    let inside = |o: &Option<usize>| o.is_some_and(|o| use_span.contains(&o));
-    let mut i = 0;
-    while i < bytes.len() {
-        let mapped = inside(&offs[i]);
-        let mut j = i + 1;
-        while j < bytes.len() && inside(&offs[j]) == mapped {
-            j += 1;
-        }
-        let run = &bytes[i..j];
-        let map = if mapped {
-            let o: Vec<usize> = offs[i..j].iter().map(|o| o.unwrap_or(0)).collect();
-            if o.windows(2).all(|w| w[1] == w[0] + 1) {
-                SourceMap::Contiguous(o[0])
-            } else {
-                let mut v = o.clone();
-                v.push(o[o.len() - 1] + 1);
-                SourceMap::PerByte(v)
-            }
-        } else {
-            SourceMap::None
-        };
-        parts.push(Part::Lit(Lit {
-            bytes: run.to_vec(),
-            map,
-        }));
-        i = j;
-    }
+        .any(is_keylike_word)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hole(label: &str) -> HoleInfo {
-        HoleInfo {
-            label: label.into(),
-            binding: label.into(),
-            span: None,
-            keylike: is_keylike_label(label),
-        }
-    }
 
     #[test]
     fn keylike_labels() {
@@ -235,48 +30,5 @@ mod tests {
         for l in ["uid", "job.id", "name", "user_id", "kind"] {
             assert!(!is_keylike_label(l), "{l}");
         }
-    }
-
-    #[test]
-    fn hole_kinds_follow_position() {
-        let mut t = Tpl::hole(hole("ns"));
-        t.push(Tpl::text(b":"));
-        t.push(Tpl::hole(hole("uid")));
-        let k = t.to_key_template(&(0..0));
-        let kinds: Vec<_> = k
-            .parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Hole(h) => Some(h.kind),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(kinds, [HoleKind::Opaque, HoleKind::Fragment]);
-    }
-
-    #[test]
-    fn offsets_outside_the_use_are_dropped() {
-        let t = Tpl::lit(b"ab".to_vec(), vec![Some(10), Some(11)]);
-        let k = t.to_key_template(&(10..12));
-        assert!(matches!(
-            &k.parts[0],
-            Part::Lit(Lit {
-                map: SourceMap::Contiguous(10),
-                ..
-            })
-        ));
-        let k = t.to_key_template(&(0..5));
-        assert!(matches!(
-            &k.parts[0],
-            Part::Lit(Lit {
-                map: SourceMap::None,
-                ..
-            })
-        ));
-        let t = Tpl::lit(b"ab".to_vec(), vec![Some(10), Some(13)]);
-        let k = t.to_key_template(&(0..20));
-        assert!(
-            matches!(&k.parts[0], Part::Lit(Lit { map: SourceMap::PerByte(v), .. }) if v == &[10, 13, 14])
-        );
     }
 }

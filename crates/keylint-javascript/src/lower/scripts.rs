@@ -337,25 +337,8 @@ impl<'t> Analyzer<'t> {
         match self.eval(n) {
             Value::FileText(t) => Some((t, None, n)),
             Value::Str(t) => {
-                let mut bytes = Vec::new();
-                let mut offs = Vec::new();
-                let mut all = true;
-                for p in &t.parts {
-                    match p {
-                        TPart::Lit { bytes: b, offs: o } => {
-                            bytes.extend_from_slice(b);
-                            for x in o {
-                                match x {
-                                    Some(x) => offs.push(*x),
-                                    None => all = false,
-                                }
-                            }
-                        }
-                        TPart::Hole(_) => return None,
-                    }
-                }
-                let text = String::from_utf8(bytes).ok()?;
-                Some((text, all.then_some(offs), n))
+                let (text, offs) = t.text_with_offsets()?;
+                Some((text, offs, n))
             }
             _ => None,
         }

@@ -190,20 +190,30 @@ impl<'t> Analyzer<'t> {
             Lib::IoRedis => {
                 // `require('ioredis')` is the Redis class with `.Cluster` on it.
                 self.bind_import(lib, "default", local);
-                self.imports.io_ns.insert(local.to_string());
+                self.bind_namespace(lib, local);
             }
-            Lib::NodeRedis => {
-                self.imports.node_ns.insert(local.to_string());
-            }
+            Lib::NodeRedis => self.bind_namespace(lib, local),
         }
     }
 
-    pub(super) fn import_statement(&mut self, n: Node<'t>) {
-        let Some(lib) = n
-            .child_by_field_name("source")
+    /// A namespace of the library bound to `local` (`import * as X`).
+    fn bind_namespace(&mut self, lib: Lib, local: &str) {
+        let set = match lib {
+            Lib::IoRedis => &mut self.imports.io_ns,
+            Lib::NodeRedis => &mut self.imports.node_ns,
+        };
+        set.insert(local.to_string());
+    }
+
+    /// The Redis library an import statement's `source` names.
+    fn source_lib(&self, n: Node<'t>) -> Option<Lib> {
+        n.child_by_field_name("source")
             .and_then(|s| string_value(s, self.src))
             .and_then(|s| Self::module_lib(&s))
-        else {
+    }
+
+    pub(super) fn import_statement(&mut self, n: Node<'t>) {
+        let Some(lib) = self.source_lib(n) else {
             return;
         };
         let mut cursor = n.walk();
@@ -221,15 +231,7 @@ impl<'t> Analyzer<'t> {
                     }
                     "namespace_import" => {
                         if let Some(id) = part.named_child(0) {
-                            let local = text(id, self.src).to_string();
-                            match lib {
-                                Lib::IoRedis => {
-                                    self.imports.io_ns.insert(local);
-                                }
-                                Lib::NodeRedis => {
-                                    self.imports.node_ns.insert(local);
-                                }
-                            }
+                            self.bind_namespace(lib, text(id, self.src));
                         }
                     }
                     "named_imports" => {
@@ -256,11 +258,7 @@ impl<'t> Analyzer<'t> {
 
     /// TS `import X = require('ioredis')`.
     pub(super) fn import_require(&mut self, n: Node<'t>) {
-        let Some(lib) = n
-            .child_by_field_name("source")
-            .and_then(|s| string_value(s, self.src))
-            .and_then(|s| Self::module_lib(&s))
-        else {
+        let Some(lib) = self.source_lib(n) else {
             return;
         };
         if let Some(id) = n.named_child(0).filter(|c| c.kind() == "identifier") {

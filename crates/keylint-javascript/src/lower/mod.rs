@@ -311,6 +311,16 @@ enum Flat<'t> {
     Family(Node<'t>),
 }
 
+/// The arguments before the first one of unknown length (a spread, a family).
+fn leading_known<'t>(flat: &[Flat<'t>]) -> Vec<Node<'t>> {
+    flat.iter()
+        .map_while(|x| match x {
+            Flat::One(n) => Some(*n),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The key arguments of a `first:last:step` range over flattened arguments; `None`
 /// when their positions cannot be known.
 fn range_keys<'t>(
@@ -350,10 +360,7 @@ fn range_keys<'t>(
     if step != 1 {
         return None;
     }
-    let lead = flat
-        .iter()
-        .take_while(|x| matches!(x, Flat::One(_)))
-        .count();
+    let lead = leading_known(flat).len();
     if lead < first {
         return None;
     }

@@ -100,14 +100,7 @@ impl<'t> Analyzer<'t> {
             return Vec::new();
         };
         let flat = self.flatten(args);
-        let known: Vec<Node<'t>> = flat
-            .iter()
-            .take_while(|x| matches!(x, Flat::One(_)))
-            .filter_map(|x| match x {
-                Flat::One(n) => Some(*n),
-                _ => None,
-            })
-            .collect();
+        let known = leading_known(&flat);
         let exact = known.len() == flat.len();
         if known.len() < n && !exact {
             return Vec::new();
@@ -169,14 +162,7 @@ impl<'t> Analyzer<'t> {
                     });
                     return self.script_unit(c, call, f, Vec::new(), None, fact, None, in_batch);
                 };
-                let known: Vec<Node<'t>> = rest
-                    .iter()
-                    .take_while(|x| matches!(x, Flat::One(_)))
-                    .filter_map(|x| match x {
-                        Flat::One(n) => Some(*n),
-                        _ => None,
-                    })
-                    .collect();
+                let known = leading_known(rest);
                 if known.len() < n && !exact {
                     return Vec::new();
                 }

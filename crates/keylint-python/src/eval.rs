@@ -1599,9 +1599,19 @@ impl<'t> crate::lower::Analyzer<'t> {
             )
         };
         match def.kind {
-            DefKind::Param(p) => self
-                .param_value(name, p, def.annotation, ctx)
-                .unwrap_or_else(|| fallback(self, ctx)),
+            DefKind::Param(p) => match self.param_value(name, p, def.annotation, ctx) {
+                Some(v) => v,
+                None => {
+                    let v = fallback(self, ctx);
+                    // A value the function's caller passes in (not `*args`/`**kw`).
+                    if let Value::Opaque(h) = &v {
+                        if !p.kind_name().contains("splat") {
+                            self.caller_values.insert(h.binding.clone());
+                        }
+                    }
+                    v
+                }
+            },
             DefKind::Expr(e) => {
                 if let Some(v) = self.filled_collection(name, def, e, use_node, ctx) {
                     return v;

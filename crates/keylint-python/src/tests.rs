@@ -1448,3 +1448,30 @@ class Chan:
         vec![Rule::CrossSlotLikely]
     );
 }
+
+#[test]
+fn keys_around_a_value_the_caller_passes_in() {
+    let src = r#"
+import redis
+def f(r: redis.Redis, name):
+    r.sunionstore(name, [name + ":member_data"])
+def g(r: redis.Redis, prefix):
+    r.sunionstore(prefix + ":a", [prefix + ":b"])
+class Store:
+    def __init__(self, r: redis.Redis, name):
+        self.r = r
+        self.name = name
+    def both(self):
+        return self.r.sunionstore(self.name, [self.name + ":b"])
+"#;
+    let m = lower(src);
+    // The parameter used as the key is a key of its unit.
+    assert_eq!(
+        multi(&m)[0].3,
+        vec!["name".to_string(), "f\"{name}:member_data\"".to_string()]
+    );
+    // Only the values of the functions that take them: not a constructor's parameter
+    // read through `self` in a method, and not one that is never a key.
+    assert_eq!(m.caller_values.len(), 2, "{:?}", m.caller_values);
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}

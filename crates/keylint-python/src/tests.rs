@@ -1475,3 +1475,23 @@ class Store:
     assert_eq!(m.caller_values.len(), 2, "{:?}", m.caller_values);
     assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
 }
+
+#[test]
+fn a_builder_value_that_reads_only_the_fixed_argument_is_one_value() {
+    // `coll` reads `collection`, the same for every key: the keys differ in `key`.
+    let src = r#"
+from redis.cluster import RedisCluster
+class Store:
+    def __init__(self, client: RedisCluster, default_collection="default"):
+        self._client = client
+        self._default_collection = default_collection
+    def _make_key(self, key, collection):
+        coll = collection if collection is not None else self._default_collection
+        return f"{coll}:{key}"
+    def get_many(self, keys, collection=None):
+        return self._client.mget([self._make_key(k, collection) for k in keys])
+    def one(self, key, collection=None):
+        return self._client.mget(self._make_key(key, collection), self._make_key(key, collection))
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}

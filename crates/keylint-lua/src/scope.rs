@@ -347,7 +347,12 @@ impl<'a> Resolver<'a> {
                         .flatten()
                     {
                         self.out.field_written.insert(d);
-                        self.out.field_set.insert(d);
+                        // `t[#t + 1] = v` appends, like `table.insert(t, v)`.
+                        if !is_append(target, t, self.src) {
+                            self.out.field_set.insert(d);
+                        } else {
+                            self.out.appended.insert(d);
+                        }
                     }
                     // `KEYS[1] = …` changes what `KEYS[1]` means.
                     if t.kind() == K::Identifier && self.lookup(&self.text(t)).is_none() {
@@ -545,4 +550,26 @@ fn looks_assigned(src: &[u8], start: usize, end: usize) -> bool {
 /// The first named child of a kind.
 pub(crate) fn child_of_kind(node: Node<'_>, kind: K) -> Option<Node<'_>> {
     node.child_of_kind(kind)
+}
+
+/// True for the target `t[#t + 1]` of an assignment to the table `t`: a value
+/// appended at its end.
+pub(crate) fn is_append(target: Node<'_>, table: Node<'_>, src: &[u8]) -> bool {
+    if target.kind() != K::BracketIndexExpression || table.kind() != K::Identifier {
+        return false;
+    }
+    let Some(field) = target.field(F::Field) else {
+        return false;
+    };
+    let squeeze = |n: Node<'_>| -> Vec<u8> {
+        src[n.byte_range()]
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect()
+    };
+    let mut want = b"#".to_vec();
+    want.extend(squeeze(table));
+    want.extend(b"+1");
+    field.kind() == K::BinaryExpression && squeeze(field) == want
 }

@@ -89,6 +89,9 @@ pub(crate) struct ScriptInfo<'t> {
     /// The body's text, when the script was registered in another module of the
     /// project (a script factory there): linked to its callers, never merged.
     pub ext: Option<std::sync::Arc<str>>,
+    /// Lua lines the decorator puts in front of a docstring body (see
+    /// `script::docstring_scripts`).
+    pub preamble: Option<String>,
 }
 
 /// An element of a list, tuple or dict, with its expression.

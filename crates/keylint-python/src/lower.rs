@@ -232,6 +232,7 @@ impl<'t> Analyzer<'t> {
             self.process_call(call, Ctx::at(func));
         }
         self.build_transactions();
+        crate::script::docstring_scripts(&mut self);
         crate::script::link_scripts(&mut self);
         self.finish()
     }
@@ -1628,6 +1629,7 @@ impl<'t> Analyzer<'t> {
             func: ctx.func,
             client,
             ext: None,
+            preamble: None,
         });
         self.script_by_node.insert(call.id(), id);
         id
@@ -1650,6 +1652,7 @@ impl<'t> Analyzer<'t> {
             func: None,
             client,
             ext: Some(text),
+            preamble: None,
         });
         self.script_by_node.insert(call.id(), id);
         id

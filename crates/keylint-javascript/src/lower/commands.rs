@@ -81,48 +81,8 @@ impl<'t> Analyzer<'t> {
         if m.to_ascii_lowercase().starts_with("eval") {
             return self.eval_call(call, f, m, &args, c, batch.is_some());
         }
-        let (command, keys, cluster) = match c.lib {
-            Lib::IoRedis => {
-                if matches!(m, "call" | "send_command") {
-                    match self.raw_command(&args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.io_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
-            Lib::NodeRedis => {
-                if m == "sendCommand" {
-                    // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
-                    let argv = args
-                        .iter()
-                        .rev()
-                        .find(|a| unwrap_expr(**a).kind() == "array");
-                    let Some(argv) = argv.copied() else {
-                        return Vec::new();
-                    };
-                    let Value::Array(items, exact) = self.eval(argv) else {
-                        return Vec::new();
-                    };
-                    let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
-                    if !exact {
-                        return Vec::new();
-                    }
-                    match self.raw_command(&nodes) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.node_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
+        let Some((command, keys, cluster)) = self.command_keys(c.lib, m, &args) else {
+            return Vec::new();
         };
         let mut uses = Vec::new();
         for k in &keys {
@@ -168,6 +128,37 @@ impl<'t> Analyzer<'t> {
             }
         }
         uses
+    }
+
+    /// The command a method call sends, its key arguments and what a cluster client
+    /// of the library does with keys in several slots; `None` when they cannot be told.
+    fn command_keys(
+        &mut self,
+        lib: Lib,
+        m: &str,
+        args: &[Node<'t>],
+    ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        match lib {
+            Lib::IoRedis if matches!(m, "call" | "send_command") => self.raw_command(args),
+            Lib::IoRedis => self.io_keys(m, args),
+            Lib::NodeRedis if m == "sendCommand" => {
+                // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
+                let argv = args
+                    .iter()
+                    .rev()
+                    .find(|a| unwrap_expr(**a).kind() == "array")
+                    .copied()?;
+                let Value::Array(items, exact) = self.eval(argv) else {
+                    return None;
+                };
+                let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
+                if !exact {
+                    return None;
+                }
+                self.raw_command(&nodes)
+            }
+            Lib::NodeRedis => self.node_keys(m, args),
+        }
     }
 
     /// Adds a unit, with the families its keys stand for.

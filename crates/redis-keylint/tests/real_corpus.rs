@@ -11,9 +11,10 @@
 //! `KEYLINT_REAL_ONLY=rq,saq` limits the run to those projects.
 //!
 //! Projects marked `holdout = true` form the holdout sets (`set = "holdout2"` names
-//! another one than the default `holdout`): they run only with `KEYLINT_REAL_HOLDOUT=1`,
-//! and the table then gives the totals of the tuning set and of each holdout set apart,
-//! before the grand total.
+//! another one than the default `holdout`): they run only with `KEYLINT_REAL_HOLDOUT=1`.
+//! A project that is not a holdout may name a set of its own as well (`set =
+//! "javascript"`); it always runs. When a run covers several sets (or the holdout), the
+//! table gives the totals of each set apart, before the grand total.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -41,15 +42,16 @@ struct Project {
     /// `KEYLINT_REAL_HOLDOUT=1` and totalled apart.
     #[serde(default)]
     holdout: bool,
-    /// The holdout set the project belongs to (default `holdout`); totalled apart.
+    /// The set the project belongs to (default `tuning`, or `holdout` for a holdout
+    /// project); each set is totalled apart.
     set: Option<String>,
 }
 
 impl Project {
     fn set_name(&self) -> &str {
         match (&self.set, self.holdout) {
-            (_, false) => "tuning",
-            (Some(s), true) => s,
+            (Some(s), _) => s,
+            (None, false) => "tuning",
             (None, true) => "holdout",
         }
     }
@@ -235,7 +237,7 @@ fn real_corpus() {
          | findings | tp | fp | precision | false errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut total = Score::default();
-    // Per set (tuning, holdout, holdout2, ...), in the order of their first project:
+    // Per set (tuning, holdout3, javascript, ...), in the order of their first project:
     // the totals and, for the sites labelled "certain" only,
     // [cross-slot labelled, found, undeclared labelled, found].
     let mut sets: Vec<(String, Score, [usize; 4])> = Vec::new();
@@ -414,7 +416,9 @@ fn real_corpus() {
         total.add(&s);
         sets[set].1.add(&s);
     }
-    if with_holdout {
+    // Totals per set when the run covers more than the tuning set alone.
+    let per_set = with_holdout || sets.len() > 1;
+    if per_set {
         for (name, score, _) in &sets {
             table.push_str(&row(&format!("**{name}**"), score));
             table.push('\n');
@@ -424,7 +428,7 @@ fn real_corpus() {
     table.push('\n');
     println!("\n{table}");
     for (name, _, c) in &sets {
-        let label = if with_holdout {
+        let label = if per_set {
             format!("{name} set, ")
         } else {
             String::new()

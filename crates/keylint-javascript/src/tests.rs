@@ -554,6 +554,9 @@ fn key_builder_methods_of_this() {
         );
         assert!(with_lib(&src, None).is_empty(), "{m}");
     }
+    // A subclass of the file that defines the method again: not known which runs.
+    let sub = format!("{class}class R extends Q {{ toKey(s) {{ return '{{q}}' + s; }} }}\n");
+    assert!(with_lib(&sub, None).is_empty());
 }
 
 #[test]

@@ -61,6 +61,49 @@ impl<'t> Analyzer<'t> {
         None
     }
 
+    /// Whether a class of the file that extends `class` (by name) defines method `m`.
+    fn overridden_in_subclass(&self, class: &str, m: &str) -> bool {
+        let mut stack = vec![self.root];
+        let mut c = self.root.walk();
+        while let Some(n) = stack.pop() {
+            if matches!(
+                n.kind(),
+                "class_declaration" | "class" | "abstract_class_declaration"
+            ) {
+                let mut c2 = n.walk();
+                let extends = n
+                    .named_children(&mut c2)
+                    .find(|h| h.kind() == "class_heritage")
+                    .is_some_and(|h| {
+                        text(h, self.src)
+                            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
+                            .any(|w| w == class)
+                    });
+                if extends {
+                    if let Some(body) = n.child_by_field_name("body") {
+                        let mut c3 = body.walk();
+                        let defines = body.named_children(&mut c3).any(|d| {
+                            matches!(
+                                d.kind(),
+                                "method_definition"
+                                    | "field_definition"
+                                    | "public_field_definition"
+                            ) && d
+                                .child_by_field_name("name")
+                                .or_else(|| d.child_by_field_name("property"))
+                                .is_some_and(|x| text(x, self.src) == m)
+                        });
+                        if defines {
+                            return true;
+                        }
+                    }
+                }
+            }
+            stack.extend(n.named_children(&mut c));
+        }
+        false
+    }
+
     /// `X.prototype.m`: `X` and `m`.
     fn prototype_of(&self, left: Node<'t>) -> Option<(&'t str, &'t str)> {
         if left.kind() != "member_expression" {
@@ -110,6 +153,11 @@ impl<'t> Analyzer<'t> {
                         return None;
                     }
                     found = Some(d);
+                }
+                // A subclass of the file that defines it too may be what `this` is.
+                let name = class.child_by_field_name("name").map(|n| text(n, self.src));
+                if name.is_some_and(|x| self.overridden_in_subclass(x, m)) {
+                    return None;
                 }
                 found
             }

@@ -88,51 +88,8 @@ impl<'t> Analyzer<'t> {
         if m.to_ascii_lowercase().starts_with("eval") {
             return self.eval_call(call, f, m, &args, c, batch.is_some());
         }
-        // node-redis 3 reads its arguments as ioredis does (flat, lowercase names)
-        // and has no cluster client: nothing is split.
-        let flat = c.lib == Lib::IoRedis || self.node_redis_3();
-        let (command, keys, cluster) = match c.lib {
-            _ if flat => {
-                if matches!(m, "call" | "send_command") {
-                    match self.raw_command(&args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.io_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
-            Lib::NodeRedis | Lib::IoRedis => {
-                if m == "sendCommand" {
-                    // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
-                    let argv = args
-                        .iter()
-                        .rev()
-                        .find(|a| unwrap_expr(**a).kind() == "array");
-                    let Some(argv) = argv.copied() else {
-                        return Vec::new();
-                    };
-                    let Value::Array(items, exact) = self.eval(argv) else {
-                        return Vec::new();
-                    };
-                    let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
-                    if !exact {
-                        return Vec::new();
-                    }
-                    match self.raw_command(&nodes) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.node_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
+        let Some((command, keys, cluster)) = self.command_keys(c.lib, m, &args) else {
+            return Vec::new();
         };
         let mut uses = Vec::new();
         for k in &keys {
@@ -243,6 +200,40 @@ impl<'t> Analyzer<'t> {
     pub(super) fn share_prefix(&mut self, binding: &str) {
         if !self.model.client_prefixes.iter().any(|b| b == binding) {
             self.model.client_prefixes.push(binding.to_string());
+        }
+    }
+
+    /// The command a method call sends, its key arguments and what a cluster client
+    /// of the library does with keys in several slots; `None` when they cannot be told.
+    fn command_keys(
+        &mut self,
+        lib: Lib,
+        m: &str,
+        args: &[Node<'t>],
+    ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        // node-redis 3 reads its arguments as ioredis does (flat, lowercase names)
+        // and has no cluster client: nothing is split.
+        let flat = lib == Lib::IoRedis || self.node_redis_3();
+        match lib {
+            _ if flat && matches!(m, "call" | "send_command") => self.raw_command(args),
+            _ if flat => self.io_keys(m, args),
+            Lib::NodeRedis | Lib::IoRedis if m == "sendCommand" => {
+                // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
+                let argv = args
+                    .iter()
+                    .rev()
+                    .find(|a| unwrap_expr(**a).kind() == "array")
+                    .copied()?;
+                let Value::Array(items, exact) = self.eval(argv) else {
+                    return None;
+                };
+                let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
+                if !exact {
+                    return None;
+                }
+                self.raw_command(&nodes)
+            }
+            Lib::NodeRedis | Lib::IoRedis => self.node_keys(m, args),
         }
     }
 

@@ -311,6 +311,10 @@ pub struct FileModel {
     /// that begins with it: keys that differ after it differ in slot unless the
     /// prefix itself carries a hash tag.
     pub client_prefixes: Vec<String>,
+    /// For some of [`FileModel::client_prefixes`]: what puts that prefix before the
+    /// keys, when it is not the client (a function that rewrites the module's key
+    /// names through `globals()`), as findings name it: (binding, phrase).
+    pub prefix_origins: Vec<(String, String)>,
 }
 
 impl FileModel {
@@ -329,6 +333,7 @@ impl FileModel {
             unit_notes: Vec::new(),
             unit_labels: Vec::new(),
             client_prefixes: Vec::new(),
+            prefix_origins: Vec::new(),
         }
     }
 

@@ -127,6 +127,8 @@ struct Detection<'m> {
     at_start: bool,
     /// The pair differs after a client prefix the code does not show: its label.
     under_prefix: Option<String>,
+    /// What puts that prefix before the keys, when it is not the client.
+    prefix_origin: Option<String>,
 }
 
 impl Detection<'_> {
@@ -142,6 +144,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         return None;
     }
     let mut under_prefix = None;
+    let mut prefix_origin = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
     } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
@@ -153,9 +156,15 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
         (Rule::CrossSlotLikely, fk.key, fk.key)
-    } else if let Some((a, b, label)) = cross_slot_likely::after_prefix(u) {
+    } else if let Some((a, b, label, binding)) = cross_slot_likely::after_prefix(u) {
         // Likely: keys that differ after the one prefix the client gives them all.
         under_prefix = Some(label);
+        prefix_origin =
+            u.cx.model
+                .prefix_origins
+                .iter()
+                .find(|(b, _)| *b == binding)
+                .map(|(_, o)| o.clone());
         (Rule::CrossSlotLikely, a, b)
     } else {
         return None;
@@ -182,6 +191,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         family,
         at_start: is_tx && !in_unit(culprit) && unit.anchor != unit.span,
         under_prefix,
+        prefix_origin,
     })
 }
 
@@ -318,7 +328,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             f.with_note(refusal(&unit.kind, in_script, client.as_ref()))
         }
         _ => match &d.under_prefix {
-            Some(label) => cross_slot_likely::explain_after_prefix(f, label),
+            Some(label) => {
+                cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
+            }
             None => cross_slot_likely::explain(f),
         },
     };

@@ -1626,3 +1626,27 @@ def f(conn):
         );
     }
 }
+
+#[test]
+fn a_client_or_a_factory_in_parentheses_is_known_by_use() {
+    let src = r#"
+import redis
+def get_connection():
+    return POOL
+def delete_item(queue, taskid, conn=None):
+    pipeline = (conn or get_connection()).pipeline(True)
+    pipeline.hdel("messages:" + queue, taskid)
+    pipeline.zrem("queue:" + queue, taskid)
+    return pipeline.execute()
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+    // Without the pipeline's use, nothing says it is a client.
+    let unused = r#"
+import redis
+def get_connection():
+    return POOL
+def f(queue, conn=None):
+    (conn or get_connection()).rename("messages:" + queue, "queue:" + queue)
+"#;
+    assert_eq!(rules(unused), vec![]);
+}

@@ -17,7 +17,8 @@
 #   commit (recorded in .keylint-commit) is left as it is.
 # --bless: rewrite the expected snapshots instead of comparing with them.
 # --holdout: also materialise and run the holdout set (projects marked `holdout = true`),
-#   and report its totals apart from the tuning set's.
+#   and report its totals apart from the tuning set's. The other named sets (`set =
+#   "javascript"` without `holdout`) are always materialised and run, and totalled apart.
 #
 # The sources are never committed. Each materialised project gets an empty git
 # repository of its own so that ignore files of the directories above it (this

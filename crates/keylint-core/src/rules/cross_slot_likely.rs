@@ -65,23 +65,20 @@ pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String
 
 /// Why keys that differ after a client prefix the code does not show fail, and what
 /// is assumed.
-/// `origin` names what puts the prefix there when it is not the client.
+/// `origin` names what puts the prefix there when the code says it.
 pub(super) fn explain_after_prefix(f: Finding, label: &str, origin: Option<&str>) -> Finding {
-    let (begins, every) = match origin {
-        Some(o) => (
-            format!("`{label}`, {o}"),
-            "every key that begins with it",
-        ),
-        None => (format!("the client's `{label}`"), "every key of the client"),
+    let begins = match origin {
+        Some(o) => format!("`{label}`, {o}, whose value"),
+        None => format!("`{label}`, a prefix whose value"),
     };
     f.with_note(format!(
-        "every key here begins with {begins}, whose value the code does not \
+        "every key here begins with {begins} the code does not \
          show; after it these keys are hashed from different bytes, so they share a slot \
          only by a 1-in-16384 chance"
     ))
     .with_note(format!(
         "this holds unless `{label}` carries a hash tag (`{{…}}`): with a tag in it, \
-         {every} hashes only that tag"
+         every key that begins with it hashes only that tag"
     ))
 }
 

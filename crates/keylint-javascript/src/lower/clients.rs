@@ -340,20 +340,27 @@ impl<'t> Analyzer<'t> {
         };
         let name = text(prop, self.src).to_string();
         if obj.kind() == "this" {
-            let Some(class) = self.class_of(n) else {
-                return Value::Unknown;
+            let client = match self.class_of(n) {
+                Some(class) => {
+                    let key = (class.id(), name.clone());
+                    match self.member_cache.get(&key) {
+                        Some(v) => v.clone(),
+                        None => {
+                            // Guard against `this.a = this.a`.
+                            self.member_cache.insert(key.clone(), None);
+                            let v = self.class_member(class, &name);
+                            self.member_cache.insert(key, v.clone());
+                            v
+                        }
+                    }
+                }
+                None => None,
             };
-            let key = (class.id(), name.clone());
-            if let Some(v) = self.member_cache.get(&key) {
-                return v.clone().unwrap_or(Value::Unknown);
-            }
-            // Guard against `this.a = this.a`.
-            self.member_cache.insert(key.clone(), None);
-            let v = self.class_member(class, &name);
-            self.member_cache.insert(key, v.clone());
-            return v.unwrap_or(Value::Unknown);
+            return client
+                .or_else(|| self.this_object(n, &name))
+                .unwrap_or(Value::Unknown);
         }
-        Value::Unknown
+        self.property(obj, &name).unwrap_or(Value::Unknown)
     }
 
     /// The class whose `this` a node sees (not through a plain `function`).

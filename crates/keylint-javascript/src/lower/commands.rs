@@ -6,6 +6,9 @@ use super::*;
 /// The binding of an ioredis client's `keyPrefix` that the code does not show.
 const IO_KEY_PREFIX: &str = "keyPrefix@ioredis";
 
+/// The binding of a node-redis client's prefix that the code does not show.
+const NODE_KEY_PREFIX: &str = "keyPrefix@node-redis";
+
 impl<'t> Analyzer<'t> {
     /// The method name and receiver of a call `recv.method(…)`.
     pub(super) fn method_call(&self, call: Node<'t>) -> Option<(Node<'t>, &'t str, Node<'t>)> {
@@ -57,6 +60,10 @@ impl<'t> Analyzer<'t> {
             (_, Value::Client(c)) => {
                 self.command(call, c, None);
             }
+            ("exec", Value::Unknown) => self.batch_by_use(call, recv),
+            (m, Value::Unknown) if keylint_core::evidence::only_redis(m) => {
+                self.by_use_calls.push(call);
+            }
             _ => {}
         }
     }
@@ -81,48 +88,8 @@ impl<'t> Analyzer<'t> {
         if m.to_ascii_lowercase().starts_with("eval") {
             return self.eval_call(call, f, m, &args, c, batch.is_some());
         }
-        let (command, keys, cluster) = match c.lib {
-            Lib::IoRedis => {
-                if matches!(m, "call" | "send_command") {
-                    match self.raw_command(&args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.io_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
-            Lib::NodeRedis => {
-                if m == "sendCommand" {
-                    // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
-                    let argv = args
-                        .iter()
-                        .rev()
-                        .find(|a| unwrap_expr(**a).kind() == "array");
-                    let Some(argv) = argv.copied() else {
-                        return Vec::new();
-                    };
-                    let Value::Array(items, exact) = self.eval(argv) else {
-                        return Vec::new();
-                    };
-                    let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
-                    if !exact {
-                        return Vec::new();
-                    }
-                    match self.raw_command(&nodes) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.node_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
+        let Some((command, keys, cluster)) = self.command_keys(c.lib, m, &args) else {
+            return Vec::new();
         };
         let mut uses = Vec::new();
         for k in &keys {
@@ -168,6 +135,106 @@ impl<'t> Analyzer<'t> {
             }
         }
         uses
+    }
+
+    /// Whether the project's node-redis is version 3 or older.
+    pub(super) fn node_redis_3(&self) -> bool {
+        self.options.node_redis_major.is_some_and(|m| m <= 3)
+    }
+
+    /// Commands that only Redis clients have, on receivers the code does not resolve
+    /// (`this.bclient.brpoplpush(…)`), once every batch is read: a command of a client
+    /// known by use when the project depends on one client library, unless a batch
+    /// known by use queued it.
+    pub(super) fn commands_by_use(&mut self) {
+        let Some(c) = self.by_use_client() else {
+            return;
+        };
+        for call in std::mem::take(&mut self.by_use_calls) {
+            if self.queued_by_use.contains(&call.id()) {
+                continue;
+            }
+            let Some((recv, _, _)) = self.method_call(call) else {
+                continue;
+            };
+            if !self.plain_receiver(recv) {
+                continue;
+            }
+            self.command(call, c, None);
+        }
+    }
+
+    /// A receiver that may be a client: a name or a chain of properties (not a call),
+    /// not named like a batch or a cache, and not a name bound to a call.
+    fn plain_receiver(&mut self, recv: Node<'t>) -> bool {
+        let r = unwrap_expr(recv);
+        let chain_ok = {
+            let mut cur = r;
+            loop {
+                match cur.kind() {
+                    "identifier" | "this" => break true,
+                    "member_expression" => match cur.child_by_field_name("object") {
+                        Some(o) => cur = o,
+                        None => break false,
+                    },
+                    _ => break false,
+                }
+            }
+        };
+        if !chain_ok || super::batches::pipeline_like(r, self.src) {
+            return false;
+        }
+        if r.kind() == "identifier" {
+            let name = text(r, self.src).to_string();
+            if let Decl::Value(v) = self.lookup(&name, r) {
+                if unwrap_expr(v).kind() == "call_expression" {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Records a binding of a prefix every key that begins with it shares (see
+    /// `FileModel::client_prefixes`).
+    pub(super) fn share_prefix(&mut self, binding: &str) {
+        if !self.model.client_prefixes.iter().any(|b| b == binding) {
+            self.model.client_prefixes.push(binding.to_string());
+        }
+    }
+
+    /// The command a method call sends, its key arguments and what a cluster client
+    /// of the library does with keys in several slots; `None` when they cannot be told.
+    fn command_keys(
+        &mut self,
+        lib: Lib,
+        m: &str,
+        args: &[Node<'t>],
+    ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        // node-redis 3 reads its arguments as ioredis does (flat, lowercase names)
+        // and has no cluster client: nothing is split.
+        let flat = lib == Lib::IoRedis || self.node_redis_3();
+        match lib {
+            _ if flat && matches!(m, "call" | "send_command") => self.raw_command(args),
+            _ if flat => self.io_keys(m, args),
+            Lib::NodeRedis | Lib::IoRedis if m == "sendCommand" => {
+                // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
+                let argv = args
+                    .iter()
+                    .rev()
+                    .find(|a| unwrap_expr(**a).kind() == "array")
+                    .copied()?;
+                let Value::Array(items, exact) = self.eval(argv) else {
+                    return None;
+                };
+                let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
+                if !exact {
+                    return None;
+                }
+                self.raw_command(&nodes)
+            }
+            Lib::NodeRedis | Lib::IoRedis => self.node_keys(m, args),
+        }
     }
 
     /// Adds a unit, with the families its keys stand for.
@@ -262,21 +329,58 @@ impl<'t> Analyzer<'t> {
     }
 
     pub(super) fn key_use(&mut self, t: Tpl, n: Node<'t>, command: &str, c: Client) -> usize {
-        let t = match c.prefix {
-            Prefix::None => t,
-            Prefix::Lit(i) => {
+        // A key that begins with a prefix kept on its object (`this.keyPrefix + …`),
+        // whose value the code does not show: like a client's `keyPrefix`, one value
+        // for every key of a unit.
+        let own = match t
+            .parts
+            .iter()
+            .find(|p| !matches!(p, TPart::Lit { bytes, .. } if bytes.is_empty()))
+        {
+            Some(TPart::Hole(h)) if this::is_prefix_label(&h.label) => Some(h.clone()),
+            _ => None,
+        };
+        let shared = |lib: Lib| match lib {
+            Lib::IoRedis => IO_KEY_PREFIX,
+            Lib::NodeRedis => NODE_KEY_PREFIX,
+        };
+        let t = match (c.prefix, own) {
+            (Prefix::None, Some(h)) => {
+                self.share_prefix(&h.binding);
+                t
+            }
+            (Prefix::Unknown, Some(h)) => {
+                // The client's unknown prefix, then the object's: one unknown value.
+                let binding = format!("{}+{}", shared(c.lib), h.binding);
+                self.share_prefix(&binding);
+                let mut p = Tpl::hole(HoleInfo {
+                    label: format!("keyPrefix + {}", h.label),
+                    binding,
+                    span: None,
+                    keylike: true,
+                });
+                let mut rest = t
+                    .parts
+                    .into_iter()
+                    .skip_while(|p| !matches!(p, TPart::Hole(_)));
+                rest.next();
+                p.push(Tpl {
+                    parts: rest.collect(),
+                });
+                p
+            }
+            (Prefix::None, None) => t,
+            (Prefix::Lit(i), _) => {
                 let mut p = self.prefixes[i].clone();
                 p.push(t);
                 p
             }
-            Prefix::Unknown | Prefix::Opaque => {
+            (Prefix::Unknown | Prefix::Opaque, _) => {
                 // ioredis prepends its `keyPrefix` to every key it sends (script keys
                 // and batched commands included): one value for every key of a unit.
                 // node-redis's own prefix option (version 3) is left unknown.
                 let binding = if c.lib == Lib::IoRedis && c.prefix == Prefix::Unknown {
-                    if self.model.client_prefixes.is_empty() {
-                        self.model.client_prefixes.push(IO_KEY_PREFIX.into());
-                    }
+                    self.share_prefix(IO_KEY_PREFIX);
                     IO_KEY_PREFIX
                 } else {
                     "keyPrefix"

@@ -1650,6 +1650,8 @@ def f(queue, conn=None):
 "#;
     assert_eq!(rules(unused), vec![]);
 }
+
+#[test]
 fn a_docstring_script_gets_the_preamble_its_annotations_say() {
     let src = r#"
 from redis.asyncio import Redis

@@ -317,6 +317,10 @@ pub struct FileModel {
     /// keys built around one such value with different text (`name` and
     /// `name + ":member_data"`) differ in slot unless the value carries a hash tag.
     pub caller_values: Vec<String>,
+    /// For some of [`FileModel::client_prefixes`]: what puts that prefix before the
+    /// keys, when it is not the client (a function that rewrites the module's key
+    /// names through `globals()`), as findings name it: (binding, phrase).
+    pub prefix_origins: Vec<(String, String)>,
 }
 
 impl FileModel {
@@ -336,6 +340,7 @@ impl FileModel {
             unit_labels: Vec::new(),
             client_prefixes: Vec::new(),
             caller_values: Vec::new(),
+            prefix_origins: Vec::new(),
         }
     }
 

@@ -125,6 +125,24 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// chain over a name, or the call of one (`get_redis(app)`, `self.conn()`).
     pub(crate) fn recv_key(&self, n: Node<'t>, strict: bool) -> Option<RecvKey> {
         let src = self.src();
+        // `(conn or get_connection())`: whichever it gives, read where it is written.
+        if n.kind_name() == "parenthesized_expression" {
+            let inner = n.named_child(0)?;
+            let (l, r) = (inner.field(Field::Left)?, inner.field(Field::Right)?);
+            if inner.kind_name() != "boolean_operator"
+                || src[l.end_byte()..r.start_byte()].trim() != "or"
+            {
+                return None;
+            }
+            self.recv_key(l, strict)?;
+            self.recv_key(r, strict)?;
+            let scope = self.ix.enclosing_func(n).map_or(Scope::File, Scope::Func);
+            let t: String = text(n, src)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            return Some((scope, t));
+        }
         let (chain, is_call) = if n.kind_name() == "call" {
             (n.field(Field::Function)?, true)
         } else {

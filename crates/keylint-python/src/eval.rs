@@ -89,6 +89,9 @@ pub(crate) struct ScriptInfo<'t> {
     /// The body's text, when the script was registered in another module of the
     /// project (a script factory there): linked to its callers, never merged.
     pub ext: Option<std::sync::Arc<str>>,
+    /// Made by a module function that wraps `EVAL` itself: where its calls take
+    /// their client and keys (`wrapscript.rs`).
+    pub wrapper: Option<crate::wrapscript::WrapperSig>,
     /// Lua lines the decorator puts in front of a docstring body (see
     /// `script::docstring_scripts`).
     pub preamble: Option<String>,
@@ -563,6 +566,15 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             "dictionary_comprehension" => self.eval_dict_comprehension(n, ctx),
             "subscript" => {
+                // `NAMES["QUEUE"]` of a module dict that nothing writes: the entry.
+                if let Some(entry) = self.frozen_dict_entry(n, ctx.func) {
+                    let module_ctx = Ctx {
+                        func: None,
+                        env: None,
+                        depth: ctx.depth + 1,
+                    };
+                    return self.eval(entry, &module_ctx);
+                }
                 // `Redis[bytes]`: a generic alias is the class itself.
                 match n.field(Field::Value).map(|v| self.eval(v, &ctx.deeper())) {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
@@ -1231,9 +1243,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             at = node.start_byte();
             use_node = node;
         }
-        // Module level.
+        // Module level, after what writes through `globals()` do to it.
         if self.ix.module_defs.contains_key(name) {
-            return self.eval_module_name(name, n, ctx);
+            let v = self.eval_module_name(name, n, ctx);
+            return self.rewritten_global(name, v, n);
         }
         match name {
             "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
@@ -2345,6 +2358,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                             return Value::Pipe(self.pipe_for(n, k, Tx::Unknown, None));
                         }
                         None => {}
+                    }
+                }
+                if bound.is_none() && self.ix().funcs[id].parent.is_none() {
+                    if let Some(v) = self.wrapped_script(id, n, args, ctx) {
+                        return v;
                     }
                 }
                 let (pos, kw) = self.call_args(args, ctx);

@@ -16,6 +16,7 @@ mod byuse;
 mod collections;
 mod eval;
 mod frontend;
+mod globals;
 mod index;
 mod keyflow;
 mod lower;
@@ -28,6 +29,7 @@ mod syntax;
 mod tpl;
 mod txflow;
 mod wrappers;
+mod wrapscript;
 
 pub use frontend::{options, Python, FRONTEND, LANG};
 /// Which redis-py client a call site uses when the code does not show it:

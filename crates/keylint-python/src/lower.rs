@@ -125,7 +125,7 @@ pub(crate) struct Analyzer<'t> {
     /// Project analysis: how this module reaches the others.
     pub project: Option<&'t crate::project::Scope<'t>>,
     /// The calls of each function (not of the functions nested in it), in order.
-    calls_in: HashMap<FuncId, Vec<Node<'t>>>,
+    pub(crate) calls_in: HashMap<FuncId, Vec<Node<'t>>>,
     /// The helper being followed for its caller's pipeline, if any.
     pub(crate) inline: Option<Inline<'t>>,
     /// Calls of followed helpers that may still be lowered.
@@ -137,7 +137,7 @@ pub(crate) struct Analyzer<'t> {
     /// use (see [`Analyzer::queued_on`]).
     capture: Option<HashMap<usize, Tpl>>,
     /// `calls_in` and `func_of` are filled.
-    calls_indexed: bool,
+    pub(crate) calls_indexed: bool,
     /// The receivers that the file's uses show to be clients (`byuse.rs`), read on
     /// first need.
     pub(crate) by_use: std::cell::OnceCell<crate::byuse::ByUse>,
@@ -146,6 +146,13 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) caller_values: HashSet<String>,
     /// The caller's values that keys hold, in the functions that take them.
     given: HashSet<String>,
+    /// What the file writes through `globals()` (`globals.rs`), read on first need.
+    pub(crate) globals_rewrite: std::cell::OnceCell<crate::globals::Rewrite>,
+    /// Module dicts by name: whether nothing in the file writes them.
+    pub(crate) frozen_dicts: HashMap<String, bool>,
+    /// Module functions by id: the script objects they return when they wrap
+    /// `EVAL`/`EVALSHA` themselves (`wrapscript.rs`).
+    pub(crate) wrappers_seen: HashMap<FuncId, Option<crate::wrapscript::WrapperSig>>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -204,6 +211,9 @@ impl<'t> Analyzer<'t> {
             by_use: std::cell::OnceCell::new(),
             caller_values: HashSet::new(),
             given: HashSet::new(),
+            globals_rewrite: std::cell::OnceCell::new(),
+            frozen_dicts: HashMap::new(),
+            wrappers_seen: HashMap::new(),
         }
     }
 
@@ -246,7 +256,7 @@ impl<'t> Analyzer<'t> {
 
     /// Every call with its enclosing function, in order; fills `calls_in`,
     /// `func_of` and `calls_by_name`.
-    fn index_calls(&mut self) -> Vec<(Node<'t>, Option<FuncId>)> {
+    pub(crate) fn index_calls(&mut self) -> Vec<(Node<'t>, Option<FuncId>)> {
         let mut calls = self
             .ix
             .nav
@@ -1485,20 +1495,45 @@ impl<'t> Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) {
         let (pos, kw) = self.call_args(args, ctx);
+        // redis-py's `Script.__call__(keys, args, client)`, or a wrapper's own.
+        let (keys_at, client_at) = match &self.scripts[id].wrapper {
+            Some(w) => (w.keys.clone(), w.client.clone()),
+            None => ((0, "keys".to_string()), (2, "client".to_string())),
+        };
         let keys_arg = pos
-            .first()
-            .filter(|e| !e.star)
-            .cloned()
-            .or_else(|| kw.iter().find(|(k, _)| k == "keys").map(|(_, e)| e.clone()));
-        let client_arg = pos
-            .get(2)
-            .filter(|e| !e.star && !pos.iter().take(3).any(|x| x.star))
+            .get(keys_at.0)
+            .filter(|e| !e.star && !pos.iter().take(keys_at.0 + 1).any(|x| x.star))
             .cloned()
             .or_else(|| {
                 kw.iter()
-                    .find(|(k, _)| k == "client")
+                    .find(|(k, _)| *k == keys_at.1)
                     .map(|(_, e)| e.clone())
             });
+        let client_arg = pos
+            .get(client_at.0)
+            .filter(|e| !e.star && !pos.iter().take(client_at.0 + 1).any(|x| x.star))
+            .cloned()
+            .or_else(|| {
+                kw.iter()
+                    .find(|(k, _)| *k == client_at.1)
+                    .map(|(_, e)| e.clone())
+            });
+        if self.scripts[id].wrapper.is_some()
+            && client_arg.as_ref().is_none_or(|c| {
+                matches!(
+                    c.value,
+                    Value::Seq { .. }
+                        | Value::Str(_)
+                        | Value::Dict(_)
+                        | Value::Int(_)
+                        | Value::Bool
+                        | Value::Null
+                )
+            })
+        {
+            // The wrapper needs its client: a call without one is not understood.
+            return;
+        }
         let mut recv = Recv {
             client: self.effective(self.scripts[id].client),
             pipe: None,
@@ -1666,6 +1701,7 @@ impl<'t> Analyzer<'t> {
             func: ctx.func,
             client,
             ext: None,
+            wrapper: None,
             preamble: None,
         });
         self.script_by_node.insert(call.id(), id);
@@ -1689,6 +1725,7 @@ impl<'t> Analyzer<'t> {
             func: None,
             client,
             ext: Some(text),
+            wrapper: None,
             preamble: None,
         });
         self.script_by_node.insert(call.id(), id);

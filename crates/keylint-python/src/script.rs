@@ -179,6 +179,7 @@ pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
             client: crate::eval::ClientKind::Unknown,
             ext: None,
             preamble: Some(preamble),
+            wrapper: None,
         });
     }
 }

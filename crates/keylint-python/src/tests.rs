@@ -1494,6 +1494,205 @@ class Store:
         return self._client.mget(self._make_key(key, collection), self._make_key(key, collection))
 "#;
     assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+fn module_names_rewritten_with_a_prefix_share_that_prefix() {
+    let src = r#"
+import redis
+r = redis.Redis()
+_N = dict(A=b"queue:", B=b"messages:", C=b"queues:all", D=b"queues:wall")
+A = _N["A"]
+B = _N["B"]
+C = _N["C"]
+D = _N["D"]
+OTHER = b"other:"
+def set_key_prefix(pfix):
+    globals().update((k, pfix + v) for k, v in _N.items())
+def f(q):
+    r.sunion(A + q, B + q)
+    r.sunion(C, D)
+    r.sunion(OTHER + q, A + q)
+    r.sunion(_N["A"] + q, _N["B"] + q)
+"#;
+    let m = lower(src);
+    assert_eq!(m.client_prefixes, vec!["globals-prefix@_N".to_string()]);
+    assert!(m.prefix_origins[0].1.contains("`set_key_prefix`"));
+    let got: Vec<Vec<String>> = multi(&m).into_iter().map(|u| u.3).collect();
+    assert_eq!(
+        got,
+        vec![
+            vec![r#"f"{pfix}queue:{q}""#, r#"f"{pfix}messages:{q}""#],
+            vec![r#"f"{pfix}queues:all""#, r#"f"{pfix}queues:wall""#],
+            vec![r#"f"other:{q}""#, r#"f"{pfix}queue:{q}""#],
+            vec![r#"f"queue:{q}""#, r#"f"messages:{q}""#],
+        ]
+    );
+    // Likely, never proven: the prefix may carry a tag; silent next to a key
+    // without it.
+    assert_eq!(
+        rules(src),
+        vec![
+            Rule::CrossSlotLikely,
+            Rule::CrossSlotLikely,
+            Rule::CrossSlotLikely
+        ]
+    );
+}
+
+#[test]
+fn globals_written_otherwise_make_module_strings_unknown() {
+    for write in [
+        "globals()[name] = value",
+        "globals().update(other)",
+        "exec(value, globals())",
+    ] {
+        let src = format!(
+            r#"
+import redis
+r = redis.Redis()
+A = "queues:all"
+B = "queues:wall"
+N = {{"A": "a:", "B": "b:"}}
+def configure(name, value, other):
+    {write}
+def f(q):
+    r.sunion(A, B)
+    r.sunion(N["A"] + q, N["B"] + q)
+"#
+        );
+        assert_eq!(rules(&src), vec![], "{write}");
+    }
+    // Reads of globals() change nothing.
+    let read = r#"
+import redis
+r = redis.Redis()
+A = "queues:all"
+B = "queues:wall"
+def f():
+    g = globals().get("A")
+    r.sunion(A, B)
+"#;
+    assert_eq!(rules(read), vec![Rule::CrossSlot]);
+}
+
+#[test]
+fn module_dicts_that_the_file_writes_are_not_read() {
+    for write in [
+        r#"N["A"] = "x""#,
+        r#"N.update(A="x")"#,
+        "del N[\"A\"]",
+        "N[\"A\"] += \"x\"",
+        "helper(N)",
+    ] {
+        let src = format!(
+            r#"
+import redis
+r = redis.Redis()
+N = {{"A": "a:", "B": "b:"}}
+def g(helper):
+    {write}
+def f(q):
+    r.sunion(N["A"] + q, N["B"] + q)
+"#
+        );
+        assert_eq!(rules(&src), vec![], "{write}");
+    }
+    // A local of the same name is not the module's dict.
+    let local = r#"
+import redis
+r = redis.Redis()
+N = {"A": "a:", "B": "b:"}
+def f(q, N):
+    r.sunion(N["A"] + q, N["B"] + q)
+"#;
+    assert_eq!(rules(local), vec![]);
+}
+
+#[test]
+fn eval_wrapper_factories_make_script_objects() {
+    let src = r#"
+import redis
+def script_load(script):
+    sha = [None]
+    def call(conn, keys=[], args=[], force_eval=False):
+        if not sha[0]:
+            return conn.execute_command("EVAL", script, len(keys), *(keys + args))
+        return conn.execute_command("EVALSHA", sha[0], len(keys), *(keys + args))
+    return call
+MOVE = script_load("return redis.call('rpoplpush', KEYS[1], KEYS[2])")
+def f(conn):
+    MOVE(conn, ["queue:a", "queue:b"], [])
+    MOVE(conn, keys=["{q}:a", "{q}:b"])
+    MOVE(["queue:a", "queue:b"])
+"#;
+    let m = lower(src);
+    let scripts: Vec<Vec<String>> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Script && !u.3.iter().any(|k| k.contains("KEYS[")))
+        .map(|u| u.3)
+        .collect();
+    assert_eq!(
+        scripts,
+        vec![
+            vec![r#""queue:a""#.to_string(), r#""queue:b""#.to_string()],
+            vec![r#""{q}:a""#.to_string(), r#""{q}:b""#.to_string()],
+        ]
+    );
+    assert_eq!(rules(src), vec![Rule::CrossSlot]);
+}
+
+#[test]
+fn closures_that_do_more_than_eval_are_not_wrappers() {
+    for body in [
+        // Another command on the client.
+        "conn.set('x', 1)\n        return conn.execute_command('EVAL', script, len(keys), *(keys + args))",
+        // Numkeys from something else.
+        "return conn.execute_command('EVAL', script, 2, *(keys + args))",
+        // The body is not the factory's parameter.
+        "return conn.execute_command('EVAL', 'return 1', len(keys), *(keys + args))",
+        // Keys after the args.
+        "return conn.execute_command('EVAL', script, len(keys), *(args + keys))",
+    ] {
+        let src = format!(
+            r#"
+import redis
+def script_load(script):
+    def call(conn, keys=[], args=[]):
+        {body}
+    return call
+MOVE = script_load("return redis.call('rpoplpush', KEYS[1], KEYS[2])")
+def f(conn):
+    MOVE(conn, ["queue:a", "queue:b"], [])
+"#
+        );
+        let m = lower(&src);
+        assert!(
+            units(&m).iter().all(|u| u.0 != UnitKind::Script || u.3.is_empty()),
+            "{body}"
+        );
+    }
+}
+
+#[test]
+fn a_client_or_a_factory_in_parentheses_is_known_by_use() {
+    let src = r#"
+import redis
+def get_connection():
+    return POOL
+def delete_item(queue, taskid, conn=None):
+    pipeline = (conn or get_connection()).pipeline(True)
+    pipeline.hdel("messages:" + queue, taskid)
+    pipeline.zrem("queue:" + queue, taskid)
+    return pipeline.execute()
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+    // Without the pipeline's use, nothing says it is a client.
+    let unused = r#"
+import redis
+def get_connection():
+    return POOL
+def f(queue, conn=None):
+    (conn or get_connection()).rename("messages:" + queue, "queue:" + queue)
+"#;
+    assert_eq!(rules(unused), vec![]);
 }
 
 #[test]

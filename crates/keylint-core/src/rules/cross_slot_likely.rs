@@ -36,7 +36,7 @@ pub(super) fn symbolic(keys: &[usize], inputs: &[HashInput]) -> Option<(usize, u
 /// unit must begin with that same prefix. Without a `{` in the prefix, the keys are
 /// hashed from their own tags, or whole with different bytes: different slots but
 /// for a 1-in-16384 chance. Keys in one slot without it stay silent.
-pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String)> {
+pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String, String)> {
     let keys = &u.unit.keys;
     let first = u.after_prefix[*keys.first()?].as_ref()?;
     if keys.len() < 2
@@ -60,14 +60,19 @@ pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String
             Part::Hole(h) if h.binding == first.0 => Some(h.label.clone()),
             _ => None,
         })?;
-    Some((a, b, label))
+    Some((a, b, label, first.0.clone()))
 }
 
 /// Why keys that differ after a client prefix the code does not show fail, and what
 /// is assumed.
-pub(super) fn explain_after_prefix(f: Finding, label: &str) -> Finding {
+/// `origin` names what puts the prefix there when the code says it.
+pub(super) fn explain_after_prefix(f: Finding, label: &str, origin: Option<&str>) -> Finding {
+    let begins = match origin {
+        Some(o) => format!("`{label}`, {o}, whose value"),
+        None => format!("`{label}`, a prefix whose value"),
+    };
     f.with_note(format!(
-        "every key here begins with `{label}`, a prefix whose value the code does not \
+        "every key here begins with {begins} the code does not \
          show; after it these keys are hashed from different bytes, so they share a slot \
          only by a 1-in-16384 chance"
     ))

@@ -129,6 +129,8 @@ struct Detection<'m> {
     under_prefix: Option<String>,
     /// The pair is built around values the caller passes in: their labels.
     around: Option<Vec<String>>,
+    /// What puts that prefix before the keys, when it is not the client.
+    prefix_origin: Option<String>,
 }
 
 impl Detection<'_> {
@@ -145,6 +147,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     }
     let mut under_prefix = None;
     let mut around = None;
+    let mut prefix_origin = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
     } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
@@ -156,9 +159,15 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
         (Rule::CrossSlotLikely, fk.key, fk.key)
-    } else if let Some((a, b, label)) = cross_slot_likely::after_prefix(u) {
+    } else if let Some((a, b, label, binding)) = cross_slot_likely::after_prefix(u) {
         // Likely: keys that differ after the one prefix the client gives them all.
         under_prefix = Some(label);
+        prefix_origin =
+            u.cx.model
+                .prefix_origins
+                .iter()
+                .find(|(b, _)| *b == binding)
+                .map(|(_, o)| o.clone());
         (Rule::CrossSlotLikely, a, b)
     } else if let Some((a, b, labels)) = cross_slot_likely::around_caller_value(u) {
         // Likely: keys built around one value the caller passes in.
@@ -190,6 +199,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         at_start: is_tx && !in_unit(culprit) && unit.anchor != unit.span,
         under_prefix,
         around,
+        prefix_origin,
     })
 }
 
@@ -340,7 +350,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             f.with_note(refusal(&unit.kind, in_script, client.as_ref()))
         }
         _ => match (&d.under_prefix, &d.around) {
-            (Some(label), _) => cross_slot_likely::explain_after_prefix(f, label),
+            (Some(label), _) => {
+                cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
+            }
             (None, Some(labels)) => cross_slot_likely::explain_around(f, labels),
             (None, None) => cross_slot_likely::explain(f),
         },

@@ -6,6 +6,9 @@ use super::*;
 /// The binding of an ioredis client's `keyPrefix` that the code does not show.
 const IO_KEY_PREFIX: &str = "keyPrefix@ioredis";
 
+/// The binding of a node-redis 3 client's `prefix` that the code does not show.
+const NODE_REDIS_3_PREFIX: &str = "prefix@node-redis-3";
+
 impl<'t> Analyzer<'t> {
     /// The method name and receiver of a call `recv.method(…)`.
     pub(super) fn method_call(&self, call: Node<'t>) -> Option<(Node<'t>, &'t str, Node<'t>)> {
@@ -72,7 +75,17 @@ impl<'t> Analyzer<'t> {
         let Some((_, m, f)) = self.method_call(call) else {
             return Vec::new();
         };
-        let args = self.args(call);
+        let mut args = self.args(call);
+        // A callback last (`client.mget(a, b, (err, r) => …)`, node-redis 3 and
+        // ioredis) is no argument of the command.
+        if args.last().is_some_and(|a| {
+            matches!(
+                unwrap_expr(*a).kind(),
+                "arrow_function" | "function_expression" | "function"
+            )
+        }) {
+            args.pop();
+        }
         if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).copied() {
             if c.lib == Lib::IoRedis {
                 return self.defined_call(c, call, f, &args, d, batch.is_some());
@@ -93,6 +106,19 @@ impl<'t> Analyzer<'t> {
                         Some(x) => x,
                         None => return Vec::new(),
                     }
+                }
+            }
+            Lib::NodeRedis if self.v3_spelling(m) => {
+                // node-redis 3 (or a client in legacy mode): lower-case methods with
+                // flat arguments, as ioredis takes them; `send_command(name, [args])`.
+                let found = if m == "send_command" {
+                    self.raw_command(&args)
+                } else {
+                    self.io_keys(m, &args)
+                };
+                match found {
+                    Some((command, keys, _)) => (command, keys, Cluster::Routed),
+                    None => return Vec::new(),
                 }
             }
             Lib::NodeRedis => {
@@ -124,8 +150,48 @@ impl<'t> Analyzer<'t> {
                 }
             }
         };
+        self.command_keys(
+            call.byte_range(),
+            f.byte_range(),
+            command,
+            &keys,
+            cluster,
+            c,
+            batch,
+        )
+    }
+
+    /// Whether a node-redis method is written as node-redis 3 writes it: a lower-case
+    /// name, in a project on node-redis 3 or older, or a name node-redis 4 and later do
+    /// not have (`zrem`, `hdel`, `mget`: they write `zRem`, `hDel`, `mGet`).
+    pub(super) fn v3_spelling(&self, m: &str) -> bool {
+        if m.is_empty() || m != m.to_ascii_lowercase() {
+            return false;
+        }
+        if self.options.node_redis_major.is_some_and(|v| v <= 3) {
+            return true;
+        }
+        if matches!(self.options.node_redis_major, Some(v) if v >= 4) {
+            return false;
+        }
+        methods::node_redis(m).is_none() && (methods::ioredis(m).is_some() || m == "send_command")
+    }
+
+    /// The key uses of a command whose keys are known, and its unit when it takes
+    /// several keys (`span`: the whole call, `anchor`: where to point).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn command_keys(
+        &mut self,
+        span: Span,
+        anchor: Span,
+        command: &'static str,
+        keys: &[Node<'t>],
+        cluster: Cluster,
+        c: Client,
+        batch: Option<(Batch, bool)>,
+    ) -> Vec<usize> {
         let mut uses = Vec::new();
-        for k in &keys {
+        for k in keys {
             if let Some((body, varying)) = self.map_family(*k) {
                 let t = self.tpl(body);
                 let u = self.key_use(t, body, command, c);
@@ -142,8 +208,8 @@ impl<'t> Analyzer<'t> {
             self.push_unit(Unit {
                 kind: UnitKind::Command,
                 name: command.to_string(),
-                span: call.byte_range(),
-                anchor: f.byte_range(),
+                span,
+                anchor,
                 keys: uses.clone(),
                 policy,
             });
@@ -153,6 +219,10 @@ impl<'t> Analyzer<'t> {
                 && batch.is_none()
             {
                 let note = match self.options.node_redis_major {
+                    Some(m) if m <= 3 => format!(
+                        "node-redis {m} (the project's package.json) has no cluster client: \
+                         it sends it whole to the node it is connected to"
+                    ),
                     Some(m @ (4 | 5)) => format!(
                         "node-redis {m} (the project's package.json) sends it whole to the \
                          first key's node; node-redis 6 splits it by slot"
@@ -248,6 +318,10 @@ impl<'t> Analyzer<'t> {
         if c.lib == Lib::IoRedis || cluster == Cluster::Routed {
             return CrossSlotPolicy::Refused;
         }
+        // node-redis 3 has no cluster client: nothing is split.
+        if self.options.node_redis_major.is_some_and(|v| v <= 3) {
+            return CrossSlotPolicy::Refused;
+        }
         match batch {
             // A transaction is sent whole to one node.
             Some((Batch::Multi, false)) => CrossSlotPolicy::Refused,
@@ -271,18 +345,27 @@ impl<'t> Analyzer<'t> {
             }
             Prefix::Unknown | Prefix::Opaque => {
                 // ioredis prepends its `keyPrefix` to every key it sends (script keys
-                // and batched commands included): one value for every key of a unit.
-                // node-redis's own prefix option (version 3) is left unknown.
-                let binding = if c.lib == Lib::IoRedis && c.prefix == Prefix::Unknown {
-                    if self.model.client_prefixes.is_empty() {
-                        self.model.client_prefixes.push(IO_KEY_PREFIX.into());
-                    }
-                    IO_KEY_PREFIX
+                // and batched commands included), and node-redis 3 its `prefix` (by
+                // each command's key positions): one value for every key of a unit.
+                // node-redis 6's `keyPrefix` is left unknown.
+                let v3 = c.lib == Lib::NodeRedis
+                    && self.options.node_redis_major.is_some_and(|v| v <= 3);
+                let (binding, label) = if c.prefix != Prefix::Unknown {
+                    ("keyPrefix", "keyPrefix")
+                } else if c.lib == Lib::IoRedis {
+                    (IO_KEY_PREFIX, "keyPrefix")
+                } else if v3 {
+                    (NODE_REDIS_3_PREFIX, "prefix")
                 } else {
-                    "keyPrefix"
+                    ("keyPrefix", "keyPrefix")
                 };
+                if binding != "keyPrefix"
+                    && !self.model.client_prefixes.iter().any(|b| b == binding)
+                {
+                    self.model.client_prefixes.push(binding.into());
+                }
                 let mut p = Tpl::hole(HoleInfo {
-                    label: "keyPrefix".into(),
+                    label: label.into(),
                     binding: binding.into(),
                     span: None,
                     keylike: true,

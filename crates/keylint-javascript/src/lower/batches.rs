@@ -36,7 +36,7 @@ impl<'t> Analyzer<'t> {
             (Batch::Multi, false) => ("MULTI", CrossSlotPolicy::Refused),
             (Batch::Multi, true) => ("execAsPipeline", CrossSlotPolicy::SameNode),
             (Batch::Pipeline, _) => ("pipeline", CrossSlotPolicy::SameNode),
-            (Batch::Batch, _) => ("batch", CrossSlotPolicy::SameNode),
+            (Batch::Grouped, _) => ("batch", CrossSlotPolicy::SameNode),
         };
         let v3 = c.lib == Lib::NodeRedis && self.options.node_redis_major.is_some_and(|v| v <= 3);
         self.push_unit(Unit {
@@ -48,7 +48,7 @@ impl<'t> Analyzer<'t> {
             policy,
         });
         let note = match (c.lib, pipeline) {
-            _ if b == Batch::Batch => {
+            _ if b == Batch::Grouped => {
                 "node-redis 3 has no cluster client: `batch()` is sent to the node the client \
                  is connected to, where a command for another node's slot fails with `MOVED` \
                  while the others run, leaving a partial write"

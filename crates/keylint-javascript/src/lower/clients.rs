@@ -400,14 +400,14 @@ impl<'t> Analyzer<'t> {
             }
         }
         match self.eval(r) {
-            Value::Unknown if !self.from_parameter(r) => out.push(Value::Object(Vec::new())),
+            Value::Unknown if !self.read_from_parameter(r) => out.push(Value::Object(Vec::new())),
             v => out.push(v),
         }
     }
 
     /// Whether `n` is a parameter, or a property read from a parameter or from
     /// options merged by a call (`const opts = _.extend({…}, options)`; `opts.client`).
-    fn from_parameter(&mut self, n: Node<'t>) -> bool {
+    fn read_from_parameter(&mut self, n: Node<'t>) -> bool {
         let mut cur = unwrap_expr(n);
         let mut property = false;
         for _ in 0..8 {

@@ -73,7 +73,7 @@ enum Batch {
     /// ioredis `pipeline()`.
     Pipeline,
     /// node-redis 3 `batch()`: a pipeline sent to the node the client is connected to.
-    Batch,
+    Grouped,
 }
 
 /// What an expression may evaluate to.

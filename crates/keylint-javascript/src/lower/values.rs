@@ -408,7 +408,7 @@ impl<'t> Analyzer<'t> {
                         Value::Batch(c, Batch::Pipeline)
                     }
                     ("batch", Value::Client(c)) if c.lib == Lib::NodeRedis => {
-                        Value::Batch(c, Batch::Batch)
+                        Value::Batch(c, Batch::Grouped)
                     }
                     // A command queued on a batch returns the batch.
                     (m, Value::Batch(c, b)) if m != "exec" && m != "execAsPipeline" => {

@@ -242,6 +242,87 @@ fn eval(conn: &mut Conn, source: &str, run: &Run) -> Reply {
     conn.cmd(&args).expect("the node answers")
 }
 
+/// The node a cluster client routes a run to: the owner of its first key passed, or
+/// else of the first key the script touches.
+fn route(cluster: &Cluster, model: &FileModel, script: &Script, run: &Run) -> usize {
+    let first_touched = script
+        .keys
+        .first()
+        .and_then(|&k| instantiate(model, k, run));
+    let slot = run
+        .keys
+        .first()
+        .or(first_touched.as_ref())
+        .map(|k| keyslot::key_slot(k));
+    slot.map_or(0, |s| cluster.node_for_slot(s))
+}
+
+/// Where the linter's findings on a script (`mine`) disagree with the cluster's
+/// answer: `script-no-cluster` exactly when the cluster refuses for it, no
+/// cross-slot error on a script that ran, no silence on one that was refused.
+fn verdict_failures(what: &str, actual: Outcome, mine: &[&Finding], reply: &Reply) -> Vec<String> {
+    let mut failures = Vec::new();
+    let no_cluster = mine.iter().any(|f| f.rule == Rule::ScriptNoCluster);
+    let cross_error = mine
+        .iter()
+        .any(|f| f.rule == Rule::CrossSlot && f.severity == Severity::Error);
+    let silent = !mine.iter().any(|f| {
+        matches!(
+            f.rule,
+            Rule::CrossSlot
+                | Rule::CrossSlotLikely
+                | Rule::UndeclaredScriptKey
+                | Rule::ScriptNoCluster
+        )
+    });
+    if no_cluster != (actual == Outcome::NoCluster) {
+        failures.push(format!(
+            "{what}: cluster answered {actual:?}, linter no-cluster = {no_cluster}"
+        ));
+    }
+    if actual != Outcome::CrossSlot {
+        if cross_error && !actual.refused() {
+            failures.push(format!(
+                "{what}: the linter reports a cross-slot error but the cluster ran it"
+            ));
+        }
+        if silent && actual.refused() {
+            failures.push(format!(
+                "{what}: the linter is silent but the cluster refused: {reply:?}"
+            ));
+        }
+    }
+    failures
+}
+
+/// The literal keys the script writes that are not on the cluster after it ran.
+fn unwritten_keys(
+    cluster: &Cluster,
+    model: &FileModel,
+    script: &Script,
+    what: &str,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for &k in &script.keys {
+        let key = &model.keys[k];
+        if !WRITES.contains(&key.command.as_str()) {
+            continue;
+        }
+        let Some(bytes) = key.template.as_literal() else {
+            continue;
+        };
+        let mut conn = cluster.conn_for_slot(keyslot::key_slot(&bytes));
+        let exists = conn.cmd(&[b"EXISTS".as_slice(), &bytes]).unwrap();
+        if exists != Reply::Int(1) {
+            failures.push(format!(
+                "{what}: the model's key `{}` was not written",
+                bytes.escape_ascii()
+            ));
+        }
+    }
+    failures
+}
+
 #[test]
 fn lua_fixtures_agree_with_a_live_cluster() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
@@ -276,17 +357,7 @@ fn lua_fixtures_agree_with_a_live_cluster() {
             checked += 1;
             let what = format!("{name} [{}]", run.line);
             let script = script_of(&model, run);
-            // Route as a cluster client does: by the first key.
-            let first_touched = script
-                .keys
-                .first()
-                .and_then(|&k| instantiate(&model, k, run));
-            let slot = run
-                .keys
-                .first()
-                .or(first_touched.as_ref())
-                .map(|k| keyslot::key_slot(k));
-            let node = slot.map_or(0, |s| cluster.node_for_slot(s));
+            let node = route(&cluster, &model, script, run);
             let reply = eval(&mut cluster.conn(node), &source, run);
             let actual = match classify(&reply) {
                 Ok(o) => o,
@@ -296,36 +367,7 @@ fn lua_fixtures_agree_with_a_live_cluster() {
                 }
             };
             let mine: Vec<&Finding> = findings.iter().filter(|f| in_script(f, script)).collect();
-            let no_cluster = mine.iter().any(|f| f.rule == Rule::ScriptNoCluster);
-            let cross_error = mine
-                .iter()
-                .any(|f| f.rule == Rule::CrossSlot && f.severity == Severity::Error);
-            let silent = !mine.iter().any(|f| {
-                matches!(
-                    f.rule,
-                    Rule::CrossSlot
-                        | Rule::CrossSlotLikely
-                        | Rule::UndeclaredScriptKey
-                        | Rule::ScriptNoCluster
-                )
-            });
-            if no_cluster != (actual == Outcome::NoCluster) {
-                failures.push(format!(
-                    "{what}: cluster answered {actual:?}, linter no-cluster = {no_cluster}"
-                ));
-            }
-            if actual != Outcome::CrossSlot {
-                if cross_error && !actual.refused() {
-                    failures.push(format!(
-                        "{what}: the linter reports a cross-slot error but the cluster ran it"
-                    ));
-                }
-                if silent && actual.refused() {
-                    failures.push(format!(
-                        "{what}: the linter is silent but the cluster refused: {reply:?}"
-                    ));
-                }
-            }
+            failures.extend(verdict_failures(&what, actual, &mine, &reply));
             match simulate(&cluster, &model, script, run, node) {
                 Some(predicted) if predicted != actual => failures.push(format!(
                     "{what}: the model predicts {predicted:?}, the cluster answered \
@@ -335,23 +377,7 @@ fn lua_fixtures_agree_with_a_live_cluster() {
                 None => eprintln!("{what}: model not instantiable, verdict checks only"),
             }
             if actual == Outcome::Ran {
-                for &k in &script.keys {
-                    let key = &model.keys[k];
-                    if !WRITES.contains(&key.command.as_str()) {
-                        continue;
-                    }
-                    let Some(bytes) = key.template.as_literal() else {
-                        continue;
-                    };
-                    let mut conn = cluster.conn_for_slot(keyslot::key_slot(&bytes));
-                    let exists = conn.cmd(&[b"EXISTS".as_slice(), &bytes]).unwrap();
-                    if exists != Reply::Int(1) {
-                        failures.push(format!(
-                            "{what}: the model's key `{}` was not written",
-                            bytes.escape_ascii()
-                        ));
-                    }
-                }
+                failures.extend(unwritten_keys(&cluster, &model, script, &what));
             }
             eprintln!("{what}: {actual:?}");
         }

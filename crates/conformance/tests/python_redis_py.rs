@@ -142,24 +142,19 @@ fn verdicts(path: &Path) -> Vec<(usize, Verdict, String)> {
         .collect()
 }
 
-#[test]
-fn redis_py_refuses_exactly_what_is_reported() {
-    let py = redis_py_venv();
-    let cluster = Cluster::start();
-    let port = cluster.ports()[0].to_string();
-    let root = root();
-
-    // 1. The method table against the installed redis-py.
+/// The method table against the installed redis-py: the linter's one-key rule says
+/// of every `redis.Redis` method what the script finds.
+fn method_table_agrees(py: &Path, port: &str, root: &Path) {
     let dump = Path::new(env!("CARGO_TARGET_TMPDIR")).join("redis-py-methods.json");
     let out = run(
-        Command::new(&py)
-            .current_dir(&root)
+        Command::new(py)
+            .current_dir(root)
             .args([
                 "-W",
                 "ignore",
                 "scripts/check-redis-py-methods.py",
                 "--port",
-                &port,
+                port,
                 "--json",
             ])
             .arg(&dump),
@@ -196,8 +191,11 @@ fn redis_py_refuses_exactly_what_is_reported() {
         one_key.len(),
         all.len()
     );
+}
 
-    // 2. The fixtures' cases against the cluster.
+/// Runs the cases of the Python fixtures against the cluster: how many files, and
+/// each case's outcome as `run_cases.py` reports it.
+fn run_fixture_cases(py: &Path, port: &str, root: &Path) -> (usize, Vec<serde_json::Value>) {
     let dir = root.join("fixtures/python");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -207,21 +205,101 @@ fn redis_py_refuses_exactly_what_is_reported() {
     files.sort();
     assert!(!files.is_empty(), "no Python fixtures");
     let report = run(
-        Command::new(&py)
-            .current_dir(&root)
+        Command::new(py)
+            .current_dir(root)
             .arg("crates/conformance/tests/data/python/run_cases.py")
-            .args(["--port", &port])
+            .args(["--port", port])
             .args(&files),
         "running the fixtures' cases against the cluster",
     );
     let cases: serde_json::Value = serde_json::from_str(&report).unwrap();
-    let cases = cases.as_array().unwrap();
+    (files.len(), cases.as_array().unwrap().clone())
+}
 
-    // 3. Compare.
+/// Whether redis-py's outcome and the linter's verdict agree.
+fn agree(outcome: &str, verdict: Verdict) -> bool {
+    match (outcome, verdict) {
+        ("slot", Verdict::Proven | Verdict::Likely) => true,
+        ("numkeys", Verdict::Numkeys) => true,
+        ("ok", Verdict::None | Verdict::NotAtomic) => true,
+        // Depends on which node serves which slot: either outcome is right.
+        ("slot" | "ok", Verdict::SameNode) => true,
+        _ => false,
+    }
+}
+
+/// What a disagreement says: redis-py's outcome, the linter's verdict, and the error
+/// or the findings of the case.
+fn disagreement(
+    c: &serde_json::Value,
+    rel: &str,
+    verdict: Verdict,
+    inside: &[&(usize, Verdict, String)],
+) -> String {
+    let outcome = c["outcome"].as_str().unwrap();
+    format!(
+        "{rel}:{} {}: redis-py {}, linter {}{}",
+        c["first_line"],
+        c["name"].as_str().unwrap(),
+        match outcome {
+            "slot" => "raised a slot error".to_string(),
+            "ok" => "accepted it".to_string(),
+            "numkeys" => "refused its numkeys".to_string(),
+            _ => format!("failed for another reason: {}", c["message"]),
+        },
+        match verdict {
+            Verdict::Proven => "reports cross-slot",
+            Verdict::SameNode => "warns the keys need one node",
+            Verdict::Likely => "reports cross-slot-likely",
+            Verdict::NotAtomic => "warns it is not atomic on a cluster",
+            Verdict::Numkeys => "reports a refused numkeys",
+            Verdict::None => "is silent",
+        },
+        if outcome == "slot" {
+            format!(" ({})", c["message"].as_str().unwrap_or(""))
+        } else {
+            inside
+                .iter()
+                .map(|(l, _, m)| format!(" [line {l}: {m}]"))
+                .collect::<String>()
+        }
+    )
+}
+
+/// The cases, counted by (outcome, verdict).
+struct Counts(BTreeMap<(&'static str, Verdict), usize>);
+
+impl Counts {
+    fn get(&self, outcome: &str, verdict: Verdict) -> usize {
+        self.0.get(&(outcome, verdict)).copied().unwrap_or(0)
+    }
+
+    fn sum(&self, keep: impl Fn(&str, Verdict) -> bool) -> usize {
+        self.0
+            .iter()
+            .filter(|((o, v), _)| keep(o, *v))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    fn outcome(&self, outcome: &str) -> usize {
+        self.sum(|o, _| o == outcome)
+    }
+}
+
+#[test]
+fn redis_py_refuses_exactly_what_is_reported() {
+    let py = redis_py_venv();
+    let cluster = Cluster::start();
+    let port = cluster.ports()[0].to_string();
+    let root = root();
+    method_table_agrees(&py, &port, &root);
+    let (files, cases) = run_fixture_cases(&py, &port, &root);
+
     let mut by_file: BTreeMap<String, Vec<(usize, Verdict, String)>> = BTreeMap::new();
     let mut disagreements = Vec::new();
-    let mut counts: BTreeMap<(&str, Verdict), usize> = BTreeMap::new();
-    for c in cases {
+    let mut counts = Counts(BTreeMap::new());
+    for c in &cases {
         let file = c["file"].as_str().unwrap().to_string();
         let found = by_file
             .entry(file.clone())
@@ -240,92 +318,38 @@ fn redis_py_refuses_exactly_what_is_reported() {
             .max()
             .unwrap_or(Verdict::None);
         let outcome = c["outcome"].as_str().unwrap();
-        let name = c["name"].as_str().unwrap();
         let rel = Path::new(&file)
             .strip_prefix(&root)
             .map(|p| p.display().to_string())
             .unwrap_or(file.clone());
-        let outcome_key: &str = match outcome {
+        let outcome_key: &'static str = match outcome {
             "slot" => "slot",
             "ok" => "ok",
             "numkeys" => "numkeys",
             _ => "error",
         };
-        *counts.entry((outcome_key, verdict)).or_default() += 1;
-        let agree = match (outcome, verdict) {
-            ("slot", Verdict::Proven | Verdict::Likely) => true,
-            ("numkeys", Verdict::Numkeys) => true,
-            ("ok", Verdict::None | Verdict::NotAtomic) => true,
-            // Depends on which node serves which slot: either outcome is right.
-            ("slot" | "ok", Verdict::SameNode) => true,
-            _ => false,
-        };
-        if !agree {
-            disagreements.push(format!(
-                "{rel}:{first} {name}: redis-py {}, linter {}{}",
-                match outcome {
-                    "slot" => "raised a slot error".to_string(),
-                    "ok" => "accepted it".to_string(),
-                    "numkeys" => "refused its numkeys".to_string(),
-                    _ => format!("failed for another reason: {}", c["message"]),
-                },
-                match verdict {
-                    Verdict::Proven => "reports cross-slot",
-                    Verdict::SameNode => "warns the keys need one node",
-                    Verdict::Likely => "reports cross-slot-likely",
-                    Verdict::NotAtomic => "warns it is not atomic on a cluster",
-                    Verdict::Numkeys => "reports a refused numkeys",
-                    Verdict::None => "is silent",
-                },
-                if outcome == "slot" {
-                    format!(" ({})", c["message"].as_str().unwrap_or(""))
-                } else {
-                    inside
-                        .iter()
-                        .map(|(l, _, m)| format!(" [line {l}: {m}]"))
-                        .collect::<String>()
-                }
-            ));
+        *counts.0.entry((outcome_key, verdict)).or_default() += 1;
+        if !agree(outcome, verdict) {
+            disagreements.push(disagreement(c, &rel, verdict, &inside));
         }
     }
     let total = cases.len();
     eprintln!(
-        "{} fixture files, {total} cases: {} raised a slot error ({} reported cross-slot, {} \
+        "{files} fixture files, {total} cases: {} raised a slot error ({} reported cross-slot, {} \
          cross-slot-likely), {} accepted ({} with no finding); {} other failures; {} \
          script keys that need one node ({} raised, {} accepted); {} refused numkeys ({} \
          reported)",
-        files.len(),
-        counts
-            .iter()
-            .filter(|((o, _), _)| *o == "slot")
-            .map(|(_, n)| n)
-            .sum::<usize>(),
-        counts.get(&("slot", Verdict::Proven)).unwrap_or(&0),
-        counts.get(&("slot", Verdict::Likely)).unwrap_or(&0),
-        counts
-            .iter()
-            .filter(|((o, _), _)| *o == "ok")
-            .map(|(_, n)| n)
-            .sum::<usize>(),
-        counts.get(&("ok", Verdict::None)).unwrap_or(&0),
-        counts
-            .iter()
-            .filter(|((o, _), _)| *o == "error")
-            .map(|(_, n)| n)
-            .sum::<usize>(),
-        counts
-            .iter()
-            .filter(|((_, v), _)| *v == Verdict::SameNode)
-            .map(|(_, n)| n)
-            .sum::<usize>(),
-        counts.get(&("slot", Verdict::SameNode)).unwrap_or(&0),
-        counts.get(&("ok", Verdict::SameNode)).unwrap_or(&0),
-        counts
-            .iter()
-            .filter(|((o, _), _)| *o == "numkeys")
-            .map(|(_, n)| n)
-            .sum::<usize>(),
-        counts.get(&("numkeys", Verdict::Numkeys)).unwrap_or(&0),
+        counts.outcome("slot"),
+        counts.get("slot", Verdict::Proven),
+        counts.get("slot", Verdict::Likely),
+        counts.outcome("ok"),
+        counts.get("ok", Verdict::None),
+        counts.outcome("error"),
+        counts.sum(|_, v| v == Verdict::SameNode),
+        counts.get("slot", Verdict::SameNode),
+        counts.get("ok", Verdict::SameNode),
+        counts.outcome("numkeys"),
+        counts.get("numkeys", Verdict::Numkeys),
     );
     assert!(total > 0, "no cases ran");
     assert!(

@@ -174,6 +174,55 @@ struct KeyHazards {
     unclosed: bool,
 }
 
+/// The slot of a key, its hash tag (the bytes between the braces) and its brace
+/// hazards: from the scan alone when the key has at most one `{`.
+#[inline]
+fn slot_tag_hazards(key: &[u8], scan: &RawScan) -> (u16, Option<(usize, usize)>, KeyHazards) {
+    let mut hz = KeyHazards::default();
+    let (slot, tag) = if scan.braces == 0 {
+        (scan.crc & (SLOTS - 1), None)
+    } else if scan.braces == 1 {
+        // One `{`: no nested or ignored tag is possible, only the tag rule, and the
+        // scan found the tag and its CRC16.
+        match (scan.open, scan.close) {
+            (Some(open), Some(close)) if close > open + 1 => {
+                (scan.tag_crc & (SLOTS - 1), Some((open + 1, close)))
+            }
+            (Some(_), Some(_)) => {
+                hz.empty = true;
+                (scan.whole_crc(key) & (SLOTS - 1), None)
+            }
+            _ => {
+                hz.unclosed = true;
+                (scan.whole_crc(key) & (SLOTS - 1), None)
+            }
+        }
+    } else {
+        let a = keyslot::analyze(key);
+        let tag = match a.hashed {
+            Hashed::Tag { open, close } => Some((open + 1, close)),
+            Hashed::WholeEmptyTag { .. } => {
+                hz.empty = true;
+                None
+            }
+            Hashed::WholeUnclosed { .. } => {
+                hz.unclosed = true;
+                None
+            }
+            Hashed::WholeNoOpen => None,
+        };
+        for s in &a.surprises {
+            match s {
+                Surprise::NestedOpen { .. } => hz.nested = true,
+                Surprise::IgnoredTag { .. } => hz.ignored = true,
+                Surprise::CloseBeforeOpen { .. } => {}
+            }
+        }
+        (a.slot, tag)
+    };
+    (slot, tag, hz)
+}
+
 /// The census of a keyspace, fed one key at a time.
 #[derive(Debug)]
 pub struct Census {
@@ -259,49 +308,8 @@ impl Census {
     #[inline]
     fn add_scanned(&mut self, key: &[u8], bytes: Option<u64>, scan: RawScan) {
         self.keys += 1;
-        let mut hz = KeyHazards::default();
         let raw = scan.hash;
-        let (slot, tag) = if scan.braces == 0 {
-            (scan.crc & (SLOTS - 1), None)
-        } else if scan.braces == 1 {
-            // One `{`: no nested or ignored tag is possible, only the tag rule, and the
-            // scan found the tag and its CRC16.
-            match (scan.open, scan.close) {
-                (Some(open), Some(close)) if close > open + 1 => {
-                    (scan.tag_crc & (SLOTS - 1), Some((open + 1, close)))
-                }
-                (Some(_), Some(_)) => {
-                    hz.empty = true;
-                    (scan.whole_crc(key) & (SLOTS - 1), None)
-                }
-                _ => {
-                    hz.unclosed = true;
-                    (scan.whole_crc(key) & (SLOTS - 1), None)
-                }
-            }
-        } else {
-            let a = keyslot::analyze(key);
-            let tag = match a.hashed {
-                Hashed::Tag { open, close } => Some((open + 1, close)),
-                Hashed::WholeEmptyTag { .. } => {
-                    hz.empty = true;
-                    None
-                }
-                Hashed::WholeUnclosed { .. } => {
-                    hz.unclosed = true;
-                    None
-                }
-                Hashed::WholeNoOpen => None,
-            };
-            for s in &a.surprises {
-                match s {
-                    Surprise::NestedOpen { .. } => hz.nested = true,
-                    Surprise::IgnoredTag { .. } => hz.ignored = true,
-                    Surprise::CloseBeforeOpen { .. } => {}
-                }
-            }
-            (a.slot, tag)
-        };
+        let (slot, tag, hz) = slot_tag_hazards(key, &scan);
         self.slots[usize::from(slot)][0] += 1;
         if let Some(b) = bytes {
             self.slots[usize::from(slot)][1] += b;
@@ -679,8 +687,17 @@ fn pct(a: u64, b: u64) -> f64 {
 }
 
 fn findings(r: &Report) -> Vec<Finding> {
-    let mut out = Vec::new();
     let n = r.nodes.len().max(1) as u64;
+    let mut out = hot_slots(r, n);
+    for (fi, f) in r.families.iter().enumerate() {
+        family_findings(fi, f, n, &mut out);
+    }
+    out
+}
+
+/// The slots above a node's fair share (`n` masters), by keys and by bytes.
+fn hot_slots(r: &Report, n: u64) -> Vec<Finding> {
+    let mut out = Vec::new();
     // A slot above a node's fair share: no resharding can fix it.
     for s in &r.top_slots {
         if r.keys > 0 && n > 1 && s.keys * n > r.keys {
@@ -731,66 +748,68 @@ fn findings(r: &Report) -> Vec<Finding> {
             help: None,
         });
     }
-    for (fi, f) in r.families.iter().enumerate() {
-        let t = crate::report::display(&f.template);
-        let example = crate::report::display(&f.example);
-        let hazards = [
-            (Rule::EmptyHashTag, f.empty_tag, "start with an empty tag `{}`: the whole key is hashed, so the keys spread over all slots"),
-            (Rule::NestedHashTag, f.nested_tag, "have a `{` inside their tag: the tag that is hashed starts with `{`"),
-            (Rule::IgnoredHashTag, f.ignored_tag, "have a second `{…}` that is ordinary bytes: only the first brace pair counts"),
-            (Rule::UnclosedHashTag, f.unclosed_tag, "have a `{` with no `}` after it: the whole key is hashed"),
-        ];
-        for (rule, count, what) in hazards {
-            if count > 0 {
+    out
+}
+
+/// The brace hazards of family `fi` and its broad tag, on `n` masters.
+fn family_findings(fi: usize, f: &FamilyStat, n: u64, out: &mut Vec<Finding>) {
+    let t = crate::report::display(&f.template);
+    let example = crate::report::display(&f.example);
+    let hazards = [
+        (Rule::EmptyHashTag, f.empty_tag, "start with an empty tag `{}`: the whole key is hashed, so the keys spread over all slots"),
+        (Rule::NestedHashTag, f.nested_tag, "have a `{` inside their tag: the tag that is hashed starts with `{`"),
+        (Rule::IgnoredHashTag, f.ignored_tag, "have a second `{…}` that is ordinary bytes: only the first brace pair counts"),
+        (Rule::UnclosedHashTag, f.unclosed_tag, "have a `{` with no `}` after it: the whole key is hashed"),
+    ];
+    for (rule, count, what) in hazards {
+        if count > 0 {
+            out.push(Finding {
+                rule: Some(rule),
+                name: rule.name(),
+                severity: rule.default_severity(),
+                family: Some(fi),
+                slot: None,
+                message: format!(
+                    "{count} {} of family `{t}` {what}",
+                    if count == 1 { "key" } else { "keys" }
+                ),
+                notes: vec![format!("for example `{example}`")],
+                help: None,
+            });
+        }
+    }
+    // A constant tag on a family, or one tag value holding more of its family than
+    // a node's fair share (a hot tenant): that part of the family cannot spread.
+    if f.tag != TagKind::None && f.keys >= BROAD_MIN_KEYS {
+        if let Some(top) = f.top_tags.first() {
+            if top.keys * n > f.keys || f.tag == TagKind::Constant {
+                let value = crate::report::display(&top.value);
                 out.push(Finding {
-                    rule: Some(rule),
-                    name: rule.name(),
-                    severity: rule.default_severity(),
+                    rule: Some(Rule::BroadHashTag),
+                    name: Rule::BroadHashTag.name(),
+                    severity: Rule::BroadHashTag.default_severity(),
                     family: Some(fi),
-                    slot: None,
+                    slot: Some(keyslot::slot_of_hashed(&top.value)),
                     message: format!(
-                        "{count} {} of family `{t}` {what}",
-                        if count == 1 { "key" } else { "keys" }
+                        "the tag `{{{value}}}` holds {:.1} % of family `{t}` ({} of {} keys) in slot {}",
+                        pct(top.keys, f.keys),
+                        top.keys,
+                        f.keys,
+                        keyslot::slot_of_hashed(&top.value)
                     ),
-                    notes: vec![format!("for example `{example}`")],
-                    help: None,
+                    notes: vec![format!(
+                        "the family's tag is {}: its keys are in {} {}, where {:.0} would be expected for {} keys without the tag",
+                        f.tag.describe(),
+                        f.distinct_slots,
+                        if f.distinct_slots == 1 { "slot" } else { "slots" },
+                        f.expected_slots,
+                        f.keys
+                    )],
+                    help: Some("tag by the entity one operation needs together (a user, an order), not by a constant, tenant or date".into()),
                 });
             }
         }
-        // A constant tag on a family, or one tag value holding more of its family than
-        // a node's fair share (a hot tenant): that part of the family cannot spread.
-        if f.tag != TagKind::None && f.keys >= BROAD_MIN_KEYS {
-            if let Some(top) = f.top_tags.first() {
-                if top.keys * n > f.keys || f.tag == TagKind::Constant {
-                    let value = crate::report::display(&top.value);
-                    out.push(Finding {
-                        rule: Some(Rule::BroadHashTag),
-                        name: Rule::BroadHashTag.name(),
-                        severity: Rule::BroadHashTag.default_severity(),
-                        family: Some(fi),
-                        slot: Some(keyslot::slot_of_hashed(&top.value)),
-                        message: format!(
-                            "the tag `{{{value}}}` holds {:.1} % of family `{t}` ({} of {} keys) in slot {}",
-                            pct(top.keys, f.keys),
-                            top.keys,
-                            f.keys,
-                            keyslot::slot_of_hashed(&top.value)
-                        ),
-                        notes: vec![format!(
-                            "the family's tag is {}: its keys are in {} {}, where {:.0} would be expected for {} keys without the tag",
-                            f.tag.describe(),
-                            f.distinct_slots,
-                            if f.distinct_slots == 1 { "slot" } else { "slots" },
-                            f.expected_slots,
-                            f.keys
-                        )],
-                        help: Some("tag by the entity one operation needs together (a user, an order), not by a constant, tenant or date".into()),
-                    });
-                }
-            }
-        }
     }
-    out
 }
 
 #[cfg(test)]

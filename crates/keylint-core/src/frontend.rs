@@ -183,6 +183,29 @@ impl std::fmt::Debug for Input<'_> {
     }
 }
 
+/// Runs `f` where it has `stack` bytes of stack: here when `here` says this thread has
+/// them (see [`Input::big_stack`]), else on a thread of its own named `name` (reserved,
+/// not committed, memory), or here after all if no such thread can be made. A panic
+/// in `f` goes on in the caller.
+pub fn with_stack<T: Send>(here: bool, name: &str, stack: usize, f: impl Fn() -> T + Sync) -> T {
+    if here {
+        return f();
+    }
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .name(name.into())
+            .stack_size(stack)
+            .spawn_scoped(s, &f)
+        {
+            Ok(h) => match h.join() {
+                Ok(v) => v,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(_) => f(),
+        }
+    })
+}
+
 /// What the lower phase made of one file.
 #[derive(Debug)]
 pub struct Lowered {

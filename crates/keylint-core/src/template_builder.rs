@@ -70,6 +70,33 @@ pub fn is_keylike_word(w: &str) -> bool {
     KEYLIKE_WORDS.contains(&w) || w.ends_with("key") || w.ends_with("prefix")
 }
 
+/// The lower-case words of a name: split at each character `is_separator` accepts and
+/// at camelCase boundaries (`tenantId` is `tenant`, `id`; `ARGV[1]` with a separator of
+/// anything not alphanumeric is `argv`, `1`).
+pub fn words(s: &str, is_separator: impl Fn(char) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if is_separator(c) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 impl Tpl {
     /// A template of known bytes.
     pub fn lit(bytes: Vec<u8>, offs: Vec<Option<usize>>) -> Tpl {

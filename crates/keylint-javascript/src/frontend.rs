@@ -84,26 +84,9 @@ impl Frontend for JavaScript {
             node_redis_major: input.loader.and_then(crate::package::node_redis_major),
         };
         let loader: Option<&dyn FileLoader> = input.loader;
-        if input.big_stack {
-            crate::lower_on_this_thread(input.source, dialect, &options, loader).into()
-        } else {
-            crate::lower_with(input.source, dialect, &options, loader).into()
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_print_as_strings_or_template_literals() {
-        let pieces = [
-            Piece::Bytes(b"{user:"),
-            Piece::Hole("uid"),
-            Piece::Bytes(b"}:${cart}"),
-        ];
-        assert_eq!(LANG.print_key(&pieces), "`{user:${uid}}:\\${cart}`");
-        assert_eq!(LANG.print_key(&[Piece::Bytes(b"a\"b")]), "\"a\\\"b\"");
+        frontend::with_stack(input.big_stack, "keylint-javascript", STACK_SIZE, || {
+            crate::lower_on_this_thread(input.source, dialect, &options, loader)
+        })
+        .into()
     }
 }

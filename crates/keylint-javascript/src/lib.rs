@@ -82,18 +82,8 @@ pub fn lower_with(
     options: &Options,
     loader: Option<&dyn FileLoader>,
 ) -> FileModel {
-    std::thread::scope(|s| {
-        match std::thread::Builder::new()
-            .name("keylint-javascript".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(s, || lower_on_this_thread(source, dialect, options, loader))
-        {
-            Ok(h) => match h.join() {
-                Ok(m) => m,
-                Err(panic) => std::panic::resume_unwind(panic),
-            },
-            Err(_) => lower_on_this_thread(source, dialect, options, loader),
-        }
+    keylint_core::frontend::with_stack(false, "keylint-javascript", STACK_SIZE, || {
+        lower_on_this_thread(source, dialect, options, loader)
     })
 }
 

@@ -3,7 +3,7 @@
 //! prefix, and JavaScript string literals decoded to bytes with the source offset of
 //! each byte.
 
-use keylint_core::template_builder::is_keylike_word;
+use keylint_core::template_builder::{is_keylike_word, words};
 pub(crate) use keylint_core::template_builder::{HoleInfo, TPart, Tpl};
 
 /// Whether a label (`this.keyPrefix`, `opts.prefix`, `queueKey`) reads like a whole
@@ -14,27 +14,9 @@ pub(crate) fn is_keylike_label(label: &str) -> bool {
         .find(|s| !s.is_empty())
         .unwrap_or(label);
     // Split camelCase and snake_case into words.
-    let mut words: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in last.chars() {
-        if c == '_' || c == '$' {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !cur.is_empty() {
-            words.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        cur.push(c.to_ascii_lowercase());
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
-    words.iter().any(|w| is_keylike_word(w))
+    words(last, |c| c == '_' || c == '$')
+        .iter()
+        .any(|w| is_keylike_word(w))
 }
 
 /// Decodes the body of a JavaScript string or template chunk (`src[from..to]`, quotes

@@ -458,9 +458,39 @@ impl<'t, 's> Eval<'t, 's> {
             }
             other => {
                 let p = self.prov_of(other);
+                if let Some(t) = self.local_value(node, p) {
+                    return t;
+                }
                 self.fresh(node, p)
             }
         }
+    }
+
+    /// A local assigned once that holds a value other than a string (a field read from
+    /// decoded data, a number): the same value at each use, so every use is one hole.
+    fn local_value(&mut self, node: Node<'_>, p: Prov) -> Option<KeyTemplate> {
+        if node.kind() != K::Identifier {
+            return None;
+        }
+        let d = *self.scopes.uses.get(&node.start_byte())?;
+        if self.scopes.mutated.contains(&d) {
+            return None;
+        }
+        let frame = self
+            .frames
+            .iter()
+            .rev()
+            .find(|f| f.env.contains_key(&d))?
+            .id;
+        let name = self.text(node).to_string();
+        let binding = format!("{name}@{d}#{frame}");
+        self.provs.insert(binding.clone(), p);
+        Some(tpl::hole(
+            &name,
+            binding,
+            HoleKind::Opaque,
+            Some(node.byte_range()),
+        ))
     }
 
     fn declared_hole(&mut self, i: usize, label_node: Option<Node<'_>>) -> Val<'t> {
@@ -772,6 +802,20 @@ impl<'t, 's> Eval<'t, 's> {
                     }
                 }
                 continue;
+            }
+            if let Some(table) = t.field(F::Table) {
+                // `t[#t + 1] = v`: appended, like `table.insert(t, v)`.
+                if crate::scope::is_append(t, table, self.src) {
+                    if let (Some(at), Some((v, e))) = (self.collected(table), vals.get(i)) {
+                        let (v, start) = (self.single(v.clone(), *e), e.start_byte());
+                        if let Some(list) = self.tables.get_mut(&at) {
+                            match list.iter_mut().find(|(s, _)| *s == start) {
+                                Some(slot) => slot.1 = v,
+                                None => list.push((start, v)),
+                            }
+                        }
+                    }
+                }
             }
             if t.kind() != K::Identifier {
                 continue;
@@ -1633,7 +1677,25 @@ impl<'t, 's> Eval<'t, 's> {
             }
             Val::Builtin(Builtin::Unpack) => self.unpack(&arg_nodes),
             Val::Builtin(Builtin::LuaPcall) => {
+                if let Some(&first) = arg_nodes
+                    .first()
+                    .filter(|n| matches!(n.kind(), K::DotIndexExpression | K::Identifier))
+                {
+                    if matches!(self.expr(first), Val::Builtin(Builtin::Call)) {
+                        // `pcall(redis.call, cmd, …)`: the command runs, its error caught.
+                        self.maybe_skipped += 1;
+                        self.redis_command(node, first, &arg_nodes[1..]);
+                        self.maybe_skipped -= 1;
+                        return Val::Spread(Spread::Values(Prov::Data));
+                    }
+                }
                 let args = self.eval_args(&arg_nodes);
+                if let Some(Val::Builtin(Builtin::Pure | Builtin::PureMulti)) = args.first() {
+                    // `pcall(cjson.decode, data)`: a status, then what the function
+                    // computes from its arguments.
+                    let provs: Vec<Prov> = args[1..].iter().map(|a| self.prov_of(a)).collect();
+                    return Val::Spread(Spread::Values(computed(provs)));
+                }
                 if let Some(Val::Func(func)) = args.first() {
                     let func = *func;
                     // An error inside is caught: a failing command does not stop the run.
@@ -1793,7 +1855,9 @@ impl<'t, 's> Eval<'t, 's> {
     fn unpack(&mut self, arg_nodes: &[Node<'t>]) -> Val<'t> {
         // A table filled by one `table.insert(t, v)`: every value is written by it.
         if let Some(at) = arg_nodes.first().and_then(|t| self.collected(*t)) {
-            if let Some([(_, v @ Val::Str(_))]) = self.tables.get(&at).map(Vec::as_slice) {
+            if let Some([(_, v @ (Val::Str(_) | Val::Other(Prov::Argv | Prov::Data)))]) =
+                self.tables.get(&at).map(Vec::as_slice)
+            {
                 let v = v.clone();
                 self.eval_args(&arg_nodes[1..]);
                 self.colls.push(v);
@@ -1964,10 +2028,124 @@ impl<'t, 's> Eval<'t, 's> {
             [] => Val::Nil,
             [v] => v.clone(),
             many => {
+                if let Some(v) = self.common_return(many, id) {
+                    return v;
+                }
                 let provs: Vec<Prov> = many.iter().map(|v| self.prov_of(v)).collect();
                 Val::Spread(Spread::Values(computed(provs)))
             }
         }
+    }
+
+    /// What a function with several `return`s gives when each returns a string and they
+    /// all begin the same way (`return PREFIX .. id .. ':critical'` under an `if`,
+    /// `return PREFIX .. id .. ':normal'` under its `else`): the common beginning, then
+    /// one value standing for whichever ending a run takes. The result is one key, built
+    /// the same way on every path up to where the paths differ. `None` when the returns
+    /// share nothing, when one is no string, or when a declared key is in an ending.
+    fn common_return(&mut self, many: &[Val<'t>], func: usize) -> Option<Val<'t>> {
+        let mut ts = Vec::new();
+        for v in many {
+            match v {
+                Val::Str(t) => ts.push(t),
+                Val::Nil => {}
+                _ => return None,
+            }
+        }
+        let (first, rest) = ts.split_first()?;
+        if rest.is_empty() {
+            return Some(Val::Str((*first).clone()));
+        }
+        // Whole parts in common, then the common bytes of the next literal.
+        let mut n = 0;
+        while n < first.parts.len()
+            && rest
+                .iter()
+                .all(|t| match (t.parts.get(n), &first.parts[n]) {
+                    (Some(Part::Lit(a)), Part::Lit(b)) => a.bytes == b.bytes,
+                    (Some(Part::Hole(a)), Part::Hole(b)) => a.binding == b.binding,
+                    _ => false,
+                })
+        {
+            n += 1;
+        }
+        if rest.iter().all(|t| t.parts.len() == n) && first.parts.len() == n {
+            return Some(Val::Str((*first).clone()));
+        }
+        let mut prefix = KeyTemplate {
+            parts: first.parts[..n].to_vec(),
+        };
+        let mut cut = 0;
+        if let Some(Part::Lit(l)) = first.parts.get(n) {
+            cut = l.bytes.len();
+            for t in rest.iter() {
+                let Some(Part::Lit(o)) = t.parts.get(n) else {
+                    cut = 0;
+                    break;
+                };
+                cut = cut.min(
+                    l.bytes
+                        .iter()
+                        .zip(&o.bytes)
+                        .take_while(|(a, b)| a == b)
+                        .count(),
+                );
+            }
+            if cut > 0 {
+                prefix.parts.push(Part::Lit(tpl::sub_lit(l, 0..cut)));
+            }
+        }
+        if prefix.parts.is_empty() {
+            return None;
+        }
+        // The endings: their provenance, and whether they are plain text with no brace.
+        let mut provs = Vec::new();
+        let mut plain = true;
+        let mut shown = Vec::new();
+        for t in ts.iter() {
+            for (i, p) in t.parts.iter().enumerate().skip(n) {
+                match p {
+                    Part::Lit(l) => {
+                        let from = if i == n { cut } else { 0 };
+                        let bytes = &l.bytes[from.min(l.bytes.len())..];
+                        plain &= !bytes.contains(&b'{') && !bytes.contains(&b'}');
+                        if bytes.is_empty() {
+                            continue;
+                        }
+                        provs.push(Prov::Literal);
+                        shown.push(format!("{:?}", String::from_utf8_lossy(bytes)));
+                    }
+                    Part::Hole(h) => {
+                        let p = self.prov_of_binding(&h.binding);
+                        if matches!(p, Prov::Declared(_)) {
+                            return None;
+                        }
+                        plain = false;
+                        provs.push(p);
+                        shown.push(h.label.clone());
+                    }
+                }
+            }
+        }
+        shown.dedup();
+        let label = format!("({})", shown.join(" or "));
+        let label = if label.chars().count() > MAX_LABEL || shown.is_empty() {
+            "…".to_string()
+        } else {
+            label
+        };
+        let binding = format!("~return@{func}#{}", self.next_frame);
+        self.provs.insert(binding.clone(), computed(provs));
+        let kind = if plain {
+            HoleKind::Fragment
+        } else {
+            HoleKind::Opaque
+        };
+        let span = self.call_sites.last().cloned();
+        Some(Val::Str(tpl::concat(
+            prefix,
+            tpl::hole(label, binding, kind, span),
+        )))
     }
 
     /// Walks a function once, whatever the budget: a registered function with its
@@ -2368,6 +2546,11 @@ impl<'t, 's> Eval<'t, 's> {
                 }
                 Val::Spread(Spread::Coll(c)) => match self.colls.get(c).cloned() {
                     Some(v @ Val::Str(_)) => self.template(&v, n),
+                    // Values read from Redis or `ARGV` (`t[#t + 1] = popped[i]`).
+                    Some(v @ Val::Other(Prov::Argv | Prov::Data)) => {
+                        let p = self.prov_of(&v);
+                        self.fresh(n, p)
+                    }
                     _ => self.fresh(n, Prov::Unknown),
                 },
                 other => {
@@ -2422,7 +2605,23 @@ impl<'t, 's> Eval<'t, 's> {
             .map(|h| self.prov_of_binding(&h.binding))
             .collect();
         if provs.contains(&Prov::Unknown) {
-            return KeyOrigin::Unknown;
+            // `KEYS[i] .. tid` with `tid` popped from a table: built from `KEYS[i]`,
+            // whatever follows it (like `KEYS[i] .. ARGV[1]`).
+            if let Some(Part::Hole(h)) = t.parts.first() {
+                if let Prov::Declared(i @ 1..) = self.prov_of_binding(&h.binding) {
+                    let later_declared = tpl::holes(t)
+                        .skip(1)
+                        .any(|h| matches!(self.prov_of_binding(&h.binding), Prov::Declared(_)));
+                    if h.binding == format!("KEYS[{i}]") && t.parts.len() > 1 && !later_declared {
+                        return KeyOrigin::DerivedFromDeclared(i);
+                    }
+                }
+            }
+            return if self.anchored_undeclared(t) {
+                KeyOrigin::Undeclared
+            } else {
+                KeyOrigin::Unknown
+            };
         }
         let declared = provs.iter().find_map(|p| match p {
             Prov::Declared(i) => Some(*i),
@@ -2433,6 +2632,40 @@ impl<'t, 's> Eval<'t, 's> {
             (Some(i), _) => KeyOrigin::DerivedFromDeclared(i),
             (None, _) => KeyOrigin::Undeclared,
         }
+    }
+
+    /// True when a key with values of unknown provenance in it is still certainly not
+    /// a declared key: it begins with literal text, or with an `ARGV` value or data
+    /// read from Redis, and no declared key goes into it. A key is a key whatever its
+    /// suffix comes from (`'job:' .. cjson.decode(ARGV[1]).id`, `prefix .. task.key`
+    /// with `prefix = ARGV[2]`): it is not one of the `KEYS`, which a script receives
+    /// whole. An unknown value inside what may be the key's hash tag (after a `{`)
+    /// could be a declared key in braces (`'buf:{' .. k .. '}'`), which shares its
+    /// slot: such a key stays unknown.
+    fn anchored_undeclared(&self, t: &KeyTemplate) -> bool {
+        let anchored = match t.parts.first() {
+            Some(Part::Lit(l)) => !l.bytes.is_empty(),
+            Some(Part::Hole(h)) => matches!(
+                self.prov_of_binding(&h.binding),
+                Prov::Argv | Prov::Data | Prov::Literal
+            ),
+            None => false,
+        };
+        if !anchored {
+            return false;
+        }
+        let mut brace = false;
+        for p in &t.parts {
+            match p {
+                Part::Lit(l) => brace |= l.bytes.contains(&b'{'),
+                Part::Hole(h) => match self.prov_of_binding(&h.binding) {
+                    Prov::Declared(_) => return false,
+                    Prov::Unknown if brace => return false,
+                    _ => {}
+                },
+            }
+        }
+        true
     }
 }
 

@@ -130,15 +130,4 @@ mod tests {
         assert_eq!(escape_lua(b"a\"b\xff\x00\\"), "a\\\"b\\255\\000\\\\");
         assert_eq!(escape_lua("\n\t\r\u{85}".as_bytes()), "\\n\\t\\r\\194\\133");
     }
-
-    #[test]
-    fn keys_print_as_concatenations() {
-        let pieces = [
-            Piece::Bytes(b"{user:"),
-            Piece::Hole("uid"),
-            Piece::Bytes(b"}:cart"),
-        ];
-        assert_eq!(LANG.print_key(&pieces), "\"{user:\" .. uid .. \"}:cart\"");
-        assert_eq!(LANG.print_key(&[]), "\"\"");
-    }
 }

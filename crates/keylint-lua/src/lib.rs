@@ -336,12 +336,28 @@ fn lower_text(
     let policy = policy(&script.flags, script.mode);
     // A library file's functions are part of the scripts that use it: their keys are
     // those scripts' keys (each function stays a unit of its own: one run calls some).
-    let library_keys: Vec<usize> = match &reach {
-        Some(_) => helpers
+    // So are the functions of a script file whose main chunk touches no key itself:
+    // a file of functions that a loader runs one by one (a caller that splits the file
+    // at each `function` and registers each body as a script) or puts in front of
+    // another script. Their `KEYS` are the `KEYS` of whatever script runs them.
+    // (A file that reads neither `KEYS` nor `ARGV` is a library file: judged above with
+    // the scripts that use it, or not at all.)
+    // A helper file (no `KEYS`, no `ARGV`) in a directory of helper files only, which
+    // loaders pull into scripts kept elsewhere, is such a file too: whichever script
+    // runs its functions touches their keys, a literal one never being a declared key.
+    let functions_only = collected.as_ref().is_some_and(|c| c.keys.is_empty())
+        && reach.is_none()
+        && (project::facts(root, src, &scopes).reads_keys
+            || (!project::facts(root, src, &scopes).entry
+                && shift == 0
+                && project.is_some_and(|l| project::helpers_only(source, l))));
+    let library_keys: Vec<usize> = if reach.is_some() || functions_only {
+        helpers
             .iter()
             .flat_map(|h| h.collector.keys.iter().copied())
-            .collect(),
-        None => Vec::new(),
+            .collect()
+    } else {
+        Vec::new()
     };
     for h in helpers {
         push_units(

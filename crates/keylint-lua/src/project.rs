@@ -381,3 +381,39 @@ pub(crate) fn reach(source: &str, own: Facts, loader: &dyn IncludeLoader) -> Opt
         _ => None,
     }
 }
+
+/// True when the directory has other `.lua` files, all read, and none of them is a
+/// script (reads `KEYS` or `ARGV`, or registers functions): a directory of shared
+/// helper files that loaders pull into scripts kept elsewhere (`shared/` beside the
+/// scripts, inlined by an `<%= include_partial "shared/x.lua" %>` line).
+/// A file alone in its directory says nothing of how it is used: false.
+pub(crate) fn helpers_only(source: &str, loader: &dyn IncludeLoader) -> bool {
+    let names = loader.siblings();
+    if names.len() > MAX_FILES + 1 {
+        return false;
+    }
+    let mut others = 0;
+    let cache = loader.index_cache();
+    let mut bytes = 0;
+    for name in names {
+        let Some(text) = loader.load(&name) else {
+            return false;
+        };
+        if text == source {
+            continue;
+        }
+        bytes += text.len();
+        if bytes > MAX_BYTES {
+            return false;
+        }
+        let f = match cache {
+            Some(c) => c.facts_of(&text),
+            None => index_text(&text).map(Arc::new),
+        };
+        match f {
+            Some(f) if !f.entry => others += 1,
+            _ => return false,
+        }
+    }
+    others > 0
+}

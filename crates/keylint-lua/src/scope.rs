@@ -151,21 +151,23 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn statement(&mut self, node: Node<'_>) {
-        if self.nest >= MAX_NEST {
+    /// Runs `inner` on `node` one level deeper; a node past the nesting limit, or a
+    /// syntax error, is an error of the scope analysis instead.
+    fn nested(&mut self, node: Node<'_>, inner: fn(&mut Self, Node<'_>)) {
+        if self.nest >= MAX_NEST || node.is_error() {
             self.error(node);
             return;
         }
         self.nest += 1;
-        self.statement_inner(node);
+        inner(self, node);
         self.nest -= 1;
     }
 
+    fn statement(&mut self, node: Node<'_>) {
+        self.nested(node, Self::statement_inner);
+    }
+
     fn statement_inner(&mut self, node: Node<'_>) {
-        if node.is_error() {
-            self.error(node);
-            return;
-        }
         match node.kind() {
             K::VariableDeclaration => {
                 match node.named_children().next() {
@@ -183,22 +185,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             K::FunctionDeclaration => self.function_declaration(node),
-            K::AssignmentStatement => {
-                if let Some(values) = child_of_kind(node, K::ExpressionList) {
-                    self.expressions(values);
-                }
-                if let Some(targets) = child_of_kind(node, K::VariableList) {
-                    for t in targets.named_children() {
-                        self.assign_target(t);
-                        if node.has_error() {
-                            // A broken assignment: its value cannot be followed.
-                            if let Some(d) = self.out.uses.get(&t.start_byte()).copied() {
-                                self.out.captured.insert(d);
-                            }
-                        }
-                    }
-                }
-            }
+            K::AssignmentStatement => self.assignment(node),
             K::FunctionCall => self.expression(node),
             K::DoStatement => self.block_field(node, F::Body),
             K::WhileStatement => {
@@ -229,35 +216,7 @@ impl<'a> Resolver<'a> {
                     self.block_field(alt, F::Body);
                 }
             }
-            K::ForStatement => {
-                let clause = node.field(F::Clause);
-                self.with_scope(|r| {
-                    if let Some(clause) = clause {
-                        match clause.kind() {
-                            K::ForNumericClause => {
-                                for f in [F::Start, F::End, F::Step] {
-                                    if let Some(e) = clause.field(f) {
-                                        r.expression(e);
-                                    }
-                                }
-                                if let Some(n) = clause.field(F::Name) {
-                                    r.declare(n);
-                                }
-                            }
-                            K::ForGenericClause => {
-                                if let Some(values) = child_of_kind(clause, K::ExpressionList) {
-                                    r.expressions(values);
-                                }
-                                if let Some(names) = child_of_kind(clause, K::VariableList) {
-                                    r.declare_names(names);
-                                }
-                            }
-                            _ => r.error(clause),
-                        }
-                    }
-                    r.block_field(node, F::Body);
-                });
-            }
+            K::ForStatement => self.for_statement(node),
             K::ReturnStatement => {
                 for e in node.named_children() {
                     if e.kind() == K::ExpressionList {
@@ -279,6 +238,56 @@ impl<'a> Resolver<'a> {
                 self.error(node);
             }
         }
+    }
+
+    /// `a, t[k] = …`: the values, then the targets.
+    fn assignment(&mut self, node: Node<'_>) {
+        if let Some(values) = child_of_kind(node, K::ExpressionList) {
+            self.expressions(values);
+        }
+        if let Some(targets) = child_of_kind(node, K::VariableList) {
+            for t in targets.named_children() {
+                self.assign_target(t);
+                if node.has_error() {
+                    // A broken assignment: its value cannot be followed.
+                    if let Some(d) = self.out.uses.get(&t.start_byte()).copied() {
+                        self.out.captured.insert(d);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A numeric or generic `for`: its control values, then its names in a scope of
+    /// their own with the body.
+    fn for_statement(&mut self, node: Node<'_>) {
+        let clause = node.field(F::Clause);
+        self.with_scope(|r| {
+            if let Some(clause) = clause {
+                match clause.kind() {
+                    K::ForNumericClause => {
+                        for f in [F::Start, F::End, F::Step] {
+                            if let Some(e) = clause.field(f) {
+                                r.expression(e);
+                            }
+                        }
+                        if let Some(n) = clause.field(F::Name) {
+                            r.declare(n);
+                        }
+                    }
+                    K::ForGenericClause => {
+                        if let Some(values) = child_of_kind(clause, K::ExpressionList) {
+                            r.expressions(values);
+                        }
+                        if let Some(names) = child_of_kind(clause, K::VariableList) {
+                            r.declare_names(names);
+                        }
+                    }
+                    _ => r.error(clause),
+                }
+            }
+            r.block_field(node, F::Body);
+        });
     }
 
     fn declare_names(&mut self, list: Node<'_>) {
@@ -347,7 +356,12 @@ impl<'a> Resolver<'a> {
                         .flatten()
                     {
                         self.out.field_written.insert(d);
-                        self.out.field_set.insert(d);
+                        // `t[#t + 1] = v` appends, like `table.insert(t, v)`.
+                        if !is_append(target, t, self.src) {
+                            self.out.field_set.insert(d);
+                        } else {
+                            self.out.appended.insert(d);
+                        }
                     }
                     // `KEYS[1] = …` changes what `KEYS[1]` means.
                     if t.kind() == K::Identifier && self.lookup(&self.text(t)).is_none() {
@@ -428,20 +442,10 @@ impl<'a> Resolver<'a> {
     }
 
     fn expression(&mut self, node: Node<'_>) {
-        if self.nest >= MAX_NEST {
-            self.error(node);
-            return;
-        }
-        self.nest += 1;
-        self.expression_inner(node);
-        self.nest -= 1;
+        self.nested(node, Self::expression_inner);
     }
 
     fn expression_inner(&mut self, node: Node<'_>) {
-        if node.is_error() {
-            self.error(node);
-            return;
-        }
         match node.kind() {
             K::Identifier => {
                 let name = self.text(node);
@@ -545,4 +549,26 @@ fn looks_assigned(src: &[u8], start: usize, end: usize) -> bool {
 /// The first named child of a kind.
 pub(crate) fn child_of_kind(node: Node<'_>, kind: K) -> Option<Node<'_>> {
     node.child_of_kind(kind)
+}
+
+/// True for the target `t[#t + 1]` of an assignment to the table `t`: a value
+/// appended at its end.
+pub(crate) fn is_append(target: Node<'_>, table: Node<'_>, src: &[u8]) -> bool {
+    if target.kind() != K::BracketIndexExpression || table.kind() != K::Identifier {
+        return false;
+    }
+    let Some(field) = target.field(F::Field) else {
+        return false;
+    };
+    let squeeze = |n: Node<'_>| -> Vec<u8> {
+        src[n.byte_range()]
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect()
+    };
+    let mut want = b"#".to_vec();
+    want.extend(squeeze(table));
+    want.extend(b"+1");
+    field.kind() == K::BinaryExpression && squeeze(field) == want
 }

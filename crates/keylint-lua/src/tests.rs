@@ -710,8 +710,13 @@ redis.call('GET', 'x:' .. mixed)
     assert_eq!(k[1].1, k[2].1);
     let m = lower(src);
     assert!(m.keys[1].template.same_text(&m.keys[2].template));
-    // One of the values is a declared key: unknown.
-    assert_eq!(k[3].2, KeyOrigin::Unknown);
+    // One of the values is a declared key, but after literal text neither value makes
+    // a declared key: undeclared either way.
+    assert_eq!(k[3].2, KeyOrigin::Undeclared);
+    // With the local first, one value is a declared key itself: unknown.
+    let k =
+        keys("local m = ARGV[2]\nif ARGV[3] then m = KEYS[2] end\nredis.call('GET', m .. ':x')");
+    assert_eq!(k[0].2, KeyOrigin::Unknown);
 }
 
 #[test]
@@ -735,10 +740,11 @@ end
     let k = keys(src);
     let shown: Vec<(&str, KeyOrigin)> = k.iter().map(|k| (k.1.as_str(), k.2)).collect();
     assert!(shown.contains(&("ARGV[1] .. id", KeyOrigin::Undeclared)));
-    // A value that depends on the previous iteration is unknown.
+    // A value that depends on the previous iteration is unknown, but the key begins
+    // with literal text: it is not a declared key.
     assert!(shown
         .iter()
-        .any(|(t, o)| t.starts_with("\"x:\"") && *o == KeyOrigin::Unknown));
+        .any(|(t, o)| t.starts_with("\"x:\"") && *o == KeyOrigin::Undeclared));
     // The first walk of a loop body leaves no key behind.
     let m = lower(src);
     let spans: Vec<_> = m.keys.iter().map(|k| k.span.clone()).collect();
@@ -894,4 +900,137 @@ fn a_long_name_path_in_a_directory_file_is_not_a_problem() {
         ("lib.lua", lib),
     ]);
     assert_eq!(undeclared_texts(lib, &dir), ["'q:jobs'"]);
+}
+
+#[test]
+fn a_key_is_a_key_whatever_its_tail_comes_from() {
+    // A literal or an ARGV value first: not one of KEYS, whatever follows.
+    let src = r#"
+local job
+pcall(function() job = cjson.decode(ARGV[1]) end)
+redis.call('SET', 'job:' .. job.id, 1)
+redis.call('SET', ARGV[2] .. ':' .. job.id, 1)
+redis.call('SET', job.id .. ':x', 1)
+redis.call('GET', '{' .. job.id .. '}:x')
+"#;
+    let origins: Vec<KeyOrigin> = keys(src).into_iter().map(|k| k.2).collect();
+    assert_eq!(
+        origins,
+        [
+            KeyOrigin::Undeclared,
+            KeyOrigin::Undeclared,
+            // An unknown value first may be a whole declared key.
+            KeyOrigin::Unknown,
+            // An unknown value inside what may be the hash tag: unknown.
+            KeyOrigin::Unknown,
+        ]
+    );
+    // `KEYS[1]` followed by a value popped from a table: built from `KEYS[1]`.
+    let src = "local s = {ARGV[1]}\nlocal top = s[#s]\ns[#s] = nil\n\
+               redis.call('DEL', KEYS[1] .. top)";
+    assert_eq!(keys(src)[0].2, KeyOrigin::DerivedFromDeclared(1));
+}
+
+#[test]
+fn a_local_read_from_data_is_one_value_at_each_use() {
+    let src = "local id = redis.call('RPOP', KEYS[1])\n\
+               redis.call('SET', 'job:' .. id, 1)\nredis.call('EXPIRE', 'job:' .. id, 9)";
+    let f: Vec<Finding> = findings(src)
+        .into_iter()
+        .filter(|f| f.rule == Rule::UndeclaredScriptKey)
+        .collect();
+    assert_eq!(f.len(), 1, "{f:?}");
+}
+
+#[test]
+fn a_helper_with_a_return_per_arm_gives_their_common_beginning() {
+    let src = r#"
+local function qkey(id, p)
+  if p == 6 then return 'q:' .. id .. ':critical' else return 'q:' .. id .. ':normal' end
+end
+redis.call('LPUSH', qkey(ARGV[1], ARGV[2]), 'x')
+"#;
+    let k = keys(src);
+    assert_eq!(k.len(), 1);
+    assert_eq!(
+        k[0].1,
+        "\"q:\" .. ARGV[1] .. \":\" .. (\"critical\" or \"normal\")"
+    );
+    assert_eq!(k[0].2, KeyOrigin::Undeclared);
+    // Returns that share nothing, or a declared key in an ending: as before.
+    let src = r#"
+local function pick(c) if c then return KEYS[1] else return 'other' end end
+redis.call('GET', pick(ARGV[1]))
+"#;
+    assert_eq!(keys(src)[0].2, KeyOrigin::Unknown);
+}
+
+#[test]
+fn pcall_of_redis_call_and_of_a_pure_function() {
+    let src = "pcall(redis.call, 'SET', 'a', 1)\n\
+               local ok, item = pcall(cjson.decode, ARGV[1])\n\
+               redis.call('SET', item.q .. ':x', 1)";
+    let k = keys(src);
+    assert_eq!(k[0].1, "\"a\"");
+    assert_eq!(k[0].2, KeyOrigin::Undeclared);
+    assert_eq!(k[1].2, KeyOrigin::Undeclared);
+    // A command under `pcall` may fail without stopping the script: not required.
+    assert_eq!(
+        lower("pcall(redis.call, 'GET', KEYS[1])").scripts[0].required_keys,
+        0
+    );
+}
+
+#[test]
+fn values_appended_by_index_then_unpacked_are_keys() {
+    let src = r#"
+local popped = redis.call('ZPOPMIN', KEYS[1], 5)
+local stale = {}
+for i = 1, #popped, 2 do stale[#stale + 1] = popped[i] end
+redis.call('ZREM', KEYS[1], unpack(stale))
+redis.call('DEL', unpack(stale))
+"#;
+    let k: Vec<(String, KeyOrigin)> = keys(src)
+        .into_iter()
+        .map(|k| (k.0, k.2))
+        .filter(|k| k.0 != "KEYS[1]")
+        .collect();
+    assert_eq!(k, [("unpack(stale)".to_string(), KeyOrigin::Undeclared)]);
+    // Another field write: unknown.
+    let src = "local t = {}\nt[#t + 1] = ARGV[1]\nt[2] = KEYS[1]\nredis.call('DEL', unpack(t))";
+    assert_eq!(keys(src)[0].2, KeyOrigin::Unknown);
+}
+
+#[test]
+fn a_file_of_functions_only_has_their_keys() {
+    let src = "function a()\n  redis.call('SET', 'x', 1)\nend\nfunction b()\n  \
+               redis.call('SET', KEYS[1] .. ':t', 1)\nend\n";
+    let r = rules(src);
+    assert!(
+        r.contains(&(Rule::UndeclaredScriptKey, Severity::Error)),
+        "{r:?}"
+    );
+    assert!(
+        r.contains(&(Rule::UndeclaredScriptKey, Severity::Info)),
+        "{r:?}"
+    );
+    // A script that touches keys itself: an uncalled helper stays its own unit only.
+    let src = "local function dead()\n  redis.call('SET', 'x', 1)\nend\n\
+               return redis.call('GET', KEYS[1])";
+    assert!(!rules(src).contains(&(Rule::UndeclaredScriptKey, Severity::Error)));
+}
+
+#[test]
+fn a_helper_file_among_helper_files_only_is_judged_on_its_own() {
+    let helper = "local function f(d)\n  return redis.call('ZSCORE', 'digests', d)\nend\n";
+    let other = "local function g(q)\n  return redis.call('LLEN', q)\nend\n";
+    let shared = Dir(vec![("a.lua", helper), ("b.lua", other)]);
+    assert_eq!(undeclared_texts(helper, &shared), ["'digests'"]);
+    // Alone in its directory, or beside a script that does not use it: not judged.
+    assert!(undeclared_texts(helper, &Dir(vec![("a.lua", helper)])).is_empty());
+    let with_script = Dir(vec![
+        ("a.lua", helper),
+        ("b.lua", "return redis.call('GET', KEYS[1])\n"),
+    ]);
+    assert!(undeclared_texts(helper, &with_script).is_empty());
 }

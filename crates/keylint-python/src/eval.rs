@@ -89,6 +89,9 @@ pub(crate) struct ScriptInfo<'t> {
     /// The body's text, when the script was registered in another module of the
     /// project (a script factory there): linked to its callers, never merged.
     pub ext: Option<std::sync::Arc<str>>,
+    /// Lua lines the decorator puts in front of a docstring body (see
+    /// `script::docstring_scripts`).
+    pub preamble: Option<String>,
 }
 
 /// An element of a list, tuple or dict, with its expression.
@@ -152,6 +155,30 @@ pub(crate) enum Value<'t> {
     /// Known not to be a redis client (the result of a call into another library).
     Foreign,
     Unknown,
+}
+
+impl<'t> Value<'t> {
+    /// The elements `*v` adds to a list or an argument list when they can be told: a
+    /// list's elements, or a comprehension's family (starred: an unknown count). The
+    /// value itself when they cannot.
+    pub(crate) fn splat(self) -> Result<Vec<Elem<'t>>, Value<'t>> {
+        match self {
+            Value::Seq {
+                items,
+                family: false,
+            } => Ok(items),
+            // `*[k for …]`: the family, then an unknown count.
+            Value::Seq {
+                mut items,
+                family: true,
+            } if items.len() == 1 => {
+                let mut e = items.remove(0);
+                e.star = true;
+                Ok(vec![e])
+            }
+            other => Err(other),
+        }
+    }
 }
 
 /// A path known at lint time.
@@ -635,21 +662,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// one starred unknown.
     fn push_splat(&mut self, k: Node<'t>, ctx: &Ctx<'t>, out: &mut Vec<Elem<'t>>) {
         let inner = k.named_child(0).unwrap_or(k);
-        match self.eval(inner, &ctx.deeper()) {
-            Value::Seq {
-                items,
-                family: false,
-            } => out.extend(items),
-            // `*[k for …]`: the family, then an unknown count.
-            Value::Seq {
-                mut items,
-                family: true,
-            } if items.len() == 1 => {
-                let mut e = items.remove(0);
-                e.star = true;
-                out.push(e);
-            }
-            other => out.push(Elem {
+        match self.eval(inner, &ctx.deeper()).splat() {
+            Ok(items) => out.extend(items),
+            Err(other) => out.push(Elem {
                 value: other,
                 node: inner,
                 star: true,
@@ -1061,6 +1076,42 @@ impl<'t> crate::lower::Analyzer<'t> {
         v
     }
 
+    /// A name defined at module level (`name` at `n`): its configured value, its one
+    /// definition, or what all its definitions agree on.
+    fn eval_module_name(&mut self, name: &'t str, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        if let Some(v) = self.configured_global(name) {
+            return v;
+        }
+        let defs: Vec<Def<'t>> = self.ix.module_defs[name].clone();
+        let module_ctx = Ctx {
+            func: None,
+            env: None,
+            depth: ctx.depth + 1,
+        };
+        if let [only] = defs.as_slice() {
+            return self.eval_def(name, *only, 1, n, &module_ctx);
+        }
+        // `try: import redis / except ImportError: redis = None` and
+        // `if TYPE_CHECKING: X = A[int] / else: X = A` name one thing.
+        let mut vals = Vec::new();
+        for (i, d) in defs.iter().enumerate() {
+            vals.push(self.eval_def(name, *d, i + 1, n, &module_ctx));
+        }
+        let non_null: Vec<&Value<'t>> = vals.iter().filter(|v| !matches!(v, Value::Null)).collect();
+        if let Some(Value::Symbol(p)) = non_null.first() {
+            if non_null
+                .iter()
+                .all(|v| matches!(v, Value::Symbol(q) if q == p))
+            {
+                return Value::Symbol(p.clone());
+            }
+        }
+        if let Some(k) = merge_clients(&vals) {
+            return Value::Client(k);
+        }
+        self.opaque_named(name, format!("mod:{name}"), Some(n.byte_range()))
+    }
+
     fn eval_name_inner(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
         let name: &'t str = text(n, self.src());
         if !self.resolve_names {
@@ -1138,41 +1189,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         // Module level.
         if self.ix.module_defs.contains_key(name) {
-            if let Some(v) = self.configured_global(name) {
-                return v;
-            }
-        }
-        if let Some(defs) = self.ix.module_defs.get(name) {
-            let module_ctx = Ctx {
-                func: None,
-                env: None,
-                depth: ctx.depth + 1,
-            };
-            if let [only] = defs.as_slice() {
-                let only = *only;
-                return self.eval_def(name, only, 1, n, &module_ctx);
-            }
-            let defs_real: Vec<Def<'t>> = defs.clone();
-            // `try: import redis / except ImportError: redis = None` and
-            // `if TYPE_CHECKING: X = A[int] / else: X = A` name one thing.
-            let mut vals = Vec::new();
-            for (i, d) in defs_real.iter().enumerate() {
-                vals.push(self.eval_def(name, *d, i + 1, n, &module_ctx));
-            }
-            let non_null: Vec<&Value<'t>> =
-                vals.iter().filter(|v| !matches!(v, Value::Null)).collect();
-            if let Some(Value::Symbol(p)) = non_null.first() {
-                if non_null
-                    .iter()
-                    .all(|v| matches!(v, Value::Symbol(q) if q == p))
-                {
-                    return Value::Symbol(p.clone());
-                }
-            }
-            if let Some(k) = merge_clients(&vals) {
-                return Value::Client(k);
-            }
-            return self.opaque_named(name, format!("mod:{name}"), Some(n.byte_range()));
+            return self.eval_module_name(name, n, ctx);
         }
         match name {
             "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
@@ -1640,56 +1657,69 @@ impl<'t> crate::lower::Analyzer<'t> {
                     None => fallback(self, ctx),
                 },
             },
-            DefKind::Other => {
-                // Imports bind modules and symbols; functions and classes bind themselves.
-                if let Some(path) = self.ix().imports.get(name) {
-                    if def.stmt.kind_name().starts_with("import") {
-                        // Project analysis: a constant or client of another module.
-                        return self.project_value(path.clone(), ctx);
-                    }
-                }
-                match def.stmt.kind_name() {
-                    "function_definition" => {
-                        if let Some(&id) = self.ix().func_by_node.get(&def.stmt.id()) {
-                            return Value::Func { id, bound: None };
-                        }
-                    }
-                    "class_definition" => {
-                        if let Some(c) = self
-                            .ix()
-                            .classes
-                            .iter()
-                            .position(|c| c.node.id() == def.stmt.id())
-                        {
-                            return Value::Class(c);
-                        }
-                    }
-                    _ => {}
-                }
-                if let Some(a) = def.annotation {
-                    if let Some(v) = self.annotated_value(a) {
-                        return v;
-                    }
-                }
-                if def.stmt.kind_name() == "for_statement" {
-                    // `for key in r.scan_iter(match=…)`: a member of the keys found.
-                    if let Some(v) = self.scanned_loop_var(name, def.stmt, ctx) {
-                        return v;
-                    }
-                    // A loop variable: one value per pass of the loop.
-                    return self.opaque_named(
-                        name,
-                        format!(
-                            "{}:{name}#{version}{}",
-                            self.scope_tag(ctx),
-                            each_marker(def.stmt.start_byte())
-                        ),
-                        Some(use_node.byte_range()),
-                    );
-                }
-                fallback(self, ctx)
+            DefKind::Other => self
+                .eval_bound_name(name, def, version, use_node, ctx)
+                .unwrap_or_else(|| fallback(self, ctx)),
+        }
+    }
+
+    /// A name bound by a statement other than an assignment: an import, a function or
+    /// class definition, an annotation, a `for` loop. `None`: nothing is known of it.
+    fn eval_bound_name(
+        &mut self,
+        name: &str,
+        def: Def<'t>,
+        version: usize,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        // Imports bind modules and symbols; functions and classes bind themselves.
+        if let Some(path) = self.ix().imports.get(name) {
+            if def.stmt.kind_name().starts_with("import") {
+                // Project analysis: a constant or client of another module.
+                return Some(self.project_value(path.clone(), ctx));
             }
         }
+        match def.stmt.kind_name() {
+            "function_definition" => {
+                if let Some(&id) = self.ix().func_by_node.get(&def.stmt.id()) {
+                    return Some(Value::Func { id, bound: None });
+                }
+            }
+            "class_definition" => {
+                if let Some(c) = self
+                    .ix()
+                    .classes
+                    .iter()
+                    .position(|c| c.node.id() == def.stmt.id())
+                {
+                    return Some(Value::Class(c));
+                }
+            }
+            _ => {}
+        }
+        if let Some(a) = def.annotation {
+            if let Some(v) = self.annotated_value(a) {
+                return Some(v);
+            }
+        }
+        if def.stmt.kind_name() == "for_statement" {
+            // `for key in r.scan_iter(match=…)`: a member of the keys found.
+            if let Some(v) = self.scanned_loop_var(name, def.stmt, ctx) {
+                return Some(v);
+            }
+            // A loop variable: one value per pass of the loop.
+            return Some(self.opaque_named(
+                name,
+                format!(
+                    "{}:{name}#{version}{}",
+                    self.scope_tag(ctx),
+                    each_marker(def.stmt.start_byte())
+                ),
+                Some(use_node.byte_range()),
+            ));
+        }
+        None
     }
 
     /// `name = []` or `name = {}` filled before the use (appends, a flushed buffer,
@@ -1868,6 +1898,41 @@ impl<'t> crate::lower::Analyzer<'t> {
         v
     }
 
+    /// What each assignment of an instance attribute (`self.x = …` in a method, or
+    /// its annotation alone) gives it: a value that cannot be known falls back to the
+    /// annotation's.
+    fn self_assign_values(
+        &mut self,
+        assigns: &[crate::index::SelfAssign<'t>],
+        ctx: &Ctx<'t>,
+    ) -> Vec<Value<'t>> {
+        let mut values = Vec::new();
+        for a in assigns {
+            let v = match (a.value, a.annotation) {
+                (Some(v), ann) => {
+                    let actx = Ctx {
+                        func: Some(a.func),
+                        env: None,
+                        depth: ctx.depth + 1,
+                    };
+                    match self.eval(v, &actx) {
+                        // Project analysis: a constructor parameter keeps
+                        // its mark.
+                        Value::Opaque(h) if h.binding.starts_with('\u{1}') => Value::Opaque(h),
+                        Value::Opaque(_) | Value::Unknown => ann
+                            .and_then(|an| self.annotated_value(an))
+                            .unwrap_or(Value::Unknown),
+                        other => other,
+                    }
+                }
+                (None, Some(an)) => self.annotated_value(an).unwrap_or(Value::Unknown),
+                (None, None) => Value::Unknown,
+            };
+            values.push(v);
+        }
+        values
+    }
+
     fn instance_attr_inner(
         &mut self,
         c: ClassId,
@@ -1906,32 +1971,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             if instance {
                 if let Some(assigns) = cls.self_assigns.get(attr).cloned() {
-                    let mut values = Vec::new();
-                    for a in &assigns {
-                        let v = match (a.value, a.annotation) {
-                            (Some(v), ann) => {
-                                let actx = Ctx {
-                                    func: Some(a.func),
-                                    env: None,
-                                    depth: ctx.depth + 1,
-                                };
-                                match self.eval(v, &actx) {
-                                    // Project analysis: a constructor parameter keeps
-                                    // its mark.
-                                    Value::Opaque(h) if h.binding.starts_with('\u{1}') => {
-                                        Value::Opaque(h)
-                                    }
-                                    Value::Opaque(_) | Value::Unknown => ann
-                                        .and_then(|an| self.annotated_value(an))
-                                        .unwrap_or(Value::Unknown),
-                                    other => other,
-                                }
-                            }
-                            (None, Some(an)) => self.annotated_value(an).unwrap_or(Value::Unknown),
-                            (None, None) => Value::Unknown,
-                        };
-                        values.push(v);
-                    }
+                    let values = self.self_assign_values(&assigns, ctx);
                     // Annotation-only statements do not assign.
                     let assigned: Vec<&Value<'t>> = values
                         .iter()
@@ -2065,41 +2105,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                     });
                 }
                 Value::Opaque(_) | Value::Unknown | Value::Foreign => {
-                    // A method of an object whose class, of another module, is declared.
-                    if let Some(x) = self.typed_ext(obj, &recv, ctx) {
-                        if x.has_method(m) {
-                            return self.ext_call(&x, m, args, n, ctx);
-                        }
-                    }
-                    // `self.dependency.Redis(…)`: a client class by its name;
-                    // `sentinel.master_for(…)`: a client from a redis Sentinel.
-                    if matches!(m, "master_for" | "slave_for")
-                        && text(obj, self.src())
-                            .to_ascii_lowercase()
-                            .contains("sentinel")
-                    {
-                        return Value::Client(ClientKind::Unknown);
-                    }
-                    match m {
-                        "RedisCluster" => return Value::Client(ClientKind::Cluster),
-                        "Redis" | "StrictRedis" => return Value::Client(ClientKind::Unknown),
-                        // `connection.register_script(LUA)` on a parameter of no known
-                        // kind (rq's `get_unique_enqueue_script(connection)`): the
-                        // method is redis-py's, and the script object it returns is
-                        // linked to its body like one registered on a known client.
-                        // The client's kind stays unknown.
-                        "register_script"
-                            if self.mentions_redis
-                                && matches!(recv, Value::Opaque(_) | Value::Unknown) =>
-                        {
-                            return Value::Script(self.script_for(
-                                n,
-                                args,
-                                ClientKind::Unknown,
-                                ctx,
-                            ));
-                        }
-                        _ => {}
+                    if let Some(v) = self.unknown_receiver_method(obj, &recv, m, args, n, ctx) {
+                        return v;
                     }
                 }
                 _ => {}
@@ -2108,6 +2115,55 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let callee = self.eval(func, &ctx.deeper());
         self.call_value(callee, func, args, n, ctx)
+    }
+
+    /// A call of method `m` on a value of no known kind (`recv`, the value of `obj`):
+    /// a method of a declared class of another module, a redis-py client class by its
+    /// name, a client from a Sentinel, a script registered on a client parameter.
+    fn unknown_receiver_method(
+        &mut self,
+        obj: Node<'t>,
+        recv: &Value<'t>,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        // A method of an object whose class, of another module, is declared.
+        if let Some(x) = self.typed_ext(obj, recv, ctx) {
+            if x.has_method(m) {
+                return Some(self.ext_call(&x, m, args, n, ctx));
+            }
+        }
+        // `self.dependency.Redis(…)`: a client class by its name;
+        // `sentinel.master_for(…)`: a client from a redis Sentinel.
+        if matches!(m, "master_for" | "slave_for")
+            && text(obj, self.src())
+                .to_ascii_lowercase()
+                .contains("sentinel")
+        {
+            return Some(Value::Client(ClientKind::Unknown));
+        }
+        match m {
+            "RedisCluster" => Some(Value::Client(ClientKind::Cluster)),
+            "Redis" | "StrictRedis" => Some(Value::Client(ClientKind::Unknown)),
+            // `connection.register_script(LUA)` on a parameter of no known
+            // kind (rq's `get_unique_enqueue_script(connection)`): the
+            // method is redis-py's, and the script object it returns is
+            // linked to its body like one registered on a known client.
+            // The client's kind stays unknown.
+            "register_script"
+                if self.mentions_redis && matches!(recv, Value::Opaque(_) | Value::Unknown) =>
+            {
+                Some(Value::Script(self.script_for(
+                    n,
+                    args,
+                    ClientKind::Unknown,
+                    ctx,
+                )))
+            }
+            _ => None,
+        }
     }
 
     /// A method of a redis-py client: `pipeline()` makes a pipeline (its transaction

@@ -114,26 +114,13 @@ impl Frontend for Python {
                     crate::lower_in_project(input.source, &options, loader, project, name);
                 Lowered { model, modules }
             }
-            _ if input.big_stack => {
-                crate::lower_on_this_thread(input.source, &options, loader).into()
-            }
-            _ => crate::lower_with(input.source, &options, loader).into(),
+            _ => keylint_core::frontend::with_stack(
+                input.big_stack,
+                "keylint-python",
+                STACK_SIZE,
+                || crate::lower_on_this_thread(input.source, &options, loader),
+            )
+            .into(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_print_as_strings_or_f_strings() {
-        let pieces = [
-            Piece::Bytes(b"{user:"),
-            Piece::Hole("uid"),
-            Piece::Bytes(b"}:cart"),
-        ];
-        assert_eq!(LANG.print_key(&pieces), "f\"{{user:{uid}}}:cart\"");
-        assert_eq!(LANG.print_key(&[Piece::Bytes(b"a\"b")]), "\"a\\\"b\"");
     }
 }

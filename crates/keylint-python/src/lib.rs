@@ -99,18 +99,8 @@ pub const STACK_SIZE: usize = 64 << 20;
 /// many files from threads it made with that stack can call
 /// [`lower_on_this_thread`] instead and save a thread per file.
 pub fn lower_with(source: &str, options: &Options, loader: Option<&dyn FileLoader>) -> FileModel {
-    std::thread::scope(|s| {
-        match std::thread::Builder::new()
-            .name("keylint-python".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(s, || lower_on_this_thread(source, options, loader))
-        {
-            Ok(h) => match h.join() {
-                Ok(m) => m,
-                Err(panic) => std::panic::resume_unwind(panic),
-            },
-            Err(_) => lower_on_this_thread(source, options, loader),
-        }
+    keylint_core::frontend::with_stack(false, "keylint-python", STACK_SIZE, || {
+        lower_on_this_thread(source, options, loader)
     })
 }
 

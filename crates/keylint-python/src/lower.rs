@@ -232,6 +232,7 @@ impl<'t> Analyzer<'t> {
             self.process_call(call, Ctx::at(func));
         }
         self.build_transactions();
+        crate::script::docstring_scripts(&mut self);
         crate::script::link_scripts(&mut self);
         self.finish()
     }
@@ -269,44 +270,15 @@ impl<'t> Analyzer<'t> {
 
     fn finish(mut self) -> FileModel {
         // Keys in source order; units inner before outer.
-        let mut order: Vec<usize> = (0..self.model.keys.len()).collect();
-        order.sort_by_key(|&i| {
-            (
-                self.model.keys[i].span.start,
-                self.model.keys[i].span.end,
-                i,
-            )
-        });
-        let mut remap = vec![0; order.len()];
-        for (new, &old) in order.iter().enumerate() {
-            remap[old] = new;
-        }
-        let keys = std::mem::take(&mut self.model.keys);
-        let mut slots: Vec<Option<KeyUse>> = keys.into_iter().map(Some).collect();
-        self.model.keys = order
-            .iter()
-            .map(|&i| slots[i].take().expect("each key once"))
-            .collect();
+        let remap = reorder(&mut self.model.keys, |i, k| (k.span.start, k.span.end, i));
         for u in &mut self.model.units {
             for k in &mut u.keys {
                 *k = remap[*k];
             }
         }
-        let mut uorder: Vec<usize> = (0..self.model.units.len()).collect();
-        uorder.sort_by_key(|&i| {
-            let u = &self.model.units[i];
+        let uremap = reorder(&mut self.model.units, |i, u| {
             (u.span.end, u.kind != UnitKind::Command, u.span.start, i)
         });
-        let mut uremap = vec![0; uorder.len()];
-        for (new, &old) in uorder.iter().enumerate() {
-            uremap[old] = new;
-        }
-        let units = std::mem::take(&mut self.model.units);
-        let mut uslots: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
-        self.model.units = uorder
-            .iter()
-            .map(|&i| uslots[i].take().expect("each unit once"))
-            .collect();
         for f in &mut self.model.families {
             f.key = remap[f.key];
             f.unit = uremap[f.unit];
@@ -553,38 +525,9 @@ impl<'t> Analyzer<'t> {
             return;
         }
         let info = self.ix.funcs[id].clone();
-        let mut params: HashMap<String, Value<'t>> = HashMap::new();
-        let mut plist = info.params.iter();
-        if self_name {
-            let (Some(c), Some(p)) = (bound, plist.next()) else {
-                return;
-            };
-            params.insert(
-                p.name.clone(),
-                if info.is_classmethod() {
-                    Value::ClsObj(c)
-                } else {
-                    Value::SelfObj(c)
-                },
-            );
-        }
-        let plist: Vec<_> = plist.collect();
-        if pos.len() > plist.iter().take_while(|p| !p.star).count() {
+        let Some(params) = self.helper_params(&info, bound, self_name, (&pos, &kw), ctx) else {
             return;
-        }
-        for (i, p) in plist.iter().enumerate() {
-            if p.star {
-                continue;
-            }
-            let v = match self.arg_or_default(info.parent, i, p, (&pos, &kw), ctx) {
-                Some(v) => v,
-                None => return,
-            };
-            // A parameter the body assigns again is not fixed.
-            if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
-                params.insert(p.name.clone(), v);
-            }
-        }
+        };
         let prev = self.inline.take();
         let mut frame = prev.clone().unwrap_or(Inline {
             chain: Vec::new(),
@@ -618,6 +561,50 @@ impl<'t> Analyzer<'t> {
             self.process_call(c, inner.clone());
         }
         self.inline = prev;
+    }
+
+    /// The parameters of a followed helper bound to the arguments of its call: `self`
+    /// (or `cls`) to the class it is bound to, the others to the arguments or their
+    /// defaults, except those the body assigns again. `None` when an argument cannot
+    /// be bound.
+    fn helper_params(
+        &mut self,
+        info: &crate::index::FuncInfo<'t>,
+        bound: Option<crate::index::ClassId>,
+        self_name: bool,
+        (pos, kw): (&[Elem<'t>], &[(String, Elem<'t>)]),
+        ctx: &Ctx<'t>,
+    ) -> Option<HashMap<String, Value<'t>>> {
+        let mut params: HashMap<String, Value<'t>> = HashMap::new();
+        let mut plist = info.params.iter();
+        if self_name {
+            let (Some(c), Some(p)) = (bound, plist.next()) else {
+                return None;
+            };
+            params.insert(
+                p.name.clone(),
+                if info.is_classmethod() {
+                    Value::ClsObj(c)
+                } else {
+                    Value::SelfObj(c)
+                },
+            );
+        }
+        let plist: Vec<_> = plist.collect();
+        if pos.len() > plist.iter().take_while(|p| !p.star).count() {
+            return None;
+        }
+        for (i, p) in plist.iter().enumerate() {
+            if p.star {
+                continue;
+            }
+            let v = self.arg_or_default(info.parent, i, p, (pos, kw), ctx)?;
+            // A parameter the body assigns again is not fixed.
+            if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
+                params.insert(p.name.clone(), v);
+            }
+        }
+        Some(params)
     }
 
     /// Whether a call passes a pipeline that its commands may join: one of the
@@ -784,6 +771,17 @@ impl<'t> Analyzer<'t> {
         if !complete || handed_out {
             return None;
         }
+        Some(self.queued_commands(events, pid, &captured))
+    }
+
+    /// The commands a followed method queued on its pipeline `pid` (its `events`,
+    /// the templates of its keys `captured`), and whether it ends or resets the batch.
+    fn queued_commands(
+        &self,
+        events: Vec<PipeEvent<'t>>,
+        pid: PipeId,
+        captured: &HashMap<usize, Tpl>,
+    ) -> (Vec<crate::project::QueuedCmd>, bool) {
         let mut out = Vec::new();
         let mut memo = PathMemo::default();
         for e in events {
@@ -793,7 +791,7 @@ impl<'t> Analyzer<'t> {
             if e.kind != EvKind::Keys {
                 // It ends or resets the batch: what it queued is not followed, and
                 // the caller's batch is cut where it calls the method.
-                return Some((Vec::new(), true));
+                return (Vec::new(), true);
             }
             let mut levels = Vec::new();
             let mut in_loop = false;
@@ -826,7 +824,7 @@ impl<'t> Analyzer<'t> {
                 out.push(crate::project::QueuedCmd { keys, levels });
             }
         }
-        Some((out, false))
+        (out, false)
     }
 
     fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {
@@ -1628,6 +1626,7 @@ impl<'t> Analyzer<'t> {
             func: ctx.func,
             client,
             ext: None,
+            preamble: None,
         });
         self.script_by_node.insert(call.id(), id);
         id
@@ -1650,6 +1649,7 @@ impl<'t> Analyzer<'t> {
             func: None,
             client,
             ext: Some(text),
+            preamble: None,
         });
         self.script_by_node.insert(call.id(), id);
         id
@@ -2349,4 +2349,21 @@ fn groups(qs: &[usize], paths: &[Path]) -> Vec<Vec<usize>> {
 enum ExtTarget<'a> {
     Method(&'a std::rc::Rc<crate::project::Instance>, &'a str),
     Function(std::sync::Arc<crate::project::Queued>),
+}
+
+/// Sorts `items` by `key` (given each item's index and the item) and returns where
+/// each item went: `remap[old] == new`.
+fn reorder<T, K: Ord>(items: &mut Vec<T>, key: impl Fn(usize, &T) -> K) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| key(i, &items[i]));
+    let mut remap = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        remap[old] = new;
+    }
+    let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
+    *items = order
+        .iter()
+        .map(|&i| slots[i].take().expect("each item once"))
+        .collect();
+    remap
 }

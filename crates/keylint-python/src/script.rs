@@ -84,22 +84,160 @@ pub(crate) fn body_of<'t>(
     })
 }
 
+/// A body with the lines a decorator puts in front of it; those lines point at the
+/// start of the docstring.
+fn with_preamble(body: Body, preamble: &str, node: Node<'_>) -> Body {
+    let text = format!("{preamble}\n{}", body.text);
+    let offs = body.offs.map(|o| {
+        let mut v = vec![node.start_byte(); preamble.len() + 1];
+        v.extend(o);
+        v
+    });
+    Body { text, offs }
+}
+
+/// What a decorator parameter annotation binds in the generated preamble.
+enum Slot {
+    /// `Key[...]`: the next `KEYS[i]`.
+    Key,
+    /// `Arg[T]`: the next `ARGV[j]`, decoded by its type.
+    Arg(String),
+    /// `Args[...]`: the rest of `ARGV`, from `<name>_start` on.
+    Args,
+}
+
+fn slot_of(annotation: &str) -> Option<Slot> {
+    let t: String = annotation.chars().filter(|c| !c.is_whitespace()).collect();
+    let inner = |p: &str| t.strip_prefix(p)?.strip_suffix(']').map(str::to_string);
+    if inner("Key[").is_some() {
+        Some(Slot::Key)
+    } else if let Some(ty) = inner("Arg[") {
+        Some(Slot::Arg(ty))
+    } else if inner("Args[").is_some() {
+        Some(Slot::Args)
+    } else {
+        None
+    }
+}
+
+/// Scripts written as the docstring of a decorated function whose parameters say
+/// what the script receives (docket's `@redis_script`): the first parameter is the
+/// client, each other one is annotated `Key[...]` (the next `KEYS[i]`), `Arg[T]` (the
+/// next `ARGV[j]`, through `tonumber` for `int`/`float`, compared with `'1'` for
+/// `bool`) or `Args[...]` (the rest of `ARGV`: `<name>_start` is where it begins), and
+/// the decorator puts `local <name> = KEYS[i]` … in front of the docstring before it
+/// registers it. The body must be the docstring alone (and `...` or `pass`), the
+/// docstring must call `redis.call` or `redis.pcall`, and every parameter but the
+/// first must be annotated so: anything else is not taken for such a script.
+pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
+    let src = a.src();
+    let mut found = Vec::new();
+    for f in &a.ix.funcs {
+        if f.decorators.is_empty() || f.is_lambda || f.params.len() < 2 {
+            continue;
+        }
+        let Some(doc) = docstring(a.ix.nav, f.body) else {
+            continue;
+        };
+        let text = crate::index::text(doc, src);
+        if !text.contains("redis.call") && !text.contains("redis.pcall") {
+            continue;
+        }
+        let mut lines = Vec::new();
+        let (mut keys, mut argv, mut ok) = (0, 1, true);
+        for p in &f.params[1..] {
+            let slot = p
+                .annotation
+                .filter(|_| !p.star)
+                .and_then(|n| slot_of(crate::index::text(n, src)));
+            match slot {
+                Some(Slot::Key) => {
+                    keys += 1;
+                    lines.push(format!("local {} = KEYS[{keys}]", p.name));
+                }
+                Some(Slot::Arg(ty)) => {
+                    let v = match ty.as_str() {
+                        "int" | "float" => format!("tonumber(ARGV[{argv}])"),
+                        "bool" => format!("ARGV[{argv}] == '1'"),
+                        _ => format!("ARGV[{argv}]"),
+                    };
+                    lines.push(format!("local {} = {v}", p.name));
+                    argv += 1;
+                }
+                Some(Slot::Args) => lines.push(format!("local {}_start = {argv}", p.name)),
+                None => ok = false,
+            }
+        }
+        if ok && keys > 0 && slot_of_first_is_client(f, src) {
+            found.push((doc, lines.join("\n")));
+        }
+    }
+    for (doc, preamble) in found {
+        a.scripts.push(crate::eval::ScriptInfo {
+            body: Some(doc),
+            func: None,
+            client: crate::eval::ClientKind::Unknown,
+            ext: None,
+            preamble: Some(preamble),
+        });
+    }
+}
+
+/// The first parameter is the client: no `Key`/`Arg` annotation, no star.
+fn slot_of_first_is_client(f: &crate::index::FuncInfo<'_>, src: &str) -> bool {
+    let p = &f.params[0];
+    !p.star
+        && p.annotation
+            .is_none_or(|n| slot_of(crate::index::text(n, src)).is_none())
+}
+
+/// The docstring of a function whose body is only that (then `...` or `pass`).
+fn docstring<'t>(nav: &crate::syntax::Nav<'t>, body: Node<'t>) -> Option<Node<'t>> {
+    use crate::syntax::NodeExt;
+    let mut stmts = nav
+        .named_children(body)
+        .filter(|n| n.kind_name() != "comment");
+    let first = stmts.next()?;
+    let doc = match first.kind_name() {
+        "expression_statement" => first.named_child(0).filter(|n| n.kind_name() == "string")?,
+        _ => return None,
+    };
+    for rest in stmts {
+        let plain = match rest.kind_name() {
+            "pass_statement" => true,
+            "expression_statement" => rest
+                .named_child(0)
+                .is_some_and(|n| n.kind_name() == "ellipsis"),
+            _ => false,
+        };
+        if !plain {
+            return None;
+        }
+    }
+    Some(doc)
+}
+
 /// Links every script call with its body.
 pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
     let links = std::mem::take(&mut a.script_links);
     let mut lowered: Vec<Lowered> = Vec::new();
     let mut by_body: HashMap<(String, Option<usize>), usize> = HashMap::new();
     // Bodies of registered scripts are merged even when never called.
-    type Source<'t> = (Option<Node<'t>>, Option<FuncId>, Option<Arc<str>>);
+    type Source<'t> = (
+        Option<Node<'t>>,
+        Option<FuncId>,
+        Option<Arc<str>>,
+        Option<String>,
+    );
     let mut sources: Vec<Source<'t>> = a
         .scripts
         .iter()
-        .map(|s| (s.body, s.func, s.ext.clone()))
+        .map(|s| (s.body, s.func, s.ext.clone(), s.preamble.clone()))
         .collect();
-    sources.extend(links.iter().map(|l| (l.body, l.func, l.ext.clone())));
+    sources.extend(links.iter().map(|l| (l.body, l.func, l.ext.clone(), None)));
     let mut body_index: Vec<Option<usize>> = Vec::new();
     let mut merged_bytes: std::collections::HashSet<usize> = std::collections::HashSet::new();
-    for (node, func, ext) in sources {
+    for (node, func, ext, preamble) in sources {
         // A body registered in another module: its text, linked and never merged (that
         // module is linted on its own).
         let body = match (ext, node) {
@@ -109,6 +247,10 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
             }),
             (None, Some(node)) => body_of(a, node, func),
             (None, None) => None,
+        };
+        let body = match (body, preamble, node) {
+            (Some(b), Some(pre), Some(node)) => Some(with_preamble(b, &pre, node)),
+            (b, _, _) => b,
         };
         let Some(body) = body else {
             body_index.push(None);

@@ -132,6 +132,24 @@ fn push_char(pieces: &mut Vec<Piece<'_>>, c: char, off: usize) {
     push(pieces, c.encode_utf8(&mut buf).as_bytes(), off);
 }
 
+/// The byte that a backslash followed by `e` stands for (`n`: a newline), when that
+/// is one character.
+fn simple_escape(e: u8) -> Option<u8> {
+    match e {
+        b'\\' => Some(b'\\'),
+        b'\'' => Some(b'\''),
+        b'"' => Some(b'"'),
+        b'a' => Some(0x07),
+        b'b' => Some(0x08),
+        b'f' => Some(0x0c),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        b'v' => Some(0x0b),
+        _ => None,
+    }
+}
+
 /// Decodes literal text `src[from..to]`.
 fn decode_text(
     src: &str,
@@ -175,20 +193,7 @@ fn decode_text(
             i += 1;
             continue;
         };
-        let simple = match e {
-            b'\\' => Some(b'\\'),
-            b'\'' => Some(b'\''),
-            b'"' => Some(b'"'),
-            b'a' => Some(0x07),
-            b'b' => Some(0x08),
-            b'f' => Some(0x0c),
-            b'n' => Some(b'\n'),
-            b'r' => Some(b'\r'),
-            b't' => Some(b'\t'),
-            b'v' => Some(0x0b),
-            _ => None,
-        };
-        if let Some(v) = simple {
+        if let Some(v) = simple_escape(e) {
             push(pieces, &[v], off);
             i += 2;
             continue;

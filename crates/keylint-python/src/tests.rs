@@ -2,7 +2,7 @@
 
 use crate::LANG;
 use crate::{lower, lower_with, ClientProfile, Options};
-use keylint_core::model::{CrossSlotPolicy, FileModel, UnitKind};
+use keylint_core::model::{CrossSlotPolicy, FileModel, KeyOrigin, UnitKind};
 use keylint_core::rules::{check, Settings};
 use keylint_core::Rule;
 
@@ -1447,4 +1447,44 @@ class Chan:
         run("    def f(self, queue):\n        r.blpop([self.q_for(queue, p) for p in STEPS])\n"),
         vec![Rule::CrossSlotLikely]
     );
+}
+
+#[test]
+fn a_docstring_script_gets_the_preamble_its_annotations_say() {
+    let src = r#"
+from redis.asyncio import Redis
+from ._lua import Arg, Key, redis_script
+
+@redis_script
+async def move(redis: Redis, *, queue_key: Key[str], now: Arg[float], prefix: Arg[str]) -> int:
+    """
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', queue_key, 0, now)) do
+        redis.call('DEL', prefix .. ':' .. id)
+    end
+    """
+    ...
+"#;
+    let m = lower(src);
+    let shown: Vec<(String, KeyOrigin)> = m
+        .keys
+        .iter()
+        .map(|k| (k.template.display(keylint_lua::LANG), k.origin))
+        .collect();
+    assert!(
+        shown.contains(&("KEYS[1]".to_string(), KeyOrigin::Declared(1))),
+        "{shown:?}"
+    );
+    assert!(
+        shown.contains(&("ARGV[2] .. \":\" .. id".to_string(), KeyOrigin::Undeclared)),
+        "{shown:?}"
+    );
+    assert!(rules(src).contains(&Rule::UndeclaredScriptKey));
+    // A parameter with another annotation, or none: not such a script.
+    for sig in ["key: str", "key", "key: Key[str], *rest: Arg[str]"] {
+        let src = format!(
+            "from ._lua import redis_script\n@redis_script\nasync def f(redis, {sig}):\n    \
+             \"\"\"return redis.call('GET', 'x:' .. ARGV[1])\"\"\"\n    ...\n"
+        );
+        assert!(lower(&src).keys.is_empty(), "{sig}");
+    }
 }

@@ -171,20 +171,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             }
             // `*keys` of a list the site passes.
-            match g.value {
-                Value::Seq {
-                    items,
-                    family: false,
-                } => npos.extend(items),
-                Value::Seq {
-                    mut items,
-                    family: true,
-                } if items.len() == 1 => {
-                    let mut one = items.remove(0);
-                    one.star = true;
-                    npos.push(one);
-                }
-                _ => {
+            match g.value.splat() {
+                Ok(items) => npos.extend(items),
+                Err(_) => {
                     ok = false;
                     break;
                 }

@@ -55,6 +55,73 @@ fn hex(b: u8) -> Option<u8> {
     (b as char).to_digit(16).map(|d| d as u8)
 }
 
+/// The escape at `line[i]` inside double quotes: its byte and its length.
+fn double_quoted_escape(line: &[u8], i: usize) -> Option<(u8, usize)> {
+    let n = line.len();
+    if line[i] != b'\\' || i + 1 >= n {
+        return None;
+    }
+    if i + 3 < n && line[i + 1] == b'x' {
+        if let (Some(h), Some(l)) = (hex(line[i + 2]), hex(line[i + 3])) {
+            return Some((h * 16 + l, 4));
+        }
+    }
+    let e = match line[i + 1] {
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'b' => 0x08,
+        b'a' => 0x07,
+        other => other,
+    };
+    Some((e, 2))
+}
+
+/// The escape at `line[i]` inside single quotes (only `\'`): its byte and its length.
+fn single_quoted_escape(line: &[u8], i: usize) -> Option<(u8, usize)> {
+    (line[i] == b'\\' && line.get(i + 1) == Some(&b'\'')).then_some((b'\'', 2))
+}
+
+/// Reads the quoted run that opens at `line[open]` (a `"` or a `'`) into `bytes` and
+/// `offs`; returns the index after the closing quote.
+fn quoted(
+    line: &[u8],
+    open: usize,
+    base: usize,
+    bytes: &mut Vec<u8>,
+    offs: &mut Vec<usize>,
+) -> Result<usize, SplitError> {
+    let quote = line[open];
+    let escape = if quote == b'"' {
+        double_quoted_escape
+    } else {
+        single_quoted_escape
+    };
+    let n = line.len();
+    let mut i = open + 1;
+    loop {
+        if i >= n {
+            return Err(SplitError::UnterminatedQuote { at: base + open });
+        }
+        if let Some((b, len)) = escape(line, i) {
+            bytes.push(b);
+            offs.push(base + i);
+            i += len;
+            continue;
+        }
+        let c = line[i];
+        if c == quote {
+            if i + 1 < n && !is_blank(line[i + 1]) {
+                return Err(SplitError::TextAfterQuote { at: base + i });
+            }
+            return Ok(i + 1);
+        }
+        bytes.push(c);
+        offs.push(base + i);
+        i += 1;
+    }
+}
+
 /// Splits one line into arguments; `base` is the line's offset in the file.
 pub fn split_args(line: &[u8], base: usize) -> Result<Vec<Arg>, SplitError> {
     let mut args = Vec::new();
@@ -76,77 +143,10 @@ pub fn split_args(line: &[u8], base: usize) -> Result<Vec<Arg>, SplitError> {
                 break;
             }
             match line[i] {
-                b'"' => {
+                b'"' | b'\'' => {
                     contiguous = false;
-                    let open = i;
-                    i += 1;
-                    loop {
-                        if i >= n {
-                            return Err(SplitError::UnterminatedQuote { at: base + open });
-                        }
-                        let c = line[i];
-                        if c == b'\\' && i + 3 < n && line[i + 1] == b'x' {
-                            if let (Some(h), Some(l)) = (hex(line[i + 2]), hex(line[i + 3])) {
-                                bytes.push(h * 16 + l);
-                                offs.push(base + i);
-                                i += 4;
-                                continue;
-                            }
-                        }
-                        if c == b'\\' && i + 1 < n {
-                            let e = match line[i + 1] {
-                                b'n' => b'\n',
-                                b'r' => b'\r',
-                                b't' => b'\t',
-                                b'b' => 0x08,
-                                b'a' => 0x07,
-                                other => other,
-                            };
-                            bytes.push(e);
-                            offs.push(base + i);
-                            i += 2;
-                            continue;
-                        }
-                        if c == b'"' {
-                            if i + 1 < n && !is_blank(line[i + 1]) {
-                                return Err(SplitError::TextAfterQuote { at: base + i });
-                            }
-                            i += 1;
-                            break;
-                        }
-                        bytes.push(c);
-                        offs.push(base + i);
-                        i += 1;
-                    }
                     // A closing quote ends the argument.
-                    break;
-                }
-                b'\'' => {
-                    contiguous = false;
-                    let open = i;
-                    i += 1;
-                    loop {
-                        if i >= n {
-                            return Err(SplitError::UnterminatedQuote { at: base + open });
-                        }
-                        let c = line[i];
-                        if c == b'\\' && i + 1 < n && line[i + 1] == b'\'' {
-                            bytes.push(b'\'');
-                            offs.push(base + i);
-                            i += 2;
-                            continue;
-                        }
-                        if c == b'\'' {
-                            if i + 1 < n && !is_blank(line[i + 1]) {
-                                return Err(SplitError::TextAfterQuote { at: base + i });
-                            }
-                            i += 1;
-                            break;
-                        }
-                        bytes.push(c);
-                        offs.push(base + i);
-                        i += 1;
-                    }
+                    i = quoted(line, i, base, &mut bytes, &mut offs)?;
                     break;
                 }
                 c => {

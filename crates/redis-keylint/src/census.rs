@@ -9,7 +9,7 @@ use keylint_core::template::Part;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufReader, IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where the code builds a key family.
 #[derive(Debug, Clone)]
@@ -186,29 +186,75 @@ fn match_code(report: &Report, code: &[CodeKey]) -> CodeMatch {
     }
 }
 
+/// The cluster layout: from `--nodes`, or `--masters` even ranges.
+fn layout_of(args: &CensusArgs) -> Result<Layout, String> {
+    match (&args.nodes, args.masters) {
+        (Some(path), _) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Layout::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        (None, n) => Layout::even(n).map_err(|e| e.to_string()),
+    }
+}
+
+/// Feeds the keys of one dump (`-`: standard input) to the census, with progress on
+/// a terminal and a warning for the lines that are not keys.
+fn read_input(
+    input: &Path,
+    form: KeyForm,
+    census: &mut Census,
+    show_progress: bool,
+) -> Result<(), String> {
+    if input.as_os_str() == "-" && io::stdin().is_terminal() {
+        eprintln!("reading keys from standard input (end with Ctrl-D); `redis-keylint census --help` says how to make a dump");
+    }
+    let reader: Box<dyn Read> = if input.as_os_str() == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(input) {
+            Ok(f) => Box::new(f),
+            Err(e) => return Err(format!("{}: {e}", input.display())),
+        }
+    };
+    let name = input.display().to_string();
+    let reader = BufReader::with_capacity(1 << 20, reader);
+    let result = read_dump(reader, form, census, |lines, bytes| {
+        if show_progress {
+            eprint!(
+                "\r{name}: {} lines, {:.1} MB read",
+                group(lines),
+                bytes as f64 / 1e6
+            );
+        }
+    });
+    if show_progress {
+        eprint!("\r\x1b[2K");
+    }
+    match result {
+        Ok(stats) => {
+            if stats.malformed > 0 {
+                let lines: Vec<String> = stats.first_malformed.iter().map(u64::to_string).collect();
+                eprintln!(
+                    "warning: {name}: {} lines are not quoted keys (lines {}…); they were skipped",
+                    stats.malformed,
+                    lines.join(", ")
+                );
+            }
+        }
+        Err(e) => return Err(format!("{name}: {e}")),
+    }
+    Ok(())
+}
+
 /// Runs `census`.
 pub fn run(args: &CensusArgs) -> u8 {
-    let layout = match (&args.nodes, args.masters) {
-        (Some(path), _) => match std::fs::read_to_string(path) {
-            Ok(text) => match Layout::parse(&text) {
-                Ok(l) => l,
-                Err(e) => {
-                    eprintln!("error: {}: {e}", path.display());
-                    return 2;
-                }
-            },
-            Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
-                return 2;
-            }
-        },
-        (None, n) => match Layout::even(n) {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        },
+    let layout = match layout_of(args) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
     };
     let form = match args.input {
         crate::cli::KeyInput::Auto => KeyForm::Auto,
@@ -223,50 +269,9 @@ pub fn run(args: &CensusArgs) -> u8 {
     };
     let show_progress = io::stderr().is_terminal();
     for input in &inputs {
-        if input.as_os_str() == "-" && io::stdin().is_terminal() {
-            eprintln!("reading keys from standard input (end with Ctrl-D); `redis-keylint census --help` says how to make a dump");
-        }
-        let reader: Box<dyn Read> = if input.as_os_str() == "-" {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(input) {
-                Ok(f) => Box::new(f),
-                Err(e) => {
-                    eprintln!("error: {}: {e}", input.display());
-                    return 2;
-                }
-            }
-        };
-        let name = input.display().to_string();
-        let reader = BufReader::with_capacity(1 << 20, reader);
-        let result = read_dump(reader, form, &mut census, |lines, bytes| {
-            if show_progress {
-                eprint!(
-                    "\r{name}: {} lines, {:.1} MB read",
-                    group(lines),
-                    bytes as f64 / 1e6
-                );
-            }
-        });
-        if show_progress {
-            eprint!("\r\x1b[2K");
-        }
-        match result {
-            Ok(stats) => {
-                if stats.malformed > 0 {
-                    let lines: Vec<String> =
-                        stats.first_malformed.iter().map(u64::to_string).collect();
-                    eprintln!(
-                        "warning: {name}: {} lines are not quoted keys (lines {}…); they were skipped",
-                        stats.malformed,
-                        lines.join(", ")
-                    );
-                }
-            }
-            Err(e) => {
-                eprintln!("error: {name}: {e}");
-                return 2;
-            }
+        if let Err(e) = read_input(input, form, &mut census, show_progress) {
+            eprintln!("error: {e}");
+            return 2;
         }
     }
     let report = census.report(&layout);
@@ -652,6 +657,39 @@ fn human_code(o: &mut String, r: &Report, top: usize, code: Code) {
     }
 }
 
+/// Where the code builds a key: its file, line and template.
+fn code_key_json(k: &CodeKey) -> serde_json::Value {
+    serde_json::json!({"path": k.path.display().to_string(), "line": k.line, "template": k.shown})
+}
+
+/// One family of the JSON report, with the code that builds its keys (`site`).
+fn family_json(f: &FamilyStat, site: Option<serde_json::Value>) -> serde_json::Value {
+    use serde_json::json;
+    json!({
+        "family": display(&f.template),
+        "example": display(&f.example),
+        "keys": f.keys,
+        "error": f.error,
+        "bytes": f.bytes,
+        "keys_with_bytes": f.keys_with_bytes,
+        "tag": f.tag.as_str(),
+        "tagged_keys": f.tagged_keys,
+        "tag_values": f.tag_values,
+        "top_tags": f.top_tags.iter().map(|t| json!({"tag": display(&t.value), "keys": t.keys, "error": t.error})).collect::<Vec<_>>(),
+        "distinct_slots": f.distinct_slots,
+        "expected_slots": (f.expected_slots * 10.0).round() / 10.0,
+        "hottest_slot": f.hottest_slot,
+        "hottest_slot_keys": f.hottest_slot_keys,
+        "hazards": {
+            "empty-hash-tag": f.empty_tag,
+            "nested-hash-tag": f.nested_tag,
+            "ignored-hash-tag": f.ignored_tag,
+            "unclosed-hash-tag": f.unclosed_tag,
+        },
+        "code": site,
+    })
+}
+
 fn json(r: &Report, code: Option<(&[CodeKey], &CodeMatch)>) -> String {
     use serde_json::json;
     let families: Vec<_> = r
@@ -659,34 +697,8 @@ fn json(r: &Report, code: Option<(&[CodeKey], &CodeMatch)>) -> String {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let site = code.and_then(|(keys, m)| {
-                m.family_code[i].map(|c| {
-                    json!({"path": keys[c].path.display().to_string(), "line": keys[c].line, "template": keys[c].shown})
-                })
-            });
-            json!({
-                "family": display(&f.template),
-                "example": display(&f.example),
-                "keys": f.keys,
-                "error": f.error,
-                "bytes": f.bytes,
-                "keys_with_bytes": f.keys_with_bytes,
-                "tag": f.tag.as_str(),
-                "tagged_keys": f.tagged_keys,
-                "tag_values": f.tag_values,
-                "top_tags": f.top_tags.iter().map(|t| json!({"tag": display(&t.value), "keys": t.keys, "error": t.error})).collect::<Vec<_>>(),
-                "distinct_slots": f.distinct_slots,
-                "expected_slots": (f.expected_slots * 10.0).round() / 10.0,
-                "hottest_slot": f.hottest_slot,
-                "hottest_slot_keys": f.hottest_slot_keys,
-                "hazards": {
-                    "empty-hash-tag": f.empty_tag,
-                    "nested-hash-tag": f.nested_tag,
-                    "ignored-hash-tag": f.ignored_tag,
-                    "unclosed-hash-tag": f.unclosed_tag,
-                },
-                "code": site,
-            })
+            let site = code.and_then(|(keys, m)| m.family_code[i].map(|c| code_key_json(&keys[c])));
+            family_json(f, site)
         })
         .collect();
     let nodes: Vec<_> = r
@@ -727,12 +739,7 @@ fn json(r: &Report, code: Option<(&[CodeKey], &CodeMatch)>) -> String {
         })
         .collect();
     let unused: Vec<_> = code
-        .map(|(keys, m)| {
-            m.unused
-                .iter()
-                .map(|&i| json!({"path": keys[i].path.display().to_string(), "line": keys[i].line, "template": keys[i].shown}))
-                .collect()
-        })
+        .map(|(keys, m)| m.unused.iter().map(|&i| code_key_json(&keys[i])).collect())
         .unwrap_or_default();
     let v = json!({
         "keys": r.keys,

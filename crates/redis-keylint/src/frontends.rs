@@ -91,6 +91,45 @@ mod tests {
         assert_eq!(by_shebang("import redis"), None);
     }
 
+    /// Each frontend prints a key in its own language: a template with a hole in it, a
+    /// key whose bytes need escaping, and the empty key.
+    #[test]
+    fn keys_print_in_the_language_of_the_file() {
+        use keylint_core::frontend::Piece;
+        let template = [
+            Piece::Bytes(b"{user:"),
+            Piece::Hole("uid"),
+            Piece::Bytes(b"}:${cart}"),
+        ];
+        let quoted = [Piece::Bytes(b"a\"b")];
+        let table: [(Lang, [&str; 3]); 4] = [
+            (
+                keylint_rediscli::LANG,
+                ["{user:<uid>}:${cart}", "a\\\"b", ""],
+            ),
+            (
+                keylint_lua::LANG,
+                ["\"{user:\" .. uid .. \"}:${cart}\"", "\"a\\\"b\"", "\"\""],
+            ),
+            (
+                keylint_python::LANG,
+                ["f\"{{user:{uid}}}:${{cart}}\"", "\"a\\\"b\"", "\"\""],
+            ),
+            (
+                keylint_javascript::LANG,
+                ["`{user:${uid}}:\\${cart}`", "\"a\\\"b\"", "\"\""],
+            ),
+        ];
+        for (lang, [with_hole, escaped, empty]) in table {
+            let got = [
+                lang.print_key(&template),
+                lang.print_key(&quoted),
+                lang.print_key(&[]),
+            ];
+            assert_eq!(got, [with_hole, escaped, empty], "{}", lang.name());
+        }
+    }
+
     /// What the engine relies on from every frontend: a model in its own language
     /// for any text (empty, broken, binary-looking), and keys printable from any
     /// pieces, without a panic.

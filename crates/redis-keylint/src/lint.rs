@@ -241,6 +241,76 @@ fn shebang_language(path: &Path) -> Option<Lang> {
     crate::frontends::by_shebang(std::str::from_utf8(line).ok()?.trim_end())
 }
 
+/// Collects the files of the directory `root` a frontend reads, except those a
+/// config excludes, each with the config that governs it.
+fn walk_dir(
+    root: &Path,
+    resolver: &Arc<Mutex<Resolver>>,
+    seen: &mut BTreeSet<PathBuf>,
+    jobs: &mut Vec<Job>,
+    problems: &mut Vec<Problem>,
+) -> Result<(), crate::config::ConfigError> {
+    let config_error: Arc<Mutex<Option<crate::config::ConfigError>>> = Arc::default();
+    let (res, err) = (resolver.clone(), config_error.clone());
+    let walker = ignore::WalkBuilder::new(root)
+        .follow_links(false)
+        .require_git(false)
+        .filter_entry(move |e| {
+            if e.depth() == 0 {
+                return true;
+            }
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            match res
+                .lock()
+                .expect("resolver lock")
+                .for_entry(e.path(), is_dir)
+            {
+                Ok(c) => !c.is_excluded(e.path()),
+                Err(e) => {
+                    err.lock().expect("error lock").get_or_insert(e);
+                    false
+                }
+            }
+        })
+        .build();
+    for entry in walker {
+        match entry {
+            Ok(e) => {
+                if !e.file_type().is_some_and(|t| t.is_file()) {
+                    continue;
+                }
+                let Some(lang) = crate::frontends::by_path(e.path()) else {
+                    continue;
+                };
+                let path = e.into_path();
+                if !seen.insert(path.clone()) {
+                    continue;
+                }
+                let config = resolver
+                    .lock()
+                    .expect("resolver lock")
+                    .for_entry(&path, false)?;
+                jobs.push(Job {
+                    path,
+                    lang,
+                    config,
+                    named: false,
+                });
+            }
+            Err(err) => problems.push(Problem {
+                path: root.to_path_buf(),
+                message: err.to_string(),
+                fatal: false,
+            }),
+        }
+    }
+    let pending = config_error.lock().expect("error lock").take();
+    match pending {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Collects the files to lint, each with the config that governs it.
 fn collect(
     paths: &[PathBuf],
@@ -290,64 +360,7 @@ fn collect(
             });
             continue;
         }
-        let config_error: Arc<Mutex<Option<crate::config::ConfigError>>> = Arc::default();
-        let (res, err) = (resolver.clone(), config_error.clone());
-        let walker = ignore::WalkBuilder::new(root)
-            .follow_links(false)
-            .require_git(false)
-            .filter_entry(move |e| {
-                if e.depth() == 0 {
-                    return true;
-                }
-                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                match res
-                    .lock()
-                    .expect("resolver lock")
-                    .for_entry(e.path(), is_dir)
-                {
-                    Ok(c) => !c.is_excluded(e.path()),
-                    Err(e) => {
-                        err.lock().expect("error lock").get_or_insert(e);
-                        false
-                    }
-                }
-            })
-            .build();
-        for entry in walker {
-            match entry {
-                Ok(e) => {
-                    if !e.file_type().is_some_and(|t| t.is_file()) {
-                        continue;
-                    }
-                    let Some(lang) = crate::frontends::by_path(e.path()) else {
-                        continue;
-                    };
-                    let path = e.into_path();
-                    if !seen.insert(path.clone()) {
-                        continue;
-                    }
-                    let config = resolver
-                        .lock()
-                        .expect("resolver lock")
-                        .for_entry(&path, false)?;
-                    jobs.push(Job {
-                        path,
-                        lang,
-                        config,
-                        named: false,
-                    });
-                }
-                Err(err) => problems.push(Problem {
-                    path: root.clone(),
-                    message: err.to_string(),
-                    fatal: false,
-                }),
-            }
-        }
-        let pending = config_error.lock().expect("error lock").take();
-        if let Some(e) = pending {
-            return Err(e);
-        }
+        walk_dir(root, resolver, &mut seen, &mut jobs, problems)?;
     }
     // Deterministic order whatever the file system returns.
     jobs.sort_by(|a, b| a.path.cmp(&b.path));

@@ -57,13 +57,17 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// The embedded documentation of a rule.
+/// The embedded documentation of a rule, without its last section, `## Fixtures`,
+/// which lists the test files of the repository that show the rule.
 pub fn rule_doc(rule: Rule) -> Option<&'static str> {
     docs::RULE_DOCS
         .iter()
         .find(|(name, _)| *name == rule.name())
-        .map(|(_, doc)| *doc)
+        .map(|(_, doc)| doc.find(FIXTURES_SECTION).map_or(*doc, |i| &doc[..i]))
 }
+
+/// Where the section of a rule doc that lists its fixtures starts.
+const FIXTURES_SECTION: &str = "\n## Fixtures\n";
 
 fn rules(format: ListFormat) -> u8 {
     let mut out = std::io::stdout().lock();

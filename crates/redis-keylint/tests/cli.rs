@@ -138,59 +138,42 @@ fn exit_status() {
     write(d.path(), "ok.redis", b"MGET {a}1 {a}2\n");
     write(d.path(), "bad.redis", b"MGET a b\n");
     write(d.path(), "warn.redis", b"SET x{}y 1\n");
-    assert_eq!(run(&["check", "ok.redis"], d.path()).status.code(), Some(0));
-    assert_eq!(
-        run(&["check", "warn.redis"], d.path()).status.code(),
-        Some(0)
-    );
-    assert_eq!(
-        run(&["check", "bad.redis"], d.path()).status.code(),
-        Some(1)
-    );
-    assert_eq!(
-        run(&["bad.redis"], d.path()).status.code(),
-        Some(1),
-        "check is the default"
-    );
-    assert_eq!(
-        run(&["check", "--exit-zero", "bad.redis"], d.path())
-            .status
-            .code(),
-        Some(0)
-    );
-    assert_eq!(
-        run(&["check", "--ignore", "cross-slot", "bad.redis"], d.path())
-            .status
-            .code(),
-        Some(0)
-    );
-    assert_eq!(
-        run(&["check", "--select", "RK101", "bad.redis"], d.path())
-            .status
-            .code(),
-        Some(0)
-    );
+    // (arguments, exit status, why)
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["check", "ok.redis"], 0, "no finding"),
+        (&["check", "warn.redis"], 0, "warnings only"),
+        (&["check", "bad.redis"], 1, "an error"),
+        (&["bad.redis"], 1, "check is the default"),
+        (&["check", "--exit-zero", "bad.redis"], 0, "--exit-zero"),
+        (
+            &["check", "--ignore", "cross-slot", "bad.redis"],
+            0,
+            "ignored",
+        ),
+        (
+            &["check", "--select", "RK101", "bad.redis"],
+            0,
+            "not selected",
+        ),
+        (
+            &["check", "--select", "no-such-rule", "."],
+            2,
+            "unknown rule",
+        ),
+        (&["check", "--format", "yaml", "."], 2, "unknown format"),
+        (&["."], 1, "a directory is walked"),
+    ];
+    for (args, code, why) in cases {
+        assert_eq!(
+            run(args, d.path()).status.code(),
+            Some(*code),
+            "{why}: {args:?}"
+        );
+    }
     let missing = run(&["check", "ok.redis", "nope.redis"], d.path());
     assert_eq!(missing.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&missing.stderr).contains("nope.redis: no such file or directory")
-    );
-    assert_eq!(
-        run(&["check", "--select", "no-such-rule", "."], d.path())
-            .status
-            .code(),
-        Some(2)
-    );
-    assert_eq!(
-        run(&["check", "--format", "yaml", "."], d.path())
-            .status
-            .code(),
-        Some(2)
-    );
-    assert_eq!(
-        run(&["."], d.path()).status.code(),
-        Some(1),
-        "a directory is walked"
     );
 }
 

@@ -252,13 +252,10 @@ fn census(args: &[&std::ffi::OsStr]) -> (String, String) {
     )
 }
 
-#[test]
-fn census_agrees_with_the_cluster() {
-    let cluster = Cluster::start();
-    let keyspace = keyspace();
-    // Write every key to the node that owns it.
+/// Writes every key of the keyspace to the node that owns it.
+fn write_keyspace(cluster: &Cluster, keyspace: &[(Vec<u8>, usize)]) {
     let mut per_node: Vec<Vec<Vec<Vec<u8>>>> = vec![Vec::new(); cluster.ports().len()];
-    for (k, len) in &keyspace {
+    for (k, len) in keyspace {
         let node = cluster.node_for_slot(keyslot::key_slot(k));
         per_node[node].push(vec![b"SET".to_vec(), k.clone(), vec![b'v'; *len]]);
     }
@@ -267,30 +264,13 @@ fn census_agrees_with_the_cluster() {
             assert_eq!(r, Reply::Simple("OK".into()));
         }
     }
+}
 
-    let dir = std::env::var_os("KEYLINT_CENSUS_KEEP")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let d = std::env::temp_dir().join(format!("keylint-census-{}", std::process::id()));
-            d
-        });
-    std::fs::create_dir_all(&dir).unwrap();
-    let cli = redis_cli();
-    let mut dumps = Vec::new();
-    let mut truth: Vec<Vec<(Vec<u8>, u64)>> = Vec::new();
-    for node in 0..cluster.ports().len() {
-        let keys = scan(&mut cluster.conn(node));
-        let path = match &cli {
-            Some(cli) => dump_with_redis_cli(cli, cluster.ports()[node], &dir, node),
-            None => dump_with_client(&keys, &dir, node),
-        };
-        dumps.push(path);
-        truth.push(keys);
-    }
-    // The dumps hold exactly the keys written, byte for byte.
+/// The dumps hold exactly the keys written, byte for byte.
+fn assert_dumps_hold(dumps: &[PathBuf], keyspace: &[(Vec<u8>, usize)]) {
     let mut decoded = BTreeSet::new();
     let mut scratch = Vec::new();
-    for path in &dumps {
+    for path in dumps {
         let text = std::fs::read(path).unwrap();
         for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             match keylint_census::parse_line(line, keylint_census::KeyForm::Quoted, &mut scratch) {
@@ -304,23 +284,11 @@ fn census_agrees_with_the_cluster() {
     }
     let written: BTreeSet<Vec<u8>> = keyspace.iter().map(|(k, _)| k.clone()).collect();
     assert_eq!(decoded, written);
+}
 
-    let nodes = match cluster.conn(0).cmd(&["CLUSTER", "NODES"]).unwrap() {
-        Reply::Bulk(Some(b)) => b,
-        other => panic!("CLUSTER NODES: {other:?}"),
-    };
-    let nodes_path = dir.join("nodes.txt");
-    std::fs::write(&nodes_path, &nodes).unwrap();
-
-    let mut args: Vec<&std::ffi::OsStr> = vec![os("--nodes"), nodes_path.as_os_str()];
-    args.extend(dumps.iter().map(|p| p.as_os_str()));
-    let mut json_args = args.clone();
-    json_args.extend([os("--format"), os("json")]);
-    json_args.extend([os("--code"), os("fixtures/census/app")]);
-    let (out, _) = census(&json_args);
-    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
-
-    // Every slot against CLUSTER COUNTKEYSINSLOT, asked of the slot's owner.
+/// Every slot's count against `CLUSTER COUNTKEYSINSLOT`, asked of the slot's owner;
+/// returns the bytes of each slot the report gives.
+fn assert_slot_counts(cluster: &Cluster, report: &serde_json::Value) -> Vec<u64> {
     let mut counted = vec![0u64; 16384];
     let mut slot_bytes = vec![0u64; 16384];
     for s in report["slots"].as_array().unwrap() {
@@ -351,7 +319,18 @@ fn census_agrees_with_the_cluster() {
             );
         }
     }
-    // Every node's total against DBSIZE, its bytes against MEMORY USAGE.
+    slot_bytes
+}
+
+/// Every node's total against `DBSIZE`, its bytes and each slot's against `MEMORY
+/// USAGE` (`truth`: each node's keys with their usage).
+fn assert_totals(
+    cluster: &Cluster,
+    report: &serde_json::Value,
+    truth: &[Vec<(Vec<u8>, u64)>],
+    slot_bytes: &[u64],
+    keys: usize,
+) {
     let json_nodes = report["nodes"].as_array().unwrap();
     assert_eq!(json_nodes.len(), 3);
     let mut total_bytes = 0;
@@ -372,14 +351,16 @@ fn census_agrees_with_the_cluster() {
         total_bytes += usage;
     }
     assert_eq!(report["bytes"].as_u64().unwrap(), total_bytes);
-    assert_eq!(report["keys"].as_u64().unwrap(), keyspace.len() as u64);
+    assert_eq!(report["keys"].as_u64().unwrap(), keys as u64);
     let mut per_slot_usage = vec![0u64; 16384];
     for (k, b) in truth.iter().flatten() {
         per_slot_usage[usize::from(keyslot::key_slot(k))] += b;
     }
     assert_eq!(slot_bytes, per_slot_usage);
+}
 
-    // The findings: the hot tenant and the constant tag, with the code that builds them.
+/// The findings: the hot tenant and the constant tag, with the code that builds them.
+fn assert_findings(report: &serde_json::Value) {
     let findings = report["findings"].as_array().unwrap();
     let acme = keyslot::key_slot(b"{tenant:acme}");
     let global = keyslot::key_slot(b"{global}");
@@ -409,6 +390,11 @@ fn census_agrees_with_the_cluster() {
             "{code} on {family}: {findings:#?}"
         );
     }
+}
+
+/// The families, their tags and the code that builds them.
+fn assert_families(report: &serde_json::Value) {
+    let acme = keyslot::key_slot(b"{tenant:acme}");
     let families = report["families"].as_array().unwrap();
     let family = |t: &str| {
         families
@@ -438,6 +424,81 @@ fn census_agrees_with_the_cluster() {
         .unwrap()
         .iter()
         .any(|c| c["template"] == "audit:<day>:log"));
+}
+
+/// `CLUSTER SHARDS` as redis-cli prints it, in both forms, gives the same layout as
+/// `CLUSTER NODES`.
+fn assert_shards_agree(
+    cli: &Path,
+    cluster: &Cluster,
+    dir: &Path,
+    dumps: &[PathBuf],
+    report: &serde_json::Value,
+) {
+    let port = cluster.ports()[0].to_string();
+    for form in ["--raw", "--no-raw"] {
+        let out = Command::new(cli)
+            .args(["-p", &port, form, "CLUSTER", "SHARDS"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let shards = dir.join(format!("shards{form}.txt"));
+        std::fs::write(&shards, &out.stdout).unwrap();
+        let mut a: Vec<&std::ffi::OsStr> = vec![os("--nodes"), shards.as_os_str()];
+        a.extend(dumps.iter().map(|p| p.as_os_str()));
+        a.extend([os("--format"), os("json")]);
+        let (out, _) = census(&a);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["nodes"], report["nodes"], "CLUSTER SHARDS {form}");
+    }
+}
+
+#[test]
+fn census_agrees_with_the_cluster() {
+    let cluster = Cluster::start();
+    let keyspace = keyspace();
+    write_keyspace(&cluster, &keyspace);
+
+    let dir = std::env::var_os("KEYLINT_CENSUS_KEEP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let d = std::env::temp_dir().join(format!("keylint-census-{}", std::process::id()));
+            d
+        });
+    std::fs::create_dir_all(&dir).unwrap();
+    let cli = redis_cli();
+    let mut dumps = Vec::new();
+    let mut truth: Vec<Vec<(Vec<u8>, u64)>> = Vec::new();
+    for node in 0..cluster.ports().len() {
+        let keys = scan(&mut cluster.conn(node));
+        let path = match &cli {
+            Some(cli) => dump_with_redis_cli(cli, cluster.ports()[node], &dir, node),
+            None => dump_with_client(&keys, &dir, node),
+        };
+        dumps.push(path);
+        truth.push(keys);
+    }
+    assert_dumps_hold(&dumps, &keyspace);
+
+    let nodes = match cluster.conn(0).cmd(&["CLUSTER", "NODES"]).unwrap() {
+        Reply::Bulk(Some(b)) => b,
+        other => panic!("CLUSTER NODES: {other:?}"),
+    };
+    let nodes_path = dir.join("nodes.txt");
+    std::fs::write(&nodes_path, &nodes).unwrap();
+
+    let mut args: Vec<&std::ffi::OsStr> = vec![os("--nodes"), nodes_path.as_os_str()];
+    args.extend(dumps.iter().map(|p| p.as_os_str()));
+    let mut json_args = args.clone();
+    json_args.extend([os("--format"), os("json")]);
+    json_args.extend([os("--code"), os("fixtures/census/app")]);
+    let (out, _) = census(&json_args);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+
+    let slot_bytes = assert_slot_counts(&cluster, &report);
+    assert_totals(&cluster, &report, &truth, &slot_bytes, keyspace.len());
+    assert_findings(&report);
+    assert_families(&report);
 
     // The human report and the plot of the same run.
     let mut human_args = args.clone();
@@ -453,24 +514,8 @@ fn census_agrees_with_the_cluster() {
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.contains(r#"class="node-boundary" data-slot="5461""#));
     assert!(svg.contains(r#"class="node-boundary" data-slot="10923""#));
-    // `CLUSTER SHARDS` as redis-cli prints it, in both forms, gives the same layout.
     if let Some(cli) = &cli {
-        let port = cluster.ports()[0].to_string();
-        for form in ["--raw", "--no-raw"] {
-            let out = Command::new(cli)
-                .args(["-p", &port, form, "CLUSTER", "SHARDS"])
-                .output()
-                .unwrap();
-            assert!(out.status.success());
-            let shards = dir.join(format!("shards{form}.txt"));
-            std::fs::write(&shards, &out.stdout).unwrap();
-            let mut a: Vec<&std::ffi::OsStr> = vec![os("--nodes"), shards.as_os_str()];
-            a.extend(dumps.iter().map(|p| p.as_os_str()));
-            a.extend([os("--format"), os("json")]);
-            let (out, _) = census(&a);
-            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-            assert_eq!(v["nodes"], report["nodes"], "CLUSTER SHARDS {form}");
-        }
+        assert_shards_agree(cli, &cluster, &dir, &dumps, &report);
     }
     if std::env::var_os("KEYLINT_CENSUS_KEEP").is_some() {
         std::fs::write(dir.join("census.txt"), &text).unwrap();

@@ -85,9 +85,8 @@ struct Block {
     cmds: Vec<keylint_rediscli::CommandLine>,
 }
 
-#[test]
-fn cluster_refuses_exactly_what_is_reported() {
-    let cluster = Cluster::start();
+/// The command files of the fixtures, sorted.
+fn redis_cli_fixtures() -> Vec<PathBuf> {
     let dir = root().join("fixtures/redis-cli");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -95,186 +94,217 @@ fn cluster_refuses_exactly_what_is_reported() {
         .filter(|p| p.extension().is_some_and(|e| e == "redis"))
         .collect();
     files.sort();
-    assert!(!files.is_empty());
-    let mut disagreements = Vec::new();
-    let (mut commands_sent, mut blocks_sent, mut refused_total) = (0, 0, 0);
-    for path in &files {
-        for i in 0..3 {
-            let r = cluster.conn(i).cmd(&["FLUSHALL"]).unwrap();
-            assert!(!r.is_error(), "{r:?}");
+    files
+}
+
+/// One fixture's verdicts: the units the linter reports, those a cluster verdict
+/// matched so far, and the disagreements.
+struct FileCheck<'a> {
+    rel: PathBuf,
+    reported: BTreeSet<(usize, usize)>,
+    matched: BTreeSet<(usize, usize)>,
+    disagreements: &'a mut Vec<String>,
+}
+
+impl FileCheck<'_> {
+    /// The verdict on the command on `line`, refused for spanning slots or not.
+    fn line(&mut self, line: usize, refused: bool) {
+        let is_reported = self.reported.contains(&(line, line));
+        if is_reported {
+            self.matched.insert((line, line));
         }
-        let rel = path.strip_prefix(root()).unwrap().to_path_buf();
-        let reported: BTreeSet<(usize, usize)> = reported_units(&rel).into_iter().collect();
-        let mut matched: BTreeSet<(usize, usize)> = BTreeSet::new();
-        let parsed = keylint_rediscli::parse(&std::fs::read(path).unwrap());
-        let mut conns = Conns {
-            cluster: &cluster,
-            open: BTreeMap::new(),
-        };
-        let mut watch: Vec<keylint_rediscli::CommandLine> = Vec::new();
-        let mut block: Option<Block> = None;
-        for cmd in &parsed.commands {
-            let name = String::from_utf8_lossy(&cmd.args[0].bytes).to_ascii_uppercase();
-            match name.as_str() {
-                "MULTI" => {
-                    block = Some(Block {
-                        start: cmd.line,
-                        watch: std::mem::take(&mut watch),
-                        cmds: Vec::new(),
-                    });
-                    continue;
+        if refused != is_reported {
+            self.disagreements.push(format!(
+                "{}:{line}: cluster {}, linter {}",
+                self.rel.display(),
+                if refused {
+                    "answers CROSSSLOT"
+                } else {
+                    "accepts the command"
+                },
+                if is_reported {
+                    "reports cross-slot"
+                } else {
+                    "is silent"
                 }
-                "DISCARD" => {
-                    block = None;
-                    watch.clear();
-                    continue;
-                }
-                "UNWATCH" => {
-                    watch.clear();
-                    continue;
-                }
-                "EXEC" => {
-                    let Some(b) = block.take() else { continue };
-                    blocks_sent += 1;
-                    let all_keys: Vec<Vec<u8>> =
-                        b.watch.iter().chain(&b.cmds).flat_map(keys_of).collect();
-                    let conn = conns.for_key(all_keys.first().map(|k| k.as_slice()));
-                    let mut refused = false;
-                    for w in &b.watch {
-                        refused |= is_slot_refusal(&conn.cmd(&argv(w)).unwrap());
-                    }
-                    assert_eq!(conn.cmd(&["MULTI"]).unwrap(), Reply::Simple("OK".into()));
-                    for c in &b.cmds {
-                        let r = conn.cmd(&argv(c)).unwrap();
-                        if is_slot_refusal(&r) {
-                            refused = true;
-                            // A queued command refused on its own is a command verdict.
-                            if r.error_prefix() == Some("CROSSSLOT") {
-                                check_line(
-                                    c.line,
-                                    true,
-                                    &reported,
-                                    &mut matched,
-                                    &rel,
-                                    &mut disagreements,
-                                );
-                            }
-                        } else {
-                            check_line(
-                                c.line,
-                                false,
-                                &reported,
-                                &mut matched,
-                                &rel,
-                                &mut disagreements,
-                            );
-                        }
-                    }
-                    let exec = conn.cmd(&["EXEC"]).unwrap();
-                    refused |= exec.is_error();
-                    let slots: BTreeSet<i64> =
-                        all_keys.iter().map(|k| server_slot(conn, k)).collect();
-                    let expected = refused || slots.len() > 1;
-                    refused_total += usize::from(expected);
-                    let lines = (b.start, cmd.line);
-                    let got: Vec<_> = reported
-                        .iter()
-                        .filter(|(s, e)| {
-                            *s >= b.start.min(b.watch.first().map_or(b.start, |w| w.line))
-                                && *e <= lines.1
-                        })
-                        .copied()
-                        .collect();
-                    matched.extend(got.iter().copied());
-                    if expected == got.is_empty() {
-                        disagreements.push(format!(
-                            "{}:{}-{}: cluster {} the transaction, linter {}",
-                            rel.display(),
-                            lines.0,
-                            lines.1,
-                            if expected { "refused" } else { "accepted" },
-                            if got.is_empty() {
-                                "is silent"
-                            } else {
-                                "reports it"
-                            }
-                        ));
-                    }
-                    watch.clear();
-                    continue;
-                }
-                _ => {}
-            }
-            if let Some(b) = block.as_mut() {
-                b.cmds.push(cmd.clone());
-                continue;
-            }
-            if name == "WATCH" {
-                watch.push(cmd.clone());
-            }
-            commands_sent += 1;
-            let keys = keys_of(cmd);
-            let conn = conns.for_key(keys.first().map(|k| k.as_slice()));
-            let reply = conn.cmd(&argv(cmd)).unwrap();
-            if name == "WATCH" {
-                conn.cmd(&["UNWATCH"]).unwrap();
-            }
-            let refused = reply.error_prefix() == Some("CROSSSLOT");
-            refused_total += usize::from(refused);
-            check_line(
-                cmd.line,
-                refused,
-                &reported,
-                &mut matched,
-                &rel,
-                &mut disagreements,
-            );
+            ));
         }
-        for unit in reported.difference(&matched) {
-            disagreements.push(format!(
+    }
+
+    /// The verdict on the transaction from `b.start` (or its `WATCH`) to `exec_line`.
+    fn transaction(&mut self, b: &Block, exec_line: usize, expected: bool) {
+        let lines = (b.start, exec_line);
+        let got: Vec<_> = self
+            .reported
+            .iter()
+            .filter(|(s, e)| {
+                *s >= b.start.min(b.watch.first().map_or(b.start, |w| w.line)) && *e <= lines.1
+            })
+            .copied()
+            .collect();
+        self.matched.extend(got.iter().copied());
+        if expected == got.is_empty() {
+            self.disagreements.push(format!(
+                "{}:{}-{}: cluster {} the transaction, linter {}",
+                self.rel.display(),
+                lines.0,
+                lines.1,
+                if expected { "refused" } else { "accepted" },
+                if got.is_empty() {
+                    "is silent"
+                } else {
+                    "reports it"
+                }
+            ));
+        }
+    }
+
+    /// Every reported unit no verdict matched is a disagreement.
+    fn finish(self) {
+        for unit in self.reported.difference(&self.matched) {
+            self.disagreements.push(format!(
                 "{}:{}-{}: linter reports a unit the cluster never saw",
-                rel.display(),
+                self.rel.display(),
                 unit.0,
                 unit.1
             ));
         }
     }
-    println!(
-        "{} files, {commands_sent} commands and {blocks_sent} transactions sent, {refused_total} refused for spanning slots",
-        files.len()
-    );
-    assert!(refused_total > 10, "the fixtures exercise too few refusals");
-    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }
 
-fn check_line(
-    line: usize,
-    refused: bool,
-    reported: &BTreeSet<(usize, usize)>,
-    matched: &mut BTreeSet<(usize, usize)>,
-    rel: &Path,
-    disagreements: &mut Vec<String>,
-) {
-    let is_reported = reported.contains(&(line, line));
-    if is_reported {
-        matched.insert((line, line));
+/// Sends a transaction block as written to the node of its first key; whether the
+/// cluster refuses it for spanning slots (or would, for a `WATCH` on another slot
+/// of the same node). A queued command refused on its own is a command verdict.
+fn send_block(conns: &mut Conns<'_>, b: &Block, check: &mut FileCheck<'_>) -> bool {
+    let all_keys: Vec<Vec<u8>> = b.watch.iter().chain(&b.cmds).flat_map(keys_of).collect();
+    let conn = conns.for_key(all_keys.first().map(|k| k.as_slice()));
+    let mut refused = false;
+    for w in &b.watch {
+        refused |= is_slot_refusal(&conn.cmd(&argv(w)).unwrap());
     }
-    if refused != is_reported {
-        disagreements.push(format!(
-            "{}:{line}: cluster {}, linter {}",
-            rel.display(),
-            if refused {
-                "answers CROSSSLOT"
-            } else {
-                "accepts the command"
-            },
-            if is_reported {
-                "reports cross-slot"
-            } else {
-                "is silent"
+    assert_eq!(conn.cmd(&["MULTI"]).unwrap(), Reply::Simple("OK".into()));
+    for c in &b.cmds {
+        let r = conn.cmd(&argv(c)).unwrap();
+        if is_slot_refusal(&r) {
+            refused = true;
+            if r.error_prefix() == Some("CROSSSLOT") {
+                check.line(c.line, true);
             }
-        ));
+        } else {
+            check.line(c.line, false);
+        }
     }
+    let exec = conn.cmd(&["EXEC"]).unwrap();
+    refused |= exec.is_error();
+    let slots: BTreeSet<i64> = all_keys.iter().map(|k| server_slot(conn, k)).collect();
+    refused || slots.len() > 1
+}
+
+/// Sends one command outside a transaction to the node of its first key; whether
+/// the cluster answers `CROSSSLOT`.
+fn send_command(conns: &mut Conns<'_>, cmd: &keylint_rediscli::CommandLine, name: &str) -> bool {
+    let keys = keys_of(cmd);
+    let conn = conns.for_key(keys.first().map(|k| k.as_slice()));
+    let reply = conn.cmd(&argv(cmd)).unwrap();
+    if name == "WATCH" {
+        conn.cmd(&["UNWATCH"]).unwrap();
+    }
+    reply.error_prefix() == Some("CROSSSLOT")
+}
+
+/// How many commands and transactions were sent, and how many refused.
+#[derive(Default)]
+struct Sent {
+    commands: usize,
+    blocks: usize,
+    refused: usize,
+}
+
+/// Sends every command of one fixture, in blocks where it has transactions.
+fn send_file(cluster: &Cluster, path: &Path, sent: &mut Sent, disagreements: &mut Vec<String>) {
+    for i in 0..3 {
+        let r = cluster.conn(i).cmd(&["FLUSHALL"]).unwrap();
+        assert!(!r.is_error(), "{r:?}");
+    }
+    let rel = path.strip_prefix(root()).unwrap().to_path_buf();
+    let mut check = FileCheck {
+        reported: reported_units(&rel).into_iter().collect(),
+        rel,
+        matched: BTreeSet::new(),
+        disagreements,
+    };
+    let parsed = keylint_rediscli::parse(&std::fs::read(path).unwrap());
+    let mut conns = Conns {
+        cluster,
+        open: BTreeMap::new(),
+    };
+    let mut watch: Vec<keylint_rediscli::CommandLine> = Vec::new();
+    let mut block: Option<Block> = None;
+    for cmd in &parsed.commands {
+        let name = String::from_utf8_lossy(&cmd.args[0].bytes).to_ascii_uppercase();
+        match name.as_str() {
+            "MULTI" => {
+                block = Some(Block {
+                    start: cmd.line,
+                    watch: std::mem::take(&mut watch),
+                    cmds: Vec::new(),
+                });
+                continue;
+            }
+            "DISCARD" => {
+                block = None;
+                watch.clear();
+                continue;
+            }
+            "UNWATCH" => {
+                watch.clear();
+                continue;
+            }
+            "EXEC" => {
+                let Some(b) = block.take() else { continue };
+                sent.blocks += 1;
+                let expected = send_block(&mut conns, &b, &mut check);
+                sent.refused += usize::from(expected);
+                check.transaction(&b, cmd.line, expected);
+                watch.clear();
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(b) = block.as_mut() {
+            b.cmds.push(cmd.clone());
+            continue;
+        }
+        if name == "WATCH" {
+            watch.push(cmd.clone());
+        }
+        sent.commands += 1;
+        let refused = send_command(&mut conns, cmd, &name);
+        sent.refused += usize::from(refused);
+        check.line(cmd.line, refused);
+    }
+    check.finish();
+}
+
+#[test]
+fn cluster_refuses_exactly_what_is_reported() {
+    let cluster = Cluster::start();
+    let files = redis_cli_fixtures();
+    assert!(!files.is_empty());
+    let mut disagreements = Vec::new();
+    let mut sent = Sent::default();
+    for path in &files {
+        send_file(&cluster, path, &mut sent, &mut disagreements);
+    }
+    println!(
+        "{} files, {} commands and {} transactions sent, {} refused for spanning slots",
+        files.len(),
+        sent.commands,
+        sent.blocks,
+        sent.refused
+    );
+    assert!(sent.refused > 10, "the fixtures exercise too few refusals");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }
 
 /// Lines with a finding of the script rules (`script-keys-mismatch`,
@@ -314,13 +344,7 @@ fn script_findings(rel: &Path) -> BTreeSet<usize> {
 #[test]
 fn cluster_refuses_exactly_the_script_calls_reported() {
     let cluster = Cluster::start();
-    let dir = root().join("fixtures/redis-cli");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "redis"))
-        .collect();
-    files.sort();
+    let files = redis_cli_fixtures();
     let mut disagreements = Vec::new();
     let (mut sent, mut refused_total) = (0, 0);
     for path in &files {

@@ -3,28 +3,14 @@
 //! language; see `keylint_core::expect`) is linted by the real binary, and its
 //! findings must be exactly the marked ones, line by line.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// The binary's registry of languages, the same source file.
 #[allow(dead_code)]
 #[path = "../src/frontends.rs"]
 mod frontends;
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
+mod support;
 
 /// The findings of `rel` (relative to `root`), as (0-based line, rule).
 fn findings(root: &Path, rel: &Path) -> Vec<(usize, keylint_core::Rule)> {
@@ -49,28 +35,53 @@ fn findings(root: &Path, rel: &Path) -> Vec<(usize, keylint_core::Rule)> {
 
 #[test]
 fn fixtures_with_markers_have_exactly_the_marked_findings() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut all = Vec::new();
-    files(&root.join("fixtures"), &mut all);
+    let root = support::root();
+    let marked = support::marked_fixtures();
+    assert!(!marked.is_empty(), "no fixture carries markers");
     let mut failures = Vec::new();
-    let mut checked = 0;
-    for path in &all {
-        let Some(lang) = frontends::by_path(path) else {
-            continue;
-        };
-        let Ok(source) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let markers = keylint_core::expect::parse(&source, lang);
-        if markers.is_empty() {
-            continue;
-        }
-        checked += 1;
-        let rel = path.strip_prefix(&root).unwrap();
-        for m in keylint_core::expect::compare(&markers, &findings(&root, rel)) {
-            failures.push(format!("{}:{}: {}", rel.display(), m.line + 1, m.message));
+    for f in &marked {
+        for m in keylint_core::expect::compare(&f.markers, &findings(&root, &f.rel)) {
+            failures.push(format!("{}:{}: {}", f.rel.display(), m.line + 1, m.message));
         }
     }
-    assert!(checked > 0, "no fixture carries markers");
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// Rules that no fixture can show, with the reason. A fixture is a file linted with
+/// the default settings, so a rule that needs other settings, or another input, would
+/// be listed here.
+const NO_FIXTURE: &[(&str, &str)] = &[];
+
+/// The fixtures are grouped by rule through their markers: every rule has at least
+/// one fixture whose markers expect it (the marker test above proves it fires there),
+/// so `grep -rl 'expect:.*<rule>' fixtures` finds its examples and each rule's doc
+/// lists them (checked by the rule_docs test).
+#[test]
+fn every_rule_has_a_fixture_that_expects_it() {
+    let marked = support::marked_fixtures();
+    let mut missing = Vec::new();
+    for &rule in keylint_core::Rule::ALL {
+        let exempt = NO_FIXTURE.iter().any(|(name, _)| *name == rule.name());
+        let shown = marked.iter().any(|f| f.expects(rule));
+        if shown == exempt {
+            missing.push(if exempt {
+                format!(
+                    "{}: listed in NO_FIXTURE but a fixture expects it",
+                    rule.name()
+                )
+            } else {
+                format!(
+                    "{}: no fixture carries `expect: {}`",
+                    rule.name(),
+                    rule.name()
+                )
+            });
+        }
+    }
+    for (name, _) in NO_FIXTURE {
+        if keylint_core::Rule::from_name_or_code(name).is_none() {
+            missing.push(format!("{name}: listed in NO_FIXTURE but not a rule"));
+        }
+    }
+    assert!(missing.is_empty(), "\n{}", missing.join("\n"));
 }

@@ -208,226 +208,272 @@ fn row(name: &str, s: &Score) -> String {
     )
 }
 
-#[test]
-fn real_corpus() {
-    if std::env::var("KEYLINT_REAL").as_deref() != Ok("1") {
-        eprintln!(
-            "real_corpus: skipped (set KEYLINT_REAL=1 and run scripts/real-corpus.sh; \
-             see docs/real-code.md)"
-        );
-        return;
-    }
-    let root = repo_root();
-    let src = std::env::var_os("KEYLINT_REAL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/real-corpus"));
-    let bless = std::env::var("KEYLINT_BLESS").as_deref() == Ok("1");
-    // KEYLINT_REAL_ONLY=rq,saq runs those projects alone.
-    let only: Vec<String> = std::env::var("KEYLINT_REAL_ONLY")
-        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
-        .unwrap_or_default();
-    let with_holdout = std::env::var("KEYLINT_REAL_HOLDOUT").as_deref() == Ok("1");
-    let projects: Projects = toml::from_str(
-        &std::fs::read_to_string(root.join("corpus/projects.toml")).expect("projects.toml"),
-    )
-    .expect("corpus/projects.toml");
+/// What a run is asked for, from the environment.
+struct Run {
+    root: PathBuf,
+    /// Where the projects are materialised.
+    src: PathBuf,
+    bless: bool,
+    /// `KEYLINT_REAL_ONLY=rq,saq` runs those projects alone.
+    only: Vec<String>,
+    with_holdout: bool,
+}
 
-    let mut table = String::from(
-        "| project | cross-slot sites | found | recall | undeclared keys | found | recall \
-         | findings | tp | fp | precision | false errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-    );
-    let mut total = Score::default();
-    // Per set (tuning, holdout3, javascript, ...), in the order of their first project:
-    // the totals and, for the sites labelled "certain" only,
-    // [cross-slot labelled, found, undeclared labelled, found].
-    let mut sets: Vec<(String, Score, [usize; 4])> = Vec::new();
-    let mut failures: Vec<String> = Vec::new();
-    let mut missed = String::new();
-    // Reviews that match no finding any more (the finding went away): kept as history,
-    // listed so that they can be pruned.
-    let mut stale = String::new();
-    let mut ran = 0;
-    let listed = projects
-        .project
-        .iter()
-        .filter(|p| with_holdout || !p.holdout)
-        .count();
-    let mut lint_time = std::time::Duration::ZERO;
-    for p in &projects.project {
-        if !only.is_empty() && !only.contains(&p.name) {
-            continue;
+impl Run {
+    fn from_env() -> Run {
+        let root = repo_root();
+        let src = std::env::var_os("KEYLINT_REAL_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target/real-corpus"));
+        Run {
+            src,
+            root,
+            bless: std::env::var("KEYLINT_BLESS").as_deref() == Ok("1"),
+            only: std::env::var("KEYLINT_REAL_ONLY")
+                .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+                .unwrap_or_default(),
+            with_holdout: std::env::var("KEYLINT_REAL_HOLDOUT").as_deref() == Ok("1"),
         }
-        if p.holdout && !with_holdout {
-            continue;
-        }
-        let set = match sets.iter().position(|(n, ..)| n == p.set_name()) {
+    }
+
+    fn runs(&self, p: &Project) -> bool {
+        (self.only.is_empty() || self.only.contains(&p.name)) && (self.with_holdout || !p.holdout)
+    }
+}
+
+/// What the run has found so far.
+#[derive(Default)]
+struct Report {
+    table: String,
+    total: Score,
+    /// Per set (tuning, holdout3, javascript, ...), in the order of their first project:
+    /// the totals and, for the sites labelled "certain" only,
+    /// [cross-slot labelled, found, undeclared labelled, found].
+    sets: Vec<(String, Score, [usize; 4])>,
+    failures: Vec<String>,
+    missed: String,
+    /// Reviews that match no finding any more (the finding went away): kept as
+    /// history, listed so that they can be pruned.
+    stale: String,
+    ran: usize,
+    lint_time: std::time::Duration,
+}
+
+impl Report {
+    /// The index of the set named `name`, added when it is new.
+    fn set(&mut self, name: &str) -> usize {
+        match self.sets.iter().position(|(n, ..)| n == name) {
             Some(i) => i,
             None => {
-                sets.push((p.set_name().to_string(), Score::default(), [0; 4]));
-                sets.len() - 1
+                self.sets.push((name.to_string(), Score::default(), [0; 4]));
+                self.sets.len() - 1
             }
+        }
+    }
+}
+
+/// The findings of the binary on the project in `dir`.
+fn lint_project(p: &Project, dir: &Path, report: &mut Report) -> Vec<Finding> {
+    let paths: Vec<String> = if p.paths.is_empty() {
+        vec![".".into()]
+    } else {
+        p.paths.clone()
+    };
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
+        .args(["check", "--format", "json", "--exit-zero"])
+        .args(&paths)
+        .current_dir(dir)
+        .env_remove("REDIS_KEYLINT_CACHE_DIR")
+        .output()
+        .expect("run redis-keylint");
+    report.lint_time += started.elapsed();
+    assert!(
+        out.status.success(),
+        "{}: redis-keylint failed: {}",
+        p.name,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{}: bad JSON: {e}", p.name))
+}
+
+/// Compares the findings with the project's snapshot, or rewrites it when blessing.
+fn compare_snapshot(run: &Run, p: &Project, findings: &[Finding], report: &mut Report) {
+    let mut lines: Vec<String> = findings.iter().map(Finding::snapshot_line).collect();
+    lines.sort();
+    let actual: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let snap = run.root.join(format!("corpus/expected/{}.txt", p.name));
+    if run.bless {
+        std::fs::write(&snap, &actual).expect("write snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&snap).unwrap_or_default();
+    if expected != actual {
+        let mut d = format!("{}: findings differ from {}:\n", p.name, snap.display());
+        for l in expected.lines().filter(|l| !lines.iter().any(|a| a == l)) {
+            let _ = writeln!(d, "  - {l}");
+        }
+        for l in lines.iter().filter(|l| !expected.lines().any(|e| e == *l)) {
+            let _ = writeln!(d, "  + {l}");
+        }
+        report.failures.push(d);
+    }
+}
+
+/// Counts the labelled sites the findings point at, per kind and for the set's
+/// "certain" sites; lists the missed ones.
+fn score_sites(
+    p: &Project,
+    labels: &Labels,
+    label_path: &Path,
+    findings: &[Finding],
+    set: usize,
+    s: &mut Score,
+    report: &mut Report,
+) {
+    for site in &labels.site {
+        let range = site.range();
+        let found = match site.kind.as_str() {
+            "cross-slot" => {
+                s.cs_sites += 1;
+                let f = findings.iter().any(|f| {
+                    CROSS_SLOT_RULES.contains(&f.rule.as_str()) && f.touches(&site.file, range)
+                });
+                s.cs_found += usize::from(f);
+                f
+            }
+            "undeclared-key" => {
+                s.ud_sites += 1;
+                let f = findings
+                    .iter()
+                    .any(|f| f.rule == "undeclared-script-key" && f.touches(&site.file, range));
+                s.ud_found += usize::from(f);
+                f
+            }
+            k => panic!("{}: unknown site kind `{k}`", label_path.display()),
         };
-        let dir = src.join(&p.name);
-        if !dir.is_dir() {
-            failures.push(format!(
-                "{}: not materialised under {}",
+        match site.confidence.as_str() {
+            "certain" => {
+                let i = if site.kind == "cross-slot" { 0 } else { 2 };
+                report.sets[set].2[i] += 1;
+                report.sets[set].2[i + 1] += usize::from(found);
+            }
+            "likely" => {}
+            c => panic!("{}: unknown confidence `{c}`", label_path.display()),
+        }
+        if !found {
+            let _ = writeln!(
+                report.missed,
+                "  {} {}:{}-{} {} [{}] {}",
                 p.name,
-                src.display()
-            ));
-            continue;
+                site.file,
+                range.0,
+                range.1,
+                site.kind,
+                site.pattern.as_deref().unwrap_or("?"),
+                site.what
+            );
         }
-        ran += 1;
-        let paths: Vec<String> = if p.paths.is_empty() {
-            vec![".".into()]
-        } else {
-            p.paths.clone()
-        };
-        let started = std::time::Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
-            .args(["check", "--format", "json", "--exit-zero"])
-            .args(&paths)
-            .current_dir(&dir)
-            .env_remove("REDIS_KEYLINT_CACHE_DIR")
-            .output()
-            .expect("run redis-keylint");
-        lint_time += started.elapsed();
-        assert!(
-            out.status.success(),
-            "{}: redis-keylint failed: {}",
-            p.name,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let findings: Vec<Finding> = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{}: bad JSON: {e}", p.name));
+    }
+}
 
-        // The snapshot.
-        let mut lines: Vec<String> = findings.iter().map(Finding::snapshot_line).collect();
-        lines.sort();
-        let actual: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        let snap = root.join(format!("corpus/expected/{}.txt", p.name));
-        if bless {
-            std::fs::write(&snap, &actual).expect("write snapshot");
-        } else {
-            let expected = std::fs::read_to_string(&snap).unwrap_or_default();
-            if expected != actual {
-                let mut d = format!("{}: findings differ from {}:\n", p.name, snap.display());
-                for l in expected.lines().filter(|l| !lines.iter().any(|a| a == l)) {
-                    let _ = writeln!(d, "  - {l}");
+/// Scores each finding by its review: a false error and an unreviewed finding fail
+/// the run. Lists the reviews that match no finding.
+fn score_findings(
+    p: &Project,
+    labels: &Labels,
+    label_path: &Path,
+    findings: &[Finding],
+    s: &mut Score,
+    report: &mut Report,
+) {
+    for f in findings {
+        s.findings += 1;
+        let file = norm_path(&f.path);
+        let review = labels
+            .finding
+            .iter()
+            .find(|r| r.rule == f.rule && r.file == file && r.line == f.line);
+        match review.map(|r| r.verdict.as_str()) {
+            Some("tp") => s.tp += 1,
+            Some("fp") => {
+                s.fp += 1;
+                if f.severity == "error" {
+                    s.false_errors += 1;
+                    report
+                        .failures
+                        .push(format!("{}: FALSE ERROR {}", p.name, f.snapshot_line()));
                 }
-                for l in lines.iter().filter(|l| !expected.lines().any(|e| e == *l)) {
-                    let _ = writeln!(d, "  + {l}");
-                }
-                failures.push(d);
             }
-        }
-
-        // The labels.
-        let label_path = root.join(format!("corpus/labels/{}.toml", p.name));
-        let labels: Labels = match std::fs::read_to_string(&label_path) {
-            Ok(t) => toml::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}", label_path.display())),
-            Err(_) => Labels::default(),
-        };
-        let mut s = Score::default();
-        for site in &labels.site {
-            let range = site.range();
-            let found = match site.kind.as_str() {
-                "cross-slot" => {
-                    s.cs_sites += 1;
-                    let f = findings.iter().any(|f| {
-                        CROSS_SLOT_RULES.contains(&f.rule.as_str()) && f.touches(&site.file, range)
-                    });
-                    s.cs_found += usize::from(f);
-                    f
-                }
-                "undeclared-key" => {
-                    s.ud_sites += 1;
-                    let f = findings
-                        .iter()
-                        .any(|f| f.rule == "undeclared-script-key" && f.touches(&site.file, range));
-                    s.ud_found += usize::from(f);
-                    f
-                }
-                k => panic!("{}: unknown site kind `{k}`", label_path.display()),
-            };
-            match site.confidence.as_str() {
-                "certain" => {
-                    let i = if site.kind == "cross-slot" { 0 } else { 2 };
-                    sets[set].2[i] += 1;
-                    sets[set].2[i + 1] += usize::from(found);
-                }
-                "likely" => {}
-                c => panic!("{}: unknown confidence `{c}`", label_path.display()),
-            }
-            if !found {
-                let _ = writeln!(
-                    missed,
-                    "  {} {}:{}-{} {} [{}] {}",
+            Some(v) => panic!("{}: unknown verdict `{v}`", label_path.display()),
+            None => {
+                s.unreviewed += 1;
+                report.failures.push(format!(
+                    "{}: unreviewed finding {}",
                     p.name,
-                    site.file,
-                    range.0,
-                    range.1,
-                    site.kind,
-                    site.pattern.as_deref().unwrap_or("?"),
-                    site.what
-                );
+                    f.snapshot_line()
+                ));
             }
         }
-        for f in &findings {
-            s.findings += 1;
-            let file = norm_path(&f.path);
-            let review = labels
-                .finding
-                .iter()
-                .find(|r| r.rule == f.rule && r.file == file && r.line == f.line);
-            match review.map(|r| r.verdict.as_str()) {
-                Some("tp") => s.tp += 1,
-                Some("fp") => {
-                    s.fp += 1;
-                    if f.severity == "error" {
-                        s.false_errors += 1;
-                        failures.push(format!("{}: FALSE ERROR {}", p.name, f.snapshot_line()));
-                    }
-                }
-                Some(v) => panic!("{}: unknown verdict `{v}`", label_path.display()),
-                None => {
-                    s.unreviewed += 1;
-                    failures.push(format!(
-                        "{}: unreviewed finding {}",
-                        p.name,
-                        f.snapshot_line()
-                    ));
-                }
-            }
-        }
-        for r in &labels.finding {
-            let used = findings
-                .iter()
-                .any(|f| f.rule == r.rule && norm_path(&f.path) == r.file && f.line == r.line);
-            if !used {
-                let _ = writeln!(
-                    stale,
-                    "  {} {}:{} {} ({})",
-                    p.name, r.file, r.line, r.rule, r.verdict
-                );
-            }
-        }
-        table.push_str(&row(&p.name, &s));
-        table.push('\n');
-        total.add(&s);
-        sets[set].1.add(&s);
     }
+    for r in &labels.finding {
+        let used = findings
+            .iter()
+            .any(|f| f.rule == r.rule && norm_path(&f.path) == r.file && f.line == r.line);
+        if !used {
+            let _ = writeln!(
+                report.stale,
+                "  {} {}:{} {} ({})",
+                p.name, r.file, r.line, r.rule, r.verdict
+            );
+        }
+    }
+}
+
+/// Lints one project, compares its snapshot and scores it against its labels.
+fn run_project(run: &Run, p: &Project, report: &mut Report) {
+    let set = report.set(p.set_name());
+    let dir = run.src.join(&p.name);
+    if !dir.is_dir() {
+        report.failures.push(format!(
+            "{}: not materialised under {}",
+            p.name,
+            run.src.display()
+        ));
+        return;
+    }
+    report.ran += 1;
+    let findings = lint_project(p, &dir, report);
+    compare_snapshot(run, p, &findings, report);
+    let label_path = run.root.join(format!("corpus/labels/{}.toml", p.name));
+    let labels: Labels = match std::fs::read_to_string(&label_path) {
+        Ok(t) => toml::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}", label_path.display())),
+        Err(_) => Labels::default(),
+    };
+    let mut s = Score::default();
+    score_sites(p, &labels, &label_path, &findings, set, &mut s, report);
+    score_findings(p, &labels, &label_path, &findings, &mut s, report);
+    report.table.push_str(&row(&p.name, &s));
+    report.table.push('\n');
+    report.total.add(&s);
+    report.sets[set].1.add(&s);
+}
+
+/// Prints the table, the per-set recall of "certain" sites, the missed sites and the
+/// stale reviews.
+fn print_report(run: &Run, report: &mut Report, listed: usize) {
     // Totals per set when the run covers more than the tuning set alone.
-    let per_set = with_holdout || sets.len() > 1;
+    let per_set = run.with_holdout || report.sets.len() > 1;
     if per_set {
-        for (name, score, _) in &sets {
-            table.push_str(&row(&format!("**{name}**"), score));
-            table.push('\n');
+        for (name, score, _) in &report.sets {
+            report.table.push_str(&row(&format!("**{name}**"), score));
+            report.table.push('\n');
         }
     }
-    table.push_str(&row("**total**", &total));
-    table.push('\n');
-    println!("\n{table}");
-    for (name, _, c) in &sets {
+    report.table.push_str(&row("**total**", &report.total));
+    report.table.push('\n');
+    println!("\n{}", report.table);
+    for (name, _, c) in &report.sets {
         let label = if per_set {
             format!("{name} set, ")
         } else {
@@ -444,20 +490,61 @@ fn real_corpus() {
         );
     }
     println!(
-        "projects: {ran} of {listed}; unreviewed findings: {}; linting took {} ms in all",
-        total.unreviewed,
-        lint_time.as_millis()
+        "projects: {} of {listed}; unreviewed findings: {}; linting took {} ms in all",
+        report.ran,
+        report.total.unreviewed,
+        report.lint_time.as_millis()
     );
-    if !missed.is_empty() {
-        println!("missed sites (project file:lines kind [pattern] what):\n{missed}");
-    }
-    if !stale.is_empty() {
+    if !report.missed.is_empty() {
         println!(
-            "reviews that match no finding (prune them once the change is intended):\n{stale}"
+            "missed sites (project file:lines kind [pattern] what):\n{}",
+            report.missed
         );
     }
-    if bless {
+    if !report.stale.is_empty() {
+        println!(
+            "reviews that match no finding (prune them once the change is intended):\n{}",
+            report.stale
+        );
+    }
+    if run.bless {
         println!("blessed: corpus/expected/*.txt rewritten");
     }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn real_corpus() {
+    if std::env::var("KEYLINT_REAL").as_deref() != Ok("1") {
+        eprintln!(
+            "real_corpus: skipped (set KEYLINT_REAL=1 and run scripts/real-corpus.sh; \
+             see docs/real-code.md)"
+        );
+        return;
+    }
+    let run = Run::from_env();
+    let projects: Projects = toml::from_str(
+        &std::fs::read_to_string(run.root.join("corpus/projects.toml")).expect("projects.toml"),
+    )
+    .expect("corpus/projects.toml");
+    let mut report = Report {
+        table: String::from(
+            "| project | cross-slot sites | found | recall | undeclared keys | found | recall \
+             | findings | tp | fp | precision | false errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        ),
+        ..Report::default()
+    };
+    let listed = projects
+        .project
+        .iter()
+        .filter(|p| run.with_holdout || !p.holdout)
+        .count();
+    for p in projects.project.iter().filter(|p| run.runs(p)) {
+        run_project(&run, p, &mut report);
+    }
+    print_report(&run, &mut report, listed);
+    assert!(
+        report.failures.is_empty(),
+        "\n{}",
+        report.failures.join("\n")
+    );
 }

@@ -167,6 +167,27 @@ fn nest(open: &str, leaf: &str, close: &str, n: usize) -> String {
     s
 }
 
+/// `first` followed by `n` operands `'0'`…`'9'`, each after `op`: `'k' .. '0' .. '1'`.
+fn chain(first: &str, op: &str, n: usize) -> String {
+    let mut expr = String::from(first);
+    for i in 0..n {
+        expr.push_str(&format!(" {op} '{}'", i % 10));
+    }
+    expr
+}
+
+/// After `head`, `levels` nested `if x:` blocks, each one space deeper, around `body`.
+fn python_ifs(head: &str, levels: usize, body: &str) -> String {
+    let mut src = String::from(head);
+    for depth in 0..levels {
+        src.push_str(&" ".repeat(depth));
+        src.push_str("if x:\n");
+    }
+    src.push_str(&" ".repeat(levels));
+    src.push_str(body);
+    src
+}
+
 #[test]
 fn lua_deep_concatenation() {
     // 'a' .. ('b' .. ('c' .. (…)))
@@ -178,10 +199,7 @@ fn lua_deep_concatenation() {
 #[test]
 fn lua_deep_concatenation_without_parentheses() {
     // Lua's `..` is right-associative: a flat chain is a 10,000-deep tree.
-    let mut expr = String::from("'{k}:'");
-    for i in 0..DEEP {
-        expr.push_str(&format!(" .. '{}'", i % 10));
-    }
+    let expr = chain("'{k}:'", "..", DEEP);
     let src = format!("{LUA_CERTAIN}return redis.call('GET', {expr})\n");
     lint_one("long_concat.lua", src.as_bytes(), SLOW);
 }
@@ -213,10 +231,7 @@ fn python_deep_calls() {
 #[test]
 fn python_long_plus_chain() {
     // A left-associative chain: a 10,000-deep tree leaning the other way from Lua's.
-    let mut expr = String::from("'user:'");
-    for i in 0..DEEP {
-        expr.push_str(&format!(" + '{}'", i % 10));
-    }
+    let expr = chain("'user:'", "+", DEEP);
     let src = format!("{PY_CERTAIN}key = {expr}\nr.get(key)\nr.mget(key, {expr})\n");
     lint_one("plus_chain.py", src.as_bytes(), SLOW);
 }
@@ -240,13 +255,7 @@ fn python_deep_parentheses_lists_and_fstrings() {
 
 #[test]
 fn python_deep_blocks() {
-    let mut src = String::from(PY_CERTAIN);
-    for depth in 0..1_000 {
-        src.push_str(&" ".repeat(depth));
-        src.push_str("if x:\n");
-    }
-    src.push_str(&" ".repeat(1_000));
-    src.push_str("r.get('k')\n");
+    let src = python_ifs(PY_CERTAIN, 1_000, "r.get('k')\n");
     lint_one("deep_blocks.py", src.as_bytes(), SLOW);
 }
 
@@ -257,13 +266,7 @@ fn python_deep_blocks() {
 /// (`ts_parser__external_scanner_serialize: Assertion 'length <= 1024' failed`).
 #[test]
 fn python_511_indentation_levels_and_a_string() {
-    let mut src = String::from(PY_CERTAIN);
-    for depth in 0..511 {
-        src.push_str(&" ".repeat(depth));
-        src.push_str("if x:\n");
-    }
-    src.push_str(&" ".repeat(511));
-    src.push_str("r.get('k')\n");
+    let src = python_ifs(PY_CERTAIN, 511, "r.get('k')\n");
     lint_one("indent_511.py", src.as_bytes(), SLOW);
 }
 
@@ -315,10 +318,7 @@ fn javascript_deep_calls_parentheses_and_arrays() {
 
 #[test]
 fn javascript_long_plus_chain_and_transaction() {
-    let mut expr = String::from("'user:'");
-    for i in 0..DEEP {
-        expr.push_str(&format!(" + '{}'", i % 10));
-    }
+    let expr = chain("'user:'", "+", DEEP);
     let mut chain = String::from("r.multi()");
     for i in 0..DEEP {
         chain.push_str(&format!(".set('k{i}', 1)"));

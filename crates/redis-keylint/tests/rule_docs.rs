@@ -1,6 +1,8 @@
 //! The rule docs are executable: every rule has `rules/<name>.md` and every doc a rule,
 //! each doc has the fixed sections, its `## Example` triggers the rule and its
-//! `Use instead:` block triggers nothing at all.
+//! `Use instead:` block triggers nothing at all. Its last section, `## Fixtures`,
+//! lists exactly the fixtures whose expectation markers name the rule (with
+//! `KEYLINT_BLESS=1` the test writes the list).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,6 +11,7 @@ use std::process::Command;
 #[allow(dead_code)]
 #[path = "../src/frontends.rs"]
 mod frontends;
+mod support;
 
 fn rules_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("rules")
@@ -126,4 +129,51 @@ fn examples_trigger_their_rule_and_fixes_trigger_nothing() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The `## Fixtures` section of the doc of `rule`: the fixtures whose markers name it.
+fn fixtures_section(rule: keylint_core::Rule, marked: &[support::Marked]) -> String {
+    let mut out = String::from(
+        "## Fixtures\n\nThe fixtures whose `expect:` markers name this rule \
+         (the `markers` test lints them):\n\n",
+    );
+    for f in marked.iter().filter(|f| f.expects(rule)) {
+        // `/`-separated on every platform, as the docs write paths.
+        let parts: Vec<_> = f.rel.iter().map(|c| c.to_string_lossy()).collect();
+        out.push_str(&format!("- `{}`\n", parts.join("/")));
+    }
+    out
+}
+
+#[test]
+fn each_doc_lists_the_fixtures_that_expect_its_rule() {
+    let marked = support::marked_fixtures();
+    let bless = std::env::var_os("KEYLINT_BLESS").is_some();
+    let mut failures = Vec::new();
+    for &rule in keylint_core::Rule::ALL {
+        let path = rules_dir().join(format!("{}.md", rule.name()));
+        let doc = std::fs::read_to_string(&path).unwrap();
+        let want = fixtures_section(rule, &marked);
+        // The section is the doc's last: `explain` leaves it out.
+        let (body, got) = match doc.find("\n## Fixtures\n") {
+            Some(i) => (&doc[..i + 1], &doc[i + 1..]),
+            None => (doc.as_str(), ""),
+        };
+        if got == want {
+            continue;
+        }
+        if bless {
+            std::fs::write(&path, format!("{body}\n{want}")).unwrap();
+        } else {
+            failures.push(format!(
+                "rules/{}.md: the `## Fixtures` section should be:\n{want}",
+                rule.name()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n(KEYLINT_BLESS=1 writes the sections)",
+        failures.join("\n")
+    );
 }

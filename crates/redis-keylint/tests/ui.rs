@@ -12,25 +12,7 @@ use std::process::Command;
 #[allow(dead_code)]
 #[path = "../src/frontends.rs"]
 mod frontends;
-
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            fixtures(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
+mod support;
 
 fn render(root: &Path, rel: &Path) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
@@ -55,9 +37,8 @@ fn render(root: &Path, rel: &Path) -> String {
 
 #[test]
 fn fixtures_match_snapshots() {
-    let root = workspace_root();
-    let mut all = Vec::new();
-    fixtures(&root.join("fixtures"), &mut all);
+    let root = support::root();
+    let all = support::files_under(&root.join("fixtures"));
     let bless = std::env::var_os("KEYLINT_BLESS").is_some();
     let mut failures = Vec::new();
     let mut checked = 0;

@@ -112,27 +112,7 @@ fn tag_range(toks: &[Tok<'_>]) -> Option<(usize, usize)> {
 /// Lower-case words of a name or of tag bytes: split at anything not alphanumeric and
 /// at camelCase boundaries.
 fn words(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in s.chars() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        cur.extend(c.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    crate::template_builder::words(s, |c| !c.is_alphanumeric())
 }
 
 /// True for `2024-01-15`, `2024-01`, `2024/01/15`.

@@ -272,7 +272,7 @@ impl<'t> Analyzer<'t> {
             cluster
         };
         let (first, last) = (items[0], items[items.len() - 1]);
-        self.command_keys(
+        self.emit_command(
             first.start_byte()..last.end_byte(),
             first.byte_range(),
             command,

@@ -94,63 +94,10 @@ impl<'t> Analyzer<'t> {
         if m.to_ascii_lowercase().starts_with("eval") {
             return self.eval_call(call, f, m, &args, c, batch.is_some());
         }
-        let (command, keys, cluster) = match c.lib {
-            Lib::IoRedis => {
-                if matches!(m, "call" | "send_command") {
-                    match self.raw_command(&args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.io_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
-            Lib::NodeRedis if self.v3_spelling(m) => {
-                // node-redis 3 (or a client in legacy mode): lower-case methods with
-                // flat arguments, as ioredis takes them; `send_command(name, [args])`.
-                let found = if m == "send_command" {
-                    self.raw_command(&args)
-                } else {
-                    self.io_keys(m, &args)
-                };
-                match found {
-                    Some((command, keys, _)) => (command, keys, Cluster::Routed),
-                    None => return Vec::new(),
-                }
-            }
-            Lib::NodeRedis => {
-                if m == "sendCommand" {
-                    // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
-                    let argv = args
-                        .iter()
-                        .rev()
-                        .find(|a| unwrap_expr(**a).kind() == "array");
-                    let Some(argv) = argv.copied() else {
-                        return Vec::new();
-                    };
-                    let Value::Array(items, exact) = self.eval(argv) else {
-                        return Vec::new();
-                    };
-                    let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
-                    if !exact {
-                        return Vec::new();
-                    }
-                    match self.raw_command(&nodes) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                } else {
-                    match self.node_keys(m, &args) {
-                        Some(x) => x,
-                        None => return Vec::new(),
-                    }
-                }
-            }
+        let Some((command, keys, cluster)) = self.command_keys(c.lib, m, &args) else {
+            return Vec::new();
         };
-        self.command_keys(
+        self.emit_command(
             call.byte_range(),
             f.byte_range(),
             command,
@@ -180,7 +127,7 @@ impl<'t> Analyzer<'t> {
     /// The key uses of a command whose keys are known, and its unit when it takes
     /// several keys (`span`: the whole call, `anchor`: where to point).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn command_keys(
+    pub(super) fn emit_command(
         &mut self,
         span: Span,
         anchor: Span,
@@ -238,6 +185,47 @@ impl<'t> Analyzer<'t> {
             }
         }
         uses
+    }
+
+    /// The command a method call sends, its key arguments and what a cluster client
+    /// of the library does with keys in several slots; `None` when they cannot be told.
+    fn command_keys(
+        &mut self,
+        lib: Lib,
+        m: &str,
+        args: &[Node<'t>],
+    ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        match lib {
+            Lib::IoRedis if matches!(m, "call" | "send_command") => self.raw_command(args),
+            Lib::IoRedis => self.io_keys(m, args),
+            Lib::NodeRedis if self.v3_spelling(m) => {
+                // node-redis 3 (or a client in legacy mode): lower-case methods with
+                // flat arguments, as ioredis takes them; `send_command(name, [args])`.
+                let (command, keys, _) = if m == "send_command" {
+                    self.raw_command(args)?
+                } else {
+                    self.io_keys(m, args)?
+                };
+                Some((command, keys, Cluster::Routed))
+            }
+            Lib::NodeRedis if m == "sendCommand" => {
+                // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
+                let argv = args
+                    .iter()
+                    .rev()
+                    .find(|a| unwrap_expr(**a).kind() == "array")
+                    .copied()?;
+                let Value::Array(items, exact) = self.eval(argv) else {
+                    return None;
+                };
+                let nodes: Vec<Node<'t>> = items.iter().map(|e| e.node).collect();
+                if !exact {
+                    return None;
+                }
+                self.raw_command(&nodes)
+            }
+            Lib::NodeRedis => self.node_keys(m, args),
+        }
     }
 
     /// Adds a unit, with the families its keys stand for.

@@ -59,6 +59,7 @@ fn verdict_lines(path: &Path) -> Vec<(usize, String, bool)> {
     let dir = path.parent().unwrap();
     let options = keylint_javascript::Options {
         node_redis_major: node_redis_major(dir),
+        ..Default::default()
     };
     let files = loader::DirLoader::new(dir);
     let model = keylint_javascript::lower_with(

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod diagnostic;
+pub mod evidence;
 pub mod expect;
 pub mod frontend;
 pub mod model;

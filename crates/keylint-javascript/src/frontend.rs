@@ -82,6 +82,7 @@ impl Frontend for JavaScript {
             .unwrap_or(Dialect::TypeScript);
         let options = Options {
             node_redis_major: input.loader.and_then(crate::package::node_redis_major),
+            library: input.loader.and_then(crate::package::project_library),
         };
         let loader: Option<&dyn FileLoader> = input.loader;
         frontend::with_stack(input.big_stack, "keylint-javascript", STACK_SIZE, || {

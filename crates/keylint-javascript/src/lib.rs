@@ -64,6 +64,21 @@ pub struct Options {
     /// `None`: not known, and such a call is never called an error on a client that
     /// may be a cluster client.
     pub node_redis_major: Option<u32>,
+    /// The one client library the project depends on, from the nearest
+    /// `package.json` that names `ioredis` or `redis`: a receiver the code does not
+    /// resolve is a client of it when its uses leave no doubt (a `multi()` that
+    /// receives Redis-only commands before `exec()`). `None`: no such receiver is
+    /// taken for a client.
+    pub library: Option<Library>,
+}
+
+/// A Node.js client library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Library {
+    /// ioredis.
+    IoRedis,
+    /// node-redis (npm `redis`, `@redis/client`).
+    NodeRedis,
 }
 
 /// Lowers a JavaScript file with the default options and no file access.

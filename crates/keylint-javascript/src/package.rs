@@ -5,7 +5,7 @@
 //! node-redis 6 splits `mGet`, `mSet`, `del`, `unlink`, `exists` and `touch` by slot
 //! on a cluster; 4 and 5 send them whole (see docs/javascript-clients.md).
 
-use crate::FileLoader;
+use crate::{FileLoader, Library};
 
 /// Most directories looked at above the file.
 const MAX_LEVELS: usize = 8;
@@ -25,8 +25,35 @@ pub(crate) fn node_redis_major(loader: &dyn FileLoader) -> Option<u32> {
     None
 }
 
+/// The client library of the nearest `package.json` that names `ioredis` or `redis`
+/// (`@redis/client`) among its dependencies; `None` when none does, or the nearest
+/// names both.
+pub(crate) fn project_library(loader: &dyn FileLoader) -> Option<Library> {
+    let mut path = String::from("package.json");
+    for _ in 0..MAX_LEVELS {
+        if let Some(text) = loader.load(&path, true) {
+            let io = dependency(&text, "ioredis").is_some();
+            let node = dependency(&text, "redis").is_some()
+                || dependency(&text, "@redis/client").is_some();
+            match (io, node) {
+                (true, false) => return Some(Library::IoRedis),
+                (false, true) => return Some(Library::NodeRedis),
+                (true, true) => return None,
+                (false, false) => {}
+            }
+        }
+        path.insert_str(0, "../");
+    }
+    None
+}
+
 /// The version range a `package.json` gives `redis`, if it names it.
 fn redis_dependency(text: &str) -> Option<String> {
+    dependency(text, "redis")
+}
+
+/// The version range a `package.json` gives a package, if it names it.
+fn dependency(text: &str, name: &str) -> Option<String> {
     let json: serde_json::Value = serde_json::from_str(text).ok()?;
     [
         "dependencies",
@@ -35,7 +62,7 @@ fn redis_dependency(text: &str) -> Option<String> {
         "optionalDependencies",
     ]
     .iter()
-    .find_map(|k| json.get(k)?.get("redis")?.as_str().map(str::to_string))
+    .find_map(|k| json.get(k)?.get(name)?.as_str().map(str::to_string))
 }
 
 /// The major of a plain npm range (`^4.6.7`, `~5.1`, `6.0.0`, `4.x`); `None` for
@@ -91,5 +118,24 @@ mod tests {
         ]);
         assert_eq!(node_redis_major(&files), Some(4));
         assert_eq!(node_redis_major(&Files(vec![])), None);
+        assert_eq!(project_library(&files), Some(Library::IoRedis));
+    }
+
+    #[test]
+    fn library_of_the_nearest_package_that_names_one() {
+        let node = Files(vec![
+            ("package.json", r#"{"name": "app"}"#),
+            (
+                "../package.json",
+                r#"{"dependencies": {"redis": "^3.1.2"}}"#,
+            ),
+        ]);
+        assert_eq!(project_library(&node), Some(Library::NodeRedis));
+        let both = Files(vec![(
+            "package.json",
+            r#"{"dependencies": {"redis": "^4", "ioredis": "^5"}}"#,
+        )]);
+        assert_eq!(project_library(&both), None);
+        assert_eq!(project_library(&Files(vec![])), None);
     }
 }

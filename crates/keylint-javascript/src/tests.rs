@@ -88,6 +88,7 @@ fn node_redis_split_depends_on_major() {
         Dialect::TypeScript,
         &Options {
             node_redis_major: Some(6),
+            ..Options::default()
         },
     );
     assert_eq!(v6, ["cross-slot"]);
@@ -96,6 +97,7 @@ fn node_redis_split_depends_on_major() {
         Dialect::TypeScript,
         &Options {
             node_redis_major: Some(4),
+            ..Options::default()
         },
     );
     assert_eq!(v4, ["cross-slot", "cross-slot"]);
@@ -514,6 +516,7 @@ fn unknown_key_prefix_is_one_value_for_every_key() {
 fn v3() -> Options {
     Options {
         node_redis_major: Some(3),
+        ..Options::default()
     }
 }
 
@@ -547,6 +550,7 @@ fn node_redis_lower_case_names_of_version_3_only() {
     // A project on node-redis 6 has no such method.
     let six = Options {
         node_redis_major: Some(6),
+        ..Options::default()
     };
     assert!(units(src, Dialect::JavaScript, &six)
         .iter()
@@ -677,4 +681,231 @@ fn node_redis_3_prefix_out_of_view() {
     let seen = src.replace("createClient(options)", "createClient(6379, 'localhost')");
     let seen = seen.replace("options.client || ", "");
     assert_eq!(rules(&seen, Dialect::JavaScript, &v3()), ["cross-slot"]);
+}
+
+fn with_lib(src: &str, lib: Option<Library>) -> Vec<String> {
+    rules(
+        src,
+        Dialect::JavaScript,
+        &Options {
+            library: lib,
+            ..Options::default()
+        },
+    )
+}
+
+#[test]
+fn key_builder_methods_of_this() {
+    // A class method and a prototype method whose one `return` builds the key.
+    let class = "const Redis = require('ioredis');\n\
+                 class Q {\n\
+                   constructor() { this.r = new Redis(); }\n\
+                   toKey(s) { return 'q:' + s; }\n\
+                   f() { return this.r.multi().llen(this.toKey('a')).llen(this.toKey('b')).exec(); }\n\
+                   g() { return this.r.multi().llen(this.toKey('{x}a')).llen(this.toKey('{x}b')).exec(); }\n\
+                 }\n";
+    assert_eq!(with_lib(class, None), ["cross-slot"]);
+    let proto = "const Redis = require('ioredis');\n\
+                 const r = new Redis();\n\
+                 function Q(name) { this.name = name; }\n\
+                 Q.prototype.toKey = function (t) { return ['q', this.name, t].join(':'); };\n\
+                 Q.prototype.f = function () { return r.mget(this.toKey('a'), this.toKey('b')); };\n\
+                 Q.prototype.g = function () { return r.mget(this.toKey('a'), this.toKey('a')); };\n";
+    assert_eq!(with_lib(proto, None), ["cross-slot-likely"]);
+    // A getter, a static method, an async one, or a method defined twice is no builder.
+    for m in ["get toKey", "static toKey", "async toKey"] {
+        let src = format!(
+            "const Redis = require('ioredis');\n\
+             class Q {{\n\
+               constructor() {{ this.r = new Redis(); }}\n\
+               {m}(s) {{ return 'q:' + s; }}\n\
+               f() {{ return this.r.mget(this.toKey('a'), this.toKey('b')); }}\n\
+             }}\n"
+        );
+        assert!(with_lib(&src, None).is_empty(), "{m}");
+    }
+    // A subclass of the file that defines the method again: not known which runs.
+    let sub = format!("{class}class R extends Q {{ toKey(s) {{ return '{{q}}' + s; }} }}\n");
+    assert!(with_lib(&sub, None).is_empty());
+}
+
+#[test]
+fn prefix_kept_on_the_object() {
+    // `this.settings.keyPrefix` set from options out of view: one unknown value before
+    // every key, so different suffixes are likely in different slots, never proven.
+    let src = "const Redis = require('ioredis');\n\
+               class Q {\n\
+                 constructor(name, s) {\n\
+                   this.r = new Redis({ host: 'h' });\n\
+                   this.settings = { keyPrefix: (s.prefix || 'bq') + ':' + name + ':' };\n\
+                 }\n\
+                 toKey(str) { return this.settings.keyPrefix + str; }\n\
+                 a() { return this.r.multi().llen(this.toKey('waiting')).scard(this.toKey('failed')).exec(); }\n\
+                 b() { return this.r.multi().llen(this.toKey('waiting')).lpush(this.toKey('waiting'), 1).exec(); }\n\
+               }\n";
+    assert_eq!(with_lib(src, None), ["cross-slot-likely"]);
+    // A property not named as a prefix, or a prefix with a literal before it, is not.
+    let other = src.replace("this.settings.keyPrefix + str", "this.settings.base + str");
+    assert!(with_lib(&other, None).is_empty());
+    // With the client's own prefix unknown too: still likely, as one prefix.
+    let both = src.replace("new Redis({ host: 'h' })", "new Redis(opts)");
+    assert_eq!(with_lib(&both, None), ["cross-slot-likely"]);
+}
+
+#[test]
+fn transactions_of_clients_known_by_use() {
+    let src = "class Q {\n\
+                 f(client) { return client.multi().llen('a').scard('b').exec(); }\n\
+                 g() { const m = this.client.multi(); m.hset('c', 'f', 1); m.sadd('d', 1); return m.exec(); }\n\
+               }\n";
+    // Only when the project depends on one client library.
+    assert!(with_lib(src, None).is_empty());
+    // ioredis prepends a `keyPrefix` the code does not show: likely, not proven.
+    assert_eq!(
+        with_lib(src, Some(Library::IoRedis)),
+        ["cross-slot-likely", "cross-slot-likely"]
+    );
+    // node-redis: a prefix option not modelled on its own, the keys stay unknown.
+    assert!(with_lib(src, Some(Library::NodeRedis)).is_empty());
+    // No Redis-only command: no evidence. A receiver named like a batch or a cache:
+    // never taken.
+    let weak = "function f(db) { return db.multi().get('a').set('b', 1).exec(); }\n\
+                function g(cache) { return cache.multi().llen('a').scard('b').exec(); }\n";
+    assert!(with_lib(weak, Some(Library::IoRedis)).is_empty());
+}
+
+#[test]
+fn commands_of_clients_known_by_use() {
+    let src = "class Q {\n\
+                 toKey(s) { return this.opts.prefix + s; }\n\
+                 f() { return this.bclient.brpoplpush(this.toKey('wait'), this.toKey('active'), 0); }\n\
+                 g(client) { return client.smove('a', 'b', 'm'); }\n\
+                 h(db) { return db.rename('a', 'b'); }\n\
+                 i() { const p = this.client.multi(); return p.smove('c', 'd', 'm'); }\n\
+               }\n";
+    assert!(with_lib(src, None).is_empty());
+    // `rename` is no evidence; a name bound to a call (here a batch) is not taken.
+    assert_eq!(
+        with_lib(src, Some(Library::IoRedis)),
+        ["cross-slot-likely", "cross-slot-likely"]
+    );
+    // A command queued on a transaction known by use is judged once, in it.
+    let tx = "function f(c) { return c.multi().smove('a', 'b', 'm').exec(); }\n";
+    assert_eq!(with_lib(tx, Some(Library::IoRedis)), ["cross-slot-likely"]);
+}
+
+#[test]
+fn node_redis_3_reads_arguments_flat_and_splits_nothing() {
+    let o = Options {
+        node_redis_major: Some(3),
+        library: Some(Library::NodeRedis),
+    };
+    let src = "class Q {\n\
+                 toKey(s) { return this.settings.keyPrefix + s; }\n\
+                 f(done) { this.bclient.brpoplpush(this.toKey('waiting'), this.toKey('active'), 0, done); }\n\
+                 g(client, done) { client.multi().llen(this.toKey('waiting')).scard(this.toKey('failed')).exec(done); }\n\
+                 h(client, done) { client.del(this.toKey('a'), this.toKey('b'), done); }\n\
+               }\n";
+    let found = rules(src, Dialect::JavaScript, &o);
+    assert_eq!(found, ["cross-slot-likely", "cross-slot-likely"]);
+    let m = lower_with(src, Dialect::JavaScript, &o, None);
+    let f = check(&m, &Settings::default());
+    assert!(format!("{f:?}").contains("node-redis 3 has no cluster client"));
+}
+
+#[test]
+fn objects_of_keys_filled_by_a_loop() {
+    // Bull's shape: a constructor function fills `keys` over names with its own
+    // key builder and keeps it on `this`.
+    let src = "const _ = require('lodash');\n\
+               const Queue = function Queue(name, opts) {\n\
+                 this.keyPrefix = opts.prefix || 'bull';\n\
+                 this.name = name;\n\
+                 const keys = {};\n\
+                 _.each(['wait', 'active', 'meta-paused'], key => { keys[key] = this.toKey(key); });\n\
+                 this.keys = keys;\n\
+               };\n\
+               Queue.prototype.toKey = function (t) { return [this.keyPrefix, this.name, t].join(':'); };\n\
+               Queue.prototype.next = function () { return this.bclient.brpoplpush(this.keys.wait, this.keys.active, 5); };\n\
+               Queue.prototype.same = function () { const k = this.keys; return this.bclient.brpoplpush(k.wait, k['wait'], 5); };\n\
+               Queue.prototype.paused = function () {\n\
+                 const multi = this.client.multi();\n\
+                 multi.exists(this.keys['meta-paused']);\n\
+                 multi.hexists(this.toKey('meta'), 'paused');\n\
+                 return multi.exec();\n\
+               };\n";
+    assert_eq!(
+        with_lib(src, Some(Library::IoRedis)),
+        ["cross-slot-likely", "cross-slot-likely"]
+    );
+    // BullMQ's shape: a method fills and returns the object; `forEach` on the array.
+    let ts = "const Redis = require('ioredis');\n\
+              const r = new Redis();\n\
+              class Keys {\n\
+                getKeys(name) {\n\
+                  const keys = {};\n\
+                  ['wait', 'active'].forEach(key => { keys[key] = `bull:${name}:${key}`; });\n\
+                  return keys;\n\
+                }\n\
+              }\n\
+              const o = { a: 'x:1', b: 'y:2' };\n\
+              r.mget(o.a, o['b']);\n";
+    assert_eq!(with_lib(ts, None), ["cross-slot"]);
+    // An object whose properties are set anywhere else is not known.
+    let mutated = "const Redis = require('ioredis');\n\
+                   const r = new Redis();\n\
+                   const o = {};\n\
+                   ['a', 'b'].forEach(k => { o[k] = `x:${k}`; });\n\
+                   o.a = '{t}a';\n\
+                   r.mget(o.a, o.b);\n";
+    assert!(with_lib(mutated, None).is_empty());
+    let field = src.replace(
+        "Queue.prototype.toKey",
+        "Queue.prototype.reset = function () { this.keys.wait = 'w'; };\nQueue.prototype.toKey",
+    );
+    assert!(with_lib(&field, Some(Library::IoRedis)).is_empty());
+    let outside = format!("{src}function reset(q) {{ q.keys = {{}}; }}\n");
+    assert!(with_lib(&outside, Some(Library::IoRedis)).is_empty());
+}
+
+#[test]
+fn prefix_labels() {
+    use crate::lower::is_prefix_label as p;
+    assert!(p("this.keyPrefix"));
+    assert!(p("this.settings.keyPrefix"));
+    assert!(p("opts.redis.keyPrefix || opts.prefix || 'bull'"));
+    assert!(p("settings.prefix || defaults.prefix"));
+    assert!(p("opts.prefix ?? \"bq\""));
+    assert!(!p("'bull'"));
+    assert!(!p("this.name"));
+    assert!(!p("opts.prefix + name"));
+    assert!(!p("getPrefix()"));
+    assert!(!p("opts.prefix || name"));
+}
+
+#[test]
+fn transactions_extended_under_branches() {
+    // The commands queued before a branch meet in the transaction whatever the branch
+    // adds.
+    let src = "const Redis = require('ioredis');\n\
+               const r = new Redis();\n\
+               function f(s, id) {\n\
+                 const m = r.multi().lrem('q:active', 0, id).srem('q:stalling', id);\n\
+                 switch (s) { case 1: m.sadd('q:failed', id); break; default: m.lpush('q:wait', id); }\n\
+                 if (s) { m.publish('events', id); }\n\
+                 return m.exec();\n\
+               }\n";
+    assert_eq!(with_lib(src, None), ["cross-slot"]);
+    // Only the unconditional commands are compared.
+    let one = src.replace("'q:stalling'", "'q:active'");
+    assert!(with_lib(&one, None).is_empty());
+    // Sent, handed on or queued in a callback under a branch: not followed.
+    for b in [
+        "if (s) { m.exec(); }",
+        "if (s) { g(m); }",
+        "if (s) { setTimeout(() => m.sadd('x', 1)); }",
+    ] {
+        let src = src.replace("if (s) { m.publish('events', id); }", b);
+        assert!(with_lib(&src, None).is_empty(), "{b}");
+    }
 }

@@ -67,13 +67,13 @@ pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String
 /// is assumed.
 pub(super) fn explain_after_prefix(f: Finding, label: &str) -> Finding {
     f.with_note(format!(
-        "every key here begins with the client's `{label}`, whose value the code does not \
+        "every key here begins with `{label}`, a prefix whose value the code does not \
          show; after it these keys are hashed from different bytes, so they share a slot \
          only by a 1-in-16384 chance"
     ))
     .with_note(format!(
         "this holds unless `{label}` carries a hash tag (`{{…}}`): with a tag in it, \
-         every key of the client hashes only that tag"
+         every key that begins with it hashes only that tag"
     ))
 }
 

@@ -1,4 +1,4 @@
-//! `multi()` and `pipeline()` batches up to `exec()` / `execAsPipeline()`.
+//! `multi()`, `pipeline()` and node-redis 3 `batch()` batches up to `exec()` / `execAsPipeline()`.
 
 use super::*;
 
@@ -38,7 +38,6 @@ impl<'t> Analyzer<'t> {
             (Batch::Pipeline, _) => ("pipeline", CrossSlotPolicy::SameNode),
             (Batch::Grouped, _) => ("batch", CrossSlotPolicy::SameNode),
         };
-        let v3 = c.lib == Lib::NodeRedis && self.options.node_redis_major.is_some_and(|v| v <= 3);
         self.push_unit(Unit {
             kind: UnitKind::Transaction,
             name: name.into(),
@@ -53,16 +52,16 @@ impl<'t> Analyzer<'t> {
                  is connected to, where a command for another node's slot fails with `MOVED` \
                  while the others run, leaving a partial write"
             }
-            (Lib::NodeRedis, false) if v3 => {
-                "node-redis 3 has no cluster client: the transaction is sent to the node the \
-                 client is connected to, where a key of another slot gets `CROSSSLOT` or \
-                 `MOVED` (then `EXECABORT`), with nothing written"
-            }
             (Lib::IoRedis, false) => {
                 "ioredis checks a transaction before sending it: keys on two nodes are \
                  rejected by the client (`All keys in the pipeline should belong to the same \
                  slots allocation group`), nothing written; keys in two slots of one node get \
                  `CROSSSLOT` at `EXEC`"
+            }
+            (Lib::NodeRedis, false) if self.node_redis_3() => {
+                "node-redis 3 has no cluster client: the transaction goes to the one node it \
+                 is connected to, where keys of another slot get `CROSSSLOT` and keys of \
+                 another node `MOVED`, and the transaction is discarded"
             }
             (Lib::NodeRedis, false) => {
                 "node-redis sends the transaction to the first key's node: another slot of \
@@ -97,9 +96,7 @@ impl<'t> Analyzer<'t> {
             match cur.kind() {
                 "call_expression" => {
                     let (obj, m, _) = self.method_call(cur)?;
-                    if matches!(m, "multi" | "pipeline" | "batch")
-                        && matches!(self.eval(obj), Value::Client(_))
-                    {
+                    if matches!(m, "multi" | "pipeline" | "batch") && self.starts_batch(obj, m) {
                         chain.reverse();
                         return Some((cur, chain));
                     }
@@ -134,9 +131,11 @@ impl<'t> Analyzer<'t> {
                             continue;
                         }
                         if s.kind() != "expression_statement" {
-                            // Queued (or sent) under an `if`, in a loop, in a callback:
-                            // which commands meet in one transaction is not known.
-                            if self.mentions(s, &name) {
+                            // Queued under an `if`, a `switch` or in a loop: which of
+                            // those commands meet in the batch is not known, but the
+                            // others still do. Sent, dropped or handed on there: not
+                            // known at all.
+                            if self.mentions(s, &name) && !self.only_queues_on(s, &name) {
                                 return None;
                             }
                             continue;
@@ -255,6 +254,98 @@ impl<'t> Analyzer<'t> {
         true
     }
 
+    /// Whether `recv.m()` (`m` is `multi`, `pipeline` or `batch`) starts a batch:
+    /// `recv` is a client (a node-redis one for `batch`), or, while a receiver known
+    /// by use is read, `m` is `multi` on a receiver the code does not resolve.
+    fn starts_batch(&mut self, recv: Node<'t>, m: &str) -> bool {
+        match self.eval(recv) {
+            Value::Client(c) => m != "batch" || c.lib == Lib::NodeRedis,
+            Value::Unknown => {
+                self.by_use.is_some() && m == "multi" && !pipeline_like(recv, self.src)
+            }
+            _ => false,
+        }
+    }
+
+    /// `exec()` on a value the code does not resolve: a transaction of a client known
+    /// by use when the project depends on one client library
+    /// ([`Options::library`]) and the chain from an unresolved receiver's `multi()`
+    /// queues at least one command that only Redis clients have
+    /// ([`keylint_core::evidence::ONLY_REDIS`]: `llen`, `hset`, `zadd`, …). The
+    /// client's kind and prefix are unknown.
+    pub(super) fn batch_by_use(&mut self, call: Node<'t>, recv: Node<'t>) {
+        let Some(c) = self.by_use_client() else {
+            return;
+        };
+        self.by_use = Some(c);
+        let queued = self.queued(recv).map(|(_, q)| q).unwrap_or_default();
+        let evidence = queued.iter().any(|&q| {
+            self.method_call(q)
+                .is_some_and(|(_, m, _)| keylint_core::evidence::only_redis(m))
+        });
+        if evidence {
+            self.queued_by_use.extend(queued.iter().map(|q| q.id()));
+            self.batch(call, recv, c, Batch::Multi, false);
+        }
+        self.by_use = None;
+    }
+
+    /// The client a receiver known by use is taken for: of the project's one library
+    /// ([`Options::library`]), of unknown kind and prefix.
+    pub(super) fn by_use_client(&self) -> Option<Client> {
+        let lib = match self.options.library? {
+            crate::Library::IoRedis => Lib::IoRedis,
+            crate::Library::NodeRedis => Lib::NodeRedis,
+        };
+        Some(Client {
+            lib,
+            kind: Kind::Unknown,
+            prefix: Prefix::Unknown,
+        })
+    }
+
+    /// Whether every mention of `name` in `n` is the receiver of a command queued on
+    /// it (`name.hset(…)`, `name.zadd(…).publish(…)`): not sent, dropped, watched,
+    /// reassigned or handed to anything.
+    fn only_queues_on(&self, n: Node<'t>, name: &str) -> bool {
+        let mut stack = vec![n];
+        let mut c = n.walk();
+        while let Some(x) = stack.pop() {
+            if x.kind() == "identifier" && text(x, self.src) == name {
+                let Some(m) = self.parent(x) else {
+                    return false;
+                };
+                let queued = m.kind() == "member_expression"
+                    && m.child_by_field_name("object") == Some(x)
+                    && m.child_by_field_name("property").is_some_and(|p| {
+                        !matches!(
+                            text(p, self.src),
+                            "exec"
+                                | "execAsPipeline"
+                                | "discard"
+                                | "watch"
+                                | "unwatch"
+                                | "multi"
+                                | "pipeline"
+                                | "then"
+                        )
+                    })
+                    && self
+                        .parent(m)
+                        .is_some_and(|call| call.kind() == "call_expression");
+                if !queued {
+                    return false;
+                }
+            }
+            // A function in the branch may run later, or never.
+            if x != n && is_function(x.kind()) && self.mentions(x, name) {
+                return false;
+            }
+            stack.extend(x.named_children(&mut c));
+        }
+        true
+    }
+
     /// One command of `multi([…])` given as an array (`['zrem', key, id]`).
     fn array_command(
         &mut self,
@@ -331,4 +422,19 @@ impl<'t> Analyzer<'t> {
             cur = p;
         }
     }
+}
+
+/// A receiver named like a batch or a cache (`pipe`, `tx`, `this.cache`): never taken
+/// for a client by use.
+pub(super) fn pipeline_like(recv: Node<'_>, src: &str) -> bool {
+    let t = text(recv, src);
+    let last = t
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .find(|s| !s.is_empty())
+        .unwrap_or(t)
+        .to_ascii_lowercase();
+    matches!(
+        last.as_str(),
+        "pipe" | "pipeline" | "p" | "tx" | "multi" | "batch" | "transaction" | "cache" | "_cache"
+    ) || last.ends_with("cache")
 }

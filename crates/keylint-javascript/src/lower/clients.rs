@@ -340,44 +340,37 @@ impl<'t> Analyzer<'t> {
         };
         let name = text(prop, self.src).to_string();
         if obj.kind() == "this" {
-            let Some(class) = self.class_of(n) else {
-                return Value::Unknown;
+            let client = match self.class_of(n) {
+                Some(class) => {
+                    let key = (class.id(), name.clone());
+                    match self.member_cache.get(&key) {
+                        Some(v) => v.clone(),
+                        None => {
+                            // Guard against `this.a = this.a`.
+                            self.member_cache.insert(key.clone(), None);
+                            let v = self.class_member(class, &name);
+                            self.member_cache.insert(key, v.clone());
+                            v
+                        }
+                    }
+                }
+                None => None,
             };
-            let key = (class.id(), name.clone());
-            if let Some(v) = self.member_cache.get(&key) {
-                return v.clone().unwrap_or(Value::Unknown);
-            }
-            // Guard against `this.a = this.a`.
-            self.member_cache.insert(key.clone(), None);
-            let v = self.class_member(class, &name);
-            self.member_cache.insert(key, v.clone());
-            return v.unwrap_or(Value::Unknown);
+            return client
+                .or_else(|| self.this_object(n, &name))
+                .unwrap_or(Value::Unknown);
         }
-        Value::Unknown
+        self.property(obj, &name).unwrap_or(Value::Unknown)
     }
 
     /// The class whose `this` a node sees: an ES class (not through a plain
     /// `function`), or the constructor of a prototype-style class when the node is in
     /// it or in one of its `X.prototype.name = function …` methods.
     pub(super) fn class_of(&mut self, n: Node<'t>) -> Option<Node<'t>> {
-        let mut cur = n;
-        let mut steps = 0;
-        while let Some(p) = self.parent(cur) {
-            steps += 1;
-            if steps > 400 {
-                return None;
-            }
-            match p.kind() {
-                "function_declaration" | "function_expression" | "function" => {
-                    return self.prototype_class(p)
-                }
-                "generator_function_declaration" | "generator_function" => return None,
-                "class_declaration" | "class" | "abstract_class_declaration" => return Some(p),
-                _ => {}
-            }
-            cur = p;
+        match self.this_owner(n)? {
+            this::Owner::Class(c) => Some(c),
+            this::Owner::Proto(x) => self.prototype_class(x, n),
         }
-        None
     }
 
     /// The values an expression given to a member may have: both sides of `a || b`
@@ -435,30 +428,17 @@ impl<'t> Analyzer<'t> {
         false
     }
 
-    /// The constructor `function X(…) { … }` of a prototype-style class, for the
-    /// function itself or a function assigned to `X.prototype.name`, when the file
-    /// gives `X.prototype` at least one method (else `this` in a plain function is not
-    /// known).
-    fn prototype_class(&mut self, f: Node<'t>) -> Option<Node<'t>> {
-        let ctor = if f.kind() == "function_declaration" {
-            f
-        } else {
-            let a = self.parent(f)?;
-            if a.kind() != "assignment_expression" || a.child_by_field_name("right") != Some(f) {
-                return None;
-            }
-            let class = prototype_target(a.child_by_field_name("left")?, self.src)?;
-            let name = text(class, self.src).to_string();
-            match self.lookup(&name, class) {
-                Decl::Func(d) if d.kind() == "function_declaration" => d,
-                _ => return None,
-            }
-        };
-        let name = text(ctor.child_by_field_name("name")?, self.src);
-        if self.prototypes.get(name).is_none_or(|m| m.is_empty()) {
+    /// The constructor `function X(…) { … }` of a prototype-style class whose `this`
+    /// is read at `at` ([`Self::this_owner`]), when the file gives `X.prototype` at
+    /// least one method (else `this` in a plain function is not known).
+    fn prototype_class(&mut self, x: &str, at: Node<'t>) -> Option<Node<'t>> {
+        if self.prototypes.get(x).is_none_or(|m| m.is_empty()) {
             return None;
         }
-        Some(ctor)
+        match self.lookup(x, at) {
+            Decl::Func(d) if d.kind() == "function_declaration" => Some(d),
+            _ => None,
+        }
     }
 
     /// Whether `name` at `at` is a parameter with a default value of the nearest

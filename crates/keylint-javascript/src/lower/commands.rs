@@ -6,8 +6,8 @@ use super::*;
 /// The binding of an ioredis client's `keyPrefix` that the code does not show.
 const IO_KEY_PREFIX: &str = "keyPrefix@ioredis";
 
-/// The binding of a node-redis 3 client's `prefix` that the code does not show.
-const NODE_REDIS_3_PREFIX: &str = "prefix@node-redis-3";
+/// The binding of a node-redis client's prefix that the code does not show.
+const NODE_KEY_PREFIX: &str = "keyPrefix@node-redis";
 
 impl<'t> Analyzer<'t> {
     /// The method name and receiver of a call `recv.method(…)`.
@@ -60,6 +60,10 @@ impl<'t> Analyzer<'t> {
             (_, Value::Client(c)) => {
                 self.command(call, c, None);
             }
+            ("exec", Value::Unknown) => self.batch_by_use(call, recv),
+            (m, Value::Unknown) if keylint_core::evidence::only_redis(m) => {
+                self.by_use_calls.push(call);
+            }
             _ => {}
         }
     }
@@ -108,20 +112,17 @@ impl<'t> Analyzer<'t> {
         )
     }
 
-    /// Whether a node-redis method is written as node-redis 3 writes it: a lower-case
-    /// name, in a project on node-redis 3 or older, or a name node-redis 4 and later do
-    /// not have (`zrem`, `hdel`, `mget`: they write `zRem`, `hDel`, `mGet`).
-    pub(super) fn v3_spelling(&self, m: &str) -> bool {
-        if m.is_empty() || m != m.to_ascii_lowercase() {
-            return false;
-        }
-        if self.options.node_redis_major.is_some_and(|v| v <= 3) {
-            return true;
-        }
-        if matches!(self.options.node_redis_major, Some(v) if v >= 4) {
-            return false;
-        }
-        methods::node_redis(m).is_none() && (methods::ioredis(m).is_some() || m == "send_command")
+    /// Whether a node-redis method is written as node-redis 3 writes it when the
+    /// project's major is not known: a lower-case name that node-redis 4 and later do
+    /// not have (`sinterstore`, `send_command`: they write `sInterStore`,
+    /// `sendCommand`).
+    fn legacy_spelling(&self, lib: Lib, m: &str) -> bool {
+        lib == Lib::NodeRedis
+            && self.options.node_redis_major.is_none()
+            && !m.is_empty()
+            && m == m.to_ascii_lowercase()
+            && methods::node_redis(m).is_none()
+            && (methods::ioredis(m).is_some() || m == "send_command")
     }
 
     /// The key uses of a command whose keys are known, and its unit when it takes
@@ -166,10 +167,6 @@ impl<'t> Analyzer<'t> {
                 && batch.is_none()
             {
                 let note = match self.options.node_redis_major {
-                    Some(m) if m <= 3 => format!(
-                        "node-redis {m} (the project's package.json) has no cluster client: \
-                         it sends it whole to the node it is connected to"
-                    ),
                     Some(m @ (4 | 5)) => format!(
                         "node-redis {m} (the project's package.json) sends it whole to the \
                          first key's node; node-redis 6 splits it by slot"
@@ -187,6 +184,72 @@ impl<'t> Analyzer<'t> {
         uses
     }
 
+    /// Whether the project's node-redis is version 3 or older.
+    pub(super) fn node_redis_3(&self) -> bool {
+        self.options.node_redis_major.is_some_and(|m| m <= 3)
+    }
+
+    /// Commands that only Redis clients have, on receivers the code does not resolve
+    /// (`this.bclient.brpoplpush(…)`), once every batch is read: a command of a client
+    /// known by use when the project depends on one client library, unless a batch
+    /// known by use queued it.
+    pub(super) fn commands_by_use(&mut self) {
+        let Some(c) = self.by_use_client() else {
+            return;
+        };
+        for call in std::mem::take(&mut self.by_use_calls) {
+            if self.queued_by_use.contains(&call.id()) {
+                continue;
+            }
+            let Some((recv, _, _)) = self.method_call(call) else {
+                continue;
+            };
+            if !self.plain_receiver(recv) {
+                continue;
+            }
+            self.command(call, c, None);
+        }
+    }
+
+    /// A receiver that may be a client: a name or a chain of properties (not a call),
+    /// not named like a batch or a cache, and not a name bound to a call.
+    fn plain_receiver(&mut self, recv: Node<'t>) -> bool {
+        let r = unwrap_expr(recv);
+        let chain_ok = {
+            let mut cur = r;
+            loop {
+                match cur.kind() {
+                    "identifier" | "this" => break true,
+                    "member_expression" => match cur.child_by_field_name("object") {
+                        Some(o) => cur = o,
+                        None => break false,
+                    },
+                    _ => break false,
+                }
+            }
+        };
+        if !chain_ok || super::batches::pipeline_like(r, self.src) {
+            return false;
+        }
+        if r.kind() == "identifier" {
+            let name = text(r, self.src).to_string();
+            if let Decl::Value(v) = self.lookup(&name, r) {
+                if unwrap_expr(v).kind() == "call_expression" {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Records a binding of a prefix every key that begins with it shares (see
+    /// `FileModel::client_prefixes`).
+    pub(super) fn share_prefix(&mut self, binding: &str) {
+        if !self.model.client_prefixes.iter().any(|b| b == binding) {
+            self.model.client_prefixes.push(binding.to_string());
+        }
+    }
+
     /// The command a method call sends, its key arguments and what a cluster client
     /// of the library does with keys in several slots; `None` when they cannot be told.
     fn command_keys(
@@ -195,20 +258,23 @@ impl<'t> Analyzer<'t> {
         m: &str,
         args: &[Node<'t>],
     ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
+        // node-redis 3 reads its arguments as ioredis does (flat, lowercase names)
+        // and has no cluster client: nothing is split.
+        if lib == Lib::IoRedis || self.node_redis_3() || self.legacy_spelling(lib, m) {
+            let (command, keys, cluster) = if matches!(m, "call" | "send_command") {
+                self.raw_command(args)?
+            } else {
+                self.io_keys(m, args)?
+            };
+            let cluster = if lib == Lib::NodeRedis {
+                Cluster::Routed
+            } else {
+                cluster
+            };
+            return Some((command, keys, cluster));
+        }
         match lib {
-            Lib::IoRedis if matches!(m, "call" | "send_command") => self.raw_command(args),
-            Lib::IoRedis => self.io_keys(m, args),
-            Lib::NodeRedis if self.v3_spelling(m) => {
-                // node-redis 3 (or a client in legacy mode): lower-case methods with
-                // flat arguments, as ioredis takes them; `send_command(name, [args])`.
-                let (command, keys, _) = if m == "send_command" {
-                    self.raw_command(args)?
-                } else {
-                    self.io_keys(m, args)?
-                };
-                Some((command, keys, Cluster::Routed))
-            }
-            Lib::NodeRedis if m == "sendCommand" => {
+            Lib::NodeRedis | Lib::IoRedis if m == "sendCommand" => {
                 // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
                 let argv = args
                     .iter()
@@ -224,7 +290,7 @@ impl<'t> Analyzer<'t> {
                 }
                 self.raw_command(&nodes)
             }
-            Lib::NodeRedis => self.node_keys(m, args),
+            Lib::NodeRedis | Lib::IoRedis => self.node_keys(m, args),
         }
     }
 
@@ -324,33 +390,68 @@ impl<'t> Analyzer<'t> {
     }
 
     pub(super) fn key_use(&mut self, t: Tpl, n: Node<'t>, command: &str, c: Client) -> usize {
-        let t = match c.prefix {
-            Prefix::None => t,
-            Prefix::Lit(i) => {
+        // A key that begins with a prefix kept on its object (`this.keyPrefix + …`),
+        // whose value the code does not show: like a client's `keyPrefix`, one value
+        // for every key of a unit.
+        let own = match t
+            .parts
+            .iter()
+            .find(|p| !matches!(p, TPart::Lit { bytes, .. } if bytes.is_empty()))
+        {
+            Some(TPart::Hole(h)) if this::is_prefix_label(&h.label) => Some(h.clone()),
+            _ => None,
+        };
+        let shared = |lib: Lib| match lib {
+            Lib::IoRedis => IO_KEY_PREFIX,
+            Lib::NodeRedis => NODE_KEY_PREFIX,
+        };
+        let t = match (c.prefix, own) {
+            (Prefix::None, Some(h)) => {
+                self.share_prefix(&h.binding);
+                t
+            }
+            (Prefix::Unknown, Some(h)) => {
+                // The client's unknown prefix, then the object's: one unknown value.
+                let binding = format!("{}+{}", shared(c.lib), h.binding);
+                self.share_prefix(&binding);
+                let mut p = Tpl::hole(HoleInfo {
+                    label: format!("keyPrefix + {}", h.label),
+                    binding,
+                    span: None,
+                    keylike: true,
+                });
+                let mut rest = t
+                    .parts
+                    .into_iter()
+                    .skip_while(|p| !matches!(p, TPart::Hole(_)));
+                rest.next();
+                p.push(Tpl {
+                    parts: rest.collect(),
+                });
+                p
+            }
+            (Prefix::None, None) => t,
+            (Prefix::Lit(i), _) => {
                 let mut p = self.prefixes[i].clone();
                 p.push(t);
                 p
             }
-            Prefix::Unknown | Prefix::Opaque => {
+            (Prefix::Unknown | Prefix::Opaque, _) => {
                 // ioredis prepends its `keyPrefix` to every key it sends (script keys
                 // and batched commands included), and node-redis 3 its `prefix` (by
                 // each command's key positions): one value for every key of a unit.
                 // node-redis 6's `keyPrefix` is left unknown.
-                let v3 = c.lib == Lib::NodeRedis
-                    && self.options.node_redis_major.is_some_and(|v| v <= 3);
                 let (binding, label) = if c.prefix != Prefix::Unknown {
                     ("keyPrefix", "keyPrefix")
                 } else if c.lib == Lib::IoRedis {
                     (IO_KEY_PREFIX, "keyPrefix")
-                } else if v3 {
-                    (NODE_REDIS_3_PREFIX, "prefix")
+                } else if self.node_redis_3() {
+                    (NODE_KEY_PREFIX, "prefix")
                 } else {
                     ("keyPrefix", "keyPrefix")
                 };
-                if binding != "keyPrefix"
-                    && !self.model.client_prefixes.iter().any(|b| b == binding)
-                {
-                    self.model.client_prefixes.push(binding.into());
+                if binding != "keyPrefix" {
+                    self.share_prefix(binding);
                 }
                 let mut p = Tpl::hole(HoleInfo {
                     label: label.into(),

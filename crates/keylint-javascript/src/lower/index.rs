@@ -16,6 +16,7 @@ impl<'t> Analyzer<'t> {
                 "import_alias" | "import_require_clause" => self.import_require(n),
                 "assignment_expression" | "augmented_assignment_expression" => {
                     if let Some(l) = n.child_by_field_name("left") {
+                        self.mutated_in(l);
                         self.assigned_in(l);
                         // `x = value` (an augmented one is never a client).
                         let plain = n.kind() == "assignment_expression";
@@ -104,6 +105,42 @@ impl<'t> Analyzer<'t> {
                 stack.push(c);
             }
             stack[mark..].reverse();
+        }
+    }
+
+    /// Records the object whose property an assignment target sets: `o.x`, `o[k]`
+    /// (the name `o`), `a.o.x` (the property `o`).
+    fn mutated_in(&mut self, target: Node<'t>) {
+        let t = unwrap_expr(target);
+        if !matches!(t.kind(), "member_expression" | "subscript_expression") {
+            return;
+        }
+        // `q.keys = …` from outside the object's own code.
+        if t.kind() == "member_expression"
+            && t.child_by_field_name("object")
+                .is_some_and(|o| o.kind() != "this")
+        {
+            if let Some(p) = t.child_by_field_name("property") {
+                self.assigned_fields.insert(text(p, self.src).to_string());
+            }
+        }
+        let Some(o) = t.child_by_field_name("object").map(unwrap_expr) else {
+            return;
+        };
+        match o.kind() {
+            "identifier" => {
+                self.mutated_names.insert(text(o, self.src).to_string());
+            }
+            "member_expression" => {
+                if let Some(p) = o.child_by_field_name("property") {
+                    self.mutated_fields.insert(text(p, self.src).to_string());
+                }
+            }
+            "subscript_expression" => {
+                // `a['o'].x = …`: any property may be meant.
+                self.mutated_fields.insert("*".to_string());
+            }
+            _ => {}
         }
     }
 

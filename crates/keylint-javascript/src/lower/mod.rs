@@ -201,6 +201,21 @@ pub(crate) struct Analyzer<'t> {
     /// The parent of every named node (tree-sitter finds a parent by walking down
     /// from the root, which costs the node's depth on every step up).
     parents: HashMap<usize, Node<'t>>,
+    /// While a batch of a receiver known by use is read: the client it is taken for.
+    by_use: Option<Client>,
+    /// Redis-only commands on receivers the code does not resolve, read once every
+    /// batch is (see `commands_by_use`).
+    by_use_calls: Vec<Node<'t>>,
+    /// The calls queued on batches of clients known by use.
+    queued_by_use: HashSet<usize>,
+    /// Names whose properties the file assigns (`keys[k] = …`, `o.x = …`).
+    mutated_names: HashSet<String>,
+    /// Properties whose own properties the file assigns (`this.keys.x = …`).
+    mutated_fields: HashSet<String>,
+    /// Properties the file assigns on objects other than `this` (`q.keys = …`).
+    assigned_fields: HashSet<String>,
+    /// Objects kept on `this`, by owner and property.
+    object_cache: HashMap<(String, String), Option<Value<'t>>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -253,8 +268,12 @@ mod batches;
 mod clients;
 mod commands;
 mod index;
+mod objects;
 mod scopes;
 mod scripts;
+mod this;
+#[cfg(test)]
+pub(crate) use this::is_prefix_label;
 mod values;
 
 impl<'t> Analyzer<'t> {
@@ -285,12 +304,19 @@ impl<'t> Analyzer<'t> {
             assignments: HashMap::new(),
             parents: HashMap::new(),
             prototypes: HashMap::new(),
+            by_use: None,
+            by_use_calls: Vec::new(),
+            queued_by_use: HashSet::new(),
+            mutated_names: HashSet::new(),
+            mutated_fields: HashSet::new(),
+            assigned_fields: HashSet::new(),
+            object_cache: HashMap::new(),
         }
     }
 
     pub(crate) fn run(mut self) -> FileModel {
         self.index();
-        if self.imports.any() {
+        if self.imports.any() || self.options.library.is_some() {
             let calls = std::mem::take(&mut self.calls);
             // Scripts defined with defineCommand are known before their calls.
             for &c in &calls {
@@ -299,6 +325,7 @@ impl<'t> Analyzer<'t> {
             for &c in &calls {
                 self.lower_call(c);
             }
+            self.commands_by_use();
             self.link_scripts();
         }
         self.model
@@ -360,12 +387,23 @@ fn range_keys<'t>(
         }
         return Some(out);
     }
-    // With arguments of unknown length, only "every argument from `first` on" (or
-    // all but the last, when the last is written) can still be read.
+    // With arguments of unknown length, a range that ends at a fixed position before
+    // the first of them is still known (`brpoplpush(a, b, 0, ...rest)`).
+    let lead = leading_known(flat).len();
+    if last > 0 && (last as usize) <= lead {
+        let lead = leading_known(flat);
+        return Some(
+            (first..last as usize)
+                .step_by(step.max(1))
+                .map(|i| lead[i])
+                .collect(),
+        );
+    }
+    // Otherwise only "every argument from `first` on" (or all but the last, when the
+    // last is written) can still be read.
     if step != 1 {
         return None;
     }
-    let lead = leading_known(flat).len();
     if lead < first {
         return None;
     }

@@ -30,8 +30,15 @@ impl<'t> Analyzer<'t> {
         } else {
             label
         };
-        // The same expression in one function holds the same value.
-        let scope = self.function_of(n).map_or(0, |f| f.start_byte());
+        // The same expression in one function holds the same value; a property of
+        // `this` is the same in every method of one object.
+        let scope = match self.this_owner(n) {
+            Some(o) if raw.starts_with("this.") || raw.starts_with("this[") => self.owner_id(o),
+            _ => self
+                .function_of(n)
+                .map_or(0, |f| f.start_byte())
+                .to_string(),
+        };
         Tpl::hole(HoleInfo {
             binding: format!("{label}@{scope}"),
             keylike: is_keylike_label(&label),
@@ -120,6 +127,7 @@ impl<'t> Analyzer<'t> {
             "object" => self.object(n),
             "identifier" => self.identifier(n),
             "member_expression" => self.member(n),
+            "subscript_expression" => self.subscript(n),
             "new_expression" => self.new_client(n),
             "call_expression" => self.call_value(n),
             _ => Value::Unknown,
@@ -250,6 +258,11 @@ impl<'t> Analyzer<'t> {
     pub(super) fn identifier(&mut self, n: Node<'t>) -> Value<'t> {
         let name = text(n, self.src).to_string();
         match self.lookup(&name, n) {
+            Decl::Value(v)
+                if unwrap_expr(v).kind() == "object" && self.mutated_names.contains(&name) =>
+            {
+                self.filled_object(&name, v).unwrap_or(Value::Unknown)
+            }
             Decl::Value(v) => self.eval(v),
             Decl::Param(p) => match self.env.get(&p.id()) {
                 Some(v) => v.clone(),
@@ -399,6 +412,13 @@ impl<'t> Analyzer<'t> {
                 }
                 if method == "readFileSync" {
                     return self.read_file(n);
+                }
+                if obj.kind() == "this" {
+                    // `this.toKey('wait')`: a key-builder method of the same object.
+                    return match self.this_method(n, method) {
+                        Some(func) => self.builder(func, n),
+                        None => Value::Unknown,
+                    };
                 }
                 match (method, self.eval(obj)) {
                     ("duplicate", Value::Client(c)) => Value::Client(c),

@@ -311,6 +311,12 @@ pub struct FileModel {
     /// that begins with it: keys that differ after it differ in slot unless the
     /// prefix itself carries a hash tag.
     pub client_prefixes: Vec<String>,
+    /// Bindings of opaque holes that stand for a value the caller of the code passes
+    /// in (a parameter of a function: a leaderboard's name, a cache key), as opposed
+    /// to a value the code computes itself (a prefix it may tag for a cluster). Two
+    /// keys built around one such value with different text (`name` and
+    /// `name + ":member_data"`) differ in slot unless the value carries a hash tag.
+    pub caller_values: Vec<String>,
 }
 
 impl FileModel {
@@ -329,6 +335,7 @@ impl FileModel {
             unit_notes: Vec::new(),
             unit_labels: Vec::new(),
             client_prefixes: Vec::new(),
+            caller_values: Vec::new(),
         }
     }
 

@@ -312,6 +312,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             };
             return self.opaque(n, &ctx);
         }
+        // Inside a followed builder, a value is identified by the arguments it reads:
+        // `coll = collection if collection is not None else self.default` is the same
+        // for every key of a comprehension that varies only the other argument.
+        let scope = match ctx.env.as_ref().and_then(|e| self.narrow_tag(n, e)) {
+            Some(tag) => tag,
+            None => self.scope_tag(ctx),
+        };
         // A long expression is shown shortened and identified by a hash of its text.
         let (label, binding) = if full.len() > MAX_LABEL {
             let mut cut = 40;
@@ -320,13 +327,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             (
                 format!("{}…", &full[..cut]),
-                format!("{}:#{:x}", self.scope_tag(ctx), fxhash(full)),
+                format!("{scope}:#{:x}", fxhash(full)),
             )
         } else {
-            (
-                full.to_string(),
-                format!("{}:{}", self.scope_tag(ctx), full),
-            )
+            (full.to_string(), format!("{scope}:{full}"))
         };
         Value::Opaque(HoleInfo {
             keylike: is_keylike_label(&label),
@@ -334,6 +338,46 @@ impl<'t> crate::lower::Analyzer<'t> {
             binding,
             span: Some(n.byte_range()),
         })
+    }
+
+    /// The scope tag of a value written as `n` inside a followed call, made of the
+    /// arguments of the parameters `n` reads only; `None` when that cannot be told
+    /// (a large expression, a lambda or comprehension inside).
+    fn narrow_tag(&self, n: Node<'t>, env: &Env<'t>) -> Option<String> {
+        let src = self.src();
+        let mut stack = vec![n];
+        let mut seen = 0usize;
+        let mut read: Vec<&str> = Vec::new();
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 256
+                || matches!(
+                    x.kind_name(),
+                    "lambda"
+                        | "list_comprehension"
+                        | "set_comprehension"
+                        | "dictionary_comprehension"
+                        | "generator_expression"
+                )
+            {
+                return None;
+            }
+            if x.kind_name() == "identifier" {
+                let name = text(x, src);
+                if env.params.contains_key(name) && !read.contains(&name) {
+                    read.push(name);
+                }
+                continue;
+            }
+            stack.extend(self.ix.nav.named_children(x));
+        }
+        read.sort_unstable();
+        let f = self.ix().funcs[env.func].node.start_byte();
+        let args: Vec<String> = read
+            .iter()
+            .map(|p| format!("{p}={}", fingerprint(&env.params[*p])))
+            .collect();
+        Some(format!("f{f}[{}]", args.join(",")))
     }
 
     /// Whether `n` names a parameter that a followed call binds to an argument
@@ -1616,9 +1660,19 @@ impl<'t> crate::lower::Analyzer<'t> {
             )
         };
         match def.kind {
-            DefKind::Param(p) => self
-                .param_value(name, p, def.annotation, ctx)
-                .unwrap_or_else(|| fallback(self, ctx)),
+            DefKind::Param(p) => match self.param_value(name, p, def.annotation, ctx) {
+                Some(v) => v,
+                None => {
+                    let v = fallback(self, ctx);
+                    // A value the function's caller passes in (not `*args`/`**kw`).
+                    if let Value::Opaque(h) = &v {
+                        if !p.kind_name().contains("splat") {
+                            self.caller_values.insert(h.binding.clone());
+                        }
+                    }
+                    v
+                }
+            },
             DefKind::Expr(e) => {
                 if let Some(v) = self.filled_collection(name, def, e, use_node, ctx) {
                     return v;
@@ -1642,6 +1696,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                         // annotated as a client: still of the declared type.
                         if let Some(k) = ctx.func.and_then(|f| self.declared_client(f, name)) {
                             return Value::Client(k);
+                        }
+                        // Inside a followed builder, a local is identified by the
+                        // arguments its value reads (see `narrow_tag`).
+                        if let Some(tag) = ctx.env.as_ref().and_then(|en| self.narrow_tag(e, en)) {
+                            return self.opaque_named(
+                                name,
+                                format!("{tag}:{name}#{version}"),
+                                Some(use_node.byte_range()),
+                            );
                         }
                         // A redis-py client that comes from an unknown call keeps its
                         // identity as this variable.

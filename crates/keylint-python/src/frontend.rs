@@ -51,6 +51,10 @@ impl Frontend for Python {
     }
 
     fn print_key(&self, pieces: &[Piece<'_>]) -> String {
+        // A value passed through as the key is shown by its name.
+        if let [Piece::Hole(l)] = pieces {
+            return l.to_string();
+        }
         let has_hole = pieces.iter().any(|p| matches!(p, Piece::Hole(_)));
         let mut out = String::from(if has_hole { "f\"" } else { "\"" });
         for p in pieces {

@@ -22,7 +22,7 @@ use keylint_core::model::{
     UnitNote,
 };
 use keylint_core::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// What happened to a pipeline at one call.
@@ -141,6 +141,11 @@ pub(crate) struct Analyzer<'t> {
     /// The receivers that the file's uses show to be clients (`byuse.rs`), read on
     /// first need.
     pub(crate) by_use: std::cell::OnceCell<crate::byuse::ByUse>,
+    /// Bindings of parameters' values: what the caller of a function passes in (see
+    /// [`FileModel::caller_values`]).
+    pub(crate) caller_values: HashSet<String>,
+    /// The caller's values that keys hold, in the functions that take them.
+    given: HashSet<String>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -197,6 +202,8 @@ impl<'t> Analyzer<'t> {
             capture: None,
             calls_indexed: false,
             by_use: std::cell::OnceCell::new(),
+            caller_values: HashSet::new(),
+            given: HashSet::new(),
         }
     }
 
@@ -289,6 +296,10 @@ impl<'t> Analyzer<'t> {
         for l in &mut self.model.unit_labels {
             l.unit = uremap[l.unit];
         }
+        // The caller's values that some key holds.
+        let mut given: Vec<String> = std::mem::take(&mut self.given).into_iter().collect();
+        given.sort();
+        self.model.caller_values = given;
         for s in &mut self.model.scripts {
             for k in &mut s.keys {
                 *k = remap[*k];
@@ -875,8 +886,22 @@ impl<'t> Analyzer<'t> {
                 int_tpl = self.to_tpl(&e.value, e.node, ctx);
                 &int_tpl
             }
+            // A parameter of this function passed through as the key: the caller's
+            // value, which keys built around it are compared with (it may carry any
+            // tag of its own).
+            Value::Opaque(h) if self.own_caller_value(&h.binding, ctx) => {
+                int_tpl = Tpl::hole(h.clone());
+                &int_tpl
+            }
             _ => return None,
         };
+        for p in &tpl.parts {
+            if let crate::tpl::TPart::Hole(h) = p {
+                if self.own_caller_value(&h.binding, ctx) {
+                    self.given.insert(h.binding.clone());
+                }
+            }
+        }
         let span = e.node.byte_range();
         let template = tpl.to_key_template(&span);
         self.model.keys.push(KeyUse {
@@ -893,6 +918,21 @@ impl<'t> Analyzer<'t> {
             cap.insert(k, tpl.clone());
         }
         Some(k)
+    }
+
+    /// Whether `binding` is the value of a parameter of the function the use is in,
+    /// read there: what this call's caller passes in. A parameter of a constructor read
+    /// through `self.x` in a method is the object's configuration, not the call's.
+    fn own_caller_value(&self, binding: &str, ctx: &Ctx<'t>) -> bool {
+        let Some(f) = ctx.func else {
+            return false;
+        };
+        let scope = self.ix.funcs[f].node.start_byte();
+        self.caller_values.contains(binding)
+            && binding
+                .strip_prefix('f')
+                .and_then(|b| b.split_once(':'))
+                .is_some_and(|(at, _)| at == scope.to_string())
     }
 
     /// Whether key `k` stands for many keys (an element of a comprehension, a key

@@ -1450,6 +1450,53 @@ class Chan:
 }
 
 #[test]
+fn keys_around_a_value_the_caller_passes_in() {
+    let src = r#"
+import redis
+def f(r: redis.Redis, name):
+    r.sunionstore(name, [name + ":member_data"])
+def g(r: redis.Redis, prefix):
+    r.sunionstore(prefix + ":a", [prefix + ":b"])
+class Store:
+    def __init__(self, r: redis.Redis, name):
+        self.r = r
+        self.name = name
+    def both(self):
+        return self.r.sunionstore(self.name, [self.name + ":b"])
+"#;
+    let m = lower(src);
+    // The parameter used as the key is a key of its unit.
+    assert_eq!(
+        multi(&m)[0].3,
+        vec!["name".to_string(), "f\"{name}:member_data\"".to_string()]
+    );
+    // Only the values of the functions that take them: not a constructor's parameter
+    // read through `self` in a method, and not one that is never a key.
+    assert_eq!(m.caller_values.len(), 2, "{:?}", m.caller_values);
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}
+
+#[test]
+fn a_builder_value_that_reads_only_the_fixed_argument_is_one_value() {
+    // `coll` reads `collection`, the same for every key: the keys differ in `key`.
+    let src = r#"
+from redis.cluster import RedisCluster
+class Store:
+    def __init__(self, client: RedisCluster, default_collection="default"):
+        self._client = client
+        self._default_collection = default_collection
+    def _make_key(self, key, collection):
+        coll = collection if collection is not None else self._default_collection
+        return f"{coll}:{key}"
+    def get_many(self, keys, collection=None):
+        return self._client.mget([self._make_key(k, collection) for k in keys])
+    def one(self, key, collection=None):
+        return self._client.mget(self._make_key(key, collection), self._make_key(key, collection))
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}
+
+#[test]
 fn a_docstring_script_gets_the_preamble_its_annotations_say() {
     let src = r#"
 from redis.asyncio import Redis

@@ -9,7 +9,7 @@ use super::Context;
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{CrossSlotPolicy, KeyFamily, UnitKind};
 use crate::rule::RuleMeta;
-use crate::template::{compare, HashInput, KeyTemplate, Part, SymPart, Verdict};
+use crate::template::{compare, HashInput, HoleKind, KeyTemplate, Part, SymPart, Verdict};
 
 pub(crate) const META: RuleMeta = RuleMeta {
     code: "RK002",
@@ -74,6 +74,149 @@ pub(super) fn explain_after_prefix(f: Finding, label: &str) -> Finding {
     .with_note(format!(
         "this holds unless `{label}` carries a hash tag (`{{…}}`): with a tag in it, \
          every key that begins with it hashes only that tag"
+    ))
+}
+
+/// Most keys of one unit compared pairwise around the caller's values.
+const MAX_AROUND: usize = 64;
+
+/// A key that is a value the caller passes in (a parameter used as the key, such as a
+/// leaderboard's name or a cache key) next to a key the code builds around it, with
+/// text that differs whatever the values: `name` and `name + ":member_data"`. Their
+/// slots are unknown only because that value may carry a hash tag; without one, the
+/// keys are hashed from different bytes. Keys that only share a value as their prefix
+/// (`f"{prefix}:a"`, `f"{prefix}:b"`) stay unknown: a namespace is what a project tags
+/// for a cluster. With the label of the caller's value, which the finding names.
+pub(super) fn around_caller_value(u: &UnitView<'_, '_>) -> Option<(usize, usize, Vec<String>)> {
+    let model = u.cx.model;
+    if model.caller_values.is_empty() {
+        return None;
+    }
+    let opaque = |k: usize| -> Vec<(&str, &str)> {
+        model.keys[k]
+            .template
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Hole(h) if h.kind == HoleKind::Opaque => {
+                    Some((h.binding.as_str(), h.label.as_str()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let is_caller = |b: &str| model.caller_values.iter().any(|c| c == b);
+    // The keys that are a caller's value alone.
+    let keys: Vec<usize> = u
+        .unit
+        .keys
+        .iter()
+        .copied()
+        .filter(|&k| {
+            matches!(model.keys[k].template.text_parts().as_slice(),
+                [SymPart::Hole { binding, .. }] if is_caller(binding))
+                && opaque(k).len() == 1
+        })
+        .take(MAX_AROUND)
+        .collect();
+    let all: Vec<usize> = u.unit.keys.iter().copied().take(MAX_AROUND).collect();
+    for &a in &keys {
+        let oa = opaque(a);
+        for &b in &all {
+            if a == b || (u.inputs[a] != HashInput::Unknown && u.inputs[b] != HashInput::Unknown)
+            {
+                continue;
+            }
+            let ob = opaque(b);
+            let shared: Vec<(&str, &str)> = oa
+                .iter()
+                .copied()
+                .filter(|(x, _)| ob.iter().any(|(y, _)| x == y))
+                .collect();
+            if shared.is_empty() || shared.iter().any(|(x, _)| !is_caller(x)) {
+                continue;
+            }
+            let ta = &model.keys[a].template;
+            let tb = &model.keys[b].template;
+            let (Some((ia, _)), Some((ib, _))) = (
+                ta.hash_input_if_untagged(&[]),
+                tb.hash_input_if_untagged(&[]),
+            ) else {
+                continue;
+            };
+            if compare(&ia, &ib) != Verdict::LikelyDifferent || !texts_differ(ta, tb) {
+                continue;
+            }
+            let mut labels: Vec<String> = Vec::new();
+            for (_, l) in shared {
+                if !labels.iter().any(|x| x == l) {
+                    labels.push(l.to_string());
+                }
+            }
+            return Some((a, b, labels));
+        }
+    }
+    None
+}
+
+/// Whether two templates evaluate to different text whatever their holes hold: after
+/// the parts they share at the start (and at the end), one has nothing left and the
+/// other literal bytes, or both go on with literal bytes that differ.
+pub(super) fn texts_differ(a: &KeyTemplate, b: &KeyTemplate) -> bool {
+    let (pa, pb) = (a.text_parts(), b.text_parts());
+    let front = pa.iter().zip(&pb).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (&pa[front..], &pb[front..]);
+    let back = ra
+        .iter()
+        .rev()
+        .zip(rb.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (ra, rb) = (&ra[..ra.len() - back], &rb[..rb.len() - back]);
+    let has_bytes = |r: &[SymPart]| r.iter().any(|p| matches!(p, SymPart::Bytes(b) if !b.is_empty()));
+    if ra.is_empty() || rb.is_empty() {
+        return has_bytes(ra) || has_bytes(rb);
+    }
+    // Bytes that conflict where neither is a prefix (or suffix) of the other.
+    let clash = |x: &[u8], y: &[u8], from_end: bool| {
+        let n = x.len().min(y.len());
+        if from_end {
+            x[x.len() - n..] != y[y.len() - n..]
+        } else {
+            x[..n] != y[..n]
+        }
+    };
+    let starts = match (&ra[0], &rb[0]) {
+        (SymPart::Bytes(x), SymPart::Bytes(y)) => clash(x, y, false),
+        _ => false,
+    };
+    let ends = match (ra.last(), rb.last()) {
+        (Some(SymPart::Bytes(x)), Some(SymPart::Bytes(y))) => clash(x, y, true),
+        _ => false,
+    };
+    starts || ends
+}
+
+/// Why two keys built around the caller's values fail, and what is assumed.
+pub(super) fn explain_around(f: Finding, labels: &[String]) -> Finding {
+    let (which, whose) = match labels {
+        [one] => (format!("`{one}`"), "a value the caller passes in"),
+        many => (
+            many.iter()
+                .map(|l| format!("`{l}`"))
+                .collect::<Vec<_>>()
+                .join(" or "),
+            "values the caller passes in",
+        ),
+    };
+    f.with_note(format!(
+        "these keys are built around {which} and differ in the text the code adds, so \
+         without a hash tag they are hashed from different bytes and share a slot only by \
+         a 1-in-16384 chance"
+    ))
+    .with_note(format!(
+        "this holds unless {which}, {whose}, carries a hash tag (`{{…}}`): with a tag in \
+         it, every key built around it hashes only that tag"
     ))
 }
 

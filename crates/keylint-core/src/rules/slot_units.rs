@@ -127,6 +127,8 @@ struct Detection<'m> {
     at_start: bool,
     /// The pair differs after a client prefix the code does not show: its label.
     under_prefix: Option<String>,
+    /// The pair is built around values the caller passes in: their labels.
+    around: Option<Vec<String>>,
 }
 
 impl Detection<'_> {
@@ -142,6 +144,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         return None;
     }
     let mut under_prefix = None;
+    let mut around = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
     } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
@@ -156,6 +159,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some((a, b, label)) = cross_slot_likely::after_prefix(u) {
         // Likely: keys that differ after the one prefix the client gives them all.
         under_prefix = Some(label);
+        (Rule::CrossSlotLikely, a, b)
+    } else if let Some((a, b, labels)) = cross_slot_likely::around_caller_value(u) {
+        // Likely: keys built around one value the caller passes in.
+        around = Some(labels);
         (Rule::CrossSlotLikely, a, b)
     } else {
         return None;
@@ -182,6 +189,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         family,
         at_start: is_tx && !in_unit(culprit) && unit.anchor != unit.span,
         under_prefix,
+        around,
     })
 }
 
@@ -231,6 +239,15 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
             }
             _ => rest.describe(cx.syntax(k)),
         },
+        // Around the caller's values: hashed as it would be if they carry no tag.
+        _ if d.around.is_some() && inputs[k] == HashInput::Unknown => {
+            match keys[k].template.hash_input_if_untagged(&[]) {
+                Some((i @ HashInput::Symbolic { .. }, _)) => {
+                    format!("{} if untagged", i.describe(cx.syntax(k)))
+                }
+                _ => inputs[k].describe(cx.syntax(k)),
+            }
+        }
         _ => inputs[k].describe(cx.syntax(k)),
     };
     let culprit_label = if d.family_only() {
@@ -311,15 +328,21 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
     let in_script = cx.in_script(d.anchor);
     let mut f = match (d.rule, unit.policy) {
         // Nothing is refused; what is lost is said in the unit's notes.
-        (_, CrossSlotPolicy::NotAtomic) => f.with_severity(Severity::Warning),
+        // (What a verdict around the caller's values assumes is said all the same.)
+        (_, CrossSlotPolicy::NotAtomic) => match &d.around {
+            Some(labels) => cross_slot_likely::explain_around(f, labels),
+            None => f,
+        }
+        .with_severity(Severity::Warning),
         (Rule::CrossSlot, _) => cross_slot::explain(f, unit, in_script),
         _ if d.family_only() => {
             let client = cx.model.facts.client.refuses_cross_slot;
             f.with_note(refusal(&unit.kind, in_script, client.as_ref()))
         }
-        _ => match &d.under_prefix {
-            Some(label) => cross_slot_likely::explain_after_prefix(f, label),
-            None => cross_slot_likely::explain(f),
+        _ => match (&d.under_prefix, &d.around) {
+            (Some(label), _) => cross_slot_likely::explain_after_prefix(f, label),
+            (None, Some(labels)) => cross_slot_likely::explain_around(f, labels),
+            (None, None) => cross_slot_likely::explain(f),
         },
     };
     if cx.fstring(d.anchor) && !d.family_only() && looks_like_fstring_trap(u) {
@@ -428,9 +451,12 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             // A rewrite of a script's keys inside another file's string would have to
             // re-quote them for that file too: no edit is offered there, only the help.
             // A rewrite after a prefix the code does not show is left to the reader.
-            let fix = (!cx.in_embedded_script(d.anchor) && d.under_prefix.is_none())
-                .then(|| tag_fix(cx.model, keys, &index, &s))
-                .flatten();
+            // So is one around a value the caller passes in: its callers choose it.
+            let fix = (!cx.in_embedded_script(d.anchor)
+                && d.under_prefix.is_none()
+                && d.around.is_none())
+            .then(|| tag_fix(cx.model, keys, &index, &s))
+            .flatten();
             let f = match fix {
                 Some(fix) => f.with_fix(fix),
                 None => f,
@@ -501,6 +527,7 @@ fn tag_fix(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
     use crate::frontend::testing::PY;
     use crate::model::KeyFamily;
     use crate::rules::testing;
@@ -562,6 +589,91 @@ mod tests {
             CrossSlotPolicy::Refused,
         );
         assert_eq!(out.len(), 1);
+    }
+
+    /// One `MGET` unit over `keys`, whose holes named in `given` are values the caller
+    /// passes in.
+    fn around(keys: Vec<Vec<Part>>, given: &[&str]) -> Vec<Finding> {
+        let mut m = testing::model(PY, "MGET", keys);
+        m.units.push(Unit {
+            kind: UnitKind::Command,
+            name: "MGET".into(),
+            span: 0..100,
+            anchor: 0..4,
+            keys: (0..m.keys.len()).collect(),
+            policy: CrossSlotPolicy::Refused,
+        });
+        m.caller_values = given.iter().map(|g| g.to_string()).collect();
+        testing::run(check, &m)
+    }
+
+    #[test]
+    fn a_caller_value_next_to_a_key_built_around_it_is_likely_cross_slot() {
+        let name = || hole("name", HoleKind::Opaque);
+        let out = around(
+            vec![vec![name()], vec![name(), lit(":member_data")]],
+            &["name"],
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert_eq!(out[0].severity, Severity::Warning);
+        assert!(
+            out[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("unless `name`, a value the caller passes in, carries")),
+            "{:?}",
+            out[0].notes
+        );
+        // No rewrite is offered: the callers choose the value.
+        assert!(out[0].fix.is_none());
+        // With an opaque part of its own after the value (a configured namespace).
+        let ns = hole("self.ns", HoleKind::Opaque);
+        let out = around(vec![vec![name()], vec![name(), lit(":"), ns]], &["name"]);
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn keys_around_a_value_stay_silent_when_they_may_be_one_key_or_share_a_tag() {
+        let name = || hole("name", HoleKind::Opaque);
+        // Not a value the caller passes in (a prefix the code computes).
+        assert!(around(vec![vec![name()], vec![name(), lit(":x")]], &[]).is_empty());
+        // The suffix may be empty: the keys may be one key.
+        let suffix = hole("suffix", HoleKind::Opaque);
+        assert!(around(
+            vec![vec![name()], vec![name(), suffix]],
+            &["name", "suffix"]
+        )
+        .is_empty());
+        // Only a shared prefix: a namespace a project tags for a cluster.
+        let a = vec![name(), lit(":a")];
+        let b = vec![name(), lit(":b")];
+        assert!(around(vec![a, b], &["name"]).is_empty());
+        // Two values chosen apart.
+        let other = hole("other", HoleKind::Opaque);
+        assert!(around(vec![vec![name()], vec![other]], &["name", "other"]).is_empty());
+        // A tag the code writes around the value co-locates the keys.
+        let tagged = vec![lit("{"), name(), lit("}")];
+        let tagged_x = vec![lit("{"), name(), lit("}:x")];
+        assert!(around(vec![tagged, tagged_x], &["name"]).is_empty());
+    }
+
+    #[test]
+    fn texts_that_differ_whatever_the_values() {
+        let t = |parts| KeyTemplate { parts };
+        let name = || hole("name", HoleKind::Opaque);
+        let x = || hole("x", HoleKind::Opaque);
+        let differ = |a: Vec<Part>, b: Vec<Part>| cross_slot_likely::texts_differ(&t(a), &t(b));
+        assert!(differ(vec![name()], vec![name(), lit(":a")]));
+        assert!(differ(vec![name(), lit(":a")], vec![name(), lit(":b")]));
+        assert!(differ(vec![lit("a:"), name()], vec![lit("b:"), name()]));
+        assert!(!differ(vec![name()], vec![name(), x()]));
+        assert!(!differ(vec![name(), lit(":a")], vec![name(), lit(":a")]));
+        assert!(!differ(
+            vec![name(), lit(":a")],
+            vec![name(), x(), lit(":a")]
+        ));
+        assert!(!differ(vec![lit("a"), x()], vec![lit("ab")]));
     }
 
     #[test]

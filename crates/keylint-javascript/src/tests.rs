@@ -513,6 +513,176 @@ fn unknown_key_prefix_is_one_value_for_every_key() {
     assert!(rules(src, Dialect::TypeScript, &Options::default()).is_empty());
 }
 
+fn v3() -> Options {
+    Options {
+        node_redis_major: Some(3),
+        ..Options::default()
+    }
+}
+
+#[test]
+fn node_redis_3_lower_case_methods_and_callbacks() {
+    let src = "const redis = require('redis');\nconst c = redis.createClient(6379, 'h');\n\
+               c.mget('a', 'b', (err, r) => {});\n\
+               c.multi().zrem('q:w', id).hdel('q:j', id).exec(cb);\n\
+               c.send_command('del', ['x', 'y'], function (err) {});\n";
+    let u = units(src, Dialect::JavaScript, &v3());
+    let names: Vec<&str> = u.iter().map(|x| x.1.as_str()).collect();
+    assert_eq!(names, ["MGET", "MULTI", "DEL"], "{u:?}");
+    assert_eq!(u[0].3, ["\"a\"", "\"b\""]);
+    assert_eq!(u[1].3, ["\"q:w\"", "\"q:j\""]);
+    assert_eq!(u[2].3, ["\"x\"", "\"y\""]);
+    // No cluster client in node-redis 3: nothing is split.
+    assert!(u.iter().all(|x| x.2 == CrossSlotPolicy::Refused), "{u:?}");
+}
+
+#[test]
+fn node_redis_lower_case_names_of_version_3_only() {
+    // With no major known, `sinterstore` (not a method of node-redis 4+) is read as
+    // node-redis 3 writes it; `del` keeps node-redis 4+ arguments.
+    let src = "const redis = require('redis');\nconst c = redis.createClient();\n\
+               c.sinterstore('d', 'a', 'b');\nc.del('x', 'y');\n";
+    let u = js(src);
+    assert_eq!(u.len(), 2, "{u:?}");
+    assert_eq!(u[0].1, "SINTERSTORE");
+    assert_eq!(u[0].3, ["\"d\"", "\"a\"", "\"b\""]);
+    assert_eq!(u[1].3, ["\"x\""]);
+    // A project on node-redis 6 has no such method.
+    let six = Options {
+        node_redis_major: Some(6),
+        ..Options::default()
+    };
+    assert!(units(src, Dialect::JavaScript, &six)
+        .iter()
+        .all(|x| x.1 != "SINTERSTORE"));
+}
+
+#[test]
+fn multi_with_arrays_of_commands() {
+    let src = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+               function f(id, more) {\n  const mc = [['zrem', 'q:w', id], ['hdel', 'q:j', id]];\n\
+               if (more) { mc.push(['del', 'q:x']); }\n  r.multi(mc).exec();\n}\n\
+               r.multi([['set', 'a', 1], ['incr', 'b']]).exec();\n";
+    let u = js(src);
+    let tx: Vec<_> = u.iter().filter(|x| x.1 == "MULTI").collect();
+    assert_eq!(tx.len(), 2, "{u:?}");
+    // The pushed command is conditional: left out.
+    assert_eq!(tx[0].3, ["\"q:w\"", "\"q:j\""]);
+    assert_eq!(tx[1].3, ["\"a\"", "\"b\""]);
+}
+
+#[test]
+fn multi_array_used_otherwise_is_unknown() {
+    for use_ in [
+        "mc.splice(0, 1);",
+        "other(mc);",
+        "mc.length = 0;",
+        "mc.pop();",
+    ] {
+        let src = format!(
+            "const Redis = require('ioredis');\nconst r = new Redis();\n\
+             function f(id) {{\n  const mc = [['zrem', 'q:w', id], ['hdel', 'q:j', id]];\n\
+             {use_}\n  r.multi(mc).exec();\n}}\n"
+        );
+        let u = js(&src);
+        assert!(u.iter().all(|x| x.1 != "MULTI"), "{use_}: {u:?}");
+    }
+}
+
+#[test]
+fn node_redis_3_batch_is_a_pipeline() {
+    let src = "const redis = require('redis');\nconst c = redis.createClient();\n\
+               c.batch().set('a', 1).set('b', 2).exec(cb);\n";
+    let u = units(src, Dialect::JavaScript, &v3());
+    assert_eq!(u.len(), 1, "{u:?}");
+    assert_eq!(u[0].1, "batch");
+    assert_eq!(u[0].2, CrossSlotPolicy::SameNode);
+    // ioredis has no batch().
+    let io = "const Redis = require('ioredis');\nconst r = new Redis();\n\
+              r.batch().set('a', 1).set('b', 2).exec();\n";
+    assert!(js(io).is_empty());
+}
+
+#[test]
+fn field_set_from_a_client_or_an_option() {
+    let src = "const redis = require('redis');\nclass Q {\n  constructor(o) {\n\
+               if (o.client) { this.redis = o.client; } else { this.redis = redis.createClient(o); }\n\
+               }\n  drop(id) { this.redis.multi().zrem('q:w', id).hdel('q:j', id).exec(); }\n}\n";
+    let u = units(src, Dialect::JavaScript, &v3());
+    assert_eq!(u.len(), 1, "{u:?}");
+    assert_eq!(u[0].2, CrossSlotPolicy::Refused);
+    // A field that is sometimes something else (a string, a Map) is not a client.
+    for other in ["'x'", "new Map()", "[]", "makeStore()", "cache"] {
+        let s = src.replace("o.client;", &format!("{other};"));
+        assert!(units(&s, Dialect::JavaScript, &v3()).is_empty(), "{other}");
+    }
+    // `a || b`: either.
+    let or = src.replace(
+        "if (o.client) { this.redis = o.client; } else { this.redis = redis.createClient(o); }",
+        "this.redis = o.client || redis.createClient(o);",
+    );
+    assert_eq!(units(&or, Dialect::JavaScript, &v3()).len(), 1);
+    let map = or.replace("o.client ||", "new Map() ||");
+    assert!(units(&map, Dialect::JavaScript, &v3()).is_empty());
+    // A field that is never a client is not one.
+    let none = "class Q {\n  constructor(o) { this.redis = o.client; }\n\
+                drop(id) { this.redis.multi().zrem('q:w', id).hdel('q:j', id).exec(); }\n}\n\
+                const redis = require('redis');\n";
+    assert!(units(none, Dialect::JavaScript, &v3()).is_empty());
+}
+
+#[test]
+fn prototype_style_class() {
+    let src = "const Redis = require('ioredis');\n\
+               function Queue(name) {\n  this.client = new Redis();\n  this.name = name;\n}\n\
+               Queue.prototype.drop = function (id) {\n\
+               return this.client.multi().set('q:a', 1).set('q:b', 1).exec();\n};\n\
+               Queue.prototype.later = function (id) {\n\
+               setTimeout(function () { this.client.mget('c', 'd'); }, 1);\n\
+               return this.client.mget('e', 'f');\n};\n";
+    let u = js(src);
+    let names: Vec<(&str, &Vec<String>)> = u.iter().map(|x| (x.1.as_str(), &x.3)).collect();
+    // `this` in a nested plain function is another object.
+    assert_eq!(
+        names,
+        [
+            ("MULTI", &vec!["\"q:a\"".to_string(), "\"q:b\"".to_string()]),
+            ("MGET", &vec!["\"e\"".to_string(), "\"f\"".to_string()]),
+        ],
+        "{u:?}"
+    );
+    // Without a prototype method, `this` in a plain function is not known.
+    let plain = "const Redis = require('ioredis');\n\
+                 function make() {\n  this.client = new Redis();\n  this.client.mget('a', 'b');\n}\n";
+    assert!(js(plain).is_empty());
+    // A method of another function's prototype does not see this one's fields.
+    let other =
+        src.replace("Queue.prototype.later", "Other.prototype.later") + "function Other() {}\n";
+    let u = js(&other);
+    assert_eq!(u.len(), 1, "{u:?}");
+}
+
+#[test]
+fn node_redis_3_prefix_out_of_view() {
+    // node-redis 3 prepends its `prefix` option to every key: with options out of
+    // view, keys that differ after it are likely in different slots, not proven.
+    let src = "const redis = require('redis');\n\
+               function make(options) { return 1; }\n\
+               class Q {\n  constructor(options = {}) {\n\
+               this.redis = options.client || redis.createClient(options);\n  }\n\
+               drop(id) { this.redis.multi().zrem('q:w', id).hdel('q:j', id).exec(); }\n}\n";
+    assert_eq!(
+        rules(src, Dialect::JavaScript, &v3()),
+        ["cross-slot-likely"],
+        "{:?}",
+        units(src, Dialect::JavaScript, &v3())
+    );
+    // With every option in view there is no prefix: proven.
+    let seen = src.replace("createClient(options)", "createClient(6379, 'localhost')");
+    let seen = seen.replace("options.client || ", "");
+    assert_eq!(rules(&seen, Dialect::JavaScript, &v3()), ["cross-slot"]);
+}
+
 fn with_lib(src: &str, lib: Option<Library>) -> Vec<String> {
     rules(
         src,

@@ -1,4 +1,4 @@
-//! `multi()` and `pipeline()` batches up to `exec()` / `execAsPipeline()`.
+//! `multi()`, `pipeline()` and node-redis 3 `batch()` batches up to `exec()` / `execAsPipeline()`.
 
 use super::*;
 
@@ -18,6 +18,10 @@ impl<'t> Analyzer<'t> {
         };
         let mode = Some((b, as_pipeline));
         let mut keys = Vec::new();
+        // `multi([['zrem', k, id], ['hdel', k2, id]])`: the commands given first.
+        for items in self.array_commands(start, c) {
+            keys.extend(self.array_command(&items, c, mode));
+        }
         for q in queued {
             keys.extend(self.command(q, c, mode));
         }
@@ -27,11 +31,12 @@ impl<'t> Analyzer<'t> {
         // What a cluster does with the batch as a whole: a transaction is refused when
         // its keys span slots (node-redis sends it to one node, ioredis checks it
         // first); a pipeline works while its slots share a node.
-        let pipeline = b == Batch::Pipeline || as_pipeline;
+        let pipeline = b != Batch::Multi || as_pipeline;
         let (name, policy) = match (b, as_pipeline) {
             (Batch::Multi, false) => ("MULTI", CrossSlotPolicy::Refused),
             (Batch::Multi, true) => ("execAsPipeline", CrossSlotPolicy::SameNode),
             (Batch::Pipeline, _) => ("pipeline", CrossSlotPolicy::SameNode),
+            (Batch::Grouped, _) => ("batch", CrossSlotPolicy::SameNode),
         };
         self.push_unit(Unit {
             kind: UnitKind::Transaction,
@@ -42,6 +47,11 @@ impl<'t> Analyzer<'t> {
             policy,
         });
         let note = match (c.lib, pipeline) {
+            _ if b == Batch::Grouped => {
+                "node-redis 3 has no cluster client: `batch()` is sent to the node the client \
+                 is connected to, where a command for another node's slot fails with `MOVED` \
+                 while the others run, leaving a partial write"
+            }
             (Lib::IoRedis, false) => {
                 "ioredis checks a transaction before sending it: keys on two nodes are \
                  rejected by the client (`All keys in the pipeline should belong to the same \
@@ -86,7 +96,7 @@ impl<'t> Analyzer<'t> {
             match cur.kind() {
                 "call_expression" => {
                     let (obj, m, _) = self.method_call(cur)?;
-                    if matches!(m, "multi" | "pipeline") && self.starts_batch(obj, m) {
+                    if matches!(m, "multi" | "pipeline" | "batch") && self.starts_batch(obj, m) {
                         chain.reverse();
                         return Some((cur, chain));
                     }
@@ -162,12 +172,94 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    /// Whether `recv.m()` (`m` is `multi` or `pipeline`) starts a batch: `recv` is a
-    /// client, or, while a receiver known by use is read, `m` is `multi` on a
-    /// receiver the code does not resolve.
+    /// The commands given to `multi(…)` / `batch(…)` as an array of arrays (ioredis,
+    /// node-redis 3): the elements of each command written as an array literal, in
+    /// order. An array in a `const` counts when the function only `push`es onto it
+    /// besides (a command pushed under a condition is left out); any other use of it
+    /// (passed on, spliced, emptied) leaves its commands unknown.
+    pub(super) fn array_commands(&mut self, start: Node<'t>, c: Client) -> Vec<Vec<Node<'t>>> {
+        if c.lib == Lib::NodeRedis && self.options.node_redis_major.is_some_and(|v| v >= 4) {
+            // node-redis 4 and later take no commands there.
+            return Vec::new();
+        }
+        let args = self.args(start);
+        let [arg] = args[..] else {
+            return Vec::new();
+        };
+        let arg = unwrap_expr(arg);
+        let array = match arg.kind() {
+            "array" => arg,
+            "identifier" => {
+                let name = text(arg, self.src).to_string();
+                let Decl::Value(v) = self.lookup(&name, arg) else {
+                    return Vec::new();
+                };
+                let v = unwrap_expr(v);
+                if v.kind() != "array" || !self.only_pushed(&name, v, arg) {
+                    return Vec::new();
+                }
+                v
+            }
+            _ => return Vec::new(),
+        };
+        let mut out = Vec::new();
+        let mut cur = array.walk();
+        for e in array.named_children(&mut cur) {
+            let e = unwrap_expr(e);
+            if e.kind() != "array" {
+                continue;
+            }
+            let mut c2 = e.walk();
+            let items: Vec<Node<'t>> = e
+                .named_children(&mut c2)
+                .filter(|x| x.kind() != "comment")
+                .collect();
+            if items.is_empty() || items.iter().any(|x| x.kind() == "spread_element") {
+                continue;
+            }
+            out.push(items);
+        }
+        out
+    }
+
+    /// Whether the array `name`, declared with the value `value`, is used in its
+    /// function only as `name.push(…)` and at `used` (the call that sends it).
+    fn only_pushed(&self, name: &str, value: Node<'t>, used: Node<'t>) -> bool {
+        let scope = self.function_of(value).unwrap_or(self.root);
+        let mut stack = vec![scope];
+        let mut cur = scope.walk();
+        while let Some(x) = stack.pop() {
+            if x.kind() == "identifier" && text(x, self.src) == name && x != used {
+                let p = self.parent(x);
+                let declared = p.is_some_and(|p| {
+                    p.kind() == "variable_declarator"
+                        && p.child_by_field_name("name") == Some(x)
+                        && p.child_by_field_name("value") == Some(value)
+                });
+                let pushed = p.is_some_and(|p| {
+                    p.kind() == "member_expression"
+                        && p.child_by_field_name("object") == Some(x)
+                        && p.child_by_field_name("property")
+                            .is_some_and(|m| text(m, self.src) == "push")
+                        && self
+                            .parent(p)
+                            .is_some_and(|call| call.kind() == "call_expression")
+                });
+                if !declared && !pushed {
+                    return false;
+                }
+            }
+            stack.extend(x.named_children(&mut cur));
+        }
+        true
+    }
+
+    /// Whether `recv.m()` (`m` is `multi`, `pipeline` or `batch`) starts a batch:
+    /// `recv` is a client (a node-redis one for `batch`), or, while a receiver known
+    /// by use is read, `m` is `multi` on a receiver the code does not resolve.
     fn starts_batch(&mut self, recv: Node<'t>, m: &str) -> bool {
         match self.eval(recv) {
-            Value::Client(_) => true,
+            Value::Client(c) => m != "batch" || c.lib == Lib::NodeRedis,
             Value::Unknown => {
                 self.by_use.is_some() && m == "multi" && !pipeline_like(recv, self.src)
             }
@@ -252,6 +344,34 @@ impl<'t> Analyzer<'t> {
             stack.extend(x.named_children(&mut c));
         }
         true
+    }
+
+    /// One command of `multi([…])` given as an array (`['zrem', key, id]`).
+    fn array_command(
+        &mut self,
+        items: &[Node<'t>],
+        c: Client,
+        mode: Option<(Batch, bool)>,
+    ) -> Vec<usize> {
+        let Some((command, keys, cluster)) = self.raw_command(items) else {
+            return Vec::new();
+        };
+        // node-redis 3 splits nothing.
+        let cluster = if c.lib == Lib::NodeRedis {
+            Cluster::Routed
+        } else {
+            cluster
+        };
+        let (first, last) = (items[0], items[items.len() - 1]);
+        self.emit_command(
+            first.start_byte()..last.end_byte(),
+            first.byte_range(),
+            command,
+            &keys,
+            cluster,
+            c,
+            mode,
+        )
     }
 
     /// Whether the identifier `name` appears in `n`.

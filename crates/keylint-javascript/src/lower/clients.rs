@@ -363,40 +363,153 @@ impl<'t> Analyzer<'t> {
         self.property(obj, &name).unwrap_or(Value::Unknown)
     }
 
-    /// The class whose `this` a node sees (not through a plain `function`).
-    pub(super) fn class_of(&self, n: Node<'t>) -> Option<Node<'t>> {
-        let mut cur = n;
-        let mut steps = 0;
-        while let Some(p) = self.parent(cur) {
-            steps += 1;
-            if steps > 400 {
-                return None;
-            }
-            match p.kind() {
-                "function_declaration"
-                | "function_expression"
-                | "function"
-                | "generator_function_declaration"
-                | "generator_function" => return None,
-                "class_declaration" | "class" | "abstract_class_declaration" => return Some(p),
-                _ => {}
-            }
-            cur = p;
+    /// The class whose `this` a node sees: an ES class (not through a plain
+    /// `function`), or the constructor of a prototype-style class when the node is in
+    /// it or in one of its `X.prototype.name = function …` methods.
+    pub(super) fn class_of(&mut self, n: Node<'t>) -> Option<Node<'t>> {
+        match self.this_owner(n)? {
+            this::Owner::Class(c) => Some(c),
+            this::Owner::Proto(x) => self.prototype_class(x, n),
         }
-        None
+    }
+
+    /// The values an expression given to a member may have: both sides of `a || b`
+    /// and `a ?? b`; a value the code does not show ([`Value::Unknown`]) only when
+    /// it is read from a parameter (`client`, `opts.client`, `options.redis.client`),
+    /// anything else unknown (`new Map()`, `makeStore()`, a free name) as
+    /// [`Value::Object`], which no client merges with.
+    fn member_values(&mut self, r: Node<'t>, out: &mut Vec<Value<'t>>, depth: usize) {
+        let r = unwrap_expr(r);
+        if r.kind() == "binary_expression" && depth < 4 {
+            let op = r.child_by_field_name("operator").map(|o| text(o, self.src));
+            if let (Some("||" | "??"), Some(a), Some(b)) = (
+                op,
+                r.child_by_field_name("left"),
+                r.child_by_field_name("right"),
+            ) {
+                self.member_values(a, out, depth + 1);
+                self.member_values(b, out, depth + 1);
+                return;
+            }
+        }
+        match self.eval(r) {
+            Value::Unknown if !self.read_from_parameter(r) => out.push(Value::Object(Vec::new())),
+            v => out.push(v),
+        }
+    }
+
+    /// Whether `n` is a parameter, or a property read from a parameter or from
+    /// options merged by a call (`const opts = _.extend({…}, options)`; `opts.client`).
+    fn read_from_parameter(&mut self, n: Node<'t>) -> bool {
+        let mut cur = unwrap_expr(n);
+        let mut property = false;
+        for _ in 0..8 {
+            match cur.kind() {
+                "member_expression" => match cur.child_by_field_name("object") {
+                    Some(o) => {
+                        cur = unwrap_expr(o);
+                        property = true;
+                    }
+                    None => return false,
+                },
+                "identifier" => {
+                    let name = text(cur, self.src).to_string();
+                    return match self.lookup(&name, cur) {
+                        Decl::Param(_) => true,
+                        // A parameter with a default value (`options = {}`).
+                        Decl::Other => self.defaulted_param(&name, cur),
+                        Decl::Value(v) => property && unwrap_expr(v).kind() == "call_expression",
+                        _ => false,
+                    };
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The constructor `function X(…) { … }` of a prototype-style class whose `this`
+    /// is read at `at` ([`Self::this_owner`]), when the file gives `X.prototype` at
+    /// least one method (else `this` in a plain function is not known).
+    fn prototype_class(&mut self, x: &str, at: Node<'t>) -> Option<Node<'t>> {
+        if self.prototypes.get(x).is_none_or(|m| m.is_empty()) {
+            return None;
+        }
+        match self.lookup(x, at) {
+            Decl::Func(d) if d.kind() == "function_declaration" => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` at `at` is a parameter with a default value of the nearest
+    /// function that has a parameter of that name.
+    fn defaulted_param(&self, name: &str, at: Node<'t>) -> bool {
+        let mut cur = at;
+        while let Some(f) = self.function_of(cur) {
+            if let Some(params) = f.child_by_field_name("parameters") {
+                let mut c = params.walk();
+                for p in params.named_children(&mut c) {
+                    let left = match p.kind() {
+                        "assignment_pattern" => p.child_by_field_name("left"),
+                        "identifier" | "required_parameter" | "optional_parameter" => {
+                            if self.pattern_mentions(p, name) {
+                                return false;
+                            }
+                            None
+                        }
+                        _ => None,
+                    };
+                    if let Some(l) = left {
+                        if l.kind() == "identifier" && text(l, self.src) == name {
+                            return true;
+                        }
+                        if self.pattern_mentions(l, name) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            cur = f;
+        }
+        false
     }
 
     /// What `this.name` holds in every method of `class`: a client when every value
     /// given to it is a client of one library (or null).
     pub(super) fn class_member(&mut self, class: Node<'t>, name: &str) -> Option<Value<'t>> {
         let body = class.child_by_field_name("body")?;
+        // A prototype-style class: the constructor and its prototype's methods.
+        let mut roots = vec![body];
+        if class.kind() == "function_declaration" {
+            let cname = text(class.child_by_field_name("name")?, self.src);
+            let methods = self.prototypes.get(cname).cloned().unwrap_or_default();
+            for m in methods {
+                // Only the methods of this declaration (not of a shadowing one).
+                let Some(target) = self
+                    .parent(m)
+                    .and_then(|a| a.child_by_field_name("left"))
+                    .and_then(|l| prototype_target(l, self.src))
+                else {
+                    continue;
+                };
+                match self.lookup(cname, target) {
+                    Decl::Func(d) if d == class => {}
+                    _ => continue,
+                }
+                roots.extend(m.child_by_field_name("body"));
+            }
+        }
         let mut values: Vec<Value<'t>> = Vec::new();
-        let mut stack = vec![body];
+        let mut stack = roots.clone();
         let mut cursor = body.walk();
         while let Some(n) = stack.pop() {
             match n.kind() {
-                "class_declaration" | "class" | "function_declaration" | "function_expression"
-                    if n != body =>
+                "class_declaration"
+                | "class"
+                | "function_declaration"
+                | "function_expression"
+                | "function"
+                    if !roots.contains(&n) =>
                 {
                     continue;
                 }
@@ -450,7 +563,7 @@ impl<'t> Analyzer<'t> {
                     });
                     if is_this {
                         if let Some(r) = n.child_by_field_name("right") {
-                            values.push(self.eval(r));
+                            self.member_values(r, &mut values, 0);
                         }
                     }
                 }
@@ -461,28 +574,63 @@ impl<'t> Analyzer<'t> {
             }
         }
         values.retain(|v| !matches!(v, Value::Null));
-        let first = values.first()?.clone();
-        match first {
-            Value::Client(c) => {
-                let mut out = c;
-                for v in &values[1..] {
-                    match v {
-                        Value::Client(d) if d.lib == out.lib => {
-                            if d.kind != out.kind {
-                                out.kind = Kind::Unknown;
-                            }
-                            out.prefix = out.prefix.either(d.prefix);
+        merge_clients(&values).map(Value::Client)
+    }
+}
+
+/// `X` of an assignment target `X.prototype.name`.
+pub(super) fn prototype_target<'t>(left: Node<'t>, src: &str) -> Option<Node<'t>> {
+    if left.kind() != "member_expression" {
+        return None;
+    }
+    let proto = left.child_by_field_name("object")?;
+    if proto.kind() != "member_expression"
+        || proto
+            .child_by_field_name("property")
+            .is_none_or(|p| text(p, src) != "prototype")
+    {
+        return None;
+    }
+    proto
+        .child_by_field_name("object")
+        .filter(|x| x.kind() == "identifier")
+}
+
+/// The client a member holds when these are all the values given to it: clients of
+/// one library, some of them perhaps values the code does not show (`this.redis =
+/// opts.client` beside `this.redis = createClient(opts)`: the same code serves both,
+/// so the other is taken as a client of that library too, of unknown kind and
+/// prefix). Anything else (a string, an array, clients of both libraries), or no
+/// client at all, and the member is not known. A string field may be set from
+/// outside the class (`queue.prefix = …`): it stays unknown.
+fn merge_clients(values: &[Value<'_>]) -> Option<Client> {
+    let mut out: Option<Client> = None;
+    let mut unseen = false;
+    for v in values {
+        match v {
+            Value::Client(d) => {
+                out = Some(match out {
+                    None => *d,
+                    Some(o) if o.lib != d.lib => return None,
+                    Some(mut o) => {
+                        if d.kind != o.kind {
+                            o.kind = Kind::Unknown;
                         }
-                        _ => return None,
+                        o.prefix = o.prefix.either(d.prefix);
+                        o
                     }
-                }
-                Some(Value::Client(out))
+                });
             }
-            // A string field may be set from outside the class (`queue.prefix = …`):
-            // it stays unknown.
-            _ => None,
+            Value::Unknown => unseen = true,
+            _ => return None,
         }
     }
+    let mut out = out?;
+    if unseen {
+        out.kind = Kind::Unknown;
+        out.prefix = out.prefix.either(Prefix::Unknown);
+    }
+    Some(out)
 }
 
 /// What an argument whose `keyPrefix` cannot be seen makes of the prefix found so

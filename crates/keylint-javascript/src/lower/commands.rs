@@ -79,7 +79,17 @@ impl<'t> Analyzer<'t> {
         let Some((_, m, f)) = self.method_call(call) else {
             return Vec::new();
         };
-        let args = self.args(call);
+        let mut args = self.args(call);
+        // A callback last (`client.mget(a, b, (err, r) => …)`, node-redis 3 and
+        // ioredis) is no argument of the command.
+        if args.last().is_some_and(|a| {
+            matches!(
+                unwrap_expr(*a).kind(),
+                "arrow_function" | "function_expression" | "function"
+            )
+        }) {
+            args.pop();
+        }
         if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).copied() {
             if c.lib == Lib::IoRedis {
                 return self.defined_call(c, call, f, &args, d, batch.is_some());
@@ -91,8 +101,45 @@ impl<'t> Analyzer<'t> {
         let Some((command, keys, cluster)) = self.command_keys(c.lib, m, &args) else {
             return Vec::new();
         };
+        self.emit_command(
+            call.byte_range(),
+            f.byte_range(),
+            command,
+            &keys,
+            cluster,
+            c,
+            batch,
+        )
+    }
+
+    /// Whether a node-redis method is written as node-redis 3 writes it when the
+    /// project's major is not known: a lower-case name that node-redis 4 and later do
+    /// not have (`sinterstore`, `send_command`: they write `sInterStore`,
+    /// `sendCommand`).
+    fn legacy_spelling(&self, lib: Lib, m: &str) -> bool {
+        lib == Lib::NodeRedis
+            && self.options.node_redis_major.is_none()
+            && !m.is_empty()
+            && m == m.to_ascii_lowercase()
+            && methods::node_redis(m).is_none()
+            && (methods::ioredis(m).is_some() || m == "send_command")
+    }
+
+    /// The key uses of a command whose keys are known, and its unit when it takes
+    /// several keys (`span`: the whole call, `anchor`: where to point).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn emit_command(
+        &mut self,
+        span: Span,
+        anchor: Span,
+        command: &'static str,
+        keys: &[Node<'t>],
+        cluster: Cluster,
+        c: Client,
+        batch: Option<(Batch, bool)>,
+    ) -> Vec<usize> {
         let mut uses = Vec::new();
-        for k in &keys {
+        for k in keys {
             if let Some((body, varying)) = self.map_family(*k) {
                 let t = self.tpl(body);
                 let u = self.key_use(t, body, command, c);
@@ -109,8 +156,8 @@ impl<'t> Analyzer<'t> {
             self.push_unit(Unit {
                 kind: UnitKind::Command,
                 name: command.to_string(),
-                span: call.byte_range(),
-                anchor: f.byte_range(),
+                span,
+                anchor,
                 keys: uses.clone(),
                 policy,
             });
@@ -213,10 +260,20 @@ impl<'t> Analyzer<'t> {
     ) -> Option<(&'static str, Vec<Node<'t>>, Cluster)> {
         // node-redis 3 reads its arguments as ioredis does (flat, lowercase names)
         // and has no cluster client: nothing is split.
-        let flat = lib == Lib::IoRedis || self.node_redis_3();
+        if lib == Lib::IoRedis || self.node_redis_3() || self.legacy_spelling(lib, m) {
+            let (command, keys, cluster) = if matches!(m, "call" | "send_command") {
+                self.raw_command(args)?
+            } else {
+                self.io_keys(m, args)?
+            };
+            let cluster = if lib == Lib::NodeRedis {
+                Cluster::Routed
+            } else {
+                cluster
+            };
+            return Some((command, keys, cluster));
+        }
         match lib {
-            _ if flat && matches!(m, "call" | "send_command") => self.raw_command(args),
-            _ if flat => self.io_keys(m, args),
             Lib::NodeRedis | Lib::IoRedis if m == "sendCommand" => {
                 // `client.sendCommand([…])`, `cluster.sendCommand(key, ro, […])`.
                 let argv = args
@@ -315,6 +372,10 @@ impl<'t> Analyzer<'t> {
         if c.lib == Lib::IoRedis || cluster == Cluster::Routed {
             return CrossSlotPolicy::Refused;
         }
+        // node-redis 3 has no cluster client: nothing is split.
+        if self.options.node_redis_major.is_some_and(|v| v <= 3) {
+            return CrossSlotPolicy::Refused;
+        }
         match batch {
             // A transaction is sent whole to one node.
             Some((Batch::Multi, false)) => CrossSlotPolicy::Refused,
@@ -377,16 +438,23 @@ impl<'t> Analyzer<'t> {
             }
             (Prefix::Unknown | Prefix::Opaque, _) => {
                 // ioredis prepends its `keyPrefix` to every key it sends (script keys
-                // and batched commands included): one value for every key of a unit.
-                // node-redis's own prefix option (version 3) is left unknown.
-                let binding = if c.lib == Lib::IoRedis && c.prefix == Prefix::Unknown {
-                    self.share_prefix(IO_KEY_PREFIX);
-                    IO_KEY_PREFIX
+                // and batched commands included), and node-redis 3 its `prefix` (by
+                // each command's key positions): one value for every key of a unit.
+                // node-redis 6's `keyPrefix` is left unknown.
+                let (binding, label) = if c.prefix != Prefix::Unknown {
+                    ("keyPrefix", "keyPrefix")
+                } else if c.lib == Lib::IoRedis {
+                    (IO_KEY_PREFIX, "keyPrefix")
+                } else if self.node_redis_3() {
+                    (NODE_KEY_PREFIX, "prefix")
                 } else {
-                    "keyPrefix"
+                    ("keyPrefix", "keyPrefix")
                 };
+                if binding != "keyPrefix" {
+                    self.share_prefix(binding);
+                }
                 let mut p = Tpl::hole(HoleInfo {
-                    label: "keyPrefix".into(),
+                    label: label.into(),
                     binding: binding.into(),
                     span: None,
                     keylike: true,

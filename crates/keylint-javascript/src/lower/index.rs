@@ -21,6 +21,16 @@ impl<'t> Analyzer<'t> {
                         // `x = value` (an augmented one is never a client).
                         let plain = n.kind() == "assignment_expression";
                         let right = n.child_by_field_name("right").filter(|_| plain);
+                        // `X.prototype.name = function (…) { … }`.
+                        if let (Some(x), Some(r)) = (clients::prototype_target(l, self.src), right)
+                        {
+                            if matches!(r.kind(), "function_expression" | "function") {
+                                self.prototypes
+                                    .entry(text(x, self.src).to_string())
+                                    .or_default()
+                                    .push(r);
+                            }
+                        }
                         if l.kind() == "identifier" {
                             self.assignments
                                 .entry(text(l, self.src).to_string())

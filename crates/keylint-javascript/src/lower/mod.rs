@@ -72,6 +72,8 @@ enum Batch {
     Multi,
     /// ioredis `pipeline()`.
     Pipeline,
+    /// node-redis 3 `batch()`: a pipeline sent to the node the client is connected to.
+    Grouped,
 }
 
 /// What an expression may evaluate to.
@@ -194,6 +196,8 @@ pub(crate) struct Analyzer<'t> {
     env: HashMap<usize, Value<'t>>,
     /// Every assignment to a name: the target and the value (`None`: not known).
     assignments: HashMap<String, Vec<(Node<'t>, Option<Node<'t>>)>>,
+    /// The functions assigned to `X.prototype.name`, by `X`.
+    prototypes: HashMap<String, Vec<Node<'t>>>,
     /// The parent of every named node (tree-sitter finds a parent by walking down
     /// from the root, which costs the node's depth on every step up).
     parents: HashMap<usize, Node<'t>>,
@@ -299,6 +303,7 @@ impl<'t> Analyzer<'t> {
             env: HashMap::new(),
             assignments: HashMap::new(),
             parents: HashMap::new(),
+            prototypes: HashMap::new(),
             by_use: None,
             by_use_calls: Vec::new(),
             queued_by_use: HashSet::new(),

@@ -106,18 +106,9 @@ impl<'t> Analyzer<'t> {
 
     /// `X.prototype.m`: `X` and `m`.
     fn prototype_of(&self, left: Node<'t>) -> Option<(&'t str, &'t str)> {
-        if left.kind() != "member_expression" {
-            return None;
-        }
-        let obj = left.child_by_field_name("object")?;
+        let x = clients::prototype_target(left, self.src)?;
         let m = left.child_by_field_name("property")?;
-        if obj.kind() != "member_expression" {
-            return None;
-        }
-        let x = obj.child_by_field_name("object")?;
-        let proto = obj.child_by_field_name("property")?;
-        (x.kind() == "identifier" && text(proto, self.src) == "prototype")
-            .then(|| (text(x, self.src), text(m, self.src)))
+        Some((text(x, self.src), text(m, self.src)))
     }
 
     /// A name for the owner, the same wherever its `this` is read.

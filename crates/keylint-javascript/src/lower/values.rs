@@ -427,6 +427,9 @@ impl<'t> Analyzer<'t> {
                     ("pipeline", Value::Client(c)) if c.lib == Lib::IoRedis => {
                         Value::Batch(c, Batch::Pipeline)
                     }
+                    ("batch", Value::Client(c)) if c.lib == Lib::NodeRedis => {
+                        Value::Batch(c, Batch::Grouped)
+                    }
                     // A command queued on a batch returns the batch.
                     (m, Value::Batch(c, b)) if m != "exec" && m != "execAsPipeline" => {
                         Value::Batch(c, b)

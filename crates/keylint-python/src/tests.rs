@@ -1494,6 +1494,9 @@ class Store:
         return self._client.mget(self._make_key(key, collection), self._make_key(key, collection))
 "#;
     assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}
+
+#[test]
 fn module_names_rewritten_with_a_prefix_share_that_prefix() {
     let src = r#"
 import redis

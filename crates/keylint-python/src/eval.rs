@@ -1138,6 +1138,40 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(v) = self.configured_global(name) {
             return v;
         }
+        let v = self.eval_module_name_inner(name, n, ctx);
+        self.rebound_global(name, v, n)
+    }
+
+    /// A module name that a function of this file rebinds after declaring it `global`
+    /// (`def set_prefix(p): global PREFIX; PREFIX = p`): its module-level string,
+    /// number or collection is only the value before that function runs, so it is
+    /// unknown here (a value with an identity, the same at every use). Clients and
+    /// other objects keep their reading ([`Self::configured_global`]).
+    fn rebound_global(&self, name: &str, v: Value<'t>, n: Node<'t>) -> Value<'t> {
+        if !matches!(
+            v,
+            Value::Str(_) | Value::Int(_) | Value::Seq { .. } | Value::Dict(_)
+        ) {
+            return v;
+        }
+        let rebound = self
+            .ix
+            .funcs
+            .iter()
+            .any(|f| f.nonlocal.iter().any(|x| x == name) && f.defs.contains_key(name));
+        if !rebound {
+            return v;
+        }
+        Value::Opaque(HoleInfo {
+            label: name.to_string(),
+            binding: format!("global-rebound:{name}"),
+            span: Some(n.byte_range()),
+            keylike: true,
+        })
+    }
+
+    /// [`Self::eval_module_name`] before a function rebinds the name.
+    fn eval_module_name_inner(&mut self, name: &'t str, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
         let defs: Vec<Def<'t>> = self.ix.module_defs[name].clone();
         let module_ctx = Ctx {
             func: None,

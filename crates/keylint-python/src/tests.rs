@@ -1541,6 +1541,45 @@ def f(q):
 }
 
 #[test]
+fn module_strings_a_function_rebinds_under_global_are_unknown() {
+    // `configure()` may put a hash tag on both names: the module-level literals are
+    // only their values before it runs.
+    let rebound = r#"
+import redis
+r = redis.Redis()
+KEY_A = "a"
+KEY_B = "b"
+PREFIX = "app:"
+def configure(p):
+    global KEY_A, KEY_B, PREFIX
+    KEY_A = "{t}" + KEY_A
+    KEY_B = "{t}" + KEY_B
+    PREFIX = p
+def f():
+    r.rename(KEY_A, KEY_B)
+    r.rename(PREFIX + "a", PREFIX + "b")
+"#;
+    assert_eq!(rules(rebound), vec![]);
+    // A function that only reads them, or rebinds a local of the same name, changes
+    // nothing.
+    let read = r#"
+import redis
+r = redis.Redis()
+KEY_A = "a"
+KEY_B = "b"
+def show():
+    global KEY_A
+    print(KEY_A)
+def local():
+    KEY_B = "{t}b"
+    return KEY_B
+def f():
+    r.rename(KEY_A, KEY_B)
+"#;
+    assert_eq!(rules(read), vec![Rule::CrossSlot]);
+}
+
+#[test]
 fn globals_written_otherwise_make_module_strings_unknown() {
     for write in [
         "globals()[name] = value",

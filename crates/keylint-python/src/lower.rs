@@ -1500,57 +1500,11 @@ impl<'t> Analyzer<'t> {
             Some(w) => (w.keys.clone(), w.client.clone()),
             None => ((0, "keys".to_string()), (2, "client".to_string())),
         };
-        let keys_arg = pos
-            .get(keys_at.0)
-            .filter(|e| !e.star && !pos.iter().take(keys_at.0 + 1).any(|x| x.star))
-            .cloned()
-            .or_else(|| {
-                kw.iter()
-                    .find(|(k, _)| *k == keys_at.1)
-                    .map(|(_, e)| e.clone())
-            });
-        let client_arg = pos
-            .get(client_at.0)
-            .filter(|e| !e.star && !pos.iter().take(client_at.0 + 1).any(|x| x.star))
-            .cloned()
-            .or_else(|| {
-                kw.iter()
-                    .find(|(k, _)| *k == client_at.1)
-                    .map(|(_, e)| e.clone())
-            });
-        if self.scripts[id].wrapper.is_some()
-            && client_arg.as_ref().is_none_or(|c| {
-                matches!(
-                    c.value,
-                    Value::Seq { .. }
-                        | Value::Str(_)
-                        | Value::Dict(_)
-                        | Value::Int(_)
-                        | Value::Bool
-                        | Value::Null
-                )
-            })
-        {
-            // The wrapper needs its client: a call without one is not understood.
+        let keys_arg = script_arg(&pos, &kw, &keys_at);
+        let client_arg = script_arg(&pos, &kw, &client_at);
+        let Some(recv) = self.script_receiver(id, client_arg.as_ref()) else {
             return;
-        }
-        let mut recv = Recv {
-            client: self.effective(self.scripts[id].client),
-            pipe: None,
         };
-        if let Some(c) = &client_arg {
-            match self.as_receiver(c.value.clone(), c.node) {
-                Value::Client(k) => recv.client = self.effective(k),
-                Value::Pipe(p) => {
-                    recv = Recv {
-                        client: self.pipes[p].client,
-                        pipe: Some(p),
-                    }
-                }
-                Value::Null => {}
-                _ => recv.client = ClientKind::Unknown,
-            }
-        }
         // Cluster pipelines block EVALSHA, which a registered script sends.
         if recv.pipe.is_some() && recv.client != ClientKind::Standalone {
             return;
@@ -1558,25 +1512,7 @@ impl<'t> Analyzer<'t> {
         if self.inline.is_some() && !recv.pipe.is_some_and(|p| self.followed(p)) {
             return;
         }
-        let (key_args, given): (Vec<Elem<'t>>, Option<usize>) = match &keys_arg {
-            None => (Vec::new(), Some(0)),
-            Some(Elem {
-                value:
-                    Value::Seq {
-                        items,
-                        family: false,
-                    },
-                ..
-            }) => {
-                let known: Vec<Elem<'t>> = items.iter().take_while(|i| !i.star).cloned().collect();
-                let exact = (known.len() == items.len()).then_some(items.len());
-                (known, exact)
-            }
-            Some(Elem {
-                value: Value::Null, ..
-            }) => (Vec::new(), Some(0)),
-            _ => (Vec::new(), None),
-        };
+        let (key_args, given) = passed_script_keys(keys_arg.as_ref());
         let aligned: Vec<Option<usize>> = key_args
             .iter()
             .map(|e| self.key_use(e, "EVALSHA", ctx))
@@ -1612,6 +1548,45 @@ impl<'t> Analyzer<'t> {
         if let Some(p) = recv.pipe {
             self.event(p, EvKind::Keys, call, keys);
         }
+    }
+
+    /// The client or pipeline a registered script's call runs on: the script's own
+    /// client unless the call passes one. `None` when a wrapper's call passes no
+    /// client it can use (the wrapper needs one: such a call is not understood).
+    fn script_receiver(&mut self, id: ScriptId, client_arg: Option<&Elem<'t>>) -> Option<Recv> {
+        if self.scripts[id].wrapper.is_some()
+            && client_arg.is_none_or(|c| {
+                matches!(
+                    c.value,
+                    Value::Seq { .. }
+                        | Value::Str(_)
+                        | Value::Dict(_)
+                        | Value::Int(_)
+                        | Value::Bool
+                        | Value::Null
+                )
+            })
+        {
+            return None;
+        }
+        let mut recv = Recv {
+            client: self.effective(self.scripts[id].client),
+            pipe: None,
+        };
+        if let Some(c) = client_arg {
+            match self.as_receiver(c.value.clone(), c.node) {
+                Value::Client(k) => recv.client = self.effective(k),
+                Value::Pipe(p) => {
+                    recv = Recv {
+                        client: self.pipes[p].client,
+                        pipe: Some(p),
+                    }
+                }
+                Value::Null => {}
+                _ => recv.client = ClientKind::Unknown,
+            }
+        }
+        Some(recv)
     }
 
     /// Records a script call to link with its body once every call is seen.
@@ -2443,4 +2418,40 @@ fn reorder<T, K: Ord>(items: &mut Vec<T>, key: impl Fn(usize, &T) -> K) -> Vec<u
         .map(|&i| slots[i].take().expect("each item once"))
         .collect();
     remap
+}
+
+/// A script call's argument at `at` (its position and keyword): the positional one
+/// when no `*splat` comes before it, else the keyword one.
+fn script_arg<'t>(
+    pos: &[Elem<'t>],
+    kw: &[(String, Elem<'t>)],
+    at: &(usize, String),
+) -> Option<Elem<'t>> {
+    pos.get(at.0)
+        .filter(|e| !e.star && !pos.iter().take(at.0 + 1).any(|x| x.star))
+        .cloned()
+        .or_else(|| kw.iter().find(|(k, _)| *k == at.1).map(|(_, e)| e.clone()))
+}
+
+/// The keys a script call passes: those known before any `*splat`, and how many
+/// there are when that is certain (`None` when unknown; no keys argument is 0).
+fn passed_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> (Vec<Elem<'t>>, Option<usize>) {
+    match keys_arg {
+        None => (Vec::new(), Some(0)),
+        Some(Elem {
+            value: Value::Seq {
+                items,
+                family: false,
+            },
+            ..
+        }) => {
+            let known: Vec<Elem<'t>> = items.iter().take_while(|i| !i.star).cloned().collect();
+            let exact = (known.len() == items.len()).then_some(items.len());
+            (known, exact)
+        }
+        Some(Elem {
+            value: Value::Null, ..
+        }) => (Vec::new(), Some(0)),
+        _ => (Vec::new(), None),
+    }
 }

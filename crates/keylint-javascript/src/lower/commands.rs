@@ -343,21 +343,7 @@ impl<'t> Analyzer<'t> {
                 }
             }
         };
-        let body = f.child_by_field_name("body")?;
-        let expr = if body.kind() == "statement_block" {
-            let mut c = body.walk();
-            let stmts: Vec<Node<'t>> = body
-                .named_children(&mut c)
-                .filter(|s| s.kind() != "comment")
-                .collect();
-            let [ret] = stmts[..] else { return None };
-            if ret.kind() != "return_statement" {
-                return None;
-            }
-            ret.named_child(0)?
-        } else {
-            body
-        };
+        let expr = lone_statement(f.child_by_field_name("body")?, "return_statement")?;
         let binding = format!("{}@{}", text(param, self.src), f.start_byte());
         Some((expr, binding))
     }

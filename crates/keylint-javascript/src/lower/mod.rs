@@ -446,3 +446,22 @@ fn url_holes_before_path(t: &Tpl) -> bool {
     // The last hole must be the end of the URL or be followed by literal text only.
     !matches!(t.parts.last(), Some(TPart::Hole(_)) if t.parts.len() == 1)
 }
+
+/// A function body that is one statement of `kind` (comments aside): that statement's
+/// expression (`{ return x; }` gives `x`); an arrow function's expression body is
+/// itself. `None` for any other body.
+pub(super) fn lone_statement<'t>(body: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    if body.kind() != "statement_block" {
+        return Some(body);
+    }
+    let mut c = body.walk();
+    let stmts: Vec<Node<'t>> = body
+        .named_children(&mut c)
+        .filter(|s| s.kind() != "comment")
+        .collect();
+    let [st] = stmts[..] else { return None };
+    if st.kind() != kind {
+        return None;
+    }
+    st.named_child(0)
+}

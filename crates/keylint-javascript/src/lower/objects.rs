@@ -179,21 +179,10 @@ impl<'t> Analyzer<'t> {
             _ => return None,
         };
         // The body is one assignment `name[param] = expr`.
-        let body = func.child_by_field_name("body")?;
-        let assign = if body.kind() == "statement_block" {
-            let mut c = body.walk();
-            let stmts: Vec<Node<'t>> = body
-                .named_children(&mut c)
-                .filter(|s| s.kind() != "comment")
-                .collect();
-            let [st] = stmts[..] else { return None };
-            if st.kind() != "expression_statement" {
-                return None;
-            }
-            unwrap_expr(st.named_child(0)?)
-        } else {
-            unwrap_expr(body)
-        };
+        let assign = unwrap_expr(lone_statement(
+            func.child_by_field_name("body")?,
+            "expression_statement",
+        )?);
         if assign.kind() != "assignment_expression" {
             return None;
         }

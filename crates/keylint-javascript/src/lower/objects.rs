@@ -236,14 +236,7 @@ impl<'t> Analyzer<'t> {
             let mut stack = vec![root];
             while let Some(n) = stack.pop() {
                 if n.kind() == "assignment_expression" {
-                    let left = n.child_by_field_name("left");
-                    let is_this = left.is_some_and(|l| {
-                        l.kind() == "member_expression"
-                            && l.child_by_field_name("object")
-                                .is_some_and(|o| o.kind() == "this")
-                            && l.child_by_field_name("property")
-                                .is_some_and(|p| text(p, self.src) == name)
-                    });
+                    let is_this = self.is_this_member(n.child_by_field_name("left"), name);
                     if is_this && self.this_owner(n) == Some(owner) {
                         values.push(n.child_by_field_name("right"));
                     }

@@ -14,6 +14,17 @@ pub(super) enum Owner<'t> {
 }
 
 impl<'t> Analyzer<'t> {
+    /// Whether `n` is `this.<name>` (the left side of an assignment to a field).
+    pub(super) fn is_this_member(&self, n: Option<Node<'t>>, name: &str) -> bool {
+        n.is_some_and(|l| {
+            l.kind() == "member_expression"
+                && l.child_by_field_name("object")
+                    .is_some_and(|o| o.kind() == "this")
+                && l.child_by_field_name("property")
+                    .is_some_and(|p| text(p, self.src) == name)
+        })
+    }
+
     /// Who `this` is at `n`, when the code shows it: arrow functions see the `this`
     /// of their scope; a plain function is a method only as a constructor written
     /// with a capital (`function Queue`) or as `X.prototype.m = function`.

@@ -164,6 +164,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let p = f.params.iter().find(|p| p.name == name && !p.star)?.clone();
+        // Summarised for other modules, the constructor's parameters stand for the
+        // arguments each call passes: those are used, not the default.
+        if self
+            .param_override
+            .contains_key(&(a.func, p.node.start_byte()))
+        {
+            return None;
+        }
         // The parameter itself, never rebound in `__init__`.
         let defs = f.defs.get(name)?;
         if defs.len() != 1 || !matches!(defs[0].kind, DefKind::Param(_)) {

@@ -100,8 +100,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
-    /// `getattr(settings, "APP_PREFIX", "app")`: a setting read with a literal name
-    /// named like a key or a prefix, and a literal default (also through the
+    /// `getattr(settings, "APP_PREFIX", "app")`: a setting read with a literal
+    /// upper-case name named like a key or a prefix, and a literal default (also through the
     /// parameters of a wrapper followed with its arguments bound: `def
     /// get_setting(name, default): return getattr(settings, name, default)`).
     pub(crate) fn getattr_default(
@@ -121,7 +121,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let name = String::from_utf8(literal(self, name)?).ok()?;
         let default = literal(self, default)?;
-        if !is_keylike_label(&name) {
+        // A setting (upper case by convention), named like a key or a prefix: an
+        // attribute of an object read with a fallback is usually there.
+        if name.chars().any(|c| c.is_ascii_lowercase()) || !is_keylike_label(&name) {
             return None;
         }
         Some(configured(&name, &format!("getattr:{name}"), &default))

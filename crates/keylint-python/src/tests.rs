@@ -1787,6 +1787,9 @@ import redis
 from django.conf import settings
 PREFIX = getattr(settings, "APP_PREFIX", "app")
 NOT_A_KEY = getattr(settings, "APP_TIMEOUT", "30")
+class Job:
+    pass
+ATTR_KEY = getattr(Job(), "queue_key", "rq:queue")
 class Store:
     def __init__(self, jobs_key="app.jobs", times_key="app.times", prefix=None,
                  a_key="{t}.x", b_key="{t}.y", server="localhost:6379"):
@@ -1804,6 +1807,7 @@ class Store:
         self.r.sunion(self.jobs_key, self.jobs_key)
         self.r.sunion(f"{PREFIX}:x:{ip}", f"{PREFIX}:y:{ip}")
         self.r.sunion(f"{NOT_A_KEY}:x:{ip}", f"{NOT_A_KEY}:y:{ip}")
+        self.r.sunion(f"{ATTR_KEY}:x:{ip}", f"{ATTR_KEY}:y:{ip}")
         self.r.sunion(f"{self.server}:x", f"{self.server}:y")
 class Bare:
     def __init__(self, jobs_key, times_key):
@@ -1823,6 +1827,7 @@ class Bare:
     assert!(defaults.contains(&b"limiter".to_vec()));
     assert!(defaults.contains(&b"app".to_vec()));
     assert!(!defaults.contains(&b"30".to_vec()));
+    assert!(!defaults.contains(&b"rq:queue".to_vec()));
     assert!(!defaults.contains(&b"localhost:6379".to_vec()));
     assert_eq!(
         rules(src),

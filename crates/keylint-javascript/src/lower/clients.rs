@@ -59,11 +59,14 @@ impl<'t> Analyzer<'t> {
     }
 
     /// A value known by its declared type: a client.
-    pub(super) fn typed(&self, decl: Node<'t>) -> Value<'t> {
+    pub(super) fn typed(&mut self, decl: Node<'t>) -> Value<'t> {
         let Some(ty) = decl.child_by_field_name("type") else {
             return Value::Unknown;
         };
-        self.client_type(ty).map_or(Value::Unknown, Value::Client)
+        match self.client_type(ty) {
+            Some(c) => Value::Client(c),
+            None => self.foreign_typed(ty).unwrap_or(Value::Unknown),
+        }
     }
 
     /// The client a type annotation names: one client type, or a union of client
@@ -119,6 +122,9 @@ impl<'t> Analyzer<'t> {
         let Some(ctor) = n.child_by_field_name("constructor") else {
             return Value::Unknown;
         };
+        if let Some(v) = self.foreign_new(ctor) {
+            return v;
+        }
         let prefix = self.ctor_prefix(n, Lib::IoRedis);
         let io = |kind| {
             Value::Client(Client {
@@ -524,6 +530,8 @@ impl<'t> Analyzer<'t> {
                         } else if let Some(ty) = n.child_by_field_name("type") {
                             if let Some(c) = self.client_type(ty) {
                                 values.push(Value::Client(c));
+                            } else if let Some(v) = self.foreign_typed(ty) {
+                                values.push(v);
                             }
                         }
                     }
@@ -567,6 +575,9 @@ impl<'t> Analyzer<'t> {
             }
         }
         values.retain(|v| !matches!(v, Value::Null));
+        if let Some(v) = same_instance(&values) {
+            return Some(v);
+        }
         merge_clients(&values).map(Value::Client)
     }
 }
@@ -634,4 +645,20 @@ fn unknown_after(found: Prefix) -> Prefix {
     } else {
         Prefix::Opaque
     }
+}
+
+/// One instance of a class of another module, when every value is one of that
+/// class (`this.connection = new Connection(…)`, `connection: Connection`).
+fn same_instance<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
+    let mut out: Option<&std::sync::Arc<crate::modules::ClassFacts>> = None;
+    for v in values {
+        match v {
+            Value::Foreign(crate::modules::Fact::Instance(c)) => match out {
+                Some(o) if !std::sync::Arc::ptr_eq(o, c) => return None,
+                _ => out = Some(c),
+            },
+            _ => return None,
+        }
+    }
+    out.map(|c| Value::Foreign(crate::modules::Fact::Instance(c.clone())))
 }

@@ -689,6 +689,11 @@ impl<'t> Analyzer<'t> {
             if name == "constructor" || seen.get(&name) != Some(&1) {
                 continue;
             }
+            // A subclass of the module that defines it again may be what is made.
+            let cname = class.child_by_field_name("name").map(|n| text(n, self.src));
+            if cname.is_some_and(|c| self.overridden_in_subclass(c, &name)) {
+                continue;
+            }
             if let Some(Fact::Builder(b)) = self.function_fact(m, module) {
                 out.methods.insert(name, b);
             }

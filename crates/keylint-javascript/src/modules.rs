@@ -439,10 +439,22 @@ mod tests {
                  await this.connection.redis.mget(this.connection.fixed('a'), STATS);\n\
                }\n\
              }\n\
-             function g(c: Connection) { return c.redis.mget(c.fixed('a'), 'other'); }\n",
+             function g(c: Connection) { return c.redis.mget(c.fixed('a'), 'other'); }\n\
+             class W2 {\n\
+               constructor(private conn: Connection) {}\n\
+               run() { return this.conn.redis.mget(this.conn.fixed('a'), 'other'); }\n\
+             }\n",
         );
         let (rules, _) = lint(&[KEYS, conn, index, main], "src/main.ts");
-        assert_eq!(rules, ["cross-slot-likely", "cross-slot", "cross-slot"]);
+        assert_eq!(
+            rules,
+            [
+                "cross-slot-likely",
+                "cross-slot",
+                "cross-slot",
+                "cross-slot"
+            ]
+        );
     }
 
     #[test]

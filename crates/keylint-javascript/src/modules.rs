@@ -441,7 +441,7 @@ mod tests {
              }\n\
              function g(c: Connection) { return c.redis.mget(c.fixed('a'), 'other'); }\n\
              class W2 {\n\
-               constructor(private conn: Connection) {}\n\
+               constructor(private conn: Connection, opts: any) { this.conn = opts.conn || new Connection('y'); }\n\
                run() { return this.conn.redis.mget(this.conn.fixed('a'), 'other'); }\n\
              }\n",
         );

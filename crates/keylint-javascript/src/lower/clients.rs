@@ -648,7 +648,8 @@ fn unknown_after(found: Prefix) -> Prefix {
 }
 
 /// One instance of a class of another module, when every value is one of that
-/// class (`this.connection = new Connection(…)`, `connection: Connection`).
+/// class (`this.connection = new Connection(…)`, `connection: Connection`) or a value
+/// read from a parameter (`this.connection = opts.connection`), as for clients.
 fn same_instance<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
     let mut out: Option<&std::sync::Arc<crate::modules::ClassFacts>> = None;
     for v in values {
@@ -657,6 +658,7 @@ fn same_instance<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
                 Some(o) if !std::sync::Arc::ptr_eq(o, c) => return None,
                 _ => out = Some(c),
             },
+            Value::Unknown => {}
             _ => return None,
         }
     }

@@ -44,7 +44,13 @@ pub(crate) const PARAM: char = '\u{1}';
 pub struct Project {
     loader: Arc<dyn ModuleLoader>,
     modules: Mutex<HashMap<String, Arc<ModuleFacts>>>,
+    /// Imports already looked up (by importing directory, specifier and export),
+    /// with what they asked the loader.
+    imports: Mutex<HashMap<ImportKey, (Option<Fact>, Vec<ModuleDep>)>>,
 }
+
+/// An import as looked up: the importing file's directory, the specifier, the export.
+type ImportKey = (String, String, Option<String>);
 
 impl std::fmt::Debug for Project {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -128,6 +134,7 @@ impl Project {
         Project {
             loader,
             modules: Mutex::new(HashMap::new()),
+            imports: Mutex::new(HashMap::new()),
         }
     }
 
@@ -167,6 +174,31 @@ impl Project {
     /// What `import`/`require` of `spec` from the module `from` gives: export `name`,
     /// or the whole module (`None`).
     pub(crate) fn import(
+        &self,
+        from: &str,
+        spec: &str,
+        name: Option<&str>,
+        deps: &mut Vec<ModuleDep>,
+    ) -> Option<Fact> {
+        // The answer depends on the importing file's directory only (the loader
+        // resolves from there), but the lookups recorded name the file itself.
+        let dir = from.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        let key = (dir, spec.to_string(), name.map(str::to_string));
+        if let Some((f, d)) = self.imports.lock().expect("project lock").get(&key) {
+            deps.extend(d.iter().map(|x| rename_from(x, from)));
+            return f.clone();
+        }
+        let mut mine = Vec::new();
+        let f = self.import_uncached(from, spec, name, &mut mine);
+        deps.extend(mine.iter().cloned());
+        self.imports
+            .lock()
+            .expect("project lock")
+            .insert(key, (f.clone(), mine));
+        f
+    }
+
+    fn import_uncached(
         &self,
         from: &str,
         spec: &str,
@@ -229,6 +261,25 @@ impl Project {
             }
         }
         found
+    }
+}
+
+/// A lookup recorded for one importing file, as another file of the same directory
+/// made it: the same specifier resolved from `from`.
+fn rename_from(d: &ModuleDep, from: &str) -> ModuleDep {
+    match d {
+        ModuleDep::ResolvePath {
+            from: old,
+            spec,
+            found,
+        } if old.rsplit_once('/').map(|(d, _)| d) == from.rsplit_once('/').map(|(d, _)| d) => {
+            ModuleDep::ResolvePath {
+                from: from.to_string(),
+                spec: spec.clone(),
+                found: found.clone(),
+            }
+        }
+        d => d.clone(),
     }
 }
 

@@ -154,8 +154,13 @@ impl<'t> Analyzer<'t> {
     /// What the imported name `name` is, through the project analysis.
     pub(super) fn imported_fact(&mut self, name: &str) -> Option<Fact> {
         let (project, module) = self.project?;
+        if let Some(f) = self.imported_facts.get(name) {
+            return f.clone();
+        }
         let (spec, export) = self.module_imports.get(name)?.clone()?;
-        project.import(module, &spec, export.as_deref(), &mut self.module_deps)
+        let f = project.import(module, &spec, export.as_deref(), &mut self.module_deps);
+        self.imported_facts.insert(name.to_string(), f.clone());
+        f
     }
 
     /// The value of an imported name, when the project analysis knows it.
@@ -625,44 +630,9 @@ impl<'t> Analyzer<'t> {
         let Some(body) = class.child_by_field_name("body") else {
             return out;
         };
-        // Every field name the class mentions: declared, parameter properties,
+        // Every member the class gives a value: declared, parameter properties,
         // `this.x = …`.
-        let mut names: Vec<String> = Vec::new();
-        let mut stack = vec![body];
-        let mut cursor = body.walk();
-        while let Some(n) = stack.pop() {
-            match n.kind() {
-                "field_definition" | "public_field_definition" => {
-                    if let Some(p) = n
-                        .child_by_field_name("property")
-                        .or_else(|| n.child_by_field_name("name"))
-                    {
-                        names.push(text(p, self.src).to_string());
-                    }
-                }
-                "required_parameter" | "optional_parameter" => {
-                    if let Some(p) = n.child_by_field_name("pattern") {
-                        names.push(text(p, self.src).to_string());
-                    }
-                }
-                "assignment_expression" => {
-                    if let Some(l) = n.child_by_field_name("left") {
-                        if l.kind() == "member_expression"
-                            && l.child_by_field_name("object")
-                                .is_some_and(|o| o.kind() == "this")
-                        {
-                            if let Some(p) = l.child_by_field_name("property") {
-                                names.push(text(p, self.src).to_string());
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-            stack.extend(n.named_children(&mut cursor));
-        }
-        names.sort();
-        names.dedup();
+        let names = self.member_names(class);
         for name in names {
             if let Some(Value::Client(c)) = self.class_member(class, &name) {
                 out.fields
@@ -675,6 +645,8 @@ impl<'t> Analyzer<'t> {
             .named_children(&mut c)
             .filter(|d| d.kind() == "method_definition")
             .collect();
+        let cname = class.child_by_field_name("name").map(|n| text(n, self.src));
+        let subclassed = cname.is_some_and(|c| self.has_subclass(c));
         let mut seen: HashMap<String, usize> = HashMap::new();
         for m in &methods {
             if let Some(n) = m.child_by_field_name("name") {
@@ -690,8 +662,7 @@ impl<'t> Analyzer<'t> {
                 continue;
             }
             // A subclass of the module that defines it again may be what is made.
-            let cname = class.child_by_field_name("name").map(|n| text(n, self.src));
-            if cname.is_some_and(|c| self.overridden_in_subclass(c, &name)) {
+            if subclassed && cname.is_some_and(|c| self.overridden_in_subclass(c, &name)) {
                 continue;
             }
             if let Some(Fact::Builder(b)) = self.function_fact(m, module) {
@@ -708,5 +679,26 @@ impl<'t> Analyzer<'t> {
         let (project, module) = self.project?;
         let f = project.import(module, spec, None, &mut self.module_deps)?;
         Some(self.foreign_value(f, at))
+    }
+}
+
+impl<'t> Analyzer<'t> {
+    /// Whether a class of the file extends the class named `class` (one walk).
+    fn has_subclass(&self, class: &str) -> bool {
+        let mut stack = vec![self.root];
+        let mut c = self.root.walk();
+        while let Some(n) = stack.pop() {
+            if n.kind() == "class_heritage" {
+                let names = text(n, self.src)
+                    .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
+                    .any(|w| w == class);
+                if names {
+                    return true;
+                }
+                continue;
+            }
+            stack.extend(n.named_children(&mut c));
+        }
+        false
     }
 }

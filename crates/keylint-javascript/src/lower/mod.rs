@@ -226,6 +226,10 @@ pub(crate) struct Analyzer<'t> {
     module_deps: Vec<keylint_core::frontend::ModuleDep>,
     /// Names bound by imports of the project's modules (`None`: bound twice).
     module_imports: HashMap<String, Option<imports::ImportRef>>,
+    /// What each imported name was found to be.
+    imported_facts: HashMap<String, Option<crate::modules::Fact>>,
+    /// Where each class (by node id) gives its members values.
+    member_sites: HashMap<usize, std::rc::Rc<clients::MemberSites<'t>>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -325,6 +329,8 @@ impl<'t> Analyzer<'t> {
             project: None,
             module_deps: Vec::new(),
             module_imports: HashMap::new(),
+            imported_facts: HashMap::new(),
+            member_sites: HashMap::new(),
         }
     }
 

@@ -46,8 +46,11 @@ pub struct Project {
     modules: Mutex<HashMap<String, Arc<ModuleFacts>>>,
     /// Imports already looked up (by importing directory, specifier and export),
     /// with what they asked the loader.
-    imports: Mutex<HashMap<ImportKey, (Option<Fact>, Vec<ModuleDep>)>>,
+    imports: Mutex<HashMap<ImportKey, ImportFound>>,
 }
+
+/// What an import gave, and what looking it up asked the loader.
+type ImportFound = (Option<Fact>, Vec<ModuleDep>);
 
 /// An import as looked up: the importing file's directory, the specifier, the export.
 type ImportKey = (String, String, Option<String>);

@@ -512,6 +512,30 @@ mod tests {
     }
 
     #[test]
+    fn a_client_prefix_of_another_module_is_one_prefix() {
+        let redis = (
+            "src/redis.ts",
+            "import Redis from 'ioredis';\n\
+             export const redis = new Redis({ keyPrefix: 'app:' });\n",
+        );
+        let main = (
+            "src/main.ts",
+            "import { redis } from './redis';\n\
+             class S {\n\
+               constructor() { this.c = redis; }\n\
+               reset() { this.c = redis; }\n\
+               run() { return this.c.mget('a', 'b'); }\n\
+             }\n\
+             redis.mget('{t}a', '{t}b');\n\
+             redis.mget('a', 'b');\n",
+        );
+        let (rules, _) = lint(&[redis, main], "src/main.ts");
+        // The prefix is known: whole keys are known (`this.c` is one client, with
+        // one prefix, however often it is assigned).
+        assert_eq!(rules, ["cross-slot", "cross-slot"]);
+    }
+
+    #[test]
     fn what_is_not_known_stays_silent() {
         let keys = (
             "src/keys.ts",

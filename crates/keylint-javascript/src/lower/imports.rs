@@ -202,10 +202,14 @@ impl<'t> Analyzer<'t> {
             ForeignPrefix::None => Prefix::None,
             ForeignPrefix::Unknown => Prefix::Unknown,
             ForeignPrefix::Opaque => Prefix::Opaque,
-            ForeignPrefix::Lit(t) => {
-                self.prefixes.push(t.clone());
-                Prefix::Lit(self.prefixes.len() - 1)
-            }
+            // One literal prefix is one value, however often it is read.
+            ForeignPrefix::Lit(t) => match self.prefixes.iter().position(|p| p == t) {
+                Some(i) => Prefix::Lit(i),
+                None => {
+                    self.prefixes.push(t.clone());
+                    Prefix::Lit(self.prefixes.len() - 1)
+                }
+            },
         };
         Client {
             lib: c.lib,

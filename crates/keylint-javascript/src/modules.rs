@@ -536,6 +536,30 @@ mod tests {
     }
 
     #[test]
+    fn string_fields_and_getters_of_other_modules_classes() {
+        let q = (
+            "src/q.ts",
+            "export class Q {\n\
+               constructor(name: string) { this.wait = `q:${name}:wait`; this.lit = 'lit:a'; this.moved = 'm:a'; }\n\
+               get active() { return 'lit:b'; }\n\
+             }\n\
+             export function move(q: Q) { q.moved = 'm:b'; }\n",
+        );
+        let main = (
+            "src/main.ts",
+            "import Redis from 'ioredis';\n\
+             import { Q } from './q';\n\
+             const r = new Redis();\n\
+             const q = new Q('x');\n\
+             r.mget(q.lit, q.active);\n\
+             r.mget(q.wait, q.lit);\n\
+             r.mget(q.moved, 'other');\n",
+        );
+        let (rules, _) = lint(&[q, main], "src/main.ts");
+        assert_eq!(rules, ["cross-slot", "cross-slot-likely"]);
+    }
+
+    #[test]
     fn what_is_not_known_stays_silent() {
         let keys = (
             "src/keys.ts",

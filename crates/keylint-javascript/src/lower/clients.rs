@@ -484,7 +484,7 @@ impl<'t> Analyzer<'t> {
     /// parameter property and `this.x = …`, by member name, over the class body (and,
     /// for a prototype-style class, the functions assigned to its prototype). One
     /// walk per class.
-    fn member_sites(&mut self, class: Node<'t>) -> Option<std::rc::Rc<MemberSites<'t>>> {
+    pub(super) fn member_sites(&mut self, class: Node<'t>) -> Option<std::rc::Rc<MemberSites<'t>>> {
         if let Some(s) = self.member_sites.get(&class.id()) {
             return Some(s.clone());
         }

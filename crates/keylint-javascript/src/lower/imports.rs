@@ -636,11 +636,36 @@ impl<'t> Analyzer<'t> {
         };
         // Every member the class gives a value: declared, parameter properties,
         // `this.x = …`.
+        let cname = class.child_by_field_name("name").map(|n| text(n, self.src));
+        let subclassed = cname.is_some_and(|c| self.has_subclass(c));
         let names = self.member_names(class);
+        let sites = self.member_sites(class);
         for name in names {
             if let Some(Value::Client(c)) = self.class_member(class, &name) {
                 out.fields
                     .insert(name, Fact::Client(self.client_fact(c, module)));
+                continue;
+            }
+            // A key or a prefix the class gives once (`this.key = \`q:${name}\``),
+            // when the module assigns it nowhere else and never its properties.
+            let once = match sites.as_ref().and_then(|s| s.get(&name)).map(|v| &v[..]) {
+                Some([super::clients::Site::Value(v) | super::clients::Site::Assign(v)]) => {
+                    Some(*v)
+                }
+                _ => None,
+            };
+            // (A subclass of the module may give it another value.)
+            let untouched = !subclassed
+                && !self.assigned_fields.contains(&name)
+                && !self.mutated_fields.contains(&name)
+                && !self.mutated_fields.contains("*");
+            if let (Some(v), true) = (once, untouched) {
+                let value = self.eval(v);
+                if let Some(f @ (Fact::Str(_) | Fact::Object(_))) =
+                    self.value_fact(value, module, 0)
+                {
+                    out.fields.insert(name, f);
+                }
             }
         }
         // Plain instance methods that build keys.
@@ -649,8 +674,6 @@ impl<'t> Analyzer<'t> {
             .named_children(&mut c)
             .filter(|d| d.kind() == "method_definition")
             .collect();
-        let cname = class.child_by_field_name("name").map(|n| text(n, self.src));
-        let subclassed = cname.is_some_and(|c| self.has_subclass(c));
         let mut seen: HashMap<String, usize> = HashMap::new();
         for m in &methods {
             if let Some(n) = m.child_by_field_name("name") {
@@ -665,8 +688,12 @@ impl<'t> Analyzer<'t> {
             if name == "constructor" || seen.get(&name) != Some(&1) {
                 continue;
             }
-            // A subclass of the module that defines it again may be what is made.
             if subclassed && cname.is_some_and(|c| self.overridden_in_subclass(c, &name)) {
+                continue;
+            }
+            // `get key() { return \`…\`; }`: read as a field.
+            if let Some(f) = self.getter_fact(m, module) {
+                out.fields.entry(name).or_insert(f);
                 continue;
             }
             if let Some(Fact::Builder(b)) = self.function_fact(m, module) {
@@ -704,5 +731,22 @@ impl<'t> Analyzer<'t> {
             stack.extend(n.named_children(&mut c));
         }
         false
+    }
+}
+
+impl<'t> Analyzer<'t> {
+    /// A getter whose one `return` is a string or an object of strings.
+    fn getter_fact(&mut self, m: Node<'t>, module: &str) -> Option<Fact> {
+        let mut c = m.walk();
+        let kinds: Vec<&str> = m.children(&mut c).map(|k| k.kind()).collect();
+        if !kinds.contains(&"get") || kinds.contains(&"static") {
+            return None;
+        }
+        let expr = lone_statement(m.child_by_field_name("body")?, "return_statement")?;
+        let v = self.eval(expr);
+        match self.value_fact(v, module, 0)? {
+            f @ (Fact::Str(_) | Fact::Object(_)) => Some(f),
+            _ => None,
+        }
     }
 }

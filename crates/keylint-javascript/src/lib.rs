@@ -129,7 +129,10 @@ pub fn lower_in_project(
     project: &Project,
     module: &str,
 ) -> keylint_core::frontend::Lowered {
-    let Some(tree) = parse(source, dialect) else {
+    let Some(tree) = project
+        .take_tree(module, source)
+        .or_else(|| parse(source, dialect))
+    else {
         return FileModel::new(LANG).into();
     };
     let (model, modules) = lower::Analyzer::new(tree.root_node(), source, options, loader)
@@ -138,13 +141,18 @@ pub fn lower_in_project(
     keylint_core::frontend::Lowered { model, modules }
 }
 
-/// The facts a module exports to its importers (see [`Project`]).
-fn summarise(source: &str, dialect: Dialect, module: &str) -> modules::ModuleFacts {
+/// The facts a module exports to its importers (see [`Project`]), and its tree.
+fn summarise(
+    source: &str,
+    dialect: Dialect,
+    module: &str,
+) -> (modules::ModuleFacts, Option<tree_sitter::Tree>) {
     let Some(tree) = parse(source, dialect) else {
-        return modules::ModuleFacts::default();
+        return (modules::ModuleFacts::default(), None);
     };
     let options = Options::default();
-    lower::Analyzer::new(tree.root_node(), source, &options, None).summarise(module)
+    let facts = lower::Analyzer::new(tree.root_node(), source, &options, None).summarise(module);
+    (facts, Some(tree))
 }
 
 /// Parses with this thread's parser for the dialect, or a fresh one if it is busy.

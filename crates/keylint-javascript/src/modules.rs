@@ -47,6 +47,10 @@ pub struct Project {
     /// Imports already looked up (by importing directory, specifier and export),
     /// with what they asked the loader.
     imports: Mutex<HashMap<ImportKey, ImportFound>>,
+    /// The syntax tree of each module summarised this run and not yet linted, with
+    /// the text it was parsed from: a module summarised for its importers is parsed
+    /// once, and its own lint takes the tree when it comes after.
+    trees: Mutex<HashMap<String, (String, tree_sitter::Tree)>>,
 }
 
 /// What an import gave, and what looking it up asked the loader.
@@ -138,6 +142,7 @@ impl Project {
             loader,
             modules: Mutex::new(HashMap::new()),
             imports: Mutex::new(HashMap::new()),
+            trees: Mutex::new(HashMap::new()),
         }
     }
 
@@ -155,9 +160,26 @@ impl Project {
             .next()
             .and_then(Dialect::of_extension)
             .unwrap_or(Dialect::TypeScript);
-        let facts = Arc::new(crate::summarise(&text, dialect, path));
+        let (facts, tree) = crate::summarise(&text, dialect, path);
+        let facts = Arc::new(facts);
+        if let Some(tree) = tree {
+            self.trees
+                .lock()
+                .expect("project lock")
+                .insert(path.to_string(), (text, tree));
+        }
         let mut m = self.modules.lock().expect("project lock");
         Some(m.entry(path.to_string()).or_insert(facts).clone())
+    }
+
+    /// The tree of `module` parsed from `source` by a summary, if there is one (it
+    /// is handed out once).
+    pub(crate) fn take_tree(&self, module: &str, source: &str) -> Option<tree_sitter::Tree> {
+        let mut trees = self.trees.lock().expect("project lock");
+        match trees.remove(module) {
+            Some((text, tree)) if text == source => Some(tree),
+            _ => None,
+        }
     }
 
     /// The module file `spec` names from `from`.

@@ -46,6 +46,9 @@ impl<'t> Analyzer<'t> {
     }
 
     pub(super) fn lower_call(&mut self, call: Node<'t>) {
+        if self.wrapper_call(call) {
+            return;
+        }
         let Some((recv, m, _)) = self.method_call(call) else {
             return;
         };
@@ -61,7 +64,10 @@ impl<'t> Analyzer<'t> {
                 self.command(call, c, None);
             }
             ("exec", Value::Unknown) => self.batch_by_use(call, recv),
-            (m, Value::Unknown) if keylint_core::evidence::only_redis(m) => {
+            (m, Value::Unknown)
+                if keylint_core::evidence::only_redis(m)
+                    || self.defined.contains_key(m.trim_end_matches("Buffer")) =>
+            {
                 self.by_use_calls.push(call);
             }
             _ => {}
@@ -90,7 +96,7 @@ impl<'t> Analyzer<'t> {
         }) {
             args.pop();
         }
-        if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).copied() {
+        if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).cloned() {
             if c.lib == Lib::IoRedis {
                 return self.defined_call(c, call, f, &args, d, batch.is_some());
             }
@@ -201,10 +207,17 @@ impl<'t> Analyzer<'t> {
             if self.queued_by_use.contains(&call.id()) {
                 continue;
             }
-            let Some((recv, _, _)) = self.method_call(call) else {
+            let Some((recv, m, _)) = self.method_call(call) else {
                 continue;
             };
             if !self.plain_receiver(recv) {
+                continue;
+            }
+            // A script command's name is the project's own: only a receiver named
+            // like a client is taken for one.
+            if !keylint_core::evidence::only_redis(m)
+                && !super::scriptdir::client_like(recv, self.src)
+            {
                 continue;
             }
             self.command(call, c, None);
@@ -213,7 +226,7 @@ impl<'t> Analyzer<'t> {
 
     /// A receiver that may be a client: a name or a chain of properties (not a call),
     /// not named like a batch or a cache, and not a name bound to a call.
-    fn plain_receiver(&mut self, recv: Node<'t>) -> bool {
+    pub(super) fn plain_receiver(&mut self, recv: Node<'t>) -> bool {
         let r = unwrap_expr(recv);
         let chain_ok = {
             let mut cur = r;

@@ -123,7 +123,7 @@ enum Decl<'t> {
 /// A script called with keys, to link with its body once every call is seen.
 struct Link<'t> {
     unit: usize,
-    body: Option<Node<'t>>,
+    body: Option<Body<'t>>,
     call: Node<'t>,
     keys: Vec<Option<usize>>,
     key_spans: Vec<Span>,
@@ -131,11 +131,22 @@ struct Link<'t> {
     numkeys: Option<(Numkeys, Span)>,
 }
 
-/// A script defined with ioredis `defineCommand(name, { numberOfKeys, lua })`.
-#[derive(Clone, Copy)]
+/// A script defined with ioredis `defineCommand(name, { numberOfKeys, lua })`, or by
+/// a loader from a script file (see `scriptdir`).
+#[derive(Clone)]
 struct Defined<'t> {
     numkeys: Option<usize>,
-    body: Option<Node<'t>>,
+    body: Option<Body<'t>>,
+}
+
+/// Where a script's Lua body is.
+#[derive(Debug, Clone)]
+enum Body<'t> {
+    /// An expression of the file (a string, a constant, `fs.readFileSync(…)`).
+    Expr(Node<'t>),
+    /// A script file (relative to the file's directory) that a loader reads at run
+    /// time; its `--- @include` lines are followed.
+    File(String),
 }
 
 /// What the file imports from the client libraries.
@@ -216,6 +227,14 @@ pub(crate) struct Analyzer<'t> {
     assigned_fields: HashSet<String>,
     /// Objects kept on `this`, by owner and property.
     object_cache: HashMap<(String, String), Option<Value<'t>>>,
+    /// Script files of the directories a loader may read, by command name (read once,
+    /// when a call may need them).
+    dir_scripts: Option<HashMap<String, scriptdir::DirScript>>,
+    /// Properties of `this` that keep the SHA of a script loaded with `SCRIPT LOAD`,
+    /// with its body (`None`: several bodies) and how many assignments keep it.
+    sha_fields: HashMap<String, (Option<Node<'t>>, usize)>,
+    /// Callback parameters that receive the SHA of a loaded script, with its body.
+    sha_params: HashMap<usize, Node<'t>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -270,6 +289,9 @@ mod commands;
 mod index;
 mod objects;
 mod scopes;
+mod scriptdir;
+#[cfg(test)]
+pub(crate) use scriptdir::script_file_name;
 mod scripts;
 mod this;
 #[cfg(test)]
@@ -311,6 +333,9 @@ impl<'t> Analyzer<'t> {
             mutated_fields: HashSet::new(),
             assigned_fields: HashSet::new(),
             object_cache: HashMap::new(),
+            dir_scripts: None,
+            sha_fields: HashMap::new(),
+            sha_params: HashMap::new(),
         }
     }
 
@@ -322,6 +347,8 @@ impl<'t> Analyzer<'t> {
             for &c in &calls {
                 self.define_command(c);
             }
+            // Then the scripts a loader defines from script files.
+            self.define_dir_scripts();
             for &c in &calls {
                 self.lower_call(c);
             }

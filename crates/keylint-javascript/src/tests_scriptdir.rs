@@ -288,3 +288,26 @@ fn a_loaded_script_is_linked_by_its_sha() {
     );
     assert!(lint(&src, None, &none).0.is_empty());
 }
+
+#[test]
+fn concat_gives_the_receivers_elements_then_the_arguments() {
+    let files = Files(vec![("commands/moveJob-2.lua", MOVE)]);
+    let src = "const Redis = require('ioredis');\nconst c = new Redis.Cluster([]);\n\
+               const keys = ['q:wait', 'q:active'];\n\
+               c.moveJob(keys.concat([id, 'x']));\n\
+               c.moveJob(['{q}:wait'].concat('{q}:active', rest));\n\
+               c.mget(['a'].concat(['b']));\n";
+    let (rules, scripts) = lint(src, None, &files);
+    assert_eq!(
+        scripts,
+        [
+            vec!["\"q:wait\"", "\"q:active\""],
+            vec!["\"{q}:wait\"", "\"{q}:active\""]
+        ]
+    );
+    assert_eq!(rules, ["cross-slot", "cross-slot"]);
+    // The receiver's elements are not known: nothing.
+    let src = "const Redis = require('ioredis');\nconst c = new Redis.Cluster([]);\n\
+               c.moveJob(f().concat(['q:wait', 'q:active']));\n";
+    assert!(lint(src, None, &files).1.is_empty());
+}

@@ -487,6 +487,18 @@ impl<'t> Analyzer<'t> {
                 out.push(Flat::Family(m));
                 continue;
             }
+            // `keys.concat(args)`: the receiver's elements, then each argument's (an
+            // array's elements, or the value itself).
+            if u.kind() != "spread_element" {
+                if let Some(parts) = inner.and_then(|i| self.concat_parts(i)) {
+                    let mut c = Vec::with_capacity(parts.len());
+                    for p in parts {
+                        c.extend(self.flatten(&[p]));
+                    }
+                    out.extend(c);
+                    continue;
+                }
+            }
             // An array (written here, or a constant one, or spread) is flattened one
             // level, as ioredis does.
             let array = match inner {
@@ -525,6 +537,30 @@ impl<'t> Analyzer<'t> {
             }
         }
         out
+    }
+
+    /// `r.concat(a, b)`: the receiver and the arguments, when the receiver is an
+    /// array literal or a name bound to one (what `concat` gives is then their
+    /// elements in order, an array argument's one level down, as `flatten` reads
+    /// each of them).
+    fn concat_parts(&mut self, n: Node<'t>) -> Option<Vec<Node<'t>>> {
+        if n.kind() != "call_expression" {
+            return None;
+        }
+        let (recv, m, _) = self.method_call(n)?;
+        if m != "concat" {
+            return None;
+        }
+        let r = unwrap_expr(recv);
+        if !matches!(r.kind(), "array" | "identifier") {
+            return None;
+        }
+        if !matches!(self.eval(r), Value::Array(..)) {
+            return None;
+        }
+        let mut parts = vec![r];
+        parts.extend(self.args(n));
+        Some(parts)
     }
 
     /// The keys of an ioredis multi-key or single-key method.

@@ -311,3 +311,58 @@ fn concat_gives_the_receivers_elements_then_the_arguments() {
                c.moveJob(f().concat(['q:wait', 'q:active']));\n";
     assert!(lint(src, None, &files).1.is_empty());
 }
+
+#[test]
+fn node_redis_scripts_take_the_keys_their_parse_command_pushes() {
+    let none = Files(vec![]);
+    let head = "const { createCluster, defineScript } = require('redis');\n";
+    let def = |parse: &str, transform: &str| {
+        format!(
+            "{head}const c = createCluster({{ rootNodes: [], scripts: {{ s: defineScript({{\n  \
+             NUMBER_OF_KEYS: 2,\n  SCRIPT: \"return redis.call('MGET', KEYS[1], KEYS[2])\",\n  \
+             {parse}\n  {transform}\n}}) }} }});\nc.s('x', 'q:a', 'q:b');\n"
+        )
+    };
+    // The second and third arguments are the keys.
+    for src in [
+        def(
+            "parseCommand(p, v, a, b) { p.pushKey(a); p.pushKey(b); p.push(v); },",
+            "",
+        ),
+        def("", "transformArguments(v, a, b) { return [a, b, v]; },"),
+        def(
+            "parseCommand(p, v, a, b) { p.pushKey(a); p.pushKey(b); p.push(v); },",
+            "transformArguments(v, a, b) { return [a, b, v]; },",
+        ),
+    ] {
+        let (rules, scripts) = lint(&src, None, &none);
+        assert_eq!(scripts[0], ["\"q:a\"", "\"q:b\""], "{src}");
+        assert_eq!(rules, ["cross-slot"], "{src}");
+    }
+    // Not read: a key pushed under a condition, the two forms disagreeing, a count
+    // that is not the number of keys pushed.
+    for src in [
+        def(
+            "parseCommand(p, v, a, b) { if (v) p.pushKey(a); p.pushKey(b); },",
+            "",
+        ),
+        def(
+            "parseCommand(p, v, a, b) { p.pushKey(a); p.pushKey(b); },",
+            "transformArguments(v, a, b) { return [b, a, v]; },",
+        ),
+        def("parseCommand(p, v, a, b) { p.pushKey(a); },", ""),
+        // A key pushed after an argument: `KEYS[1]` is the argument.
+        def(
+            "parseCommand(p, v, a, b) { p.push(v); p.pushKey(a); p.pushKey(b); },",
+            "",
+        ),
+    ] {
+        let (rules, scripts) = lint(&src, None, &none);
+        assert!(!rules.contains(&"cross-slot".to_string()), "{src}");
+        // (The body's own unit has `KEYS[1]`, `KEYS[2]`; no call's unit has the keys.)
+        assert!(
+            !scripts.iter().flatten().any(|k| k.contains("q:a")),
+            "{src}"
+        );
+    }
+}

@@ -43,6 +43,7 @@ impl<'t> Analyzer<'t> {
             || methods::node_redis(m).is_some()
             || methods::single_key(m).is_some()
             || self.defined.contains_key(m.trim_end_matches("Buffer"))
+            || self.node_scripts.contains_key(m)
     }
 
     pub(super) fn lower_call(&mut self, call: Node<'t>) {
@@ -99,6 +100,11 @@ impl<'t> Analyzer<'t> {
         if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).cloned() {
             if c.lib == Lib::IoRedis {
                 return self.defined_call(c, call, f, &args, d, batch.is_some());
+            }
+        }
+        if c.lib == Lib::NodeRedis {
+            if let Some(Some(s)) = self.node_scripts.get(m).cloned() {
+                return self.node_script_call(c, call, f, &args, s, batch.is_some());
             }
         }
         if m.to_ascii_lowercase().starts_with("eval") {

@@ -235,6 +235,9 @@ pub(crate) struct Analyzer<'t> {
     sha_fields: HashMap<String, (Option<Node<'t>>, usize)>,
     /// Callback parameters that receive the SHA of a loaded script, with its body.
     sha_params: HashMap<usize, Node<'t>>,
+    /// Scripts of node-redis clients' `scripts` options, by name (`None`: defined
+    /// twice, or not read).
+    node_scripts: HashMap<String, Option<nodescripts::NodeScript<'t>>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -287,6 +290,7 @@ mod batches;
 mod clients;
 mod commands;
 mod index;
+mod nodescripts;
 mod objects;
 mod scopes;
 mod scriptdir;
@@ -336,6 +340,7 @@ impl<'t> Analyzer<'t> {
             dir_scripts: None,
             sha_fields: HashMap::new(),
             sha_params: HashMap::new(),
+            node_scripts: HashMap::new(),
         }
     }
 

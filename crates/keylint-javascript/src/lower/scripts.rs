@@ -8,6 +8,7 @@ impl<'t> Analyzer<'t> {
     pub(super) fn define_command(&mut self, call: Node<'t>) {
         self.define_script(call);
         self.script_load(call);
+        self.node_client_scripts(call);
         let Some((recv, m, _)) = self.method_call(call) else {
             return;
         };

@@ -198,6 +198,17 @@ fn a_dispatch_method_runs_the_script_it_is_given() {
         lint(&src2, Some(Library::IoRedis), &files).0,
         ["cross-slot-likely"]
     );
+    // BullMQ: the versioned name in a local first.
+    let src6 = src.replace(
+        "    return client.runCommand(`${commandName}:${this.version}`, args);",
+        "    const commandNameWithVersion = `${commandName}:${this.version}`;\n    \
+         return client.runCommand(commandNameWithVersion, args);",
+    );
+    assert_ne!(src6, src);
+    assert_eq!(
+        lint(&src6, Some(Library::IoRedis), &files).0,
+        ["cross-slot-likely"]
+    );
     // Not when the method changes the name it is given.
     let src3 = src.replace(
         "    return client.runCommand",

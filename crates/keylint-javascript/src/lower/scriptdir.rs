@@ -384,8 +384,34 @@ impl<'t> Analyzer<'t> {
         };
         // The name as the call writes it: the parameter, or a template that starts
         // with it (`${name}:${version}`).
+        // `const name = `${commandName}:${this.version}`;` at the top of the body.
+        let mut locals: HashMap<&'t str, Node<'t>> = HashMap::new();
+        {
+            let mut c = body.walk();
+            for st in body.named_children(&mut c) {
+                if st.kind() != "lexical_declaration" || !text(st, self.src).starts_with("const") {
+                    continue;
+                }
+                let mut c2 = st.walk();
+                for d in st.named_children(&mut c2) {
+                    if let (Some(k), Some(v)) = (
+                        d.child_by_field_name("name"),
+                        d.child_by_field_name("value"),
+                    ) {
+                        if k.kind() == "identifier" {
+                            locals.insert(text(k, self.src), v);
+                        }
+                    }
+                }
+            }
+        }
         let name_pos = |n: Node<'t>, src: &str| -> Option<usize> {
-            let n = unwrap_expr(n);
+            let mut n = unwrap_expr(n);
+            if n.kind() == "identifier" {
+                if let Some(&v) = locals.get(text(n, src)) {
+                    n = unwrap_expr(v);
+                }
+            }
             if n.kind() == "template_string" {
                 let mut c = n.walk();
                 let first = n

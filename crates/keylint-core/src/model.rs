@@ -321,6 +321,13 @@ pub struct FileModel {
     /// keys, when it is not the client (a function that rewrites the module's key
     /// names through `globals()`), as findings name it: (binding, phrase).
     pub prefix_origins: Vec<(String, String)>,
+    /// Bindings of opaque holes that stand for a configured value with a literal
+    /// default the code shows (`def __init__(self, jobs_key="app.jobs")` stored on
+    /// `self`, `getattr(settings, "X_PREFIX", "x")`), with that default's bytes. Keys
+    /// in different slots with the defaults are likely in different slots: a
+    /// deployment that keeps the defaults, as most do, fails; one that configures
+    /// values with a common hash tag does not.
+    pub configured_defaults: Vec<(String, Vec<u8>)>,
 }
 
 impl FileModel {
@@ -341,6 +348,7 @@ impl FileModel {
             client_prefixes: Vec::new(),
             caller_values: Vec::new(),
             prefix_origins: Vec::new(),
+            configured_defaults: Vec::new(),
         }
     }
 

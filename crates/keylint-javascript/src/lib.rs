@@ -184,3 +184,5 @@ fn parse(source: &str, dialect: Dialect) -> Option<tree_sitter::Tree> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_scriptdir;

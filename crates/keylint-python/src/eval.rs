@@ -1139,6 +1139,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return v;
         }
         let v = self.eval_module_name_inner(name, n, ctx);
+        let v = crate::configured::relabel(v, name);
         self.rebound_global(name, v, n)
     }
 
@@ -1252,6 +1253,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                         // `if pipeline is not None: pipe = pipeline` / `else: pipe =
                         // r.pipeline()`: read as the conditional expression is.
                         if let Some(v) = self.if_choice(&defs, use_node, at, &scope_ctx) {
+                            return v;
+                        }
+                        // `if not pipe: pipe = r.pipeline()` of a `pipe=None` parameter.
+                        if let Some(v) = self.none_param_filled(name, &defs, at, &scope_ctx) {
                             return v;
                         }
                         // A buffer of keys of one family, emptied when flushed.
@@ -2090,6 +2095,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                         .map(|(v, _)| v)
                         .collect();
                     if assigned.len() == 1 {
+                        // A constructor parameter with a literal default.
+                        let only = assigns.iter().find(|a| a.value.is_some());
+                        if let Some(v) =
+                            only.and_then(|a| self.init_param_default(a, c, attr, &label))
+                        {
+                            return v;
+                        }
                         return match assigned[0] {
                             Value::Unknown => opaque(self),
                             // Project analysis: a constructor parameter keeps its mark.
@@ -2222,6 +2234,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => {}
             }
             return self.call_result(n, func, ctx);
+        }
+        if func.kind_name() == "identifier" && text(func, self.src()) == "getattr" {
+            if let Some(v) = self.getattr_default(args, ctx) {
+                return v;
+            }
         }
         let callee = self.eval(func, &ctx.deeper());
         self.call_value(callee, func, args, n, ctx)

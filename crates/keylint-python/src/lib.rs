@@ -14,6 +14,7 @@
 
 mod byuse;
 mod collections;
+mod configured;
 mod eval;
 mod frontend;
 mod globals;

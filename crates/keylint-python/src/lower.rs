@@ -286,6 +286,7 @@ impl<'t> Analyzer<'t> {
     }
 
     fn finish(mut self) -> FileModel {
+        self.model.configured_defaults = crate::configured::configured_defaults(&self.model.keys);
         // Keys in source order; units inner before outer.
         let remap = reorder(&mut self.model.keys, |i, k| (k.span.start, k.span.end, i));
         for u in &mut self.model.units {

@@ -1776,3 +1776,97 @@ async def move(redis: Redis, *, queue_key: Key[str], now: Arg[float], prefix: Ar
         assert!(lower(&src).keys.is_empty(), "{sig}");
     }
 }
+
+#[test]
+fn configured_values_with_literal_defaults() {
+    // Constructor parameters with defaults stored on `self`, `prefix or "x"`, and a
+    // setting read with `getattr`: keys in different slots with the defaults are
+    // likely; keys in one slot with them, and parameters without a default, are not.
+    let src = r#"
+import redis
+from django.conf import settings
+PREFIX = getattr(settings, "APP_PREFIX", "app")
+NOT_A_KEY = getattr(settings, "APP_TIMEOUT", "30")
+class Job:
+    pass
+ATTR_KEY = getattr(Job(), "queue_key", "rq:queue")
+class Store:
+    def __init__(self, jobs_key="app.jobs", times_key="app.times", prefix=None,
+                 a_key="{t}.x", b_key="{t}.y", server="localhost:6379"):
+        self.jobs_key = jobs_key
+        self.times_key = times_key
+        self.prefix = prefix or "limiter"
+        self.a_key = a_key
+        self.b_key = b_key
+        self.server = server
+        self.r = redis.Redis()
+    def f(self, ip):
+        self.r.sunion(self.jobs_key, self.times_key)
+        self.r.sunion(f"{self.prefix}:failed:{ip}", f"{self.prefix}:blocked:{ip}")
+        self.r.sunion(self.a_key, self.b_key)
+        self.r.sunion(self.jobs_key, self.jobs_key)
+        self.r.sunion(f"{PREFIX}:x:{ip}", f"{PREFIX}:y:{ip}")
+        self.r.sunion(f"{NOT_A_KEY}:x:{ip}", f"{NOT_A_KEY}:y:{ip}")
+        self.r.sunion(f"{ATTR_KEY}:x:{ip}", f"{ATTR_KEY}:y:{ip}")
+        self.r.sunion(f"{self.server}:x", f"{self.server}:y")
+class Bare:
+    def __init__(self, jobs_key, times_key):
+        self.jobs_key = jobs_key
+        self.times_key = times_key
+        self.r = redis.Redis()
+    def f(self):
+        self.r.sunion(self.jobs_key, self.times_key)
+"#;
+    let m = lower(src);
+    let defaults: Vec<Vec<u8>> = m
+        .configured_defaults
+        .iter()
+        .map(|(_, d)| d.clone())
+        .collect();
+    assert!(defaults.contains(&b"app.jobs".to_vec()));
+    assert!(defaults.contains(&b"limiter".to_vec()));
+    assert!(defaults.contains(&b"app".to_vec()));
+    assert!(!defaults.contains(&b"30".to_vec()));
+    assert!(!defaults.contains(&b"rq:queue".to_vec()));
+    assert!(!defaults.contains(&b"localhost:6379".to_vec()));
+    assert_eq!(
+        rules(src),
+        vec![
+            Rule::CrossSlotLikely,
+            Rule::CrossSlotLikely,
+            Rule::CrossSlotLikely
+        ]
+    );
+}
+
+#[test]
+fn a_none_parameter_filled_with_a_pipeline_is_that_pipeline() {
+    let src = r#"
+import redis
+R = redis.Redis()
+def f(a, pipe=None):
+    if not pipe:
+        pipe = R.pipeline()
+    pipe.set("a:" + a, 1)
+    pipe.set("b:" + a, 1)
+    pipe.execute()
+def g(a, pipe=None):
+    if pipe is None:
+        pipe = R.pipeline()
+    pipe.set("c:" + a, 1)
+    pipe.set("d:" + a, 1)
+    pipe.execute()
+def h(a, pipe=None):
+    if a:
+        pipe = R.pipeline()
+    pipe.set("e:" + a, 1)
+    pipe.set("f:" + a, 1)
+"#;
+    let m = lower(src);
+    let tx: Vec<Vec<String>> = multi(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect();
+    assert_eq!(tx.len(), 2, "{tx:?}");
+}

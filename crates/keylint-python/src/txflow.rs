@@ -265,6 +265,69 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// A pipeline made by a `pipeline()` call (not one known only by an annotation).
+    /// `def f(…, pipe=None): if not pipe: pipe = r.pipeline()` (also `if pipe is
+    /// None:`): at `at`, a parameter defaulting to `None` that an `if` with no other
+    /// arm fills with a pipeline the function makes. Lowered on its own, the function
+    /// runs where the parameter is not given: that pipeline. `None` for any other
+    /// shape.
+    pub(crate) fn none_param_filled(
+        &mut self,
+        name: &str,
+        defs: &[Def<'t>],
+        at: usize,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let f = ctx.func?;
+        let [param, fill] = defs else { return None };
+        let DefKind::Param(_) = param.kind else {
+            return None;
+        };
+        let info = &self.ix.funcs[f];
+        let p = info.params.iter().find(|p| p.name == name)?;
+        if p.default.is_none_or(|d| d.kind_name() != "none") {
+            return None;
+        }
+        let DefKind::Expr(e) = fill.kind else {
+            return None;
+        };
+        if fill.stmt.kind_name() != "assignment" || fill.stmt.field(Field::Right) != Some(e) {
+            return None;
+        }
+        let arm = self.ix.enclosing_block(fill.stmt)?;
+        let stmt = nav.parent(arm)?;
+        if stmt.kind_name() != "if_statement"
+            || stmt.end_byte() > at
+            || nav
+                .named_children(stmt)
+                .any(|c| matches!(c.kind_name(), "else_clause" | "elif_clause"))
+            || self.ix.enclosing_block(stmt) != Some(info.body)
+        {
+            return None;
+        }
+        let cond = stmt.field(Field::Condition)?;
+        let src = self.src();
+        let tests_name = match cond.kind_name() {
+            "not_operator" => nav
+                .named_children(cond)
+                .next()
+                .is_some_and(|a| a.kind_name() == "identifier" && text(a, src) == name),
+            "comparison_operator" => {
+                let t = text(cond, src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                t == format!("{name} is None") || t == format!("{name} == None")
+            }
+            _ => false,
+        };
+        if !tests_name {
+            return None;
+        }
+        let v = self.eval(e, &ctx.deeper());
+        self.made_pipe(&v).then_some(v)
+    }
+
     pub(crate) fn made_pipe(&self, v: &Value<'t>) -> bool {
         matches!(v, Value::Pipe(p) if self.pipes[*p].created.is_some())
     }

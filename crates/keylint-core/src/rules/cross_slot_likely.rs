@@ -7,9 +7,11 @@
 use super::slot_units::{FamilyKey, UnitView};
 use super::Context;
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{CrossSlotPolicy, KeyFamily, UnitKind};
+use crate::model::{CrossSlotPolicy, FileModel, KeyFamily, UnitKind};
 use crate::rule::RuleMeta;
-use crate::template::{compare, HashInput, HoleKind, KeyTemplate, Part, SymPart, Verdict};
+use crate::template::{
+    compare, HashInput, HoleKind, KeyTemplate, Lit, Part, SourceMap, SymPart, Verdict,
+};
 
 pub(crate) const META: RuleMeta = RuleMeta {
     code: "RK002",
@@ -79,6 +81,120 @@ pub(super) fn explain_after_prefix(f: Finding, label: &str, origin: Option<&str>
     .with_note(format!(
         "this holds unless `{label}` carries a hash tag (`{{…}}`): with a tag in it, \
          every key that begins with it hashes only that tag"
+    ))
+}
+
+/// Configured values as findings name them: each one's label and default.
+pub(super) type Configured = Vec<(String, String)>;
+
+/// Most keys of one unit given the defaults of their configured values.
+const MAX_CONFIGURED: usize = 64;
+
+/// Two keys in different slots once every configured value they hold takes the
+/// literal default the code gives it (`jobs_key="app.jobs"` next to
+/// `run_times_key="app.run_times"`, or `<prefix>:failed` next to `<prefix>:blocked`
+/// under a prefix read with a default of `"defender"`): a deployment that keeps the
+/// defaults fails. At least one key of the pair holds such a value (a pair without
+/// one is judged as it is). With each configured value of the pair: its label and
+/// default, as findings name them.
+pub(super) fn with_defaults(u: &UnitView<'_, '_>) -> Option<(usize, usize, Configured)> {
+    let model = u.cx.model;
+    if model.configured_defaults.is_empty() {
+        return None;
+    }
+    let keys: Vec<usize> = u.unit.keys.iter().copied().take(MAX_CONFIGURED).collect();
+    let mut configured: Vec<Configured> = Vec::with_capacity(keys.len());
+    let mut inputs: Vec<HashInput> = Vec::with_capacity(keys.len());
+    for &k in &keys {
+        match with_default_values(model, &model.keys[k].template) {
+            Some((input, named)) => {
+                inputs.push(input);
+                configured.push(named);
+            }
+            None => {
+                inputs.push(u.inputs[k].clone());
+                configured.push(Vec::new());
+            }
+        }
+    }
+    if configured.iter().all(Vec::is_empty) {
+        return None;
+    }
+    let local: Vec<usize> = (0..keys.len()).collect();
+    let (a, b) = super::cross_slot::proven(&local, &inputs).or_else(|| symbolic(&local, &inputs))?;
+    if configured[a].is_empty() && configured[b].is_empty() {
+        return None;
+    }
+    let mut named = configured[a].clone();
+    for x in &configured[b] {
+        if !named.contains(x) {
+            named.push(x.clone());
+        }
+    }
+    Some((keys[a], keys[b], named))
+}
+
+/// The hash input of a key once each configured value it holds takes its default,
+/// with those values' labels and defaults; `None` when it holds none.
+pub(super) fn with_default_values(
+    model: &FileModel,
+    t: &KeyTemplate,
+) -> Option<(HashInput, Configured)> {
+    let default_of = |b: &str| {
+        model
+            .configured_defaults
+            .iter()
+            .find(|(x, _)| x == b)
+            .map(|(_, d)| d)
+    };
+    let mut named: Vec<(String, String)> = Vec::new();
+    let mut out = KeyTemplate::default();
+    for p in &t.parts {
+        match p {
+            Part::Hole(h) => match default_of(&h.binding) {
+                Some(d) => {
+                    let shown = (h.label.clone(), String::from_utf8_lossy(d).into_owned());
+                    if !named.contains(&shown) {
+                        named.push(shown);
+                    }
+                    out.parts.push(Part::Lit(Lit {
+                        bytes: d.clone(),
+                        map: SourceMap::None,
+                    }));
+                }
+                None => out.parts.push(p.clone()),
+            },
+            Part::Lit(_) => out.parts.push(p.clone()),
+        }
+    }
+    if named.is_empty() {
+        return None;
+    }
+    Some((out.hash_input(), named))
+}
+
+/// Why keys that differ with the defaults of configured values fail, and what is
+/// assumed.
+pub(super) fn explain_with_defaults(f: Finding, named: &[(String, String)]) -> Finding {
+    let values = named
+        .iter()
+        .map(|(l, d)| format!("`{l}` (default `{d:?}`)"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (it, them) = if named.len() == 1 {
+        ("this value", "it")
+    } else {
+        ("these values", "them")
+    };
+    f.with_note(format!(
+        "these keys hold {values}, configured where the code does not show; with the \
+         default{} the code gives, the keys are in different slots",
+        if named.len() == 1 { "" } else { "s" }
+    ))
+    .with_note(format!(
+        "this holds unless {it} {} configured with a hash tag (`{{…}}`) that puts the keys \
+         in one slot; a deployment that keeps {them} as written fails",
+        if named.len() == 1 { "is" } else { "are" }
     ))
 }
 

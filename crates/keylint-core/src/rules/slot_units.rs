@@ -131,6 +131,9 @@ struct Detection<'m> {
     around: Option<Vec<String>>,
     /// What puts that prefix before the keys, when it is not the client.
     prefix_origin: Option<String>,
+    /// The pair differs with the defaults of configured values: their labels and
+    /// defaults.
+    configured: Option<Vec<(String, String)>>,
 }
 
 impl Detection<'_> {
@@ -148,6 +151,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     let mut under_prefix = None;
     let mut around = None;
     let mut prefix_origin = None;
+    let mut configured = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
     } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
@@ -172,6 +176,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some((a, b, labels)) = cross_slot_likely::around_caller_value(u) {
         // Likely: keys built around one value the caller passes in.
         around = Some(labels);
+        (Rule::CrossSlotLikely, a, b)
+    } else if let Some((a, b, named)) = cross_slot_likely::with_defaults(u) {
+        // Likely: keys in different slots with the defaults of configured values.
+        configured = Some(named);
         (Rule::CrossSlotLikely, a, b)
     } else {
         return None;
@@ -200,6 +208,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         under_prefix,
         around,
         prefix_origin,
+        configured,
     })
 }
 
@@ -254,6 +263,15 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
             match keys[k].template.hash_input_if_untagged(&[]) {
                 Some((i @ HashInput::Symbolic { .. }, _)) => {
                     format!("{} if untagged", i.describe(cx.syntax(k)))
+                }
+                _ => inputs[k].describe(cx.syntax(k)),
+            }
+        }
+        // With the defaults of configured values: hashed as it would be with them.
+        _ if d.configured.is_some() && inputs[k] == HashInput::Unknown => {
+            match cross_slot_likely::with_default_values(cx.model, &keys[k].template) {
+                Some((i, _)) if i != HashInput::Unknown => {
+                    format!("{} with the defaults", i.describe(cx.syntax(k)))
                 }
                 _ => inputs[k].describe(cx.syntax(k)),
             }
@@ -339,9 +357,10 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
     let mut f = match (d.rule, unit.policy) {
         // Nothing is refused; what is lost is said in the unit's notes.
         // (What a verdict around the caller's values assumes is said all the same.)
-        (_, CrossSlotPolicy::NotAtomic) => match &d.around {
-            Some(labels) => cross_slot_likely::explain_around(f, labels),
-            None => f,
+        (_, CrossSlotPolicy::NotAtomic) => match (&d.around, &d.configured) {
+            (Some(labels), _) => cross_slot_likely::explain_around(f, labels),
+            (None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
+            (None, None) => f,
         }
         .with_severity(Severity::Warning),
         (Rule::CrossSlot, _) => cross_slot::explain(f, unit, in_script),
@@ -354,7 +373,10 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                 cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
             }
             (None, Some(labels)) => cross_slot_likely::explain_around(f, labels),
-            (None, None) => cross_slot_likely::explain(f),
+            (None, None) => match &d.configured {
+                Some(named) => cross_slot_likely::explain_with_defaults(f, named),
+                None => cross_slot_likely::explain(f),
+            },
         },
     };
     if cx.fstring(d.anchor) && !d.family_only() && looks_like_fstring_trap(u) {

@@ -126,7 +126,7 @@ enum Decl<'t> {
 /// A script called with keys, to link with its body once every call is seen.
 struct Link<'t> {
     unit: usize,
-    body: Option<Node<'t>>,
+    body: Option<Body<'t>>,
     call: Node<'t>,
     keys: Vec<Option<usize>>,
     key_spans: Vec<Span>,
@@ -134,11 +134,22 @@ struct Link<'t> {
     numkeys: Option<(Numkeys, Span)>,
 }
 
-/// A script defined with ioredis `defineCommand(name, { numberOfKeys, lua })`.
-#[derive(Clone, Copy)]
+/// A script defined with ioredis `defineCommand(name, { numberOfKeys, lua })`, or by
+/// a loader from a script file (see `scriptdir`).
+#[derive(Clone)]
 struct Defined<'t> {
     numkeys: Option<usize>,
-    body: Option<Node<'t>>,
+    body: Option<Body<'t>>,
+}
+
+/// Where a script's Lua body is.
+#[derive(Debug, Clone)]
+enum Body<'t> {
+    /// An expression of the file (a string, a constant, `fs.readFileSync(…)`).
+    Expr(Node<'t>),
+    /// A script file (relative to the file's directory) that a loader reads at run
+    /// time; its `--- @include` lines are followed.
+    File(String),
 }
 
 /// What the file imports from the client libraries.
@@ -230,6 +241,17 @@ pub(crate) struct Analyzer<'t> {
     imported_facts: HashMap<String, Option<crate::modules::Fact>>,
     /// Where each class (by node id) gives its members values.
     member_sites: HashMap<usize, std::rc::Rc<clients::MemberSites<'t>>>,
+    /// Script files of the directories a loader may read, by command name (read once,
+    /// when a call may need them).
+    dir_scripts: Option<HashMap<String, scriptdir::DirScript>>,
+    /// Properties of `this` that keep the SHA of a script loaded with `SCRIPT LOAD`,
+    /// with its body (`None`: several bodies) and how many assignments keep it.
+    sha_fields: HashMap<String, (Option<Node<'t>>, usize)>,
+    /// Callback parameters that receive the SHA of a loaded script, with its body.
+    sha_params: HashMap<usize, Node<'t>>,
+    /// Scripts of node-redis clients' `scripts` options, by name (`None`: defined
+    /// twice, or not read).
+    node_scripts: HashMap<String, Option<nodescripts::NodeScript<'t>>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -283,8 +305,12 @@ mod clients;
 mod commands;
 mod imports;
 mod index;
+mod nodescripts;
 mod objects;
 mod scopes;
+mod scriptdir;
+#[cfg(test)]
+pub(crate) use scriptdir::script_file_name;
 mod scripts;
 mod this;
 #[cfg(test)]
@@ -331,6 +357,10 @@ impl<'t> Analyzer<'t> {
             module_imports: HashMap::new(),
             imported_facts: HashMap::new(),
             member_sites: HashMap::new(),
+            dir_scripts: None,
+            sha_fields: HashMap::new(),
+            sha_params: HashMap::new(),
+            node_scripts: HashMap::new(),
         }
     }
 
@@ -370,6 +400,8 @@ impl<'t> Analyzer<'t> {
             for &c in &calls {
                 self.define_command(c);
             }
+            // Then the scripts a loader defines from script files.
+            self.define_dir_scripts();
             for &c in &calls {
                 self.lower_call(c);
             }

@@ -1,0 +1,213 @@
+//! Configured values with a literal default the code shows.
+//!
+//! A key name or prefix that a deployment may configure is unknown, but the code often
+//! says what it is when nobody configures it: a constructor parameter with a default
+//! stored on `self` (`def __init__(self, jobs_key="app.jobs"): self.jobs_key =
+//! jobs_key`, also `self.prefix = prefix or "app"`), or a setting read with
+//! `getattr(settings, "APP_PREFIX", "app")`. Such a value is an opaque hole (it may
+//! carry a hash tag) whose binding carries its default; the model lists those
+//! bindings with their defaults ([`keylint_core::FileModel::configured_defaults`]),
+//! and keys in different slots with the defaults are `cross-slot-likely`.
+//!
+//! The binding is `CONFIGURED`, the default's bytes in hexadecimal, `\u{2}`, then the
+//! value's identity, so that it survives being copied into another module's facts.
+
+use crate::eval::{arg_nodes, Ctx, Value};
+use crate::index::{text, ClassId, DefKind, SelfAssign};
+use crate::syntax::{Field, NodeExt};
+use crate::tpl::{is_keylike_label, HoleInfo, Tpl};
+use keylint_core::template::Part;
+use keylint_core::KeyUse;
+use tree_sitter::Node;
+
+/// The marker that begins the default in a binding.
+const CONFIGURED: &str = "\u{2}configured:";
+
+/// The binding of a configured value `id` whose default is `default`.
+fn binding(default: &[u8], id: &str) -> String {
+    let hex: String = default.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{CONFIGURED}{hex}\u{2}{id}")
+}
+
+/// The default a binding carries, if it is a configured value's.
+fn default_of(binding: &str) -> Option<Vec<u8>> {
+    let at = binding.find(CONFIGURED)? + CONFIGURED.len();
+    let rest = &binding[at..];
+    let hex = &rest[..rest.find('\u{2}')?];
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// The configured values that the keys of a file hold, with their defaults.
+pub(crate) fn configured_defaults(keys: &[KeyUse]) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    for k in keys {
+        for p in &k.template.parts {
+            if let Part::Hole(h) = p {
+                if out.iter().any(|(b, _)| *b == h.binding) {
+                    continue;
+                }
+                if let Some(d) = default_of(&h.binding) {
+                    out.push((h.binding.clone(), d));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A module name whose value is a configured value alone (`PREFIX = getattr(…)`):
+/// labelled by that name, as its uses write it.
+pub(crate) fn relabel<'t>(v: Value<'t>, name: &str) -> Value<'t> {
+    match v {
+        Value::Str(mut t) => {
+            if let [crate::tpl::TPart::Hole(h)] = t.parts.as_mut_slice() {
+                if h.binding.contains(CONFIGURED) {
+                    h.label = name.to_string();
+                }
+            }
+            Value::Str(t)
+        }
+        v => v,
+    }
+}
+
+/// A configured value: its label as written, its identity and its default.
+fn configured(label: &str, id: &str, default: &[u8]) -> Value<'static> {
+    Value::Str(Tpl::hole(HoleInfo {
+        label: label.to_string(),
+        binding: binding(default, id),
+        span: None,
+        keylike: true,
+    }))
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The bytes of a string that is all literal (a literal or a module constant).
+    fn literal_bytes(
+        &mut self,
+        n: Node<'t>,
+        func: Option<crate::index::FuncId>,
+    ) -> Option<Vec<u8>> {
+        match self.eval(n, &Ctx::at(func)) {
+            Value::Str(t) => t.as_bytes(),
+            _ => None,
+        }
+    }
+
+    /// `getattr(settings, "APP_PREFIX", "app")`: a setting read with a literal
+    /// upper-case name named like a key or a prefix, and a literal default (also through the
+    /// parameters of a wrapper followed with its arguments bound: `def
+    /// get_setting(name, default): return getattr(settings, name, default)`).
+    pub(crate) fn getattr_default(
+        &mut self,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if self.ix.module_defs.contains_key("getattr") {
+            return None;
+        }
+        let [_, name, default] = arg_nodes(self.ix.nav, args)[..] else {
+            return None;
+        };
+        let literal = |me: &mut Self, n: Node<'t>| match me.eval(n, &ctx.deeper()) {
+            Value::Str(t) => t.as_bytes(),
+            _ => None,
+        };
+        let name = String::from_utf8(literal(self, name)?).ok()?;
+        let default = literal(self, default)?;
+        // A setting (upper case by convention), named like a key or a prefix: an
+        // attribute of an object read with a fallback is usually there.
+        if name.chars().any(|c| c.is_ascii_lowercase()) || !is_keylike_label(&name) {
+            return None;
+        }
+        Some(configured(&name, &format!("getattr:{name}"), &default))
+    }
+
+    /// `self.attr`, the one assignment of which (`a`) is, in `__init__`, a parameter
+    /// with a literal default (`jobs_key="app.jobs"`) or `param or "app"`, either
+    /// named like a key or a prefix (`server="localhost:6379"` is not): a value
+    /// the code that makes the object configures, with that default. `label` is how
+    /// the use is written.
+    pub(crate) fn init_param_default(
+        &mut self,
+        a: &SelfAssign<'t>,
+        c: ClassId,
+        attr: &str,
+        label: &str,
+    ) -> Option<Value<'t>> {
+        let f = &self.ix.funcs[a.func];
+        if f.name != "__init__" || f.class != Some(c) {
+            return None;
+        }
+        let v = a.value?;
+        let (param, fallback) = match v.kind_name() {
+            "identifier" => (v, None),
+            "boolean_operator" => {
+                let op = v.field(Field::Operator)?;
+                if text(op, self.src()) != "or" {
+                    return None;
+                }
+                (v.field(Field::Left)?, Some(v.field(Field::Right)?))
+            }
+            _ => return None,
+        };
+        if param.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(param, self.src());
+        // Named like a key or a prefix: a server address or a client is no key.
+        if !is_keylike_label(attr) && !is_keylike_label(name) {
+            return None;
+        }
+        let p = f.params.iter().find(|p| p.name == name && !p.star)?.clone();
+        // Summarised for other modules, the constructor's parameters stand for the
+        // arguments each call passes: those are used, not the default.
+        if self
+            .param_override
+            .contains_key(&(a.func, p.node.start_byte()))
+        {
+            return None;
+        }
+        // The parameter itself, never rebound in `__init__`.
+        let defs = f.defs.get(name)?;
+        if defs.len() != 1 || !matches!(defs[0].kind, DefKind::Param(_)) {
+            return None;
+        }
+        let parent = f.parent;
+        let default = match fallback {
+            Some(r) if r.kind_name() == "string" => self.literal_bytes(r, Some(a.func))?,
+            Some(_) => return None,
+            None => {
+                let d = p.default?;
+                if d.kind_name() != "string" {
+                    return None;
+                }
+                self.literal_bytes(d, parent)?
+            }
+        };
+        let class = self.ix.classes[c].name.clone();
+        Some(configured(label, &format!("{class}.self.{attr}"), &default))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_round_trips_through_binding() {
+        let b = binding(b"app.jobs", "Store.self.jobs_key");
+        assert_eq!(default_of(&b).as_deref(), Some(&b"app.jobs"[..]));
+        // Facts of another module put a qualifier before it.
+        let q = format!("mod:x/{b}");
+        assert_eq!(default_of(&q).as_deref(), Some(&b"app.jobs"[..]));
+        assert_eq!(default_of("Store.self.jobs_key"), None);
+        assert_eq!(default_of(&binding(b"", "x")).as_deref(), Some(&b""[..]));
+    }
+}

@@ -43,9 +43,13 @@ impl<'t> Analyzer<'t> {
             || methods::node_redis(m).is_some()
             || methods::single_key(m).is_some()
             || self.defined.contains_key(m.trim_end_matches("Buffer"))
+            || self.node_scripts.contains_key(m)
     }
 
     pub(super) fn lower_call(&mut self, call: Node<'t>) {
+        if self.wrapper_call(call) {
+            return;
+        }
         let Some((recv, m, _)) = self.method_call(call) else {
             return;
         };
@@ -61,7 +65,10 @@ impl<'t> Analyzer<'t> {
                 self.command(call, c, None);
             }
             ("exec", Value::Unknown) => self.batch_by_use(call, recv),
-            (m, Value::Unknown) if keylint_core::evidence::only_redis(m) => {
+            (m, Value::Unknown)
+                if keylint_core::evidence::only_redis(m)
+                    || self.defined.contains_key(m.trim_end_matches("Buffer")) =>
+            {
                 self.by_use_calls.push(call);
             }
             _ => {}
@@ -90,9 +97,14 @@ impl<'t> Analyzer<'t> {
         }) {
             args.pop();
         }
-        if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).copied() {
+        if let Some(d) = self.defined.get(m.trim_end_matches("Buffer")).cloned() {
             if c.lib == Lib::IoRedis {
                 return self.defined_call(c, call, f, &args, d, batch.is_some());
+            }
+        }
+        if c.lib == Lib::NodeRedis {
+            if let Some(Some(s)) = self.node_scripts.get(m).cloned() {
+                return self.node_script_call(c, call, f, &args, s, batch.is_some());
             }
         }
         if m.to_ascii_lowercase().starts_with("eval") {
@@ -201,10 +213,17 @@ impl<'t> Analyzer<'t> {
             if self.queued_by_use.contains(&call.id()) {
                 continue;
             }
-            let Some((recv, _, _)) = self.method_call(call) else {
+            let Some((recv, m, _)) = self.method_call(call) else {
                 continue;
             };
             if !self.plain_receiver(recv) {
+                continue;
+            }
+            // A script command's name is the project's own: only a receiver named
+            // like a client is taken for one.
+            if !keylint_core::evidence::only_redis(m)
+                && !super::scriptdir::client_like(recv, self.src)
+            {
                 continue;
             }
             self.command(call, c, None);
@@ -213,7 +232,7 @@ impl<'t> Analyzer<'t> {
 
     /// A receiver that may be a client: a name or a chain of properties (not a call),
     /// not named like a batch or a cache, and not a name bound to a call.
-    fn plain_receiver(&mut self, recv: Node<'t>) -> bool {
+    pub(super) fn plain_receiver(&mut self, recv: Node<'t>) -> bool {
         let r = unwrap_expr(recv);
         let chain_ok = {
             let mut cur = r;
@@ -474,6 +493,18 @@ impl<'t> Analyzer<'t> {
                 out.push(Flat::Family(m));
                 continue;
             }
+            // `keys.concat(args)`: the receiver's elements, then each argument's (an
+            // array's elements, or the value itself).
+            if u.kind() != "spread_element" {
+                if let Some(parts) = inner.and_then(|i| self.concat_parts(i)) {
+                    let mut c = Vec::with_capacity(parts.len());
+                    for p in parts {
+                        c.extend(self.flatten(&[p]));
+                    }
+                    out.extend(c);
+                    continue;
+                }
+            }
             // An array (written here, or a constant one, or spread) is flattened one
             // level, as ioredis does.
             let array = match inner {
@@ -512,6 +543,30 @@ impl<'t> Analyzer<'t> {
             }
         }
         out
+    }
+
+    /// `r.concat(a, b)`: the receiver and the arguments, when the receiver is an
+    /// array literal or a name bound to one (what `concat` gives is then their
+    /// elements in order, an array argument's one level down, as `flatten` reads
+    /// each of them).
+    fn concat_parts(&mut self, n: Node<'t>) -> Option<Vec<Node<'t>>> {
+        if n.kind() != "call_expression" {
+            return None;
+        }
+        let (recv, m, _) = self.method_call(n)?;
+        if m != "concat" {
+            return None;
+        }
+        let r = unwrap_expr(recv);
+        if !matches!(r.kind(), "array" | "identifier") {
+            return None;
+        }
+        if !matches!(self.eval(r), Value::Array(..)) {
+            return None;
+        }
+        let mut parts = vec![r];
+        parts.extend(self.args(n));
+        Some(parts)
     }
 
     /// The keys of an ioredis multi-key or single-key method.

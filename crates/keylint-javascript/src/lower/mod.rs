@@ -91,6 +91,9 @@ enum Value<'t> {
     Batch(Client, Batch),
     /// The text of a file read at lint time.
     FileText(String),
+    /// A value of another module of the project that is not a string, number,
+    /// client or object (a key builder, a class, an instance, a module).
+    Foreign(crate::modules::Fact),
     Null,
     Unknown,
 }
@@ -123,7 +126,7 @@ enum Decl<'t> {
 /// A script called with keys, to link with its body once every call is seen.
 struct Link<'t> {
     unit: usize,
-    body: Option<Node<'t>>,
+    body: Option<Body<'t>>,
     call: Node<'t>,
     keys: Vec<Option<usize>>,
     key_spans: Vec<Span>,
@@ -131,11 +134,22 @@ struct Link<'t> {
     numkeys: Option<(Numkeys, Span)>,
 }
 
-/// A script defined with ioredis `defineCommand(name, { numberOfKeys, lua })`.
-#[derive(Clone, Copy)]
+/// A script defined with ioredis `defineCommand(name, { numberOfKeys, lua })`, or by
+/// a loader from a script file (see `scriptdir`).
+#[derive(Clone)]
 struct Defined<'t> {
     numkeys: Option<usize>,
-    body: Option<Node<'t>>,
+    body: Option<Body<'t>>,
+}
+
+/// Where a script's Lua body is.
+#[derive(Debug, Clone)]
+enum Body<'t> {
+    /// An expression of the file (a string, a constant, `fs.readFileSync(…)`).
+    Expr(Node<'t>),
+    /// A script file (relative to the file's directory) that a loader reads at run
+    /// time; its `--- @include` lines are followed.
+    File(String),
 }
 
 /// What the file imports from the client libraries.
@@ -216,6 +230,28 @@ pub(crate) struct Analyzer<'t> {
     assigned_fields: HashSet<String>,
     /// Objects kept on `this`, by owner and property.
     object_cache: HashMap<(String, String), Option<Value<'t>>>,
+    /// The project analysis and this file's module name, when the file is a module
+    /// of a project.
+    project: Option<(&'t crate::modules::Project, &'t str)>,
+    /// What the analysis asked the project's module loader.
+    module_deps: Vec<keylint_core::frontend::ModuleDep>,
+    /// Names bound by imports of the project's modules (`None`: bound twice).
+    module_imports: HashMap<String, Option<imports::ImportRef>>,
+    /// What each imported name was found to be.
+    imported_facts: HashMap<String, Option<crate::modules::Fact>>,
+    /// Where each class (by node id) gives its members values.
+    member_sites: HashMap<usize, std::rc::Rc<clients::MemberSites<'t>>>,
+    /// Script files of the directories a loader may read, by command name (read once,
+    /// when a call may need them).
+    dir_scripts: Option<HashMap<String, scriptdir::DirScript>>,
+    /// Properties of `this` that keep the SHA of a script loaded with `SCRIPT LOAD`,
+    /// with its body (`None`: several bodies) and how many assignments keep it.
+    sha_fields: HashMap<String, (Option<Node<'t>>, usize)>,
+    /// Callback parameters that receive the SHA of a loaded script, with its body.
+    sha_params: HashMap<usize, Node<'t>>,
+    /// Scripts of node-redis clients' `scripts` options, by name (`None`: defined
+    /// twice, or not read).
+    node_scripts: HashMap<String, Option<nodescripts::NodeScript<'t>>>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -267,9 +303,14 @@ fn string_value(n: Node<'_>, src: &str) -> Option<String> {
 mod batches;
 mod clients;
 mod commands;
+mod imports;
 mod index;
+mod nodescripts;
 mod objects;
 mod scopes;
+mod scriptdir;
+#[cfg(test)]
+pub(crate) use scriptdir::script_file_name;
 mod scripts;
 mod this;
 #[cfg(test)]
@@ -311,24 +352,63 @@ impl<'t> Analyzer<'t> {
             mutated_fields: HashSet::new(),
             assigned_fields: HashSet::new(),
             object_cache: HashMap::new(),
+            project: None,
+            module_deps: Vec::new(),
+            module_imports: HashMap::new(),
+            imported_facts: HashMap::new(),
+            member_sites: HashMap::new(),
+            dir_scripts: None,
+            sha_fields: HashMap::new(),
+            sha_params: HashMap::new(),
+            node_scripts: HashMap::new(),
         }
     }
 
-    pub(crate) fn run(mut self) -> FileModel {
+    /// The analysis of a module of a project, which reads the modules it imports.
+    pub(crate) fn in_project(
+        mut self,
+        project: &'t crate::modules::Project,
+        module: &'t str,
+    ) -> Self {
+        self.project = Some((project, module));
+        self
+    }
+
+    /// The model, and what the analysis asked the project's module loader.
+    pub(crate) fn run_with_deps(mut self) -> (FileModel, Vec<keylint_core::frontend::ModuleDep>) {
+        let deps = std::mem::take(&mut self.module_deps);
+        let (model, more) = self.run_inner();
+        let mut all = deps;
+        for d in more {
+            if !all.contains(&d) {
+                all.push(d);
+            }
+        }
+        (model, all)
+    }
+
+    pub(crate) fn run(self) -> FileModel {
+        self.run_inner().0
+    }
+
+    fn run_inner(mut self) -> (FileModel, Vec<keylint_core::frontend::ModuleDep>) {
         self.index();
-        if self.imports.any() || self.options.library.is_some() {
+        let imports_modules = self.project.is_some() && !self.module_imports.is_empty();
+        if self.imports.any() || self.options.library.is_some() || imports_modules {
             let calls = std::mem::take(&mut self.calls);
             // Scripts defined with defineCommand are known before their calls.
             for &c in &calls {
                 self.define_command(c);
             }
+            // Then the scripts a loader defines from script files.
+            self.define_dir_scripts();
             for &c in &calls {
                 self.lower_call(c);
             }
             self.commands_by_use();
             self.link_scripts();
         }
-        self.model
+        (self.model, self.module_deps)
     }
 }
 

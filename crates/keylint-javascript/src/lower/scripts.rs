@@ -7,6 +7,8 @@ impl<'t> Analyzer<'t> {
     /// `client.defineCommand(name, { numberOfKeys, lua })` on an ioredis client.
     pub(super) fn define_command(&mut self, call: Node<'t>) {
         self.define_script(call);
+        self.script_load(call);
+        self.node_client_scripts(call);
         let Some((recv, m, _)) = self.method_call(call) else {
             return;
         };
@@ -41,7 +43,10 @@ impl<'t> Analyzer<'t> {
             });
         let body = props.iter().find(|(k, _)| k == "lua").map(|(_, e)| e.node);
         self.registered.extend(body);
-        let d = Defined { numkeys, body };
+        let d = Defined {
+            numkeys,
+            body: body.map(Body::Expr),
+        };
         if self.defined.insert(name.clone(), d).is_some() {
             // Defined twice: which one a call runs is not known.
             self.defined.insert(
@@ -129,8 +134,25 @@ impl<'t> Analyzer<'t> {
         ) {
             return Vec::new();
         }
-        let body = if is_sha { None } else { args.first().copied() };
-        match c.lib {
+        let body = if is_sha {
+            args.first()
+                .and_then(|&sha| self.sha_body(sha))
+                .map(Body::Expr)
+        } else {
+            args.first().map(|&b| Body::Expr(b))
+        };
+        // ioredis and node-redis 3 take numkeys and the keys as arguments; node-redis 4
+        // and later an object (a number there is node-redis 3 code).
+        let flat_form = c.lib == Lib::IoRedis
+            || self.node_redis_3()
+            || args
+                .get(1)
+                .is_some_and(|&a| matches!(self.eval(a), Value::Num(_)));
+        match if flat_form {
+            Lib::IoRedis
+        } else {
+            Lib::NodeRedis
+        } {
             Lib::IoRedis => {
                 // The script (or sha), then numkeys, then keys and arguments.
                 if args.is_empty() {
@@ -213,6 +235,179 @@ impl<'t> Analyzer<'t> {
         }
     }
 
+    /// `client.script('load', BODY, (err, sha) => …)`: the body is linted where it is
+    /// written (whether or not it is called), and the SHA is remembered where the
+    /// code keeps it: a callback parameter, or a property of `this` the callback
+    /// assigns it to (`this.popMessage_sha1 = sha`).
+    pub(super) fn script_load(&mut self, call: Node<'t>) {
+        let Some(body) = self.loaded_body(call) else {
+            return;
+        };
+        self.registered.push(body);
+        let args = self.args(call);
+        let Some(cb) = args.get(2).map(|&a| unwrap_expr(a)) else {
+            return;
+        };
+        if !is_function(cb.kind()) {
+            return;
+        }
+        let Some(params) = cb.child_by_field_name("parameters") else {
+            return;
+        };
+        let mut c = params.walk();
+        let ps: Vec<Node<'t>> = params
+            .named_children(&mut c)
+            .filter(|p| p.kind() != "comment")
+            .collect();
+        let Some(sha) = ps.get(1).and_then(|&p| match p.kind() {
+            "identifier" => Some(p),
+            _ => p
+                .child_by_field_name("pattern")
+                .filter(|x| x.kind() == "identifier"),
+        }) else {
+            return;
+        };
+        self.sha_params.insert(sha.id(), body);
+        let name = text(sha, self.src).to_string();
+        let Some(cb_body) = cb.child_by_field_name("body") else {
+            return;
+        };
+        let mut stack = vec![cb_body];
+        while let Some(x) = stack.pop() {
+            let mut w = x.walk();
+            for ch in x.named_children(&mut w) {
+                stack.push(ch);
+            }
+            if x.kind() != "assignment_expression" {
+                continue;
+            }
+            let (Some(l), Some(r)) = (
+                x.child_by_field_name("left"),
+                x.child_by_field_name("right"),
+            ) else {
+                continue;
+            };
+            if unwrap_expr(r).kind() != "identifier" || text(unwrap_expr(r), self.src) != name {
+                continue;
+            }
+            self.keep_sha_field(l, body);
+        }
+    }
+
+    /// A property of `this` assigned a loaded script's SHA.
+    fn keep_sha_field(&mut self, left: Node<'t>, body: Node<'t>) {
+        if left.kind() != "member_expression"
+            || left
+                .child_by_field_name("object")
+                .is_none_or(|o| o.kind() != "this")
+        {
+            return;
+        }
+        let Some(p) = left.child_by_field_name("property") else {
+            return;
+        };
+        let field = text(p, self.src).to_string();
+        let e = self.sha_fields.entry(field).or_insert((Some(body), 0));
+        if e.0.is_some_and(|b| b.id() != body.id()) {
+            e.0 = None;
+        }
+        e.1 += 1;
+    }
+
+    /// The body of `client.script('load', BODY, …)` on a client (or a receiver named
+    /// like one, in a project on one client library).
+    fn loaded_body(&mut self, call: Node<'t>) -> Option<Node<'t>> {
+        let (recv, m, _) = self.method_call(call)?;
+        if m != "script" {
+            return None;
+        }
+        let args = self.args(call);
+        let sub = string_value(unwrap_expr(*args.first()?), self.src)?;
+        if !sub.eq_ignore_ascii_case("load") {
+            return None;
+        }
+        let body = *args.get(1)?;
+        match self.eval(recv) {
+            Value::Client(_) => Some(body),
+            Value::Unknown
+                if self.by_use_client().is_some()
+                    && self.plain_receiver(recv)
+                    && super::scriptdir::client_like(recv, self.src) =>
+            {
+                Some(body)
+            }
+            _ => None,
+        }
+    }
+
+    /// The body of the script whose SHA `sha` is: a callback parameter or a property
+    /// of `this` that receives a `SCRIPT LOAD` reply, or a name bound to an awaited
+    /// `client.script('load', BODY)`.
+    fn sha_body(&mut self, sha: Node<'t>) -> Option<Node<'t>> {
+        let sha = unwrap_expr(sha);
+        match sha.kind() {
+            "member_expression" => {
+                let obj = sha.child_by_field_name("object")?;
+                if obj.kind() != "this" {
+                    return None;
+                }
+                let p = sha.child_by_field_name("property")?;
+                let field = text(p, self.src);
+                let (body, kept) = *self.sha_fields.get(field)?;
+                // Every assignment of the property in the file keeps that SHA.
+                (self.this_assignments(field) == kept)
+                    .then_some(body)
+                    .flatten()
+            }
+            "identifier" => match self.lookup(text(sha, self.src), sha) {
+                Decl::Param(p) => {
+                    let id = match p.kind() {
+                        "identifier" => p.id(),
+                        _ => p.child_by_field_name("pattern")?.id(),
+                    };
+                    self.sha_params.get(&id).copied()
+                }
+                Decl::Value(v) => {
+                    let v = unwrap_expr(v);
+                    (v.kind() == "call_expression")
+                        .then(|| self.loaded_body(v))
+                        .flatten()
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// How many assignments the file makes to `this.<field>` (or to `<field>` of
+    /// any object).
+    fn this_assignments(&self, field: &str) -> usize {
+        let mut n = 0;
+        let mut stack = vec![self.root];
+        while let Some(x) = stack.pop() {
+            let mut w = x.walk();
+            for ch in x.named_children(&mut w) {
+                stack.push(ch);
+            }
+            if !matches!(
+                x.kind(),
+                "assignment_expression" | "augmented_assignment_expression"
+            ) {
+                continue;
+            }
+            let Some(l) = x.child_by_field_name("left") else {
+                continue;
+            };
+            if l.kind() == "member_expression"
+                && l.child_by_field_name("property")
+                    .is_some_and(|p| text(p, self.src) == field)
+            {
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// The unit of a script call with the keys it passes, and its link to the body.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn script_unit(
@@ -223,7 +418,7 @@ impl<'t> Analyzer<'t> {
         key_nodes: Vec<Node<'t>>,
         passed: Option<(usize, Span)>,
         numkeys: Option<(Numkeys, Span)>,
-        body: Option<Node<'t>>,
+        body: Option<Body<'t>>,
         in_batch: bool,
     ) -> Vec<usize> {
         let mut keys = Vec::new();
@@ -264,25 +459,37 @@ impl<'t> Analyzer<'t> {
         let mut by_body: HashMap<(String, Option<usize>), usize> = HashMap::new();
         let mut merged_bytes: HashSet<usize> = HashSet::new();
         // Bodies of defined scripts are linted where they are written, called or not.
-        let sources: Vec<Option<Node<'t>>> = registered
+        let sources: Vec<Option<Body<'t>>> = registered
             .iter()
-            .map(|&b| Some(b))
-            .chain(links.iter().map(|l| l.body))
+            .map(|&b| Some(Body::Expr(b)))
+            .chain(links.iter().map(|l| l.body.clone()))
             .collect();
         let mut body_index = Vec::new();
         for source in sources {
-            let body = source.and_then(|b| self.body_of(b));
-            let bi = body.map(|(text, offs, node)| {
-                let key = (text.clone(), offs.as_ref().and_then(|o| o.first().copied()));
+            let body = source.as_ref().and_then(|b| self.body_of(b));
+            let bi = body.map(|(text, offs, node, file)| {
+                let key = (
+                    file.clone().unwrap_or_else(|| text.clone()),
+                    offs.as_ref().and_then(|o| o.first().copied()),
+                );
                 if let Some(&i) = by_body.get(&key) {
                     return i;
                 }
-                let lua = keylint_lua::lower(&text);
+                let lua = match (&file, self.loader) {
+                    (Some(path), Some(loader)) => {
+                        let includes = super::scriptdir::Includes {
+                            files: loader,
+                            dir: super::scriptdir::dir_of(path),
+                        };
+                        keylint_lua::lower_with(&text, Some(&includes))
+                    }
+                    _ => keylint_lua::lower(&text),
+                };
                 let fresh = offs
                     .as_ref()
                     .is_some_and(|o| !o.iter().any(|x| merged_bytes.contains(x)));
-                let merged_keys = match (&offs, fresh) {
-                    (Some(o), true) => {
+                let merged_keys = match (&offs, fresh, node) {
+                    (Some(o), true, Some(node)) => {
                         merged_bytes.extend(o.iter().copied());
                         let m = Mapper {
                             offs: o,
@@ -315,16 +522,25 @@ impl<'t> Analyzer<'t> {
     }
 
     /// A script body known at lint time: its text, the source offset of each byte
-    /// when it is written in this file, and the expression.
+    /// when it is written in this file, the expression, and the script file it was
+    /// read from when a loader reads it.
+    #[allow(clippy::type_complexity)]
     pub(super) fn body_of(
         &mut self,
-        n: Node<'t>,
-    ) -> Option<(String, Option<Vec<usize>>, Node<'t>)> {
+        b: &Body<'t>,
+    ) -> Option<(String, Option<Vec<usize>>, Option<Node<'t>>, Option<String>)> {
+        let n = match b {
+            Body::Expr(n) => *n,
+            Body::File(path) => {
+                let text = self.loader?.load(path, true)?;
+                return Some((text, None, None, Some(path.clone())));
+            }
+        };
         match self.eval(n) {
-            Value::FileText(t) => Some((t, None, n)),
+            Value::FileText(t) => Some((t, None, Some(n), None)),
             Value::Str(t) => {
                 let (text, offs) = t.text_with_offsets()?;
-                Some((text, offs, n))
+                Some((text, offs, Some(n), None))
             }
             _ => None,
         }

@@ -13,7 +13,8 @@
 //! 2. the linter's verdict on each case is the `cross-slot` or `cross-slot-likely`
 //!    finding whose unit starts inside the function (from its `exports.case_… =` line
 //!    to the `};` that closes it), with the node-redis major of the fixtures'
-//!    package.json, as the binary reads it;
+//!    package.json and the project modules the fixture imports, as the binary reads
+//!    them (`modules.js` takes its cluster client and keys from `modules/lib/`);
 //! 3. a `cross-slot` warning on a pipeline (ioredis `pipeline()`, node-redis
 //!    `execAsPipeline()`) says the outcome depends on which node serves each slot:
 //!    either outcome agrees with it; otherwise a case that fails with a slot error (`CROSSSLOT`, ioredis' "same slot" and
@@ -34,6 +35,19 @@ mod npm;
 /// The binary's file loader, so that modules load `.lua` files as they do when linted.
 #[path = "../../redis-keylint/src/loader.rs"]
 mod loader;
+
+/// The binary's module loader, so that a fixture reads the project modules it imports
+/// as it does when linted.
+#[path = "../../redis-keylint/src/project.rs"]
+#[allow(dead_code)]
+mod project;
+
+/// What the module loader asks of the binary's cache (a text's hash, unused here).
+mod cache {
+    pub fn text_hash(_: &str) -> u128 {
+        0
+    }
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -62,12 +76,26 @@ fn verdict_lines(path: &Path) -> Vec<(usize, String, bool)> {
         ..Default::default()
     };
     let files = loader::DirLoader::new(dir);
-    let model = keylint_javascript::lower_with(
-        &source,
-        keylint_javascript::Dialect::JavaScript,
-        &options,
-        Some(&files),
-    );
+    let modules: std::sync::Arc<dyn keylint_core::frontend::ModuleLoader> =
+        std::sync::Arc::new(project::Loader::default());
+    let project = keylint_javascript::Project::new(modules);
+    let module = project::module_name(path).unwrap();
+    let model = keylint_core::frontend::with_stack(
+        false,
+        "fixture",
+        keylint_javascript::STACK_SIZE,
+        || {
+            keylint_javascript::lower_in_project(
+                &source,
+                keylint_javascript::Dialect::JavaScript,
+                &options,
+                Some(&files),
+                &project,
+                &module,
+            )
+        },
+    )
+    .model;
     let line_of = |off: usize| source[..off.min(source.len())].matches('\n').count() + 1;
     check(&model, &Settings::default())
         .into_iter()

@@ -115,8 +115,15 @@ pub trait ModuleLoader: Sync + Send {
     /// leading dots (`0`: an absolute import), if it is a module of the project.
     /// `dotted` is empty for `from . import x`.
     fn resolve(&self, from: &str, level: usize, dotted: &str) -> Option<ModuleFile>;
-    /// The text of a module file found by [`ModuleLoader::resolve`].
+    /// The text of a module file found by [`ModuleLoader::resolve`] or
+    /// [`ModuleLoader::resolve_path`].
     fn read(&self, path: &str) -> Option<String>;
+    /// The module a path specifier names (`./keys`, `../lib/queue.js`) as imported
+    /// from the module file `from` (JavaScript and TypeScript `import`/`require`),
+    /// if it is a source file of the project; `None` for a package name.
+    fn resolve_path(&self, _from: &str, _spec: &str) -> Option<ModuleFile> {
+        None
+    }
 }
 
 /// Something a file's analysis asked the [`ModuleLoader`]: its findings are valid
@@ -131,6 +138,16 @@ pub enum ModuleDep {
         level: usize,
         /// The dotted module path.
         dotted: String,
+        /// The answer.
+        found: Option<ModuleFile>,
+    },
+    /// A module named by a path specifier looked up
+    /// ([`ModuleLoader::resolve_path`]), and what was found.
+    ResolvePath {
+        /// The importing module file.
+        from: String,
+        /// The specifier as written (`./keys`).
+        spec: String,
         /// The answer.
         found: Option<ModuleFile>,
     },

@@ -2,9 +2,11 @@
 //! (the grammar follows the file's), `//` comments, keys printed as template
 //! literals, and the lower phase.
 
-use crate::{Dialect, FileLoader, Options, STACK_SIZE};
+use crate::{Dialect, FileLoader, Options, Project, STACK_SIZE};
 use keylint_core::frontend::{self, Comments, Frontend, Input, Lang, Lowered, Piece};
+use keylint_core::frontend::{Index, ModuleLoader};
 use keylint_core::template::escape;
+use std::sync::Arc;
 
 /// The JavaScript frontend.
 #[derive(Debug)]
@@ -74,6 +76,18 @@ impl Frontend for JavaScript {
         STACK_SIZE
     }
 
+    fn reads_modules(&self) -> bool {
+        true
+    }
+
+    fn index(
+        &self,
+        modules: Arc<dyn ModuleLoader>,
+        _options: &frontend::Options,
+    ) -> Option<Arc<dyn Index>> {
+        Some(Arc::new(Project::new(modules)))
+    }
+
     fn lower(&self, input: &Input<'_>) -> Lowered {
         let dialect = input
             .file_name
@@ -85,9 +99,20 @@ impl Frontend for JavaScript {
             library: input.loader.and_then(crate::package::project_library),
         };
         let loader: Option<&dyn FileLoader> = input.loader;
-        frontend::with_stack(input.big_stack, "keylint-javascript", STACK_SIZE, || {
-            crate::lower_on_this_thread(input.source, dialect, &options, loader)
-        })
-        .into()
+        let project = input
+            .index
+            .and_then(|i| i.as_any().downcast_ref::<Project>())
+            .zip(input.module);
+        frontend::with_stack(
+            input.big_stack,
+            "keylint-javascript",
+            STACK_SIZE,
+            || match project {
+                Some((p, module)) => {
+                    crate::lower_in_project(input.source, dialect, &options, loader, p, module)
+                }
+                None => crate::lower_on_this_thread(input.source, dialect, &options, loader).into(),
+            },
+        )
     }
 }

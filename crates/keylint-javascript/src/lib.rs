@@ -16,12 +16,14 @@
 mod frontend;
 mod lower;
 pub mod methods;
+mod modules;
 mod package;
 mod tpl;
 
 pub use frontend::{JavaScript, FRONTEND, LANG};
 pub use keylint_core::frontend::FileLoader;
 use keylint_core::FileModel;
+pub use modules::Project;
 
 /// Which grammar reads a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,6 +116,43 @@ pub fn lower_on_this_thread(
         return FileModel::new(LANG);
     };
     lower::Analyzer::new(tree.root_node(), source, options, loader).run()
+}
+
+/// Lowers a module of a project on the calling thread (which must have at least
+/// [`STACK_SIZE`] of stack): names imported from the project's modules are read
+/// through `project`; also returns what it asked the project's module loader.
+pub fn lower_in_project(
+    source: &str,
+    dialect: Dialect,
+    options: &Options,
+    loader: Option<&dyn FileLoader>,
+    project: &Project,
+    module: &str,
+) -> keylint_core::frontend::Lowered {
+    let Some(tree) = project
+        .take_tree(module, source)
+        .or_else(|| parse(source, dialect))
+    else {
+        return FileModel::new(LANG).into();
+    };
+    let (model, modules) = lower::Analyzer::new(tree.root_node(), source, options, loader)
+        .in_project(project, module)
+        .run_with_deps();
+    keylint_core::frontend::Lowered { model, modules }
+}
+
+/// The facts a module exports to its importers (see [`Project`]), and its tree.
+fn summarise(
+    source: &str,
+    dialect: Dialect,
+    module: &str,
+) -> (modules::ModuleFacts, Option<tree_sitter::Tree>) {
+    let Some(tree) = parse(source, dialect) else {
+        return (modules::ModuleFacts::default(), None);
+    };
+    let options = Options::default();
+    let facts = lower::Analyzer::new(tree.root_node(), source, &options, None).summarise(module);
+    (facts, Some(tree))
 }
 
 /// Parses with this thread's parser for the dialect, or a fresh one if it is busy.

@@ -328,6 +328,12 @@ fn encode(
                 w.str(dotted);
                 w.module_file(found.as_ref());
             }
+            ModuleDep::ResolvePath { from, spec, found } => {
+                w.u8(2);
+                w.str(from);
+                w.str(spec);
+                w.module_file(found.as_ref());
+            }
             ModuleDep::Read { path } => {
                 w.u8(1);
                 w.str(path);
@@ -466,6 +472,19 @@ fn decode(
                     _ => return None,
                 };
                 if modules.resolve(&from, level, &dotted) != found {
+                    return None;
+                }
+            }
+            2 => {
+                let from = r.str()?;
+                let spec = r.str()?;
+                let found = match r.u8()? {
+                    0 => None,
+                    1 => Some(ModuleFile::Namespace),
+                    2 => Some(ModuleFile::Source(r.str()?)),
+                    _ => return None,
+                };
+                if modules.resolve_path(&from, &spec) != found {
                     return None;
                 }
             }

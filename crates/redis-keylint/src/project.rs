@@ -9,6 +9,15 @@
 //! file's package. Nothing outside the project root is read (symbolic links are
 //! followed only when their target is inside), nor files over 1 MiB or not UTF-8.
 //! Without a project root, the top package's directory is the limit.
+//!
+//! A JavaScript or TypeScript path specifier (`./keys`, `../lib/queue.js`) is looked
+//! up by Node's and TypeScript's rules from the importing file's directory: the file
+//! itself when it has a source extension (a `.js`/`.mjs`/`.cjs`/`.jsx` name also
+//! stands for the TypeScript file it is compiled from), then the name with each of
+//! `.ts .tsx .js .jsx .mjs .cjs .mts .cts`, then `index` with each of them in the
+//! directory of that name. Package names are not the project's: nothing under a
+//! `node_modules` directory is read. The limit is the nearest directory above with
+//! `redis-keylint.toml` or `.git`, else with `package.json`, else the file's own.
 
 use keylint_core::frontend::{ModuleFile, ModuleLoader};
 use std::collections::HashMap;
@@ -34,6 +43,10 @@ pub struct Loader {
     /// Per directory of an importing module: the limit and the search roots.
     roots: Mutex<HashMap<PathBuf, Roots>>,
     resolved: Mutex<HashMap<(PathBuf, usize, String), Option<ModuleFile>>>,
+    /// Path specifiers already looked up, per importing directory.
+    paths: Mutex<HashMap<(PathBuf, String), Option<ModuleFile>>>,
+    /// Per directory of an importing JavaScript module: its limit (canonical).
+    js_limits: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// The hash of each module text as first read this run.
     hashes: Mutex<HashMap<String, u128>>,
 }
@@ -124,7 +137,105 @@ impl Loader {
     }
 }
 
+/// The source extensions of JavaScript and TypeScript modules, in the order a name
+/// without one is tried.
+const JS_EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"];
+
+impl Loader {
+    /// Nothing outside it is read for a JavaScript module of `dir`.
+    fn js_limit(&self, dir: &Path) -> Option<PathBuf> {
+        if let Some(r) = self.js_limits.lock().expect("loader lock").get(dir) {
+            return r.clone();
+        }
+        let marked = |names: &[&str]| {
+            dir.ancestors()
+                .find(|d| names.iter().any(|m| d.join(m).exists()))
+                .map(Path::to_path_buf)
+        };
+        let root = marked(&["redis-keylint.toml", ".git"])
+            .or_else(|| marked(&["package.json"]))
+            .unwrap_or_else(|| dir.to_path_buf());
+        let limit = std::fs::canonicalize(root).ok();
+        self.js_limits
+            .lock()
+            .expect("loader lock")
+            .insert(dir.to_path_buf(), limit.clone());
+        limit
+    }
+
+    /// The candidate files of a path specifier resolved at `base`, in order.
+    fn js_candidates(base: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let name = base.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some((stem, ext)) = name.rsplit_once('.') {
+            if JS_EXTENSIONS.contains(&ext) && !name.ends_with(".d.ts") {
+                out.push(base.to_path_buf());
+                // TypeScript: `./x.js` names `x.ts` (and `.mjs` `.mts`, `.cjs` `.cts`).
+                let ts: &[&str] = match ext {
+                    "js" => &["ts", "tsx"],
+                    "jsx" => &["tsx"],
+                    "mjs" => &["mts"],
+                    "cjs" => &["cts"],
+                    _ => &[],
+                };
+                for t in ts {
+                    out.push(base.with_file_name(format!("{stem}.{t}")));
+                }
+            }
+        }
+        for ext in JS_EXTENSIONS {
+            out.push(base.with_file_name(format!("{name}.{ext}")));
+        }
+        for ext in JS_EXTENSIONS {
+            out.push(base.join(format!("index.{ext}")));
+        }
+        out
+    }
+}
+
 impl ModuleLoader for Loader {
+    fn resolve_path(&self, from: &str, spec: &str) -> Option<ModuleFile> {
+        let relative =
+            spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
+        if !relative || spec.contains('\\') || spec.contains('\0') {
+            return None;
+        }
+        let dir = Path::new(from).parent()?.to_path_buf();
+        let key = (dir.clone(), spec.to_string());
+        if let Some(r) = self.paths.lock().expect("loader lock").get(&key) {
+            return r.clone();
+        }
+        let found = (|| {
+            let limit = self.js_limit(&dir)?;
+            let mut base = dir.clone();
+            for seg in spec.split('/') {
+                match seg {
+                    "" | "." => {}
+                    ".." => {
+                        base.pop();
+                    }
+                    s => base.push(s),
+                }
+            }
+            Loader::js_candidates(&base).into_iter().find_map(|f| {
+                if !is_file(&f) {
+                    return None;
+                }
+                let canon = std::fs::canonicalize(&f).ok()?;
+                let in_packages = canon.components().any(|c| c.as_os_str() == "node_modules");
+                if !canon.starts_with(&limit) || in_packages {
+                    return None;
+                }
+                canon.to_str().map(|s| ModuleFile::Source(s.to_string()))
+            })
+        })();
+        self.paths
+            .lock()
+            .expect("loader lock")
+            .insert(key, found.clone());
+        found
+    }
+
     fn resolve(&self, from: &str, level: usize, dotted: &str) -> Option<ModuleFile> {
         let dir = Path::new(from).parent()?.to_path_buf();
         let key = (dir.clone(), level, dotted.to_string());
@@ -238,5 +349,43 @@ mod tests {
         assert_eq!(l.resolve(from, 0, "outside"), None);
         assert_eq!(l.resolve(from, 4, "outside"), None);
         assert_eq!(l.read(keys.to_str().unwrap()).as_deref(), Some("K = 'a'"));
+    }
+
+    #[test]
+    fn path_specifiers_resolve_by_node_and_typescript_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        };
+        w("app/package.json");
+        w("app/src/main.ts");
+        w("app/src/keys.ts");
+        w("app/src/conn.js");
+        w("app/src/core/index.ts");
+        w("app/src/types.d.ts");
+        w("app/node_modules/dep/index.js");
+        w("other.js");
+        let l = Loader::default();
+        let from = root.join("app/src/main.ts");
+        let from = from.to_str().unwrap();
+        let src = |p: &str| {
+            Some(ModuleFile::Source(
+                root.join(p).to_str().unwrap().to_string(),
+            ))
+        };
+        assert_eq!(l.resolve_path(from, "./keys"), src("app/src/keys.ts"));
+        assert_eq!(l.resolve_path(from, "./keys.js"), src("app/src/keys.ts"));
+        assert_eq!(l.resolve_path(from, "./conn"), src("app/src/conn.js"));
+        assert_eq!(l.resolve_path(from, "./conn.js"), src("app/src/conn.js"));
+        assert_eq!(l.resolve_path(from, "./core"), src("app/src/core/index.ts"));
+        assert_eq!(l.resolve_path(from, "../src/keys"), src("app/src/keys.ts"));
+        assert_eq!(l.resolve_path(from, "./types"), None);
+        assert_eq!(l.resolve_path(from, "../node_modules/dep"), None);
+        assert_eq!(l.resolve_path(from, "dep"), None);
+        assert_eq!(l.resolve_path(from, "../../other"), None);
+        assert_eq!(l.resolve_path(from, "./missing"), None);
     }
 }

@@ -421,6 +421,61 @@ fn a_library_file_is_checked_again_when_a_script_beside_it_appears() {
 }
 
 #[test]
+fn a_javascript_module_is_checked_again_when_a_module_it_imports_changes() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    let tree = d.path().join("tree");
+    write(&tree, "package.json", b"{}\n");
+    write(
+        &tree,
+        "src/keys.ts",
+        b"export const A = 'user:1:a';\nexport const B = 'user:1:b';\n",
+    );
+    write(
+        &tree,
+        "src/main.ts",
+        b"import Redis from 'ioredis';\nimport { A, B } from './keys.js';\n\
+const r = new Redis();\nr.mget(A, B);\n",
+    );
+    let dir = cache.to_str().unwrap();
+    let rules = || -> Vec<String> {
+        let o = run(
+            &[
+                "check",
+                "--format",
+                "json",
+                "--cache-dir",
+                dir,
+                "src/main.ts",
+            ],
+            &tree,
+        );
+        json(&o)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(rules(), ["cross-slot"]);
+    assert_eq!(rules(), ["cross-slot"]);
+    // The imported module changes: one hash tag, one slot.
+    write(
+        &tree,
+        "src/keys.ts",
+        b"export const A = '{user:1}:a';\nexport const B = '{user:1}:b';\n",
+    );
+    assert!(rules().is_empty());
+    // A file that the specifier names before the old one appears (`./keys.js` itself).
+    write(
+        &tree,
+        "src/keys.js",
+        b"exports.A = 'x';\nexports.B = 'y';\n",
+    );
+    assert_eq!(rules(), ["cross-slot"]);
+}
+
+#[test]
 fn an_unwritable_cache_is_a_warning() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "a.redis", b"MGET a b\n");

@@ -59,11 +59,14 @@ impl<'t> Analyzer<'t> {
     }
 
     /// A value known by its declared type: a client.
-    pub(super) fn typed(&self, decl: Node<'t>) -> Value<'t> {
+    pub(super) fn typed(&mut self, decl: Node<'t>) -> Value<'t> {
         let Some(ty) = decl.child_by_field_name("type") else {
             return Value::Unknown;
         };
-        self.client_type(ty).map_or(Value::Unknown, Value::Client)
+        match self.client_type(ty) {
+            Some(c) => Value::Client(c),
+            None => self.foreign_typed(ty).unwrap_or(Value::Unknown),
+        }
     }
 
     /// The client a type annotation names: one client type, or a union of client
@@ -119,6 +122,9 @@ impl<'t> Analyzer<'t> {
         let Some(ctor) = n.child_by_field_name("constructor") else {
             return Value::Unknown;
         };
+        if let Some(v) = self.foreign_new(ctor) {
+            return v;
+        }
         let prefix = self.ctor_prefix(n, Lib::IoRedis);
         let io = |kind| {
             Value::Client(Client {
@@ -474,9 +480,14 @@ impl<'t> Analyzer<'t> {
         false
     }
 
-    /// What `this.name` holds in every method of `class`: a client when every value
-    /// given to it is a client of one library (or null).
-    pub(super) fn class_member(&mut self, class: Node<'t>, name: &str) -> Option<Value<'t>> {
+    /// Where a class gives its members values: each field definition, constructor
+    /// parameter property and `this.x = …`, by member name, over the class body (and,
+    /// for a prototype-style class, the functions assigned to its prototype). One
+    /// walk per class.
+    pub(super) fn member_sites(&mut self, class: Node<'t>) -> Option<std::rc::Rc<MemberSites<'t>>> {
+        if let Some(s) = self.member_sites.get(&class.id()) {
+            return Some(s.clone());
+        }
         let body = class.child_by_field_name("body")?;
         // A prototype-style class: the constructor and its prototype's methods.
         let mut roots = vec![body];
@@ -499,7 +510,7 @@ impl<'t> Analyzer<'t> {
                 roots.extend(m.child_by_field_name("body"));
             }
         }
-        let mut values: Vec<Value<'t>> = Vec::new();
+        let mut sites: MemberSites<'t> = HashMap::new();
         let mut stack = roots.clone();
         let mut cursor = body.walk();
         while let Some(n) = stack.pop() {
@@ -517,15 +528,18 @@ impl<'t> Analyzer<'t> {
                     let prop = n
                         .child_by_field_name("property")
                         .or_else(|| n.child_by_field_name("name"));
-                    if prop.is_some_and(|p| text(p, self.src) == name) {
-                        // The value given, or else the type declared.
-                        if let Some(v) = n.child_by_field_name("value") {
-                            values.push(self.eval(v));
-                        } else if let Some(ty) = n.child_by_field_name("type") {
-                            if let Some(c) = self.client_type(ty) {
-                                values.push(Value::Client(c));
-                            }
-                        }
+                    // The value given, or else the type declared.
+                    let site = match (
+                        n.child_by_field_name("value"),
+                        n.child_by_field_name("type"),
+                    ) {
+                        (Some(v), _) => Some(Site::Value(v)),
+                        (None, Some(ty)) => Some(Site::Type(ty)),
+                        (None, None) => None,
+                    };
+                    if let (Some(p), Some(site)) = (prop, site) {
+                        let name = text(p, self.src).to_string();
+                        sites.entry(name).or_default().push(site);
                     }
                 }
                 "method_definition" => {
@@ -545,19 +559,26 @@ impl<'t> Analyzer<'t> {
                                     found
                                 };
                                 let pat = p.child_by_field_name("pattern");
-                                if has_modifier && pat.is_some_and(|x| text(x, self.src) == name) {
-                                    values.push(self.typed(p));
+                                if let (true, Some(x)) = (has_modifier, pat) {
+                                    let name = text(x, self.src).to_string();
+                                    sites.entry(name).or_default().push(Site::Param(p));
                                 }
                             }
                         }
                     }
                 }
                 "assignment_expression" => {
-                    let is_this = self.is_this_member(n.child_by_field_name("left"), name);
-                    if is_this {
-                        if let Some(r) = n.child_by_field_name("right") {
-                            self.member_values(r, &mut values, 0);
-                        }
+                    let left = n.child_by_field_name("left");
+                    let prop = left
+                        .filter(|l| {
+                            l.kind() == "member_expression"
+                                && l.child_by_field_name("object")
+                                    .is_some_and(|o| o.kind() == "this")
+                        })
+                        .and_then(|l| l.child_by_field_name("property"));
+                    if let (Some(p), Some(r)) = (prop, n.child_by_field_name("right")) {
+                        let name = text(p, self.src).to_string();
+                        sites.entry(name).or_default().push(Site::Assign(r));
                     }
                 }
                 _ => {}
@@ -566,7 +587,50 @@ impl<'t> Analyzer<'t> {
                 stack.push(c);
             }
         }
+        let sites = std::rc::Rc::new(sites);
+        self.member_sites.insert(class.id(), sites.clone());
+        Some(sites)
+    }
+
+    /// The names of the members a class gives values to, sorted.
+    pub(super) fn member_names(&mut self, class: Node<'t>) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .member_sites(class)
+            .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// What `this.name` holds in every method of `class`: a client when every value
+    /// given to it is a client of one library (or null).
+    pub(super) fn class_member(&mut self, class: Node<'t>, name: &str) -> Option<Value<'t>> {
+        let sites = self.member_sites(class)?;
+        let mut values: Vec<Value<'t>> = Vec::new();
+        for site in sites.get(name).into_iter().flatten() {
+            match *site {
+                Site::Value(v) => {
+                    let v = self.eval(v);
+                    values.push(v);
+                }
+                Site::Type(ty) => {
+                    if let Some(c) = self.client_type(ty) {
+                        values.push(Value::Client(c));
+                    } else if let Some(v) = self.foreign_typed(ty) {
+                        values.push(v);
+                    }
+                }
+                Site::Param(p) => {
+                    let v = self.typed(p);
+                    values.push(v);
+                }
+                Site::Assign(r) => self.member_values(r, &mut values, 0),
+            }
+        }
         values.retain(|v| !matches!(v, Value::Null));
+        if let Some(v) = same_instance(&values) {
+            return Some(v);
+        }
         merge_clients(&values).map(Value::Client)
     }
 }
@@ -634,4 +698,38 @@ fn unknown_after(found: Prefix) -> Prefix {
     } else {
         Prefix::Opaque
     }
+}
+
+/// Where a class gives a member a value.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Site<'t> {
+    /// A field definition's value.
+    Value(Node<'t>),
+    /// A field definition's type, without a value.
+    Type(Node<'t>),
+    /// A constructor parameter property.
+    Param(Node<'t>),
+    /// The right side of `this.name = …`.
+    Assign(Node<'t>),
+}
+
+/// The sites of a class's members, by name.
+pub(super) type MemberSites<'t> = HashMap<String, Vec<Site<'t>>>;
+
+/// One instance of a class of another module, when every value is one of that
+/// class (`this.connection = new Connection(…)`, `connection: Connection`) or a value
+/// read from a parameter (`this.connection = opts.connection`), as for clients.
+fn same_instance<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
+    let mut out: Option<&std::sync::Arc<crate::modules::ClassFacts>> = None;
+    for v in values {
+        match v {
+            Value::Foreign(crate::modules::Fact::Instance(c)) => match out {
+                Some(o) if !std::sync::Arc::ptr_eq(o, c) => return None,
+                _ => out = Some(c),
+            },
+            Value::Unknown => {}
+            _ => return None,
+        }
+    }
+    out.map(|c| Value::Foreign(crate::modules::Fact::Instance(c.clone())))
 }

@@ -11,8 +11,14 @@ impl<'t> Analyzer<'t> {
         let mut stack = vec![self.root];
         while let Some(n) = stack.pop() {
             match n.kind() {
-                "import_statement" => self.import_statement(n),
-                "variable_declarator" => self.require_declarator(n),
+                "import_statement" => {
+                    self.import_statement(n);
+                    self.import_path_statement(n);
+                }
+                "variable_declarator" => {
+                    self.require_declarator(n);
+                    self.require_path_declarator(n);
+                }
                 "import_alias" | "import_require_clause" => self.import_require(n),
                 "assignment_expression" | "augmented_assignment_expression" => {
                     if let Some(l) = n.child_by_field_name("left") {

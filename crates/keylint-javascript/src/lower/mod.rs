@@ -91,6 +91,9 @@ enum Value<'t> {
     Batch(Client, Batch),
     /// The text of a file read at lint time.
     FileText(String),
+    /// A value of another module of the project that is not a string, number,
+    /// client or object (a key builder, a class, an instance, a module).
+    Foreign(crate::modules::Fact),
     Null,
     Unknown,
 }
@@ -227,6 +230,17 @@ pub(crate) struct Analyzer<'t> {
     assigned_fields: HashSet<String>,
     /// Objects kept on `this`, by owner and property.
     object_cache: HashMap<(String, String), Option<Value<'t>>>,
+    /// The project analysis and this file's module name, when the file is a module
+    /// of a project.
+    project: Option<(&'t crate::modules::Project, &'t str)>,
+    /// What the analysis asked the project's module loader.
+    module_deps: Vec<keylint_core::frontend::ModuleDep>,
+    /// Names bound by imports of the project's modules (`None`: bound twice).
+    module_imports: HashMap<String, Option<imports::ImportRef>>,
+    /// What each imported name was found to be.
+    imported_facts: HashMap<String, Option<crate::modules::Fact>>,
+    /// Where each class (by node id) gives its members values.
+    member_sites: HashMap<usize, std::rc::Rc<clients::MemberSites<'t>>>,
     /// Script files of the directories a loader may read, by command name (read once,
     /// when a call may need them).
     dir_scripts: Option<HashMap<String, scriptdir::DirScript>>,
@@ -289,6 +303,7 @@ fn string_value(n: Node<'_>, src: &str) -> Option<String> {
 mod batches;
 mod clients;
 mod commands;
+mod imports;
 mod index;
 mod nodescripts;
 mod objects;
@@ -337,6 +352,11 @@ impl<'t> Analyzer<'t> {
             mutated_fields: HashSet::new(),
             assigned_fields: HashSet::new(),
             object_cache: HashMap::new(),
+            project: None,
+            module_deps: Vec::new(),
+            module_imports: HashMap::new(),
+            imported_facts: HashMap::new(),
+            member_sites: HashMap::new(),
             dir_scripts: None,
             sha_fields: HashMap::new(),
             sha_params: HashMap::new(),
@@ -344,9 +364,37 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    pub(crate) fn run(mut self) -> FileModel {
+    /// The analysis of a module of a project, which reads the modules it imports.
+    pub(crate) fn in_project(
+        mut self,
+        project: &'t crate::modules::Project,
+        module: &'t str,
+    ) -> Self {
+        self.project = Some((project, module));
+        self
+    }
+
+    /// The model, and what the analysis asked the project's module loader.
+    pub(crate) fn run_with_deps(mut self) -> (FileModel, Vec<keylint_core::frontend::ModuleDep>) {
+        let deps = std::mem::take(&mut self.module_deps);
+        let (model, more) = self.run_inner();
+        let mut all = deps;
+        for d in more {
+            if !all.contains(&d) {
+                all.push(d);
+            }
+        }
+        (model, all)
+    }
+
+    pub(crate) fn run(self) -> FileModel {
+        self.run_inner().0
+    }
+
+    fn run_inner(mut self) -> (FileModel, Vec<keylint_core::frontend::ModuleDep>) {
         self.index();
-        if self.imports.any() || self.options.library.is_some() {
+        let imports_modules = self.project.is_some() && !self.module_imports.is_empty();
+        if self.imports.any() || self.options.library.is_some() || imports_modules {
             let calls = std::mem::take(&mut self.calls);
             // Scripts defined with defineCommand are known before their calls.
             for &c in &calls {
@@ -360,7 +408,7 @@ impl<'t> Analyzer<'t> {
             self.commands_by_use();
             self.link_scripts();
         }
-        self.model
+        (self.model, self.module_deps)
     }
 }
 

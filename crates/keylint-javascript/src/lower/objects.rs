@@ -22,8 +22,10 @@ impl<'t> Analyzer<'t> {
         if !ok {
             return None;
         }
-        let Value::Object(props) = self.eval(obj) else {
-            return None;
+        let props = match self.eval(obj) {
+            Value::Object(props) => props,
+            Value::Foreign(f) => return self.foreign_member(&f, name, obj),
+            _ => return None,
         };
         props
             .into_iter()

@@ -143,8 +143,9 @@ impl<'t> Analyzer<'t> {
                             continue;
                         };
                         let value = decl.child_by_field_name("value");
-                        if value.is_some_and(|v| self.required(v).is_some())
-                            && self.pattern_mentions(n, name)
+                        if value.is_some_and(|v| {
+                            self.required(v).is_some() || self.required_path(v).is_some()
+                        }) && self.pattern_mentions(n, name)
                         {
                             // `const X = require('ioredis')`: an import.
                             d = Some(Decl::Free);
@@ -177,7 +178,15 @@ impl<'t> Analyzer<'t> {
                     .child_by_field_name("name")
                     .filter(|n| text(*n, self.src) == name)
                     .map(|_| Decl::Other),
-                "import_statement" => self.pattern_mentions(s, name).then_some(Decl::Free),
+                // The names it binds, not its source (`'./keys'`).
+                "import_statement" => {
+                    let mut c2 = s.walk();
+                    let binds = s
+                        .named_children(&mut c2)
+                        .filter(|x| x.kind() != "string")
+                        .any(|x| self.pattern_mentions(x, name));
+                    binds.then_some(Decl::Free)
+                }
                 _ => None,
             };
             if let Some(d) = d {

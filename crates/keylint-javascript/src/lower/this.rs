@@ -73,7 +73,7 @@ impl<'t> Analyzer<'t> {
     }
 
     /// Whether a class of the file that extends `class` (by name) defines method `m`.
-    fn overridden_in_subclass(&self, class: &str, m: &str) -> bool {
+    pub(super) fn overridden_in_subclass(&self, class: &str, m: &str) -> bool {
         let mut stack = vec![self.root];
         let mut c = self.root.walk();
         while let Some(n) = stack.pop() {

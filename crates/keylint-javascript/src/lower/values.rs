@@ -269,7 +269,8 @@ impl<'t> Analyzer<'t> {
                 None => self.typed(p),
             },
             Decl::Assigned(decl, init) => self.assigned_client(&name, decl, init),
-            Decl::Func(_) | Decl::Other | Decl::Free => Value::Unknown,
+            Decl::Free => self.imported(&name, n).unwrap_or(Value::Unknown),
+            Decl::Func(_) | Decl::Other => Value::Unknown,
         }
     }
 
@@ -379,6 +380,16 @@ impl<'t> Analyzer<'t> {
                     }
                 }
                 match self.lookup(name, f) {
+                    Decl::Free if name == "require" => match self.required_path(n) {
+                        Some((spec, None)) => {
+                            self.imported_module(&spec, n).unwrap_or(Value::Unknown)
+                        }
+                        _ => Value::Unknown,
+                    },
+                    Decl::Free => match self.imported_fact(name) {
+                        Some(fact) => self.foreign_call(&fact, None, n),
+                        None => Value::Unknown,
+                    },
                     Decl::Func(d) => self.builder(d, n),
                     Decl::Value(v)
                         if matches!(
@@ -435,6 +446,7 @@ impl<'t> Analyzer<'t> {
                         Value::Batch(c, b)
                     }
                     ("join", Value::Array(items, true)) => self.join(n, items),
+                    (m, Value::Foreign(fact)) => self.foreign_call(&fact, Some(m), n),
                     _ => Value::Unknown,
                 }
             }

@@ -1789,10 +1789,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         // Imports bind modules and symbols; functions and classes bind themselves.
-        if let Some(path) = self.ix().imports.get(name) {
-            if def.stmt.kind_name().starts_with("import") {
+        // The path of this statement's own binding: an import inside a function may
+        // bind the name to another path than the module's import of it.
+        if def.stmt.kind_name().starts_with("import") {
+            let path = crate::index::import_bindings(def.stmt, self.src())
+                .into_iter()
+                .find(|(local, _)| local == name)
+                .map(|(_, path)| path);
+            if let Some(path) = path {
                 // Project analysis: a constant or client of another module.
-                return Some(self.project_value(path.clone(), ctx));
+                return Some(self.project_value(path, ctx));
             }
         }
         match def.stmt.kind_name() {
@@ -3453,7 +3459,13 @@ pub(crate) fn builder_returns<'t>(
                     _ => return None,
                 }
             }
-            "pass_statement" => {}
+            // An import binds names the return may use (`from .registry import
+            // Registry` inside a property, against an import cycle); an `assert`
+            // changes no value.
+            "pass_statement"
+            | "import_statement"
+            | "import_from_statement"
+            | "assert_statement" => {}
             // A helper defined for the return expression (`def _key(t): …`).
             "function_definition" => {}
             // `if c: return x`, with no other arm and nothing else in its body.

@@ -804,66 +804,14 @@ impl<'t> Index<'t> {
     }
 
     fn scan_import(&mut self, n: Node<'t>, module: bool) -> Vec<String> {
-        let src = self.src;
         let mut bound = Vec::new();
-        let mut record = |ix: &mut Index<'t>, local: String, path: String| {
+        for (local, path) in import_bindings(n, self.src) {
             if module {
-                ix.imports.insert(local.clone(), path);
+                self.imports.insert(local.clone(), path);
             } else {
-                ix.imports.entry(local.clone()).or_insert(path);
+                self.imports.entry(local.clone()).or_insert(path);
             }
             bound.push(local);
-        };
-        match n.kind_name() {
-            "import_statement" => {
-                for c in self.nav.named_children(n) {
-                    match c.kind_name() {
-                        "dotted_name" => {
-                            let path = text(c, src).to_string();
-                            let first = path.split('.').next().unwrap_or("").to_string();
-                            // `import redis.asyncio` binds `redis`.
-                            record(self, first.clone(), first);
-                        }
-                        "aliased_import" => {
-                            if let (Some(name), Some(alias)) =
-                                (c.field(Field::Name), c.field(Field::Alias))
-                            {
-                                record(self, text(alias, src).into(), text(name, src).into());
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            "import_from_statement" => {
-                let module_name = n
-                    .field(Field::ModuleName)
-                    .map(|m| text(m, src).to_string())
-                    .unwrap_or_default();
-                let mut cursor = n.walk();
-                let names: Vec<Node<'t>> = n.children_by_field_name("name", &mut cursor).collect();
-                for c in names {
-                    match c.kind_name() {
-                        "dotted_name" => {
-                            let name = text(c, src).to_string();
-                            record(self, name.clone(), import_path(&module_name, &name));
-                        }
-                        "aliased_import" => {
-                            if let (Some(name), Some(alias)) =
-                                (c.field(Field::Name), c.field(Field::Alias))
-                            {
-                                record(
-                                    self,
-                                    text(alias, src).into(),
-                                    import_path(&module_name, text(name, src)),
-                                );
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
         }
         bound
     }
@@ -940,6 +888,61 @@ impl<'t> Index<'t> {
         }
         out
     }
+}
+
+/// The names an `import` statement binds, each with the dotted path it binds it
+/// to (`import redis.asyncio` binds `redis`; `from .keys import job_key as jk`
+/// binds `jk` to `.keys.job_key`).
+pub(crate) fn import_bindings(n: Node<'_>, src: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut cursor = n.walk();
+    match n.kind_name() {
+        "import_statement" => {
+            for c in n.named_children(&mut cursor) {
+                match c.kind_name() {
+                    "dotted_name" => {
+                        let path = text(c, src);
+                        let first = path.split('.').next().unwrap_or("").to_string();
+                        out.push((first.clone(), first));
+                    }
+                    "aliased_import" => {
+                        if let (Some(name), Some(alias)) =
+                            (c.field(Field::Name), c.field(Field::Alias))
+                        {
+                            out.push((text(alias, src).into(), text(name, src).into()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "import_from_statement" => {
+            let module_name = n
+                .field(Field::ModuleName)
+                .map(|m| text(m, src).to_string())
+                .unwrap_or_default();
+            for c in n.children_by_field_name("name", &mut cursor) {
+                match c.kind_name() {
+                    "dotted_name" => {
+                        let name = text(c, src).to_string();
+                        let path = import_path(&module_name, &name);
+                        out.push((name, path));
+                    }
+                    "aliased_import" => {
+                        if let (Some(name), Some(alias)) =
+                            (c.field(Field::Name), c.field(Field::Alias))
+                        {
+                            let path = import_path(&module_name, text(name, src));
+                            out.push((text(alias, src).into(), path));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// The dotted path `from module import name` binds: `from . import keys` is `.keys`

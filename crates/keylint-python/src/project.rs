@@ -2051,6 +2051,45 @@ p.delete('jq:worker:1')\n        reg.register(worker, p)\n        p.execute()\n"
     }
 
     #[test]
+    fn a_property_may_import_its_class_inside_its_body() {
+        // `job.registry` imports the registry's class in its body (against an import
+        // cycle) and asserts first; `other` binds the imported name to another class
+        // inside a function than the module's import does: the function's own wins.
+        let reg = "class Registry:\n    def __init__(self, name):\n        \
+self.key = 'lq:limit:' + name\n\n    def add(self, job_id, pipeline):\n        \
+pipeline.zadd(self.key, {job_id: 0})\n";
+        let plain = "class Registry:\n    def __init__(self, key):\n        self.key = key\n\n    \
+def add(self, job_id, pipeline):\n        pass\n";
+        let job = "class Job:\n    def __init__(self, id, limit):\n        self.id = id\n        \
+self.limit = limit\n\n    @property\n    def registry(self):\n        \
+from .reg import Registry\n\n        assert self.limit\n        \
+return Registry(self.limit)\n";
+        let main = "import redis\nfrom .job import Job\nfrom .plain import Registry\n\n\
+def limited(r: redis.Redis, job: Job):\n    with r.pipeline(transaction=True) as p:\n        \
+p.hset('lq:job:' + job.id, 'x', 1)\n        job.registry.add(job.id, p)\n        p.execute()\n\n\
+def other(r: redis.Redis, job_id, limit):\n    from .reg import Registry\n\n    \
+with r.pipeline(transaction=True) as p:\n        p.hset('lq:job:' + job_id, 'x', 1)\n        \
+Registry(limit).add(job_id, p)\n        p.execute()\n\n\
+def module_one(r: redis.Redis, job_id, limit):\n    with r.pipeline(transaction=True) as p:\n        \
+p.hset('lq:job:' + job_id, 'x', 1)\n        Registry(limit).add(job_id, p)\n        p.execute()\n";
+        let files = [
+            ("p/__init__.py", ""),
+            ("p/reg.py", reg),
+            ("p/plain.py", plain),
+            ("p/job.py", job),
+            ("p/main.py", main),
+        ];
+        let (findings, _) = lint(&files, "p/main.py");
+        // `limited` and `other`: the job hash and the limit set, two families;
+        // `module_one`: the module's `Registry` queues nothing, silent.
+        assert_eq!(findings.len(), 2, "{findings:#?}");
+        assert!(
+            findings.iter().all(|f| f.starts_with("cross-slot-likely")),
+            "{findings:#?}"
+        );
+    }
+
+    #[test]
     fn modules_in_a_cycle_see_what_the_others_have_alone() {
         let reg = "from .jobs import PREFIX\n\nclass Registry:\n    \
 def __init__(self, name):\n        self.key = 'reg:' + name\n        \

@@ -163,7 +163,7 @@ fn each_doc_lists_the_fixtures_that_expect_its_rule() {
             continue;
         }
         if bless {
-            std::fs::write(&path, format!("{body}\n{want}")).unwrap();
+            std::fs::write(&path, format!("{}\n\n{want}", body.trim_end())).unwrap();
         } else {
             failures.push(format!(
                 "rules/{}.md: the `## Fixtures` section should be:\n{want}",

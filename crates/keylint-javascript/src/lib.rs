@@ -186,3 +186,5 @@ fn parse(source: &str, dialect: Dialect) -> Option<tree_sitter::Tree> {
 mod tests;
 #[cfg(test)]
 mod tests_scriptdir;
+#[cfg(test)]
+mod tests_watch;

@@ -424,6 +424,15 @@ impl<'t> Analyzer<'t> {
     }
 }
 
+/// Whether `c.m(…)` is a `watch` the client does not have: node-redis's cluster client
+/// (checked live with node-redis 6) has no `watch`/`WATCH` method, so the call fails
+/// before any key is sent and its keys are no finding's business.
+pub(super) fn no_watch(c: Client, m: &str) -> bool {
+    c.lib == Lib::NodeRedis
+        && c.kind == Kind::Cluster
+        && matches!(m.to_ascii_lowercase().as_str(), "watch" | "unwatch")
+}
+
 /// A receiver named like a batch or a cache (`pipe`, `tx`, `this.cache`): never taken
 /// for a client by use.
 pub(super) fn pipeline_like(recv: Node<'_>, src: &str) -> bool {

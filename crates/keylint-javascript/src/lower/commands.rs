@@ -107,6 +107,9 @@ impl<'t> Analyzer<'t> {
                 return self.node_script_call(c, call, f, &args, s, batch.is_some());
             }
         }
+        if super::batches::no_watch(c, m) {
+            return Vec::new();
+        }
         if m.to_ascii_lowercase().starts_with("eval") {
             return self.eval_call(call, f, m, &args, c, batch.is_some());
         }

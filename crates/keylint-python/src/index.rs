@@ -239,6 +239,7 @@ impl<'t> Index<'t> {
                     .nav
                     .children(n)
                     .filter(|c| c.kind_name() == "decorator")
+                    .filter(|&d| !self.transparent_decorator(d))
                     .map(|d| decorator_name(d, src))
                     .collect();
                 if let Some(def) = n.field(Field::Definition) {
@@ -955,7 +956,7 @@ fn import_path(module: &str, name: &str) -> String {
     }
 }
 
-fn decorator_name(d: Node<'_>, src: &str) -> String {
+pub(crate) fn decorator_name(d: Node<'_>, src: &str) -> String {
     let inner = d.named_child(0);
     let expr = match inner {
         Some(c) if c.kind_name() == "call" => c.field(Field::Function),

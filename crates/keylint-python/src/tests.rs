@@ -1870,3 +1870,43 @@ def h(a, pipe=None):
         .collect();
     assert_eq!(tx.len(), 2, "{tx:?}");
 }
+
+/// A method of a class whose key builders are wrapped by decorator `deco` of the file.
+fn decorated_builders(deco: &str) -> String {
+    format!(
+        "import functools\nimport redis\n\n{deco}\n\nclass S:\n    def __init__(self):\n        self.r = redis.Redis()\n\n    @wrapped\n    def a(self, i):\n        return 'a:' + i\n\n    @wrapped\n    def b(self, i):\n        return 'b:' + i\n\n    def run(self, i):\n        self.r.rename(self.a(i), self.b(i))\n"
+    )
+}
+
+#[test]
+fn transparent_decorators_of_the_file_are_followed() {
+    let forwards = [
+        "def wrapped(func):\n    @functools.wraps(func)\n    def wrapper(*args, **kwargs):\n        return func(*args, **kwargs)\n    return wrapper",
+        "def wrapped(f):\n    \"\"\"Doc.\"\"\"\n    @wraps(f)\n    def inner(*a, **kw):\n        try:\n            return f(*a, **kw)\n        except ValueError:\n            raise KeyError()\n    return inner",
+    ];
+    for d in forwards {
+        let src = decorated_builders(d);
+        assert!(rules(&src).contains(&Rule::CrossSlotLikely), "{src}");
+    }
+    let opaque = [
+        // Another return value.
+        "def wrapped(func):\n    def wrapper(*args, **kwargs):\n        func(*args, **kwargs)\n        return 'x'\n    return wrapper",
+        // Other arguments.
+        "def wrapped(func):\n    def wrapper(*args, **kwargs):\n        return func(*args[1:], **kwargs)\n    return wrapper",
+        // Arguments changed before the call.
+        "def wrapper_args(func):\n    pass\n\ndef wrapped(func):\n    def wrapper(*args, **kwargs):\n        args = args[1:]\n        return func(*args, **kwargs)\n    return wrapper",
+        // Another decorator on the wrapper.
+        "def wrapped(func):\n    @lru_cache\n    def wrapper(*args, **kwargs):\n        return func(*args, **kwargs)\n    return wrapper",
+        // A generator.
+        "def wrapped(func):\n    def wrapper(*args, **kwargs):\n        yield 1\n        return func(*args, **kwargs)\n    return wrapper",
+        // Something else runs in the decorator.
+        "def wrapped(func):\n    func = other(func)\n    def wrapper(*args, **kwargs):\n        return func(*args, **kwargs)\n    return wrapper",
+    ];
+    for d in opaque {
+        let src = decorated_builders(d);
+        assert!(rules(&src).is_empty(), "{src}");
+    }
+    // A decorator of another module is not read here.
+    let src = decorated_builders("from .utils import wrapped");
+    assert!(rules(&src).is_empty(), "{src}");
+}

@@ -334,10 +334,14 @@ impl<'t> Analyzer<'t> {
 
     /// `xs.map(x => expr)` or `xs.map((x) => { return expr; })`: the expression that
     /// gives each element and the binding of the parameter, which differs from element
-    /// to element.
-    pub(super) fn map_family(&self, n: Node<'t>) -> Option<(Node<'t>, String)> {
+    /// to element. A literal list mapped where it is written gives its keys one by
+    /// one instead (see `mapped_list`).
+    pub(super) fn map_family(&mut self, n: Node<'t>) -> Option<(Node<'t>, String)> {
         let n = unwrap_expr(n);
         if n.kind() != "call_expression" {
+            return None;
+        }
+        if self.mapped_list(n).is_some() {
             return None;
         }
         let (_, m, _) = self.method_call(n)?;
@@ -511,8 +515,11 @@ impl<'t> Analyzer<'t> {
             // An array (written here, or a constant one, or spread) is flattened one
             // level, as ioredis does.
             let array = match inner {
+                Some(i) if i.kind() == "call_expression" => self.mapped_list(i),
                 Some(i) if i.kind() == "array" || i.kind() == "identifier" => match self.eval(i) {
-                    Value::Array(items, exact) if exact || i.kind() == "array" => Some(items),
+                    // A name's array may end in values of unknown number (`keys =
+                    // keys.concat(args)`): its leading elements are still known.
+                    Value::Array(items, _) => Some(items),
                     _ => None,
                 },
                 _ => None,

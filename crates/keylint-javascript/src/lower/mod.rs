@@ -208,6 +208,9 @@ pub(crate) struct Analyzer<'t> {
     family_of: HashMap<usize, String>,
     /// Parameters bound to a call's arguments while a key builder is evaluated.
     env: HashMap<usize, Value<'t>>,
+    /// The elements of a literal list mapped where it is written
+    /// (`['wait', 'paused'].map(n => toKey(n))`): what the map makes of each.
+    mapped: HashMap<usize, Value<'t>>,
     /// Every assignment to a name: the target and the value (`None`: not known).
     assignments: HashMap<String, Vec<(Node<'t>, Option<Node<'t>>)>>,
     /// The functions assigned to `X.prototype.name`, by `X`.
@@ -305,6 +308,7 @@ mod clients;
 mod commands;
 mod imports;
 mod index;
+mod lists;
 mod nodescripts;
 mod objects;
 mod scopes;
@@ -342,6 +346,7 @@ impl<'t> Analyzer<'t> {
             registered: Vec::new(),
             family_of: HashMap::new(),
             env: HashMap::new(),
+            mapped: HashMap::new(),
             assignments: HashMap::new(),
             parents: HashMap::new(),
             prototypes: HashMap::new(),

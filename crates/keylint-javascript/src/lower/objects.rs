@@ -41,7 +41,23 @@ impl<'t> Analyzer<'t> {
         ) else {
             return Value::Unknown;
         };
-        let Some(name) = string_value(unwrap_expr(index), self.src) else {
+        let index = unwrap_expr(index);
+        // `keys[1]` of an array written in the file (or filled by index): that
+        // element, when nothing of unknown length comes before it.
+        if index.kind() == "number" && matches!(unwrap_expr(obj).kind(), "identifier" | "array") {
+            let Ok(i) = text(index, self.src).parse::<usize>() else {
+                return Value::Unknown;
+            };
+            return match self.eval(obj) {
+                Value::Array(items, _)
+                    if i < items.len() && items[..=i].iter().all(|e| !e.spread) =>
+                {
+                    items[i].value.clone()
+                }
+                _ => Value::Unknown,
+            };
+        }
+        let Some(name) = string_value(index, self.src) else {
             return Value::Unknown;
         };
         self.property(obj, &name).unwrap_or(Value::Unknown)

@@ -84,6 +84,9 @@ impl<'t> Analyzer<'t> {
 
     pub(super) fn eval_inner(&mut self, n: Node<'t>) -> Value<'t> {
         let n = unwrap_expr(n);
+        if let Some(v) = self.mapped.get(&n.id()) {
+            return v.clone();
+        }
         match n.kind() {
             "string" => {
                 match decode(self.src, n.start_byte() + 1, n.end_byte().saturating_sub(1)) {
@@ -129,7 +132,10 @@ impl<'t> Analyzer<'t> {
             "member_expression" => self.member(n),
             "subscript_expression" => self.subscript(n),
             "new_expression" => self.new_client(n),
-            "call_expression" => self.call_value(n),
+            "call_expression" => match self.mapped_list(n) {
+                Some(items) => Value::Array(items, true),
+                None => self.call_value(n),
+            },
             _ => Value::Unknown,
         }
     }
@@ -263,11 +269,19 @@ impl<'t> Analyzer<'t> {
             {
                 self.filled_object(&name, v).unwrap_or(Value::Unknown)
             }
+            Decl::Value(v)
+                if unwrap_expr(v).kind() == "array" && self.mutated_names.contains(&name) =>
+            {
+                self.filled_array(&name, v, n).unwrap_or(Value::Unknown)
+            }
             Decl::Value(v) => self.eval(v),
             Decl::Param(p) => match self.env.get(&p.id()) {
                 Some(v) => v.clone(),
                 None => self.typed(p),
             },
+            Decl::Assigned(decl, Some(init)) if unwrap_expr(init).kind() == "array" => self
+                .concat_grown(&name, decl, init, n)
+                .unwrap_or(Value::Unknown),
             Decl::Assigned(decl, init) => self.assigned_client(&name, decl, init),
             Decl::Free => self.imported(&name, n).unwrap_or(Value::Unknown),
             Decl::Func(_) | Decl::Other => Value::Unknown,

@@ -1,0 +1,174 @@
+//! Transparent decorators of the file: a module function that only wraps the function
+//! it receives in a wrapper that returns that function's call with the wrapper's own
+//! arguments, unchanged:
+//!
+//! ```python
+//! def raises_conn_error(func):
+//!     @functools.wraps(func)
+//!     def wrapper(*args, **kwargs):
+//!         try:
+//!             return func(*args, **kwargs)
+//!         except redis.exceptions.ConnectionError:
+//!             raise StorageError()
+//!     return wrapper
+//! ```
+//!
+//! A method decorated with it returns what its body returns (or raises), so the
+//! analysis reads it as if it were not decorated. Anything else a decorator might do
+//! (pass other arguments, return another value, cache, retry with a new client) keeps
+//! the method's decorator, and the method stays unknown as before.
+
+use crate::index::{text, FuncId, FuncInfo, Index};
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+impl<'t> Index<'t> {
+    /// Whether decorator `d` (a `decorator` node) names, as a bare name, a module
+    /// function of this file defined before it that is transparent.
+    pub(crate) fn transparent_decorator(&self, d: Node<'t>) -> bool {
+        let Some(e) = d.named_child(0) else {
+            return false;
+        };
+        if e.kind_name() != "identifier" {
+            return false;
+        }
+        let Some(&f) = self.module_funcs.get(text(e, self.src)) else {
+            return false;
+        };
+        // Defined before the use, so that the name certainly is that function.
+        self.funcs[f].node.end_byte() <= d.start_byte() && self.is_transparent(f)
+    }
+
+    /// `def deco(func): ["doc"] [@wraps(func)] def wrapper(*a, **k): … return wrapper`
+    /// where every `return` of the wrapper is `func(*a, **k)` (or its `await`).
+    fn is_transparent(&self, f: FuncId) -> bool {
+        let info = &self.funcs[f];
+        let [p] = info.params.as_slice() else {
+            return false;
+        };
+        if p.star || !info.decorators.is_empty() || info.is_lambda || !info.nonlocal.is_empty() {
+            return false;
+        }
+        // The wrapped function is never assigned again.
+        if info.defs.get(&p.name).is_none_or(|d| d.len() != 1) {
+            return false;
+        }
+        let stmts: Vec<Node<'t>> = self
+            .nav
+            .named_children(info.body)
+            .filter(|n| n.kind_name() != "comment")
+            .collect();
+        let stmts = match stmts.split_first() {
+            Some((first, rest)) if is_docstring(*first) => rest.to_vec(),
+            _ => stmts,
+        };
+        let [def, ret] = stmts.as_slice() else {
+            return false;
+        };
+        let Some(w) = self.wrapper_of(*def, &p.name) else {
+            return false;
+        };
+        let returned = ret
+            .kind_name()
+            .eq("return_statement")
+            .then(|| ret.named_child(0))
+            .flatten();
+        returned.is_some_and(|r| text(r, self.src) == self.funcs[w].name)
+            && self.wrapper_forwards(w, &p.name)
+    }
+
+    /// The wrapper function defined by statement `def`, undecorated or decorated
+    /// with `wraps(func)` / `functools.wraps(func)` only.
+    fn wrapper_of(&self, def: Node<'t>, func: &str) -> Option<FuncId> {
+        let node = match def.kind_name() {
+            "function_definition" => def,
+            "decorated_definition" => {
+                let wraps = format!("({func})");
+                let ok = self
+                    .nav
+                    .named_children(def)
+                    .filter(|c| c.kind_name() == "decorator")
+                    .all(|c| {
+                        let t = text(c, self.src);
+                        let t = t.trim_start_matches('@');
+                        (t.starts_with("wraps(") || t.starts_with("functools.wraps("))
+                            && t.ends_with(&wraps)
+                    });
+                if !ok {
+                    return None;
+                }
+                def.field(Field::Definition)?
+            }
+            _ => return None,
+        };
+        self.func_by_node.get(&node.id()).copied()
+    }
+
+    /// The wrapper takes `*args, **kwargs` only, never assigns them nor `func`, has no
+    /// `yield`, and every `return` is `func(*args, **kwargs)` (at least one).
+    fn wrapper_forwards(&self, w: FuncId, func: &str) -> bool {
+        let info: &FuncInfo<'t> = &self.funcs[w];
+        let [a, k] = info.params.as_slice() else {
+            return false;
+        };
+        let kind = |p: &crate::index::ParamInfo<'t>| {
+            self.nav.parent(p.node).map(|n| n.kind_name()).unwrap_or("")
+        };
+        if kind(a) != "list_splat_pattern" || kind(k) != "dictionary_splat_pattern" {
+            return false;
+        }
+        let single = |n: &str| info.defs.get(n).is_some_and(|d| d.len() == 1);
+        if !single(&a.name)
+            || !single(&k.name)
+            || info.defs.contains_key(func)
+            || !info.nonlocal.is_empty()
+        {
+            return false;
+        }
+        let call = format!("{func}(*{},**{})", a.name, k.name);
+        let mut returns = 0usize;
+        let mut ok = true;
+        self.visit_own(info.body, &mut |n| match n.kind_name() {
+            "yield" => ok = false,
+            "return_statement" => {
+                returns += 1;
+                let v = n.named_child(0);
+                let v = match v {
+                    Some(x) if x.kind_name() == "await" => x.named_child(0),
+                    other => other,
+                };
+                let t: String = v
+                    .map(|x| text(x, self.src))
+                    .unwrap_or("")
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                ok &= t == call;
+            }
+            _ => {}
+        });
+        ok && returns > 0
+    }
+
+    /// Visits the nodes of a function body, not those of nested functions, lambdas
+    /// or classes.
+    fn visit_own(&self, n: Node<'t>, f: &mut dyn FnMut(Node<'t>)) {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            f(x);
+            for c in self.nav.named_children(x) {
+                if !matches!(
+                    c.kind_name(),
+                    "function_definition" | "lambda" | "class_definition"
+                ) {
+                    stack.push(c);
+                }
+            }
+        }
+    }
+}
+
+fn is_docstring(n: Node<'_>) -> bool {
+    n.kind_name() == "expression_statement"
+        && n.named_child(0).is_some_and(|c| c.kind_name() == "string")
+}

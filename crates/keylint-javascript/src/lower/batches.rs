@@ -408,19 +408,9 @@ impl<'t> Analyzer<'t> {
 
     /// The statement that contains `n`.
     pub(super) fn statement_of(&self, n: Node<'t>) -> Option<Node<'t>> {
-        let mut cur = n;
-        let mut steps = 0;
-        loop {
-            let p = self.parent(cur)?;
-            steps += 1;
-            if steps > 400 {
-                return None;
-            }
-            if matches!(p.kind(), "statement_block" | "program" | "switch_case") {
-                return Some(cur);
-            }
-            cur = p;
-        }
+        self.ancestry(n)
+            .find(|(_, p)| matches!(p.kind(), "statement_block" | "program" | "switch_case"))
+            .map(|(statement, _)| statement)
     }
 }
 

@@ -84,27 +84,7 @@ impl<'t> Analyzer<'t> {
 
     /// `require('./x')` (or `require('./x').y`): the specifier and the export.
     pub(super) fn required_path(&self, n: Node<'t>) -> Option<ImportRef> {
-        let n = unwrap_expr(n);
-        match n.kind() {
-            "call_expression" => {
-                let f = n.child_by_field_name("function")?;
-                if f.kind() != "identifier" || text(f, self.src) != "require" {
-                    return None;
-                }
-                let arg = n.child_by_field_name("arguments")?.named_child(0)?;
-                let spec = string_value(arg, self.src).filter(|s| is_path_spec(s))?;
-                Some((spec, None))
-            }
-            "member_expression" => {
-                let (spec, inner) = self.required_path(n.child_by_field_name("object")?)?;
-                if inner.is_some() {
-                    return None;
-                }
-                let prop = text(n.child_by_field_name("property")?, self.src).to_string();
-                Some((spec, Some(prop)))
-            }
-            _ => None,
-        }
+        self.required_spec(n).filter(|(spec, _)| is_path_spec(spec))
     }
 
     /// `const x = require('./x')`, `const { a, b: c } = require('./x')`.
@@ -118,36 +98,8 @@ impl<'t> Analyzer<'t> {
         let Some((spec, export)) = self.required_path(value) else {
             return;
         };
-        match name.kind() {
-            "identifier" => {
-                let local = text(name, self.src).to_string();
-                self.bind_module_import(&local, &spec, export.as_deref());
-            }
-            "object_pattern" if export.is_none() => {
-                let mut c = name.walk();
-                for p in name.named_children(&mut c) {
-                    match p.kind() {
-                        "shorthand_property_identifier_pattern" => {
-                            let local = text(p, self.src).to_string();
-                            self.bind_module_import(&local, &spec, Some(&local));
-                        }
-                        "pair_pattern" => {
-                            let (Some(k), Some(v)) =
-                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                            else {
-                                continue;
-                            };
-                            if v.kind() == "identifier" {
-                                let key = text(k, self.src).to_string();
-                                let local = text(v, self.src).to_string();
-                                self.bind_module_import(&local, &spec, Some(&key));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
+        for (local, export) in self.required_bindings(name, export) {
+            self.bind_module_import(&local, &spec, export.as_deref());
         }
     }
 
@@ -329,16 +281,7 @@ impl<'t> Analyzer<'t> {
             match s.kind() {
                 "export_statement" => self.summarise_export(s, module, &mut out),
                 "expression_statement" => {
-                    let Some(a) = s
-                        .named_child(0)
-                        .filter(|a| a.kind() == "assignment_expression")
-                    else {
-                        continue;
-                    };
-                    let (Some(l), Some(r)) = (
-                        a.child_by_field_name("left"),
-                        a.child_by_field_name("right"),
-                    ) else {
+                    let Some((l, r)) = assignment_statement(s) else {
                         continue;
                     };
                     let target = text(l, self.src).replace(char::is_whitespace, "");

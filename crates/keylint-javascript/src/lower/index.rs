@@ -154,6 +154,15 @@ impl<'t> Analyzer<'t> {
         self.parents.get(&n.id()).copied()
     }
 
+    /// The ancestors of `n`, nearest first, each after the child it was reached from
+    /// (`(child, parent)`); at most 400 (deeper nesting is not followed).
+    pub(super) fn ancestry(&self, n: Node<'t>) -> impl Iterator<Item = (Node<'t>, Node<'t>)> + '_ {
+        std::iter::successors(self.parent(n).map(|p| (n, p)), move |&(_, p)| {
+            self.parent(p).map(|q| (p, q))
+        })
+        .take(400)
+    }
+
     /// Records every name an assignment target binds (`x`, `[x, y]`, `{ x }`).
     pub(super) fn assigned_in(&mut self, target: Node<'t>) {
         let mut stack = vec![target];
@@ -323,6 +332,13 @@ impl<'t> Analyzer<'t> {
     /// The library a `require('…')` expression (or `require('…').default`, or
     /// `require('…').Cluster`) loads, and the export it names.
     pub(super) fn required(&self, n: Node<'t>) -> Option<(Lib, Option<String>)> {
+        let (spec, export) = self.required_spec(n)?;
+        Some((Self::module_lib(&spec)?, export))
+    }
+
+    /// The specifier of a `require('…')` expression (or `require('…').x`), and the
+    /// export it names.
+    pub(super) fn required_spec(&self, n: Node<'t>) -> Option<super::imports::ImportRef> {
         let n = unwrap_expr(n);
         match n.kind() {
             "call_expression" => {
@@ -331,18 +347,56 @@ impl<'t> Analyzer<'t> {
                     return None;
                 }
                 let arg = n.child_by_field_name("arguments")?.named_child(0)?;
-                let lib = Self::module_lib(&string_value(arg, self.src)?)?;
-                Some((lib, None))
+                Some((string_value(arg, self.src)?, None))
             }
             "member_expression" => {
-                let (lib, inner) = self.required(n.child_by_field_name("object")?)?;
+                let (spec, inner) = self.required_spec(n.child_by_field_name("object")?)?;
                 if inner.is_some() {
                     return None;
                 }
                 let prop = text(n.child_by_field_name("property")?, self.src).to_string();
-                Some((lib, Some(prop)))
+                Some((spec, Some(prop)))
             }
             _ => None,
+        }
+    }
+
+    /// The names a `require` declarator binds, each with the export it names:
+    /// `x` gets `export` (`None`: the module itself), `{ a, b: c }` (only when the
+    /// whole module is required) gets `a` as `a` and `c` as `b`.
+    pub(super) fn required_bindings(
+        &self,
+        name: Node<'t>,
+        export: Option<String>,
+    ) -> Vec<(String, Option<String>)> {
+        match name.kind() {
+            "identifier" => vec![(text(name, self.src).to_string(), export)],
+            "object_pattern" if export.is_none() => {
+                let mut out = Vec::new();
+                let mut c = name.walk();
+                for p in name.named_children(&mut c) {
+                    match p.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            let local = text(p, self.src).to_string();
+                            out.push((local.clone(), Some(local)));
+                        }
+                        "pair_pattern" => {
+                            let (Some(k), Some(v)) =
+                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                            else {
+                                continue;
+                            };
+                            if v.kind() == "identifier" {
+                                let key = text(k, self.src).to_string();
+                                out.push((text(v, self.src).to_string(), Some(key)));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                out
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -356,40 +410,11 @@ impl<'t> Analyzer<'t> {
         let Some((lib, export)) = self.required(value) else {
             return;
         };
-        match (name.kind(), export) {
-            ("identifier", None) => {
-                let local = text(name, self.src).to_string();
-                self.bind_module(lib, &local);
+        for (local, export) in self.required_bindings(name, export) {
+            match export {
+                None => self.bind_module(lib, &local),
+                Some(e) => self.bind_import(lib, &e, &local),
             }
-            ("identifier", Some(e)) => {
-                let local = text(name, self.src).to_string();
-                self.bind_import(lib, &e, &local);
-            }
-            ("object_pattern", None) => {
-                let mut c = name.walk();
-                for p in name.named_children(&mut c) {
-                    match p.kind() {
-                        "shorthand_property_identifier_pattern" => {
-                            let local = text(p, self.src).to_string();
-                            self.bind_import(lib, &local.clone(), &local);
-                        }
-                        "pair_pattern" => {
-                            let (Some(k), Some(v)) =
-                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                            else {
-                                continue;
-                            };
-                            if v.kind() == "identifier" {
-                                let key = text(k, self.src).to_string();
-                                let local = text(v, self.src).to_string();
-                                self.bind_import(lib, &key, &local);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
         }
     }
 }

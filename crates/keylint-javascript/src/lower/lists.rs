@@ -296,18 +296,14 @@ impl<'t> Analyzer<'t> {
 
     /// The statement of `block` that holds `n`, when no function lies between them.
     fn block_statement(&self, block: Node<'t>, n: Node<'t>) -> Option<Node<'t>> {
-        let mut cur = n;
-        let mut steps = 0;
-        loop {
-            let p = self.parent(cur)?;
-            steps += 1;
-            if steps > 400 || is_function(p.kind()) {
+        for (cur, p) in self.ancestry(n) {
+            if is_function(p.kind()) {
                 return None;
             }
             if p == block {
                 return Some(cur);
             }
-            cur = p;
         }
+        None
     }
 }

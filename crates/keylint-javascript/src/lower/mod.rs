@@ -550,3 +550,17 @@ pub(super) fn lone_statement<'t>(body: Node<'t>, kind: &str) -> Option<Node<'t>>
     }
     st.named_child(0)
 }
+
+/// A statement that is one assignment (`a.b = c;`): its left and right sides.
+pub(super) fn assignment_statement(s: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    if s.kind() != "expression_statement" {
+        return None;
+    }
+    let a = s
+        .named_child(0)
+        .filter(|a| a.kind() == "assignment_expression")?;
+    Some((
+        a.child_by_field_name("left")?,
+        a.child_by_field_name("right")?,
+    ))
+}

@@ -29,13 +29,7 @@ impl<'t> Analyzer<'t> {
     /// of their scope; a plain function is a method only as a constructor written
     /// with a capital (`function Queue`) or as `X.prototype.m = function`.
     pub(super) fn this_owner(&self, n: Node<'t>) -> Option<Owner<'t>> {
-        let mut cur = n;
-        let mut steps = 0;
-        while let Some(p) = self.parent(cur) {
-            steps += 1;
-            if steps > 400 {
-                return None;
-            }
+        for (_, p) in self.ancestry(n) {
             match p.kind() {
                 "class_declaration" | "class" | "abstract_class_declaration" => {
                     return Some(Owner::Class(p))
@@ -67,7 +61,6 @@ impl<'t> Analyzer<'t> {
                 "generator_function_declaration" | "generator_function" => return None,
                 _ => {}
             }
-            cur = p;
         }
         None
     }
@@ -167,19 +160,7 @@ impl<'t> Analyzer<'t> {
                 let mut c = self.root.walk();
                 let mut found = None;
                 for s in self.root.named_children(&mut c) {
-                    if s.kind() != "expression_statement" {
-                        continue;
-                    }
-                    let Some(a) = s
-                        .named_child(0)
-                        .filter(|a| a.kind() == "assignment_expression")
-                    else {
-                        continue;
-                    };
-                    let (Some(l), Some(r)) = (
-                        a.child_by_field_name("left"),
-                        a.child_by_field_name("right"),
-                    ) else {
+                    let Some((l, r)) = assignment_statement(s) else {
                         continue;
                     };
                     if self.prototype_of(l) != Some((x, m)) {

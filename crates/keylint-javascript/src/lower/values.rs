@@ -48,19 +48,9 @@ impl<'t> Analyzer<'t> {
     }
 
     pub(super) fn function_of(&self, n: Node<'t>) -> Option<Node<'t>> {
-        let mut cur = n;
-        let mut steps = 0;
-        while let Some(p) = self.parent(cur) {
-            steps += 1;
-            if steps > 400 {
-                return None;
-            }
-            if is_function(p.kind()) {
-                return Some(p);
-            }
-            cur = p;
-        }
-        None
+        self.ancestry(n)
+            .map(|(_, p)| p)
+            .find(|p| is_function(p.kind()))
     }
 
     /// A string template for `n`: its value when it is a string, else a hole.

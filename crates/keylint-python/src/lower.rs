@@ -616,6 +616,7 @@ impl<'t> Analyzer<'t> {
         if pos.len() > plist.iter().take_while(|p| !p.star).count() {
             return None;
         }
+        let mut reassigned: Vec<(String, Value<'t>)> = Vec::new();
         for (i, p) in plist.iter().enumerate() {
             if p.star {
                 continue;
@@ -624,6 +625,18 @@ impl<'t> Analyzer<'t> {
             // A parameter the body assigns again is not fixed.
             if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
                 params.insert(p.name.clone(), v);
+            } else {
+                reassigned.push((p.name.clone(), v));
+            }
+        }
+        // Unless every assignment is in an arm that cannot run for this call: `if
+        // pipe is None: pipe = r.pipeline()` when the caller passes its pipeline.
+        for (name, v) in reassigned {
+            if !matches!(v, Value::Pipe(_) | Value::Client(_) | Value::Null) {
+                continue;
+            }
+            if self.redefs_dead(info, &name, &v, &params, ctx) {
+                params.insert(name, v);
             }
         }
         Some(params)

@@ -910,8 +910,20 @@ fn body_fact(
         };
         match v {
             Value::Client(k) => kinds.push(Value::Client(k)),
+            // Another client the function may return instead (`return
+            // cache.client.get_client()` beside `return redis.Redis.from_url(url)`):
+            // what it returns on every path is used as one client, of a kind then
+            // unknown (the profile decides).
+            Value::Opaque(_) | Value::Unknown | Value::Foreign
+                if r.named_child(0).is_some_and(|e| e.kind_name() == "call") =>
+            {
+                kinds.push(Value::Unknown)
+            }
             _ => return None,
         }
+    }
+    if !kinds.iter().any(|v| matches!(v, Value::Client(_))) {
+        return None;
     }
     merge_clients(&kinds).map(Fact::Factory)
 }

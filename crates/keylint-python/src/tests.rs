@@ -1062,6 +1062,60 @@ class Q:
 }
 
 #[test]
+fn a_pipeline_parameter_filled_when_none_follows_the_callers_pipeline() {
+    // `if not pipe: pipe = r.pipeline(); do_commit = True` / `if do_commit:
+    // pipe.execute()`: given the caller's pipeline, neither runs.
+    let src = r#"
+import redis
+r = redis.Redis()
+def unblock(ip, pipe=None):
+    do_commit = False
+    if not pipe:
+        pipe = r.pipeline(transaction=True)
+        do_commit = True
+    pipe.delete(f"failed:{ip}")
+    if do_commit:
+        pipe.execute()
+def reset(ip, name):
+    pipe = r.pipeline(transaction=True)
+    unblock(ip, pipe=pipe)
+    pipe.delete(f"user:{name}")
+    pipe.execute()
+"#;
+    let m = lower(src);
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect();
+    assert_eq!(tx.len(), 1, "{tx:?}");
+    assert_eq!(tx[0].len(), 2, "{tx:?}");
+    // A flag assigned anything but the same constant on every live path, or a
+    // parameter assigned outside the arm that its value rules out: the helper's
+    // `execute()` may run, so its keys are not paired with the caller's.
+    for (flag, fill) in [
+        ("do_commit = ip", "if not pipe:"),
+        ("do_commit = False", "if ip:"),
+    ] {
+        let src = format!(
+            "import redis\nr = redis.Redis()\n\
+             def unblock(ip, pipe=None):\n    do_commit = False\n    {fill}\n        \
+             pipe = r.pipeline(transaction=True)\n        do_commit = True\n    {flag}\n    \
+             pipe.delete(f'failed:{{ip}}')\n    if do_commit:\n        pipe.execute()\n\
+             def reset(ip, name):\n    pipe = r.pipeline(transaction=True)\n    \
+             unblock(ip, pipe=pipe)\n    pipe.delete(f'user:{{name}}')\n    pipe.execute()\n"
+        );
+        let m = lower(&src);
+        let tx: Vec<_> = units(&m)
+            .into_iter()
+            .filter(|u| u.0 == UnitKind::Transaction)
+            .map(|u| u.3)
+            .collect();
+        assert!(tx.iter().all(|t| t.len() < 2), "{flag} / {fill}: {tx:?}");
+    }
+}
+
+#[test]
 fn key_collections_over_builders() {
     let head = "import os\nimport redis\nr = redis.Redis()\nNS = os.environ.get('NS', 'c')\n\
                 def make_key(key):\n    return ':'.join((NS, key))\n\

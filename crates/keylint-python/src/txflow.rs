@@ -72,10 +72,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             "not_operator" => self.truth(c.named_child(0)?, ctx).map(|b| !b),
             // Only `None` and pipelines have a known truth: an object of the
             // project may define `__len__` or `__bool__`.
-            "identifier" => match self.bound_value(c, ctx)? {
-                Value::Null => Some(false),
-                Value::Pipe(_) => Some(true),
-                _ => None,
+            "identifier" => match self.bound_value(c, ctx) {
+                Some(Value::Null) => Some(false),
+                Some(Value::Pipe(_)) => Some(true),
+                Some(_) => None,
+                None => self.local_flag(c, ctx),
             },
             "comparison_operator" => {
                 let kids: Vec<Node<'t>> = nav
@@ -104,6 +105,67 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             _ => None,
+        }
+    }
+
+    /// A local flag of the function `ctx` lowers with bound parameters, whose every
+    /// assignment that can run for those parameters writes the same `True` or
+    /// `False`: `do_commit = False` / `if not pipe: pipe = r.pipeline(); do_commit =
+    /// True` / `if do_commit: pipe.execute()`, for a caller that passes its pipeline.
+    fn local_flag(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<bool> {
+        let f = ctx.func?;
+        if ctx.env.as_ref().is_none_or(|e| e.func != f) {
+            return None;
+        }
+        let name = text(n, self.src());
+        let info = &self.ix.funcs[f];
+        if info.params.iter().any(|p| p.name == name)
+            || self
+                .ix
+                .funcs
+                .iter()
+                .any(|g| g.nonlocal.iter().any(|x| x == name))
+        {
+            return None;
+        }
+        let defs = info.defs.get(name)?.clone();
+        let guard = (6u8, f, n.start_byte());
+        if !self.in_progress.insert(guard) {
+            return None;
+        }
+        let mut out: Option<bool> = None;
+        let mut ok = true;
+        for d in &defs {
+            if self.dead_in(d.stmt, ctx) {
+                continue;
+            }
+            let DefKind::Expr(e) = d.kind else {
+                ok = false;
+                break;
+            };
+            let b = match e.kind_name() {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    ok = false;
+                    break;
+                }
+            };
+            if d.stmt.kind_name() != "assignment"
+                || d.stmt.field(Field::Right) != Some(e)
+                || d.stmt.field(Field::Left).map(|l| l.kind_name()) != Some("identifier")
+                || out.is_some_and(|o| o != b)
+            {
+                ok = false;
+                break;
+            }
+            out = Some(b);
+        }
+        self.in_progress.remove(&guard);
+        if ok {
+            out
+        } else {
+            None
         }
     }
 
@@ -326,6 +388,49 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let v = self.eval(e, &ctx.deeper());
         self.made_pipe(&v).then_some(v)
+    }
+
+    /// Whether every assignment of parameter `name` of the function `info` (other
+    /// than the parameter itself) is in an arm that cannot run when the parameter is
+    /// bound to `v` and the others to `params`: `if pipe is None: pipe =
+    /// r.pipeline()` for a call that passes its pipeline.
+    pub(crate) fn redefs_dead(
+        &mut self,
+        info: &crate::index::FuncInfo<'t>,
+        name: &str,
+        v: &Value<'t>,
+        params: &std::collections::HashMap<String, Value<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> bool {
+        let Some(&id) = self.ix.func_by_node.get(&info.node.id()) else {
+            return false;
+        };
+        let Some(defs) = info.defs.get(name) else {
+            return false;
+        };
+        if self
+            .ix
+            .funcs
+            .iter()
+            .any(|f| f.nonlocal.iter().any(|x| x == name))
+        {
+            return false;
+        }
+        let mut bound = params.clone();
+        bound.insert(name.to_string(), v.clone());
+        let env = std::rc::Rc::new(crate::eval::Env {
+            func: id,
+            params: bound,
+            tag: String::new(),
+        });
+        let inner = Ctx {
+            func: Some(id),
+            env: Some(env),
+            depth: ctx.depth + 1,
+        };
+        defs.iter()
+            .filter(|d| !matches!(d.kind, DefKind::Param(_)))
+            .all(|d| self.dead_in(d.stmt, &inner))
     }
 
     pub(crate) fn made_pipe(&self, v: &Value<'t>) -> bool {

@@ -1642,6 +1642,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             };
             values.push(v);
         }
+        if let Some(v) = self.renewed_pipe(name, defs, &values) {
+            return Some(v);
+        }
         // `pipe = pipe.lrem(…)` in both arms of an `if`: the same pipeline throughout.
         if let Some(Value::Pipe(id)) = values.first() {
             let id = *id;
@@ -1672,6 +1675,96 @@ impl<'t> crate::lower::Analyzer<'t> {
                     .then_some(k)
             })
             .map(Value::Client)
+    }
+
+    /// `pipe = r.pipeline()`, then in a loop `pipe.execute()` followed at once by
+    /// `pipe = r.pipeline()` again (a batch renewed every N keys): redis-py resets a
+    /// pipeline when it executes, so the renewed one is the first one emptied, and
+    /// the name holds one pipeline whose batches the `execute()` calls cut. The
+    /// first definition's pipeline, when every other one is such a renewal (the same
+    /// call text, right after an `execute()` of the name in the same block).
+    fn renewed_pipe(
+        &self,
+        name: &str,
+        defs: &[Def<'t>],
+        values: &[Value<'t>],
+    ) -> Option<Value<'t>> {
+        if defs.len() < 2 || defs.len() != values.len() {
+            return None;
+        }
+        let first = (0..defs.len()).min_by_key(|&i| defs[i].pos)?;
+        let Value::Pipe(id) = values[first] else {
+            return None;
+        };
+        if !values.iter().all(|v| matches!(v, Value::Pipe(_))) {
+            return None;
+        }
+        let src = self.src();
+        let squash = |n: Node<'t>| -> String {
+            text(n, src)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect()
+        };
+        let DefKind::Expr(e0) = defs[first].kind else {
+            return None;
+        };
+        let made = squash(e0);
+        let nav = self.ix().nav;
+        for (i, d) in defs.iter().enumerate() {
+            if i == first {
+                continue;
+            }
+            let DefKind::Expr(e) = d.kind else {
+                return None;
+            };
+            if squash(e) != made || d.stmt.kind_name() != "assignment" {
+                return None;
+            }
+            // The last statement before the renewal, in its block, that reads the
+            // name executes it.
+            let stmt = nav.parent(d.stmt)?;
+            let block = nav.parent(stmt)?;
+            let mentions = |n: Node<'t>| -> bool {
+                let mut stack = vec![n];
+                let mut seen = 0;
+                while let Some(x) = stack.pop() {
+                    seen += 1;
+                    if seen > 10_000 {
+                        return true;
+                    }
+                    if x.kind_name() == "identifier" && text(x, src) == name {
+                        return true;
+                    }
+                    stack.extend(nav.named_children(x));
+                }
+                false
+            };
+            let prev = nav
+                .named_children(block)
+                .take_while(|k| *k != stmt)
+                .filter(|k| mentions(*k))
+                .last()?;
+            let mut call = prev.named_child(0)?;
+            if call.kind_name() == "assignment" {
+                call = call.field(Field::Right)?;
+            }
+            let executes = call.kind_name() == "call"
+                && call
+                    .field(Field::Function)
+                    .filter(|f| f.kind_name() == "attribute")
+                    .is_some_and(|f| {
+                        f.field(Field::Attribute)
+                            .is_some_and(|a| text(a, src) == "execute")
+                            && f.field(Field::Object).is_some_and(|o| {
+                                o.kind_name() == "identifier" && text(o, src) == name
+                            })
+                    });
+            if !executes {
+                return None;
+            }
+        }
+        Some(Value::Pipe(id))
     }
 
     fn eval_def(

@@ -1872,15 +1872,48 @@ impl<'t> Analyzer<'t> {
                 continue;
             }
             let from = cuts.partition_point(|&ri| ri <= qi);
-            let cut = cuts[from..]
-                .iter()
-                .take_while(|&&ri| ri < ei)
-                .any(|&ri| paths[ri].compatible(&paths[qi]) && paths[ri].compatible(&paths[ei]));
+            let cut = cuts[from..].iter().take_while(|&&ri| ri < ei).any(|&ri| {
+                paths[ri].compatible(&paths[qi])
+                    && paths[ri].compatible(&paths[ei])
+                    && self.cut_runs(&evs[ri], &paths[qi], &paths[ei])
+            });
             if !cut {
                 qs.push(qi);
             }
         }
         qs
+    }
+}
+
+impl<'t> Analyzer<'t> {
+    /// Whether a batch end (`execute()`, `reset()`) between a queued command and a
+    /// later `execute()` runs whenever both do. One in an arm of an `if` that holds
+    /// neither (`if n % 100 == 0: pipe.execute()`, `if not retry: pipe.execute()`)
+    /// may not run: on that path the command is sent by the later `execute()`. Any
+    /// other end (in a loop, a `try`, a followed helper) is taken to run.
+    fn cut_runs(&self, cut: &PipeEvent<'t>, q: &Path, e: &Path) -> bool {
+        if !cut.inner.is_empty() || !cut.ext.is_empty() {
+            return true;
+        }
+        let nav = self.ix.nav;
+        let holds = |p: &Path, id: usize| p.arms.iter().any(|(a, _)| *a == id);
+        let mut child = cut.node;
+        let mut cur = nav.parent(cut.node);
+        while let Some(p) = cur {
+            if p.is_scope_kind() {
+                break;
+            }
+            if p.kind_name() == "if_statement"
+                && arm_of(nav, p, child).is_some()
+                && !holds(q, p.id())
+                && !holds(e, p.id())
+            {
+                return false;
+            }
+            child = p;
+            cur = nav.parent(p);
+        }
+        true
     }
 }
 

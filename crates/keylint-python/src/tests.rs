@@ -1116,6 +1116,53 @@ def reset(ip, name):
 }
 
 #[test]
+fn an_execute_that_may_not_run_does_not_end_the_batch() {
+    let tx_keys = |src: &str| -> Vec<usize> {
+        units(&lower(src))
+            .into_iter()
+            .filter(|u| u.0 == UnitKind::Transaction)
+            .map(|u| u.3.len())
+            .collect()
+    };
+    let head = "import redis\nr = redis.Redis()\ndef f(done, ids):\n    \
+                pipe = r.pipeline(transaction=True)\n";
+    // Under an `if` that holds neither command: both may go in one batch.
+    let src = format!(
+        "{head}    pipe.set('a', 1)\n    if done:\n        pipe.execute()\n    \
+         pipe.set('b', 1)\n    pipe.execute()\n"
+    );
+    assert_eq!(tx_keys(&src), vec![2]);
+    // In a `try`, in the arm that queued the first command, or unconditional: it ends it.
+    for cut in [
+        "    try:\n        pipe.execute()\n    except Exception:\n        pass\n",
+        "    pipe.execute()\n",
+    ] {
+        let src =
+            format!("{head}    pipe.set('a', 1)\n{cut}    pipe.set('b', 1)\n    pipe.execute()\n");
+        assert!(tx_keys(&src).is_empty(), "{cut}");
+    }
+    let src = format!(
+        "{head}    if done:\n        pipe.set('a', 1)\n        pipe.execute()\n    \
+         pipe.set('b', 1)\n    pipe.execute()\n"
+    );
+    assert!(tx_keys(&src).is_empty());
+    // A pipeline renewed right after its `execute()` in a loop is the same batch.
+    let src = format!(
+        "{head}    n = 0\n    for i in ids:\n        n += 1\n        pipe.llen(f'm:{{i}}')\n        \
+         if n % 100 == 0:\n            pipe.execute()\n            \
+         pipe = r.pipeline(transaction=True)\n    pipe.execute()\n"
+    );
+    assert_eq!(tx_keys(&src), vec![1]);
+    // Renewed after something else uses it: not followed.
+    let src = format!(
+        "{head}    for i in ids:\n        pipe.llen(f'm:{{i}}')\n        if done:\n            \
+         pipe.execute()\n            pipe.set('x', 1)\n            \
+         pipe = r.pipeline(transaction=True)\n    pipe.execute()\n"
+    );
+    assert!(tx_keys(&src).is_empty());
+}
+
+#[test]
 fn key_collections_over_builders() {
     let head = "import os\nimport redis\nr = redis.Redis()\nNS = os.environ.get('NS', 'c')\n\
                 def make_key(key):\n    return ':'.join((NS, key))\n\

@@ -2421,6 +2421,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(v) = self.wrapped_script(id, n, args, ctx) {
                         return v;
                     }
+                    if let Some(v) = self.param_script_call(id, n, args, ctx) {
+                        return v;
+                    }
                 }
                 let (pos, kw) = self.call_args(args, ctx);
                 let v = match self.call_builder(id, bound, pos, kw, ctx) {

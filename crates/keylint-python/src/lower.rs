@@ -153,6 +153,8 @@ pub(crate) struct Analyzer<'t> {
     /// Module functions by id: the script objects they return when they wrap
     /// `EVAL`/`EVALSHA` themselves (`wrapscript.rs`).
     pub(crate) wrappers_seen: HashMap<FuncId, Option<crate::wrapscript::WrapperSig>>,
+    /// Helpers that register the script their caller passes (`scriptparam.rs`).
+    pub(crate) script_params_seen: HashMap<FuncId, Option<(usize, String)>>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -214,6 +216,7 @@ impl<'t> Analyzer<'t> {
             globals_rewrite: std::cell::OnceCell::new(),
             frozen_dicts: HashMap::new(),
             wrappers_seen: HashMap::new(),
+            script_params_seen: HashMap::new(),
         }
     }
 

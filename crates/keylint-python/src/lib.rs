@@ -26,6 +26,7 @@ pub mod methods;
 mod objtype;
 mod project;
 mod script;
+mod scriptdict;
 mod scriptparam;
 mod strings;
 mod syntax;

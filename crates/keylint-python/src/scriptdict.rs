@@ -185,15 +185,21 @@ impl<'t> Analyzer<'t> {
         args: Option<Node<'t>>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        let info = self.ix.funcs[id].clone();
         let src = self.ix.src;
-        if bound.is_none()
-            || info.is_lambda
-            || !info.decorators.is_empty()
-            || !text(info.body, src).contains("script")
         {
-            return None;
+            // Cheap tests first: this runs for every call of a method.
+            let info = &self.ix.funcs[id];
+            if bound.is_none()
+                || info.is_lambda
+                || !info.decorators.is_empty()
+                || info.params.len() != 2
+                || info.body.end_byte() - info.body.start_byte() > 2048
+                || !text(info.body, src).contains("script")
+            {
+                return None;
+            }
         }
+        let info = self.ix.funcs[id].clone();
         let [_, param] = info.params.as_slice() else {
             return None;
         };

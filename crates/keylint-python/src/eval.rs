@@ -2438,6 +2438,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     None => self
                         .memo_factory(id, ctx)
                         .or_else(|| self.returned_script(id, ctx))
+                        .or_else(|| self.attr_memo_script(id, ctx))
                         .unwrap_or_else(|| self.opaque(n, ctx)),
                 };
                 match v {

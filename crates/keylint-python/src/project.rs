@@ -872,6 +872,7 @@ fn body_fact(
         if let Some(Value::Script(id)) = a
             .memo_factory(fid, &ctx)
             .or_else(|| a.returned_script(fid, &ctx))
+            .or_else(|| a.attr_memo_script(fid, &ctx))
         {
             return script_fact(a, id);
         }

@@ -168,6 +168,85 @@ impl<'t> Analyzer<'t> {
     }
 }
 
+impl<'t> Analyzer<'t> {
+    /// A module function that caches one script on an attribute of its client
+    /// parameter (python-redis-cache's `if not hasattr(client, '_lua_fn'):
+    /// client._lua_fn = client.register_script(LUA)` then `return client._lua_fn`):
+    /// that script. The function registers exactly one script, stores it in that
+    /// attribute, returns the attribute on every path, and nothing else in this file
+    /// assigns an attribute of that name.
+    pub(crate) fn attr_memo_script(&mut self, id: FuncId, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let src = self.ix.src;
+        {
+            let info = &self.ix.funcs[id];
+            if info.is_lambda
+                || info.class.is_some()
+                || info.parent.is_some()
+                || ctx.depth > 16
+                || info
+                    .decorators
+                    .iter()
+                    .any(|d| !CACHING.contains(&d.as_str()))
+                || !text(info.body, src).contains("register_script")
+            {
+                return None;
+            }
+        }
+        let info = self.ix.funcs[id].clone();
+        let mut regs = Vec::new();
+        let mut asgs = Vec::new();
+        walk(self, info.body, &mut regs, &mut asgs);
+        let [reg] = regs.as_slice() else {
+            return None;
+        };
+        let store = asgs.iter().find_map(|a| {
+            let right = a.field(Field::Right)?;
+            (right.id() == reg.id())
+                .then(|| a.field(Field::Left))
+                .flatten()
+        })?;
+        if store.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = store.field(Field::Object)?;
+        let attr = text(store.field(Field::Attribute)?, src);
+        let pname = text(obj, src);
+        if obj.kind_name() != "identifier"
+            || !info.params.iter().any(|p| p.name == pname && !p.star)
+            || info.defs.get(pname).is_some_and(|d| d.len() > 1)
+        {
+            return None;
+        }
+        // Nothing else stores an attribute of that name in this file (`setattr` with
+        // its name quoted may).
+        let stores =
+            src.matches(&format!(".{attr} =")).count() + src.matches(&format!(".{attr}=")).count();
+        let quoted = src.contains(&format!("'{attr}'")) || src.contains(&format!("\"{attr}\""));
+        if stores != 1 || (quoted && src.contains("setattr(")) {
+            return None;
+        }
+        let stext = text(store, src);
+        let mut returns = Vec::new();
+        crate::project::collect_returns(&self.ix, info.body, &mut returns);
+        if returns.is_empty()
+            || returns
+                .iter()
+                .any(|r| r.named_child(0).is_none_or(|e| text(e, src) != stext))
+        {
+            return None;
+        }
+        let fctx = Ctx {
+            func: Some(id),
+            env: None,
+            depth: ctx.depth + 2,
+        };
+        match self.eval(*reg, &fctx) {
+            v @ Value::Script(_) => Some(v),
+            _ => None,
+        }
+    }
+}
+
 /// The argument a call passes for parameter `name` at position `pos`: by keyword, or
 /// by position when no splat comes before it.
 fn script_arg<'t>(a: &Analyzer<'t>, args: Node<'t>, pos: usize, name: &str) -> Option<Node<'t>> {

@@ -153,6 +153,7 @@ fn with_string_holes(tpl: &Tpl) -> Option<(String, Option<Vec<usize>>)> {
                 let plain = !label.is_empty()
                     && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                     && !label.starts_with(|c: char| c.is_ascii_digit())
+                    && !LUA_RESERVED.contains(&label)
                     && !lits.iter().any(|b| contains(b, label.as_bytes()));
                 let name = if plain {
                     label.to_string()
@@ -221,6 +222,16 @@ fn fill(offs: &[Option<usize>]) -> Option<Vec<usize>> {
 /// Longest run of bytes from elsewhere that a body merged in place may hold: a value
 /// formatted in, never a script of its own.
 const MAX_FOREIGN_RUN: usize = 16;
+
+/// Lua keywords and the globals a script's analysis gives a meaning: never the name
+/// of an unknown value.
+const LUA_RESERVED: &[&str] = &[
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while", "KEYS",
+    "ARGV", "redis", "string", "table", "unpack", "tostring", "tonumber", "pcall", "type", "cjson",
+    "cmsgpack", "struct", "bit", "math", "os", "ipairs", "pairs", "next", "select", "error",
+    "assert", "_G",
+];
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)

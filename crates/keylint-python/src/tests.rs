@@ -457,6 +457,17 @@ fn f_string_bodies_are_read_when_their_values_are_inside_lua_strings() {
             .count()
     };
     assert_eq!(undeclared("return redis.call('INCR', 'a:{ns}')"), 1);
+    // A value named like a Lua keyword is read under another name.
+    let src = "import redis\ndef f(r: redis.Redis, end):\n    \
+               lua = f\"return redis.call('INCR', 'a:{end}')\"\n    return r.eval(lua, 0)\n";
+    let m = lower(src);
+    assert_eq!(
+        check(&m, &Settings::default())
+            .iter()
+            .filter(|f| f.rule == Rule::UndeclaredScriptKey)
+            .count(),
+        1
+    );
     assert_eq!(undeclared("return redis.call('INCR', \\\"a:{ns}\\\")"), 1);
     // Outside a string (also after a quote in a comment) the value could be any
     // code; with a long string anywhere, the lexing is not attempted.

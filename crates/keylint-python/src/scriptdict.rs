@@ -62,6 +62,14 @@ impl<'t> Analyzer<'t> {
                         return None;
                     }
                     _ => {
+                        // A name an enclosing function binds is that function's.
+                        let mut up = ctx.func.and_then(|f| self.ix.funcs[f].parent);
+                        while let Some(p) = up {
+                            if self.ix.funcs[p].defs.contains_key(otext) {
+                                return None;
+                            }
+                            up = self.ix.funcs[p].parent;
+                        }
                         scope = self.ix.nav.root();
                         self.ix.module_defs.get(otext)?.clone()
                     }
@@ -87,18 +95,25 @@ impl<'t> Analyzer<'t> {
                 }
                 let attr = text(obj.field(Field::Attribute)?, src);
                 let c = fi.class?;
-                // A subclass of this file that assigns it again.
+                // A subclass of this file that assigns or writes it.
                 let below = (0..self.ix.classes.len()).any(|k| {
                     k != c
                         && self.ix.class_chain(k).contains(&c)
                         && (self.ix.classes[k].defs.contains_key(attr)
-                            || self.ix.classes[k].self_assigns.contains_key(attr))
+                            || self.ix.classes[k].self_assigns.contains_key(attr)
+                            || written(text(self.ix.classes[k].node, src), otext))
                 });
                 if below {
                     return None;
                 }
                 let chain = self.ix.class_chain(c);
-                scope = self.ix.classes[*chain.last()?].node;
+                if chain
+                    .iter()
+                    .any(|&k| written(text(self.ix.classes[k].node, src), otext))
+                {
+                    return None;
+                }
+                scope = self.ix.classes[c].node;
                 for k in chain {
                     let ci = &self.ix.classes[k];
                     for d in ci.defs.get(attr).into_iter().flatten() {

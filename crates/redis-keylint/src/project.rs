@@ -497,7 +497,10 @@ mod tests {
         w("proj/app/__init__.py", "");
         w("proj/app/jobs.py", "class Job:\n    pass\n");
         w("proj/app/use.py", "from .jobs import Job\nJob()\n");
-        w("proj/app/other.py", "Jobs = 1  # Job in a comment counts too\n");
+        w(
+            "proj/app/other.py",
+            "Jobs = 1  # Job in a comment counts too\n",
+        );
         w("proj/app/none.py", "JobX = 1\n");
         w("proj/.venv/lib.py", "Job = 2\n");
         w("proj/app/__pycache__/x.py", "Job = 2\n");
@@ -512,7 +515,11 @@ mod tests {
         };
         assert_eq!(
             l.mentions(from.to_str().unwrap(), "Job"),
-            Some(names(&["proj/app/jobs.py", "proj/app/other.py", "proj/app/use.py"]))
+            Some(names(&[
+                "proj/app/jobs.py",
+                "proj/app/other.py",
+                "proj/app/use.py"
+            ]))
         );
         assert_eq!(l.mentions(from.to_str().unwrap(), "Nothing"), Some(vec![]));
         // Lowercase words are not indexed: not known.

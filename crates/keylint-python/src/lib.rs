@@ -15,6 +15,7 @@
 mod byuse;
 mod collections;
 mod configured;
+mod ctorflow;
 mod decorators;
 mod eval;
 mod frontend;

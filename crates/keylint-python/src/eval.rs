@@ -575,6 +575,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     };
                     return self.eval(entry, &module_ctx);
                 }
+                // `self._scripts["claim"]`: an entry of a dict of registered scripts.
+                if let Some(v) = self.script_dict_entry(n, ctx) {
+                    return v;
+                }
                 // `Redis[bytes]`: a generic alias is the class itself.
                 match n.field(Field::Value).map(|v| self.eval(v, &ctx.deeper())) {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
@@ -1544,6 +1548,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             return Some(Value::Pipe(id));
         }
         let kind = kind.filter(|_| ok)?;
+        // A public class that the reverse index shows is constructed in this file
+        // only: its sites are all there is.
+        let public = public
+            && !(info.name == "__init__"
+                && self.project.is_some_and(|s| {
+                    s.constructed_only_here(&lookup, self.src(), self.ix.nav.root())
+                }));
         Some(Value::Client(if public {
             ClientKind::Unknown
         } else {
@@ -2514,6 +2525,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(v) = self.wrapped_script(id, n, args, ctx) {
                         return v;
                     }
+                    if let Some(v) = self.param_script_call(id, n, args, ctx) {
+                        return v;
+                    }
+                }
+                if let Some(v) = self.script_accessor(id, bound, args, ctx) {
+                    return v;
                 }
                 let (pos, kw) = self.call_args(args, ctx);
                 let v = match self.call_builder(id, bound, pos, kw, ctx) {
@@ -2521,6 +2538,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     None => self
                         .memo_factory(id, ctx)
                         .or_else(|| self.returned_script(id, ctx))
+                        .or_else(|| self.attr_memo_script(id, ctx))
                         .unwrap_or_else(|| self.opaque(n, ctx)),
                 };
                 match v {

@@ -15,6 +15,7 @@
 mod byuse;
 mod collections;
 mod configured;
+mod ctorflow;
 mod decorators;
 mod eval;
 mod frontend;
@@ -26,6 +27,8 @@ pub mod methods;
 mod objtype;
 mod project;
 mod script;
+mod scriptdict;
+mod scriptparam;
 mod strings;
 mod syntax;
 mod tpl;

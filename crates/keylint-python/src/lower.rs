@@ -1915,17 +1915,77 @@ impl<'t> Analyzer<'t> {
             if p.is_scope_kind() {
                 break;
             }
-            if p.kind_name() == "if_statement"
-                && arm_of(nav, p, child).is_some()
-                && !holds(q, p.id())
-                && !holds(e, p.id())
-            {
-                return false;
+            if p.kind_name() == "if_statement" && !holds(q, p.id()) && !holds(e, p.id()) {
+                if let Some(arm) = arm_of(nav, p, child) {
+                    // `if pipeline is None: pipe.execute()` in a function lowered on
+                    // its own runs where its `pipeline=None` parameter is not given:
+                    // the arm runs (a caller's pipeline is followed from its call).
+                    let runs = match self.none_param_test(p) {
+                        Some(true) => arm == 0,
+                        Some(false) => {
+                            arm == 1
+                                && nav
+                                    .named_children(p)
+                                    .filter(|c| c.kind_name() == "elif_clause")
+                                    .count()
+                                    == 0
+                        }
+                        None => false,
+                    };
+                    if !runs {
+                        return false;
+                    }
+                }
             }
             child = p;
             cur = nav.parent(p);
         }
         true
+    }
+}
+
+impl<'t> Analyzer<'t> {
+    /// The truth of an `if`'s condition that only tests a parameter of its function
+    /// defaulting to `None` (`pipeline is None`, `not pipe`, `pipeline is not None`,
+    /// `pipe`), where that parameter is not given.
+    fn none_param_test(&self, stmt: Node<'t>) -> Option<bool> {
+        let cond = stmt.field(Field::Condition)?;
+        let f = self.ix.enclosing_func(stmt)?;
+        let src = self.src();
+        let is_none_param = |n: Node<'t>| -> bool {
+            n.kind_name() == "identifier"
+                && self.ix.funcs[f].params.iter().any(|p| {
+                    p.name == text(n, src) && p.default.is_some_and(|d| d.kind_name() == "none")
+                })
+                && self.ix.funcs[f]
+                    .defs
+                    .get(text(n, src))
+                    .is_none_or(|d| d.len() <= 1)
+        };
+        match cond.kind_name() {
+            "identifier" if is_none_param(cond) => Some(false),
+            "not_operator" => {
+                let a = cond.named_child(0)?;
+                is_none_param(a).then_some(true)
+            }
+            "comparison_operator" => {
+                let a = cond.named_child(0)?;
+                let b = cond.named_child(1)?;
+                if b.kind_name() != "none" || !is_none_param(a) {
+                    return None;
+                }
+                let op: String = src[a.end_byte()..b.start_byte()]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                match op.as_str() {
+                    "is" | "==" => Some(true),
+                    "is not" | "!=" => Some(false),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 }
 

@@ -1237,6 +1237,12 @@ fn an_execute_that_may_not_run_does_not_end_the_batch() {
          pipe.set('b', 1)\n    pipe.execute()\n"
     );
     assert!(tx_keys(&src).is_empty());
+    // `if pipeline is None:` in a function lowered on its own: the arm runs there.
+    let src = "import redis\nr = redis.Redis()\ndef f(pipeline=None):\n    \
+               pipe = pipeline if pipeline is not None else r.pipeline(transaction=True)\n    \
+               pipe.set('a', 1)\n    if pipeline is None:\n        pipe.execute()\n    \
+               pipe.set('b', 1)\n    if pipeline is None:\n        pipe.execute()\n";
+    assert!(tx_keys(src).is_empty());
     // A pipeline renewed right after its `execute()` in a loop is the same batch.
     let src = format!(
         "{head}    n = 0\n    for i in ids:\n        n += 1\n        pipe.llen(f'm:{{i}}')\n        \

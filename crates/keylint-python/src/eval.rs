@@ -914,6 +914,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             "%" => {
                 let a = self.eval(l, &ctx.deeper());
                 match a {
+                    Value::Str(fmt)
+                        if fmt.as_bytes().is_some() && r.kind_name() == "dictionary" =>
+                    {
+                        self.percent_dict(&fmt, r, ctx)
+                            .map_or_else(|| self.opaque(n, ctx), Value::Str)
+                    }
                     Value::Str(fmt) if fmt.as_bytes().is_some() => {
                         let b = self.eval(r, &ctx.deeper());
                         self.percent_format(&fmt, b, r, ctx)
@@ -1217,7 +1223,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         // A variable of a comprehension around the use: one value per element.
-        if let Some(comp) = self.comprehension_binding(n, name) {
+        if let Some((comp, clause)) = self.comprehension_binding(n, name) {
+            // `[k for k in r.scan_iter(match=…)]`: a member of the keys iterated.
+            if let Some(v) = self.scanned_loop_var(name, clause, comp, ctx) {
+                return v;
+            }
             return self.opaque_named(
                 name,
                 format!("{}:{name}{}", self.scope_tag(ctx), each_marker(comp)),
@@ -1552,8 +1562,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The start of the comprehension around `n` (in the same function) whose `for`
-    /// clauses bind `name`, if any.
-    fn comprehension_binding(&self, n: Node<'t>, name: &str) -> Option<usize> {
+    /// clauses bind `name`, and the clause that binds it, if any.
+    fn comprehension_binding(&self, n: Node<'t>, name: &str) -> Option<(usize, Node<'t>)> {
         let nav = self.ix.nav;
         let mut child = n;
         let mut cur = nav.parent(n);
@@ -1574,13 +1584,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                         .is_some_and(|r| {
                             r.start_byte() <= child.start_byte() && child.end_byte() <= r.end_byte()
                         });
-                    if !in_first_iterable
-                        && clauses.iter().any(|c| {
-                            c.field(Field::Left)
-                                .is_some_and(|l| binds_name(nav, l, name, self.src()))
-                        })
-                    {
-                        return Some(p.start_byte());
+                    let binding = clauses.iter().find(|c| {
+                        c.field(Field::Left)
+                            .is_some_and(|l| binds_name(nav, l, name, self.src()))
+                    });
+                    if let (false, Some(c)) = (in_first_iterable, binding) {
+                        return Some((p.start_byte(), *c));
                     }
                 }
                 "function_definition" | "lambda" | "class_definition" | "module" => return None,
@@ -1826,7 +1835,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         if def.stmt.kind_name() == "for_statement" {
             // `for key in r.scan_iter(match=…)`: a member of the keys found.
-            if let Some(v) = self.scanned_loop_var(name, def.stmt, ctx) {
+            if let Some(v) = self.scanned_loop_var(name, def.stmt, def.stmt.start_byte(), ctx) {
                 return Some(v);
             }
             // A loop variable: one value per pass of the loop.
@@ -3487,6 +3496,11 @@ pub(crate) fn builder_returns<'t>(
             }
             _ => return None,
         }
+    }
+    if last.kind_name() == "if_statement" {
+        // `if c: return a` / `elif d: return b` / `else: return c`: a return per arm.
+        rets.extend(crate::builders::arm_returns(nav, *last)?);
+        return (rets.len() <= MAX_SHAPES).then_some(rets);
     }
     if last.kind_name() != "return_statement" {
         return None;

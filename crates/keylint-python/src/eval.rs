@@ -2940,7 +2940,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !plain_decorators(&info) {
             return None;
         }
-        let rets = builder_returns(self.ix.nav, &info)?;
+        let rets = builder_returns(self.ix.nav, &info)
+            .or_else(|| crate::builders::memo_return(self.ix.nav, self.src(), &info))?;
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }

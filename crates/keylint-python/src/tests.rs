@@ -2065,3 +2065,37 @@ class Counter:
 "#;
     assert_eq!(rules(src), vec![Rule::CrossSlotLikely; 2]);
 }
+
+#[test]
+fn keys_kept_by_a_memoising_accessor() {
+    let src = r#"
+import redis
+class S:
+    def __init__(self):
+        self.r = redis.Redis()
+    def _memo(self, name, suffix):
+        if not hasattr(self, name):
+            setattr(self, name, "sem:" + suffix)
+        return getattr(self, name)
+    def _other(self, name, suffix):
+        if not hasattr(self, name):
+            setattr(self, "x", "sem:" + suffix)
+        return getattr(self, name)
+    @property
+    def a(self):
+        return self._memo("_a", "A")
+    @property
+    def b(self):
+        return self._memo("_b", "B")
+    @property
+    def c(self):
+        return self._other("_c", "C")
+    @property
+    def d(self):
+        return self._other("_d", "D")
+    def f(self):
+        self.r.sunion(self.a, self.b)
+        self.r.sunion(self.c, self.d)
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlot]);
+}

@@ -1265,6 +1265,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                         if let Some(v) = self.if_choice(&defs, use_node, at, &scope_ctx) {
                             return v;
                         }
+                        // `if c: keys = [...]` / `else: keys = [...]`: either family.
+                        if let Some((_, a, b)) = self.if_arms(&defs, use_node, at) {
+                            let va = self.eval(a, &scope_ctx.deeper());
+                            let vb = self.eval(b, &scope_ctx.deeper());
+                            if let Some(v) = crate::builders::join_families(name, va, vb, a) {
+                                return v;
+                            }
+                        }
                         // `if not pipe: pipe = r.pipeline()` of a `pipe=None` parameter.
                         if let Some(v) = self.none_param_filled(name, &defs, at, &scope_ctx) {
                             return v;

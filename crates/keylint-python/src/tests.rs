@@ -2099,3 +2099,34 @@ class S:
 "#;
     assert_eq!(rules(src), vec![Rule::CrossSlot]);
 }
+
+#[test]
+fn a_local_assigned_one_of_two_families() {
+    let head = r#"
+import redis
+r = redis.Redis()
+def f(obj, perms):
+    if perms:
+        keys = [A for p in perms]
+    else:
+        keys = [B for k in r.scan_iter(match="permission:%s:*" % obj)]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+        pipe.execute()
+"#;
+    let run = |a: &str, b: &str| rules(&head.replace('A', a).replace('B', b));
+    // Both families differ after what they share: likely, as each is alone.
+    assert_eq!(
+        run("\"permission:%s:%s\" % (obj, p)", "k"),
+        vec![Rule::CrossSlotLikely]
+    );
+    // One family under a tag: that one is one slot, so nothing is said.
+    assert_eq!(run("\"{permission:%s}:%s\" % (obj, p)", "k"), vec![]);
+    // One family does not vary with its loop.
+    assert_eq!(run("\"permission:%s:x\" % obj", "k"), vec![]);
+    // An end with a value that does not vary with the loop (it may carry a tag).
+    assert_eq!(run("\"permission:%s:%s:%s\" % (obj, obj, p)", "k"), vec![]);
+    // Nothing shared: the caller's keys, whole.
+    assert_eq!(run("\"other:%s\" % p", "k"), vec![]);
+}

@@ -2130,3 +2130,32 @@ def f(obj, perms):
     // Nothing shared: the caller's keys, whole.
     assert_eq!(run("\"other:%s\" % p", "k"), vec![]);
 }
+
+#[test]
+fn a_loop_that_always_breaks_runs_its_body_once() {
+    let src = r#"
+import redis
+r = redis.Redis()
+def a(obj, perms):
+    keys = ["permission:%s:%s" % (obj, p) for p in perms]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+            break
+        pipe.execute()
+def b(obj, perms):
+    with r.pipeline() as pipe:
+        for p in perms:
+            pipe.smembers("permission:%s:%s" % (obj, p))
+            break
+        pipe.execute()
+def c(obj, perms):
+    with r.pipeline() as pipe:
+        for p in perms:
+            pipe.smembers("permission:%s:%s" % (obj, p))
+            if p:
+                break
+        pipe.execute()
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}

@@ -124,6 +124,13 @@ pub trait ModuleLoader: Sync + Send {
     fn resolve_path(&self, _from: &str, _spec: &str) -> Option<ModuleFile> {
         None
     }
+    /// The reverse index: the Python module files of the project of the module file
+    /// `from` whose text holds `word` as a whole identifier, sorted; `None` when it
+    /// cannot be known (no project, too many files). Each file is named so that
+    /// [`ModuleLoader::read`] can read it.
+    fn mentions(&self, _from: &str, _word: &str) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// Something a file's analysis asked the [`ModuleLoader`]: its findings are valid
@@ -150,6 +157,16 @@ pub enum ModuleDep {
         spec: String,
         /// The answer.
         found: Option<ModuleFile>,
+    },
+    /// The project files that mention a word looked up
+    /// ([`ModuleLoader::mentions`]), and what was found.
+    Mentions {
+        /// The module file asking.
+        from: String,
+        /// The word (a class name).
+        word: String,
+        /// The answer.
+        found: Option<Vec<String>>,
     },
     /// A module file read.
     Read {

@@ -1562,6 +1562,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             return Some(Value::Pipe(id));
         }
         let kind = kind.filter(|_| ok)?;
+        // A public class that the reverse index shows is constructed in this file
+        // only: its sites are all there is.
+        let public = public
+            && !(info.name == "__init__"
+                && self.project.is_some_and(|s| {
+                    s.constructed_only_here(&lookup, self.src(), self.ix.nav.root())
+                }));
         Some(Value::Client(if public {
             ClientKind::Unknown
         } else {

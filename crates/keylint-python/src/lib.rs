@@ -16,6 +16,7 @@ mod builders;
 mod byuse;
 mod collections;
 mod configured;
+mod ctorflow;
 mod decorators;
 mod eval;
 mod fmtdict;

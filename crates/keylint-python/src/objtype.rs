@@ -131,8 +131,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 (Some(v), None) => match v.kind_name() {
                     "identifier" => {
                         let name = text(v, self.src());
-                        self.param_annotation(a.func, name)
-                            .and_then(|ann| self.annotated_project_class(ann))
+                        match self.param_annotation(a.func, name) {
+                            Some(ann) => self.annotated_project_class(ann),
+                            None => self.ctor_flow_class(a.func, name),
+                        }
                     }
                     "call" => match self.eval(v, &actx) {
                         Value::Ext(x) => {
@@ -191,6 +193,43 @@ impl<'t> crate::lower::Analyzer<'t> {
         let x = typed_instance(c, &h.label, String::new());
         let ident = format!("{}(ret:{})", x.qual(), h.binding);
         Some(Value::Ext(x.retyped(&h.label, ident)))
+    }
+
+    /// The class of an unannotated parameter `name` of the constructor `f` of a
+    /// module-level class, from the constructor calls of the project (see
+    /// `ctorflow.rs`).
+    pub(crate) fn ctor_flow_class(
+        &self,
+        f: FuncId,
+        name: &str,
+    ) -> Option<std::sync::Arc<crate::project::ClassFacts>> {
+        let scope = self.project?;
+        // Cost: only a parameter whose object is used here (`driver.connection`,
+        // `self.driver.connection`) is worth the reverse index.
+        if !self.src().contains(&format!("{name}.")) {
+            return None;
+        }
+        let info = &self.ix.funcs[f];
+        let c = info.class?;
+        if info.name != "__init__" || info.self_name().is_none() || info.parent.is_some() {
+            return None;
+        }
+        let defs = info.defs.get(name)?;
+        let [d] = defs.as_slice() else { return None };
+        if !matches!(d.kind, DefKind::Param(_)) || d.annotation.is_some() {
+            return None;
+        }
+        let index = info.params.iter().skip(1).position(|p| p.name == name)?;
+        if info.params.iter().take(index + 2).any(|p| p.star) {
+            return None;
+        }
+        let class = &self.ix.classes[c];
+        if self.ix.module_defs.get(&class.name).map(Vec::len) != Some(1)
+            || self.ix.class_by_name.get(&class.name) != Some(&c)
+        {
+            return None;
+        }
+        scope.ctor_arg_class(&class.name, index, name)
     }
 
     /// The annotation of parameter `name` of function `f`, when `name` is a

@@ -52,7 +52,17 @@ pub struct Project {
     /// Facts of modules summarised with what the modules they import have alone
     /// (see [`Project::shallow`]).
     shallow: Mutex<HashMap<String, Arc<ModuleFacts>>>,
+    /// The class every constructor call passes for a parameter (see
+    /// [`Scope::ctor_arg_class`]): per module, class, parameter, the module and
+    /// name of that class, with what finding it read.
+    callers: Mutex<HashMap<(String, String, usize), CallersOf>>,
 }
+
+/// What the constructor calls of a class pass for one parameter.
+type CallersOf = (Option<(String, String)>, Vec<ModuleDep>);
+
+/// Files that mention a class read for its constructor calls, at most.
+const MAX_CALLER_FILES: usize = 32;
 
 impl std::fmt::Debug for Project {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -251,6 +261,7 @@ impl Project {
             isolated: Mutex::new(HashMap::new()),
             shallow: Mutex::new(HashMap::new()),
             trees: Mutex::new(HashMap::new()),
+            callers: Mutex::new(HashMap::new()),
         }
     }
 
@@ -589,6 +600,113 @@ impl<'p> Scope<'p> {
             Fact::Class(c) if c.client.is_none() => Some(c),
             _ => None,
         }
+    }
+
+    /// The class of parameter `param` (at `index` after `self`) of the constructor
+    /// of `class`, a module-level class of this module, when every constructor call
+    /// of the project passes `self` of one class of another module (see
+    /// `ctorflow.rs`).
+    pub(crate) fn ctor_arg_class(
+        &self,
+        class: &str,
+        index: usize,
+        param: &str,
+    ) -> Option<Arc<ClassFacts>> {
+        if self.isolated {
+            return None;
+        }
+        let key = (self.path.clone(), class.to_string(), index);
+        let cached = self
+            .project
+            .callers
+            .lock()
+            .expect("project lock")
+            .get(&key)
+            .cloned();
+        let (found, deps) = match cached {
+            Some(c) => c,
+            None => {
+                let mut deps = Vec::new();
+                let found = self.callers_of(class, index, param, &mut deps);
+                self.project
+                    .callers
+                    .lock()
+                    .expect("project lock")
+                    .entry(key)
+                    .or_insert((found, deps))
+                    .clone()
+            }
+        };
+        for d in deps {
+            self.note(d);
+        }
+        let (file, name) = found?;
+        match self.facts(&file)?.names.get(&name)? {
+            Fact::Class(c) if c.client.is_none() => Some(c.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether every construction of `class`, a module-level class of this module,
+    /// is in this module's `text`: no other file of the project mentions the class,
+    /// and every mention here is understood (see `ctorflow.rs`).
+    pub(crate) fn constructed_only_here(&self, class: &str, src: &str, root: Node<'_>) -> bool {
+        if self.isolated {
+            return false;
+        }
+        let files = self.project.loader.mentions(&self.path, class);
+        self.note(ModuleDep::Mentions {
+            from: self.path.clone(),
+            word: class.to_string(),
+            found: files.clone(),
+        });
+        files.is_some_and(|f| f == [self.path.clone()])
+            && crate::ctorflow::constructions(src, root, class, true).is_some()
+    }
+
+    fn callers_of(
+        &self,
+        class: &str,
+        index: usize,
+        param: &str,
+        deps: &mut Vec<ModuleDep>,
+    ) -> Option<(String, String)> {
+        let loader = &self.project.loader;
+        let files = loader.mentions(&self.path, class);
+        deps.push(ModuleDep::Mentions {
+            from: self.path.clone(),
+            word: class.to_string(),
+            found: files.clone(),
+        });
+        let files = files?;
+        if files.len() > MAX_CALLER_FILES || !files.contains(&self.path) {
+            return None;
+        }
+        let mut found: Option<(String, String)> = None;
+        for file in files {
+            deps.push(ModuleDep::Read { path: file.clone() });
+            let text = loader.read(&file)?;
+            let (limit, whole) = crate::parse_limit(&text);
+            if !whole {
+                return None;
+            }
+            let tree = self.project.tree(&file, &text[..limit])?;
+            let want = crate::ctorflow::Wanted {
+                class,
+                index,
+                param,
+                own: file == self.path,
+            };
+            for name in crate::ctorflow::call_sites(&text[..limit], tree.root_node(), &want)? {
+                let site = (file.clone(), name);
+                if found.as_ref().is_some_and(|f| *f != site) {
+                    return None;
+                }
+                found = Some(site);
+            }
+        }
+        // A class of this module is not followed this way.
+        found.filter(|(f, _)| *f != self.path)
     }
 
     /// Everything this analysis asked the loader.
@@ -1681,7 +1799,12 @@ impl<'t> Analyzer<'t> {
         let DefKind::Param(_) = d.kind else {
             return None;
         };
-        let c = self.annotated_project_class(d.annotation?)?;
+        let c = match d.annotation {
+            Some(a) => self.annotated_project_class(a)?,
+            // `def __init__(self, driver)` that every constructor call fills with
+            // `self` of one class.
+            None => self.ctor_flow_class(f, name)?,
+        };
         // The value's own identity, not its class's: the same object passed on to a
         // function that annotates it with another class is the same instance.
         let ident = param_ident(&h.binding);
@@ -1792,6 +1915,19 @@ mod project_tests {
         }
         fn read(&self, path: &str) -> Option<String> {
             self.0.get(path).map(|s| s.to_string())
+        }
+        fn mentions(&self, _from: &str, word: &str) -> Option<Vec<String>> {
+            let mut out: Vec<String> = self
+                .0
+                .iter()
+                .filter(|(_, t)| {
+                    t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|w| w == word)
+                })
+                .map(|(p, _)| p.to_string())
+                .collect();
+            out.sort();
+            Some(out)
         }
     }
 
@@ -2170,5 +2306,107 @@ def untyped(sched):\n    sched.connection.rename(sched.key, sched.lock_key)\n";
         let files = [("p/a.py", a), ("p/b.py", b)];
         let (findings, _) = lint(&files, "p/a.py");
         assert!(findings.is_empty(), "{findings:?}");
+    }
+
+    const DRIVER: &str = r#"
+import redis
+from . import controllers
+
+class Driver:
+    def __init__(self, url):
+        self.url = url
+
+    @property
+    def connection(self):
+        return redis.Redis.from_url(self.url)
+
+    def queues(self):
+        return controllers.QueueController(self)
+"#;
+
+    const CONTROLLERS: &str = r#"
+from . import queues
+QueueController = queues.QueueController
+"#;
+
+    const QUEUES: &str = r#"
+"""Queues in Redis."""
+
+class QueueController:
+    def __init__(self, driver):
+        self.driver = driver
+        self._client = self.driver.connection
+
+    def move(self):
+        self._client.rename("queues:a", "queues:b")
+        self.driver.connection.rename("queues:c", "queues:d")
+"#;
+
+    #[test]
+    fn a_parameter_every_constructor_call_fills_with_self_of_one_class_has_it() {
+        let files = [
+            ("app/__init__.py", ""),
+            ("app/driver.py", DRIVER),
+            ("app/controllers.py", CONTROLLERS),
+            ("app/queues.py", QUEUES),
+        ];
+        let (findings, deps) = lint(&files, "app/queues.py");
+        assert_eq!(findings.len(), 2, "{findings:?}");
+        assert!(findings.iter().all(|f| f.starts_with("cross-slot:")));
+        // The answer of the reverse index and the callers' texts are what the
+        // findings depend on.
+        assert!(deps.contains(&ModuleDep::Mentions {
+            from: "app/queues.py".into(),
+            word: "QueueController".into(),
+            found: Some(vec![
+                "app/controllers.py".into(),
+                "app/driver.py".into(),
+                "app/queues.py".into()
+            ]),
+        }));
+        assert!(deps.contains(&ModuleDep::Read {
+            path: "app/driver.py".into()
+        }));
+    }
+
+    #[test]
+    fn a_parameter_some_call_fills_otherwise_stays_unknown() {
+        let other = r#"
+from .queues import QueueController
+
+def make(driver):
+    return QueueController(driver)
+"#;
+        let sub = r#"
+from .queues import QueueController
+
+class Sub(QueueController):
+    pass
+"#;
+        let aliased = r#"
+from .queues import QueueController as QC
+
+class Other:
+    def q(self):
+        return QC(self)
+"#;
+        let defaulted = r#"
+from .queues import QueueController
+
+class Other:
+    def q(self):
+        return QueueController(*[self])
+"#;
+        for extra in [other, sub, aliased, defaulted] {
+            let files = [
+                ("app/__init__.py", ""),
+                ("app/driver.py", DRIVER),
+                ("app/controllers.py", CONTROLLERS),
+                ("app/queues.py", QUEUES),
+                ("app/extra.py", extra),
+            ];
+            let (findings, _) = lint(&files, "app/queues.py");
+            assert!(findings.is_empty(), "{extra}: {findings:?}");
+        }
     }
 }

@@ -334,6 +334,21 @@ fn encode(
                 w.str(spec);
                 w.module_file(found.as_ref());
             }
+            ModuleDep::Mentions { from, word, found } => {
+                w.u8(3);
+                w.str(from);
+                w.str(word);
+                match found {
+                    None => w.u8(0),
+                    Some(files) => {
+                        w.u8(1);
+                        w.u32(files.len());
+                        for f in files {
+                            w.str(f);
+                        }
+                    }
+                }
+            }
             ModuleDep::Read { path } => {
                 w.u8(1);
                 w.str(path);
@@ -485,6 +500,25 @@ fn decode(
                     _ => return None,
                 };
                 if modules.resolve_path(&from, &spec) != found {
+                    return None;
+                }
+            }
+            3 => {
+                let from = r.str()?;
+                let word = r.str()?;
+                let found = match r.u8()? {
+                    0 => None,
+                    1 => {
+                        let n = r.count()?;
+                        let mut files = Vec::with_capacity(n.min(bytes.len()));
+                        for _ in 0..n {
+                            files.push(r.str()?);
+                        }
+                        Some(files)
+                    }
+                    _ => return None,
+                };
+                if modules.mentions(&from, &word) != found {
                     return None;
                 }
             }

@@ -49,6 +49,105 @@ pub struct Loader {
     js_limits: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// The hash of each module text as first read this run.
     hashes: Mutex<HashMap<String, u128>>,
+    /// The reverse index of each project root (canonical), built on first use.
+    words: Mutex<HashMap<PathBuf, Option<std::sync::Arc<Words>>>>,
+}
+
+/// The reverse index of a project: for each capitalised identifier (a class name,
+/// by the convention of Python code), the module files that hold it.
+#[derive(Debug, Default)]
+struct Words {
+    files: Vec<String>,
+    by_word: HashMap<String, Vec<u32>>,
+    /// Files too big to read: they may mention any word.
+    big: Vec<u32>,
+}
+
+/// Python files of one project indexed for mentions, at most: a bigger project gets
+/// no reverse index (what it would tell stays unknown).
+const MAX_INDEXED_FILES: usize = 20_000;
+/// Directory depth walked for the reverse index, at most.
+const MAX_INDEX_DEPTH: usize = 24;
+/// Directory entries looked at for the reverse index, at most.
+const MAX_INDEX_ENTRIES: usize = 200_000;
+
+impl Words {
+    /// The Python files under `root` (not hidden directories, `__pycache__`,
+    /// `node_modules`, `site-packages`), each read once and cut into words; `None`
+    /// past [`MAX_INDEXED_FILES`].
+    fn build(root: &Path) -> Option<Words> {
+        let mut paths = Vec::new();
+        let mut stack = vec![(root.to_path_buf(), 0usize)];
+        let mut entries = 0usize;
+        while let Some((dir, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                entries += 1;
+                if entries > MAX_INDEX_ENTRIES {
+                    return None;
+                }
+                let name = e.file_name();
+                let Some(name) = name.to_str() else { continue };
+                let Ok(ft) = e.file_type() else { continue };
+                if ft.is_dir() {
+                    let skip = name.starts_with('.')
+                        || matches!(name, "__pycache__" | "node_modules" | "site-packages");
+                    if !skip && depth < MAX_INDEX_DEPTH {
+                        stack.push((e.path(), depth + 1));
+                    }
+                } else if ft.is_file() && name.ends_with(".py") {
+                    paths.push(e.path());
+                    if paths.len() > MAX_INDEXED_FILES {
+                        return None;
+                    }
+                }
+            }
+        }
+        paths.sort();
+        let mut w = Words::default();
+        for p in paths {
+            let Some(name) = p.to_str() else { continue };
+            let Ok(meta) = std::fs::metadata(&p) else {
+                continue;
+            };
+            let idx = w.files.len() as u32;
+            w.files.push(name.to_string());
+            if meta.len() > MAX_MODULE_SIZE {
+                w.big.push(idx);
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&p) else {
+                w.big.push(idx);
+                continue;
+            };
+            let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+            let mut i = 0;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80 {
+                    let start = i;
+                    while i < bytes.len()
+                        && (bytes[i].is_ascii_alphanumeric()
+                            || bytes[i] == b'_'
+                            || bytes[i] >= 0x80)
+                    {
+                        i += 1;
+                    }
+                    let tok = &bytes[start..i];
+                    if tok[0].is_ascii_uppercase() && seen.insert(tok) {
+                        if let Ok(t) = std::str::from_utf8(tok) {
+                            w.by_word.entry(t.to_string()).or_default().push(idx);
+                        }
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        Some(w)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -284,6 +383,26 @@ impl ModuleLoader for Loader {
         found
     }
 
+    fn mentions(&self, from: &str, word: &str) -> Option<Vec<String>> {
+        if !word.starts_with(|c: char| c.is_ascii_uppercase())
+            || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return None;
+        }
+        let dir = Path::new(from).parent()?.to_path_buf();
+        let roots = self.roots(&dir);
+        let words = self.words(&roots.limit)?;
+        let mut ids: Vec<u32> = words.by_word.get(word).cloned().unwrap_or_default();
+        ids.extend(words.big.iter().copied());
+        ids.sort_unstable();
+        ids.dedup();
+        Some(
+            ids.into_iter()
+                .map(|i| words.files[i as usize].clone())
+                .collect(),
+        )
+    }
+
     fn read(&self, path: &str) -> Option<String> {
         let meta = std::fs::metadata(path).ok()?;
         if !meta.is_file() || meta.len() > MAX_MODULE_SIZE {
@@ -304,6 +423,20 @@ impl ModuleLoader for Loader {
 }
 
 impl Loader {
+    /// The reverse index of the project root `limit`.
+    fn words(&self, limit: &Path) -> Option<std::sync::Arc<Words>> {
+        if let Some(w) = self.words.lock().expect("loader lock").get(limit) {
+            return w.clone();
+        }
+        let w = Words::build(limit).map(std::sync::Arc::new);
+        self.words
+            .lock()
+            .expect("loader lock")
+            .entry(limit.to_path_buf())
+            .or_insert(w)
+            .clone()
+    }
+
     /// The hash of a module's text as the analysis read it, if it did.
     pub fn hash_of(&self, path: &str) -> Option<u128> {
         self.hashes.lock().expect("loader lock").get(path).copied()
@@ -349,6 +482,48 @@ mod tests {
         assert_eq!(l.resolve(from, 0, "outside"), None);
         assert_eq!(l.resolve(from, 4, "outside"), None);
         assert_eq!(l.read(keys.to_str().unwrap()).as_deref(), Some("K = 'a'"));
+    }
+
+    #[test]
+    fn the_reverse_index_lists_the_project_files_that_mention_a_class() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        w("proj/pyproject.toml", "");
+        w("proj/app/__init__.py", "");
+        w("proj/app/jobs.py", "class Job:\n    pass\n");
+        w("proj/app/use.py", "from .jobs import Job\nJob()\n");
+        w(
+            "proj/app/other.py",
+            "Jobs = 1  # Job in a comment counts too\n",
+        );
+        w("proj/app/none.py", "JobX = 1\n");
+        w("proj/.venv/lib.py", "Job = 2\n");
+        w("proj/app/__pycache__/x.py", "Job = 2\n");
+        w("proj/app/notes.txt", "Job\n");
+        w("outside/x.py", "Job = 3\n");
+        let l = Loader::default();
+        let from = root.join("proj/app/jobs.py");
+        let names = |ps: &[&str]| -> Vec<String> {
+            ps.iter()
+                .map(|p| root.join(p).to_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(
+            l.mentions(from.to_str().unwrap(), "Job"),
+            Some(names(&[
+                "proj/app/jobs.py",
+                "proj/app/other.py",
+                "proj/app/use.py"
+            ]))
+        );
+        assert_eq!(l.mentions(from.to_str().unwrap(), "Nothing"), Some(vec![]));
+        // Lowercase words are not indexed: not known.
+        assert_eq!(l.mentions(from.to_str().unwrap(), "job"), None);
     }
 
     #[test]

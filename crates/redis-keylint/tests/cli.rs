@@ -421,6 +421,87 @@ fn a_library_file_is_checked_again_when_a_script_beside_it_appears() {
 }
 
 #[test]
+fn a_module_is_checked_again_when_a_file_that_constructs_its_class_changes() {
+    // `queues.py` learns the class of `self.driver` from the only call that constructs
+    // its controller, in `driver.py`, which it never imports: an edit there, or a new
+    // file that constructs the controller, re-checks it.
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    let tree = d.path().join("tree");
+    write(&tree, "pyproject.toml", b"");
+    write(&tree, "app/__init__.py", b"");
+    let driver = |extra: &str| {
+        [
+            "import redis",
+            "from app.queues import QueueController",
+            "",
+            "",
+            "class Driver:",
+            "    @property",
+            "    def connection(self):",
+            "        return redis.Redis()",
+            "",
+            "    def queues(self):",
+            "        return QueueController(self)",
+            extra,
+        ]
+        .join("\n")
+    };
+    write(&tree, "app/driver.py", driver("").as_bytes());
+    let queues = [
+        "\"\"\"Queues in Redis.\"\"\"",
+        "",
+        "",
+        "class QueueController:",
+        "    def __init__(self, driver):",
+        "        self.driver = driver",
+        "",
+        "    def move(self):",
+        "        self.driver.connection.rename(\"queues:a\", \"queues:b\")",
+        "",
+    ];
+    write(&tree, "app/queues.py", queues.join("\n").as_bytes());
+    let dir = cache.to_str().unwrap();
+    let rules = || -> Vec<String> {
+        let o = run(
+            &[
+                "check",
+                "--format",
+                "json",
+                "--cache-dir",
+                dir,
+                "app/queues.py",
+            ],
+            &tree,
+        );
+        json(&o)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(rules(), ["cross-slot"]);
+    assert_eq!(rules(), ["cross-slot"]);
+    // The caller now also passes something else: the class is no longer known.
+    write(
+        &tree,
+        "app/driver.py",
+        driver("\n\ndef other(x):\n    return QueueController(x)\n").as_bytes(),
+    );
+    assert!(rules().is_empty());
+    write(&tree, "app/driver.py", driver("").as_bytes());
+    assert_eq!(rules(), ["cross-slot"]);
+    // A new file that constructs the class with something else.
+    write(
+        &tree,
+        "app/admin.py",
+        b"from app.queues import QueueController\n\n\ndef make(conn):\n    return QueueController(conn)\n",
+    );
+    assert!(rules().is_empty());
+}
+
+#[test]
 fn a_javascript_module_is_checked_again_when_a_module_it_imports_changes() {
     let d = tempfile::tempdir().unwrap();
     let cache = d.path().join("cache");

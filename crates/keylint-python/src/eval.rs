@@ -575,6 +575,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     };
                     return self.eval(entry, &module_ctx);
                 }
+                // `self._scripts["claim"]`: an entry of a dict of registered scripts.
+                if let Some(v) = self.script_dict_entry(n, ctx) {
+                    return v;
+                }
                 // `Redis[bytes]`: a generic alias is the class itself.
                 match n.field(Field::Value).map(|v| self.eval(v, &ctx.deeper())) {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
@@ -2445,6 +2449,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(v) = self.wrapped_script(id, n, args, ctx) {
                         return v;
                     }
+                    if let Some(v) = self.param_script_call(id, n, args, ctx) {
+                        return v;
+                    }
+                }
+                if let Some(v) = self.script_accessor(id, bound, args, ctx) {
+                    return v;
                 }
                 let (pos, kw) = self.call_args(args, ctx);
                 let v = match self.call_builder(id, bound, pos, kw, ctx) {
@@ -2452,6 +2462,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     None => self
                         .memo_factory(id, ctx)
                         .or_else(|| self.returned_script(id, ctx))
+                        .or_else(|| self.attr_memo_script(id, ctx))
                         .unwrap_or_else(|| self.opaque(n, ctx)),
                 };
                 match v {

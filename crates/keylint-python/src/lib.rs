@@ -29,6 +29,8 @@ pub mod methods;
 mod objtype;
 mod project;
 mod script;
+mod scriptdict;
+mod scriptparam;
 mod strings;
 mod syntax;
 mod tpl;

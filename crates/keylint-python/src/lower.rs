@@ -153,6 +153,8 @@ pub(crate) struct Analyzer<'t> {
     /// Module functions by id: the script objects they return when they wrap
     /// `EVAL`/`EVALSHA` themselves (`wrapscript.rs`).
     pub(crate) wrappers_seen: HashMap<FuncId, Option<crate::wrapscript::WrapperSig>>,
+    /// Helpers that register the script their caller passes (`scriptparam.rs`).
+    pub(crate) script_params_seen: HashMap<FuncId, Option<(usize, String)>>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -214,6 +216,7 @@ impl<'t> Analyzer<'t> {
             globals_rewrite: std::cell::OnceCell::new(),
             frozen_dicts: HashMap::new(),
             wrappers_seen: HashMap::new(),
+            script_params_seen: HashMap::new(),
         }
     }
 
@@ -250,6 +253,7 @@ impl<'t> Analyzer<'t> {
         }
         self.build_transactions();
         crate::script::docstring_scripts(&mut self);
+        crate::script::script_constants(&mut self);
         crate::script::link_scripts(&mut self);
         self.finish()
     }
@@ -1519,6 +1523,14 @@ impl<'t> Analyzer<'t> {
             .map(|e| self.key_use(e, "EVALSHA", ctx))
             .collect();
         let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        // `keys=[f"job:{i}" for i in ids]`: the family's keys are the unit's, and none
+        // of them is any one `KEYS[i]` of the body.
+        let family = family_script_keys(keys_arg.as_ref());
+        let fam_keys: Vec<usize> = family
+            .iter()
+            .filter_map(|e| self.key_use(e, "EVALSHA", ctx))
+            .collect();
+        let keys: Vec<usize> = keys.into_iter().chain(fam_keys).collect();
         if self.inline.is_some() {
             if let Some(p) = recv.pipe {
                 self.event(p, EvKind::Keys, call, keys);
@@ -2444,6 +2456,21 @@ fn script_arg<'t>(
 
 /// The keys a script call passes: those known before any `*splat`, and how many
 /// there are when that is certain (`None` when unknown; no keys argument is 0).
+/// The member standing for a family of keys passed to a script (`keys=[f"job:{i}" for
+/// i in ids]`, or a local holding it).
+fn family_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> Vec<Elem<'t>> {
+    match keys_arg {
+        Some(Elem {
+            value: Value::Seq {
+                items,
+                family: true,
+            },
+            ..
+        }) => items.iter().filter(|i| !i.star).cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn passed_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> (Vec<Elem<'t>>, Option<usize>) {
     match keys_arg {
         None => (Vec::new(), Some(0)),

@@ -103,6 +103,9 @@ pub(crate) enum Fact {
     /// (`return conn.register_script(LUA)`, also cached per connection): the body's
     /// text and the client's kind.
     Script(Arc<str>, ClientKind),
+    /// A function that registers the script its caller passes as this parameter
+    /// (position, name) and returns it (`scriptparam.rs`).
+    ScriptParam(usize, Arc<str>),
     Builder(Arc<Builder>),
     Class(Arc<ClassFacts>),
     /// A function whose return type is a class of the project (`-> "Job"`): what
@@ -957,6 +960,12 @@ fn body_fact(
         Some(_) if info.is_classmethod() => (1, None, false),
         Some(c) => (1, Some(c), true),
     };
+    // `STORE[script] = client.register_script(script)`, `return STORE[script]`.
+    if class.is_none() {
+        if let Some((pos, name)) = a.script_param(fid) {
+            return Some(Fact::ScriptParam(pos, name.into()));
+        }
+    }
     // A builder with several returns is summarised for its own module only: its
     // joined shapes name the placeholders, which a call site elsewhere cannot bind.
     let one_return = crate::eval::builder_returns(a.ix.nav, &info).is_none_or(|r| r.len() == 1);
@@ -981,6 +990,7 @@ fn body_fact(
         if let Some(Value::Script(id)) = a
             .memo_factory(fid, &ctx)
             .or_else(|| a.returned_script(fid, &ctx))
+            .or_else(|| a.attr_memo_script(fid, &ctx))
         {
             return script_fact(a, id);
         }
@@ -1638,6 +1648,10 @@ impl<'t> Analyzer<'t> {
             Fact::Factory(k) => Some(Value::Client(k)),
             // A script factory of another module: a script registered at this call.
             Fact::Script(text, k) => Some(Value::Script(self.ext_script(n, text, k))),
+            // A helper of another module that registers the script passed to it.
+            Fact::ScriptParam(pos, name) if inst.is_none() => self
+                .param_script_at((pos, name.to_string()), n, args, ctx)
+                .map(Value::Script),
             Fact::Builder(b) if b.instance == inst.is_some() => {
                 let b2 = self.bind_args(&b.params, args, ctx)?;
                 Some(

@@ -24,8 +24,10 @@
 use crate::eval::{Ctx, Value};
 use crate::index::FuncId;
 use crate::lower::Analyzer;
+use crate::syntax::{Field, NodeExt};
 use keylint_core::model::Numkeys;
 use keylint_core::script_link::{self, merge, LinkedBody, Mapper, ScriptCall};
+use keylint_core::template_builder::Tpl;
 use keylint_core::Span;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -77,11 +79,162 @@ pub(crate) fn body_of<'t>(
         Value::FileText(t) => (t, false),
         _ => return None,
     };
-    let (text, offs) = tpl.text_with_offsets()?;
+    let (text, offs) = match tpl.text_with_offsets() {
+        Some((text, Some(offs))) => (text, Some(offs)),
+        Some((text, None)) => (text, fill_offsets(&tpl)),
+        None => with_string_holes(&tpl)?,
+    };
     Some(Body {
         text,
         offs: offs.filter(|_| inline),
     })
+}
+
+/// A body built with values the analysis does not know (`f"… redis.call('KEYS',
+/// '{namespace}:*') …"`), when every such value lands inside a Lua string literal:
+/// each is read as an unknown value concatenated into that string (`'' .. namespace
+/// .. ':*'`), so the script's keys built from it stay unknown. A value outside a
+/// string (it could be any Lua code), a long bracket string or comment anywhere, or a
+/// name the script uses itself leaves the body unknown.
+fn with_string_holes(tpl: &Tpl) -> Option<(String, Option<Vec<usize>>)> {
+    use keylint_core::template_builder::TPart;
+    let lits: Vec<&[u8]> = tpl
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            TPart::Lit { bytes, .. } => Some(bytes.as_slice()),
+            TPart::Hole(_) => None,
+        })
+        .collect();
+    if lits
+        .iter()
+        .any(|b| b.windows(2).any(|w| w == b"[[" || w == b"[="))
+    {
+        return None;
+    }
+    let mut text: Vec<u8> = Vec::new();
+    let mut offs: Vec<Option<usize>> = Vec::new();
+    // Lexer state at the end of the text so far: in a string (its quote), in a
+    // comment, or neither.
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    let mut comment = false;
+    let mut n = 0;
+    for p in &tpl.parts {
+        match p {
+            TPart::Lit { bytes, offs: o } => {
+                for (i, &b) in bytes.iter().enumerate() {
+                    match quote {
+                        Some(q) => {
+                            if escaped {
+                                escaped = false;
+                            } else if b == b'\\' {
+                                escaped = true;
+                            } else if b == q || b == b'\n' {
+                                quote = None;
+                            }
+                        }
+                        None if comment => comment = b != b'\n',
+                        None => {
+                            if b == b'\'' || b == b'"' {
+                                quote = Some(b);
+                            } else if b == b'-' && text.last() == Some(&b'-') {
+                                comment = true;
+                            }
+                        }
+                    }
+                    text.push(b);
+                    offs.push(o[i]);
+                }
+            }
+            TPart::Hole(h) => {
+                let q = quote.filter(|_| !escaped)?;
+                let label = h.label.as_str();
+                let plain = !label.is_empty()
+                    && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !label.starts_with(|c: char| c.is_ascii_digit())
+                    && !LUA_RESERVED.contains(&label)
+                    && !lits.iter().any(|b| contains(b, label.as_bytes()));
+                let name = if plain {
+                    label.to_string()
+                } else {
+                    format!("_python_value_{n}")
+                };
+                n += 1;
+                let at = h
+                    .span
+                    .as_ref()
+                    .map(|s| s.start)
+                    .or_else(|| offs.last().copied().flatten());
+                let ins = format!("{} .. {name} .. {}", q as char, q as char);
+                for b in ins.bytes() {
+                    text.push(b);
+                    offs.push(at);
+                }
+            }
+        }
+    }
+    let text = String::from_utf8(text).ok()?;
+    Some((text, fill(&offs)))
+}
+
+/// The offsets of a body written in this file with a few bytes from elsewhere (a
+/// separator constant of another module `%`-formatted into it): those bytes point
+/// where the byte before them is written.
+fn fill_offsets(tpl: &Tpl) -> Option<Vec<usize>> {
+    use keylint_core::template_builder::TPart;
+    let mut all = Vec::new();
+    for p in &tpl.parts {
+        match p {
+            TPart::Lit { offs, .. } => all.extend(offs.iter().copied()),
+            TPart::Hole(_) => return None,
+        }
+    }
+    fill(&all)
+}
+
+/// Offsets with each run of unknown ones (at most [`MAX_FOREIGN_RUN`] bytes, after a
+/// known one) pointing at the known byte before it; `None` when a run is longer, or
+/// the text begins with one.
+fn fill(offs: &[Option<usize>]) -> Option<Vec<usize>> {
+    let mut out = Vec::with_capacity(offs.len());
+    let mut last: Option<usize> = None;
+    let mut run = 0;
+    for o in offs {
+        match o {
+            Some(x) => {
+                out.push(*x);
+                last = Some(*x);
+                run = 0;
+            }
+            None => {
+                run += 1;
+                if run > MAX_FOREIGN_RUN {
+                    return None;
+                }
+                out.push(last?);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Longest run of bytes from elsewhere that a body merged in place may hold: a value
+/// formatted in, never a script of its own.
+const MAX_FOREIGN_RUN: usize = 16;
+
+/// Lua keywords and the globals a script's analysis gives a meaning: never the name
+/// of an unknown value.
+const LUA_RESERVED: &[&str] = &[
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while", "KEYS",
+    "ARGV", "redis", "string", "table", "unpack", "tostring", "tonumber", "pcall", "type", "cjson",
+    "cmsgpack", "struct", "bit", "math", "os", "ipairs", "pairs", "next", "select", "error",
+    "assert", "_G",
+];
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 /// A body with the lines a decorator puts in front of it; those lines point at the
@@ -182,6 +335,113 @@ pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
             wrapper: None,
         });
     }
+}
+
+/// Constants that hold a Lua script (pyrsmq's `SCRIPT_POPMESSAGE = 'local msg =
+/// redis.call(…) …'`, loaded with `script_load` in another module; gnocchi's class
+/// attribute `_SCRIPTS = {"name": """…""" % (SEP, …)}`, registered by a function of
+/// another module): linted in place, like a `.lua` file, whoever runs them.
+///
+/// A module or class constant is taken for a script, or for a dict of scripts (its
+/// values), only when its name says so (it contains `SCRIPT` or `LUA`) and it is bound
+/// once. A value is a plain string literal (no f-string, no concatenation), or one
+/// `%`-formatted with a tuple; its text calls `redis.call` or `redis.pcall` and reads
+/// `KEYS` or `ARGV`; nothing says it is a template filled in later (no `{{`/`$name`,
+/// nor `%s`/`%(` in a literal that is not formatted where it is written, and no `%`,
+/// `.format(` or `Template(` applied to the name in this file).
+pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
+    let src = a.src();
+    let mut defs: Vec<(&str, &[crate::index::Def<'_>])> =
+        a.ix.module_defs
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.as_slice()))
+            .collect();
+    for c in &a.ix.classes {
+        defs.extend(c.defs.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
+    }
+    let mut found: Vec<Node<'_>> = Vec::new();
+    for (name, defs) in defs {
+        let upper = name.to_ascii_uppercase();
+        if !(upper.contains("SCRIPT") || upper.contains("LUA")) {
+            continue;
+        }
+        let [def] = defs else {
+            continue;
+        };
+        let crate::index::DefKind::Expr(e) = def.kind else {
+            continue;
+        };
+        let filled = [
+            format!("{name} %"),
+            format!("{name}.format("),
+            format!("Template({name}"),
+            format!("{name}.replace("),
+        ]
+        .iter()
+        .any(|p| src.contains(p.as_str()));
+        if filled {
+            continue;
+        }
+        let values: Vec<Node<'_>> = if e.kind_name() == "dictionary" {
+            a.ix.nav
+                .named_children(e)
+                .filter(|p| p.kind_name() == "pair")
+                .filter_map(|p| p.field(Field::Value))
+                .collect()
+        } else {
+            vec![e]
+        };
+        found.extend(values.into_iter().filter(|v| lua_literal(a, *v)));
+    }
+    found.sort_by_key(|n| n.start_byte());
+    found.dedup_by_key(|n| n.start_byte());
+    for e in found {
+        a.scripts.push(crate::eval::ScriptInfo {
+            body: Some(e),
+            func: None,
+            client: crate::eval::ClientKind::Unknown,
+            ext: None,
+            preamble: None,
+            wrapper: None,
+        });
+    }
+}
+
+/// A string literal that reads as a Lua script, plain or `%`-formatted with a tuple.
+fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> bool {
+    let src = a.src();
+    let (lit, formatted) = match v.kind_name() {
+        "string" => (v, false),
+        "binary_operator" => {
+            let op = v.field(Field::Operator).map(|o| crate::index::text(o, src));
+            match (v.field(Field::Left), v.field(Field::Right), op) {
+                (Some(l), Some(r), Some("%"))
+                    if l.kind_name() == "string" && r.kind_name() == "tuple" =>
+                {
+                    (l, true)
+                }
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    let t = crate::index::text(lit, src);
+    let prefix: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if prefix.contains('f') || prefix.contains('t') {
+        return false;
+    }
+    let lua = (t.contains("redis.call(") || t.contains("redis.pcall("))
+        && (t.contains("KEYS[") || t.contains("ARGV["));
+    let template = ["{{", "}}", "${"].iter().any(|m| t.contains(m))
+        || (!formatted && ["%s", "%d", "%("].iter().any(|m| t.contains(m)))
+        || t.as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_'));
+    lua && !template
 }
 
 /// The first parameter is the client: no `Key`/`Arg` annotation, no star.

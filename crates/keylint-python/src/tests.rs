@@ -386,6 +386,97 @@ def f(c: RedisCluster):
 }
 
 #[test]
+fn helpers_that_register_the_callers_body_are_linked_only_when_keyed_by_it() {
+    let head = r##"
+import redis
+LUA = """
+redis.call('SET', KEYS[1], 1)
+return redis.call('SET', KEYS[2], 1)
+"""
+S = {}
+"##;
+    let mismatches = |helper: &str| {
+        let src =
+            format!("{head}{helper}\ndef f(r: redis.Redis):\n    h(r, LUA)(keys=['{{u}}:a'])\n");
+        let m = lower(&src);
+        check(&m, &Settings::default())
+            .iter()
+            .filter(|f| f.rule == Rule::ScriptKeysMismatch)
+            .count()
+    };
+    // Registered and returned directly, through a local, through a cache entry
+    // keyed by the body.
+    assert_eq!(
+        mismatches("def h(c, s):\n    return c.register_script(s)"),
+        1
+    );
+    assert_eq!(
+        mismatches("def h(c, s):\n    x = c.register_script(s)\n    return x"),
+        1
+    );
+    assert_eq!(
+        mismatches(
+            "def h(c, s):\n    if s not in S:\n        S[id(c)][s] = c.register_script(s)\n    \
+             return S[id(c)][s]"
+        ),
+        1
+    );
+    // A cache keyed by the client alone may hold another script.
+    assert_eq!(
+        mismatches(
+            "def h(c, s):\n    if c not in S:\n        S[c] = c.register_script(s)\n    \
+             return S[c]"
+        ),
+        0
+    );
+    // The parameter bound again, or something else returned on one path.
+    assert_eq!(
+        mismatches("def h(c, s):\n    s = s.strip()\n    return c.register_script(s)"),
+        0
+    );
+    assert_eq!(
+        mismatches(
+            "def h(c, s, other):\n    if other:\n        return other\n    \
+             return c.register_script(s)"
+        ),
+        0
+    );
+}
+
+#[test]
+fn f_string_bodies_are_read_when_their_values_are_inside_lua_strings() {
+    let undeclared = |body: &str| {
+        let src = format!(
+            "import redis\ndef f(r: redis.Redis, ns):\n    lua = f\"{body}\"\n    \
+             return r.eval(lua, 0)\n"
+        );
+        let m = lower(&src);
+        check(&m, &Settings::default())
+            .iter()
+            .filter(|f| f.rule == Rule::UndeclaredScriptKey)
+            .count()
+    };
+    assert_eq!(undeclared("return redis.call('INCR', 'a:{ns}')"), 1);
+    // A value named like a Lua keyword is read under another name.
+    let src = "import redis\ndef f(r: redis.Redis, end):\n    \
+               lua = f\"return redis.call('INCR', 'a:{end}')\"\n    return r.eval(lua, 0)\n";
+    let m = lower(src);
+    assert_eq!(
+        check(&m, &Settings::default())
+            .iter()
+            .filter(|f| f.rule == Rule::UndeclaredScriptKey)
+            .count(),
+        1
+    );
+    assert_eq!(undeclared("return redis.call('INCR', \\\"a:{ns}\\\")"), 1);
+    // Outside a string (also after a quote in a comment) the value could be any
+    // code; with a long string anywhere, the lexing is not attempted.
+    assert_eq!(undeclared("return redis.call({ns}, 'a')"), 0);
+    assert_eq!(undeclared("return redis.call('INCR', [[a:{ns}]])"), 0);
+    assert_eq!(undeclared("-- 'x\\n return redis.call({ns}, 'a')"), 0);
+}
+
+#[test]
 fn attributes_a_subclass_overrides_are_unknown() {
     let m = lower(
         r#"

@@ -1,0 +1,370 @@
+//! Scripts looked up by name in a dict of registered scripts.
+//!
+//! ```python
+//! def connect(self):
+//!     self._scripts = {"claim": self._client.register_script(CLAIM), …}
+//!
+//! def _get_script(self, name):
+//!     return self._scripts[name]
+//!
+//! self._get_script("claim")(keys=[…])
+//! ```
+//!
+//! A subscript with a name known at lint time resolves only when the dict's entry for
+//! that name is known: the dict is a local, a module global or an attribute of `self`
+//! whose every assignment is a dict display with literal keys (or `{}`/`None`, which no
+//! lookup succeeds on), the displays that hold the name agree on one registered
+//! script, and nothing writes the dict otherwise (no item assignment, `update`,
+//! `setdefault` or `|=` in the function, module or class that holds it, and no
+//! subclass of this file assigns the attribute again).
+
+use crate::eval::{Ctx, Value};
+use crate::index::{text, DefKind};
+use crate::lower::Analyzer;
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+impl<'t> Analyzer<'t> {
+    /// `scripts["claim"]`, `self._scripts[name]` with `name` bound to a literal: the
+    /// registered script of that entry.
+    pub(crate) fn script_dict_entry(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let src = self.ix.src;
+        let parts: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(n)
+            .filter(|k| k.kind_name() != "comment")
+            .collect();
+        let [obj, index] = parts.as_slice() else {
+            return None;
+        };
+        let (obj, index) = (*obj, *index);
+        let otext = text(obj, src);
+        if !otext.to_ascii_lowercase().contains("script") {
+            return None;
+        }
+        let name = match self.eval(index, &ctx.deeper()) {
+            Value::Str(t) => String::from_utf8(t.as_bytes()?).ok()?,
+            _ => return None,
+        };
+        // Every value the dict may hold, with the function it is assigned in, and the
+        // code that may write it.
+        let mut values: Vec<(Node<'t>, Option<crate::index::FuncId>)> = Vec::new();
+        let scope: Node<'t>;
+        match obj.kind_name() {
+            "identifier" => {
+                let defs = match ctx.func {
+                    Some(f) if self.ix.funcs[f].defs.contains_key(otext) => {
+                        scope = self.ix.funcs[f].body;
+                        self.ix.funcs[f].defs.get(otext)?.clone()
+                    }
+                    Some(f) if self.ix.funcs[f].nonlocal.iter().any(|x| x == otext) => {
+                        return None;
+                    }
+                    _ => {
+                        // A name an enclosing function binds is that function's.
+                        let mut up = ctx.func.and_then(|f| self.ix.funcs[f].parent);
+                        while let Some(p) = up {
+                            if self.ix.funcs[p].defs.contains_key(otext) {
+                                return None;
+                            }
+                            up = self.ix.funcs[p].parent;
+                        }
+                        scope = self.ix.nav.root();
+                        self.ix.module_defs.get(otext)?.clone()
+                    }
+                };
+                let func = if scope.id() == self.ix.nav.root().id() {
+                    None
+                } else {
+                    ctx.func
+                };
+                for d in defs {
+                    match d.kind {
+                        DefKind::Expr(e) => values.push((e, func)),
+                        _ => return None,
+                    }
+                }
+            }
+            "attribute" => {
+                let f = ctx.func?;
+                let fi = &self.ix.funcs[f];
+                let recv = obj.field(Field::Object)?;
+                if recv.kind_name() != "identifier" || Some(text(recv, src)) != fi.self_name() {
+                    return None;
+                }
+                let attr = text(obj.field(Field::Attribute)?, src);
+                let c = fi.class?;
+                // A subclass of this file that assigns or writes it.
+                let below = (0..self.ix.classes.len()).any(|k| {
+                    k != c
+                        && self.ix.class_chain(k).contains(&c)
+                        && (self.ix.classes[k].defs.contains_key(attr)
+                            || self.ix.classes[k].self_assigns.contains_key(attr)
+                            || written(text(self.ix.classes[k].node, src), otext))
+                });
+                if below {
+                    return None;
+                }
+                let chain = self.ix.class_chain(c);
+                if chain
+                    .iter()
+                    .any(|&k| written(text(self.ix.classes[k].node, src), otext))
+                {
+                    return None;
+                }
+                scope = self.ix.classes[c].node;
+                for k in chain {
+                    let ci = &self.ix.classes[k];
+                    for d in ci.defs.get(attr).into_iter().flatten() {
+                        match d.kind {
+                            DefKind::Expr(e) => values.push((e, None)),
+                            _ => return None,
+                        }
+                    }
+                    for sa in ci.self_assigns.get(attr).into_iter().flatten() {
+                        values.push((sa.value?, Some(sa.func)));
+                    }
+                }
+                // Only classes of this file hold it: a base class elsewhere may write it.
+                let foreign_base = self.ix.class_chain(c).iter().any(|&k| {
+                    self.ix.classes[k]
+                        .bases
+                        .iter()
+                        .any(|b| b != "object" && !self.ix.class_by_name.contains_key(b.as_str()))
+                });
+                if foreign_base {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        if values.is_empty() || written(text(scope, src), otext) {
+            return None;
+        }
+        let mut found: Option<Value<'t>> = None;
+        for (v, func) in values {
+            if v.kind_name() == "none" {
+                continue;
+            }
+            if v.kind_name() != "dictionary" {
+                return None;
+            }
+            let mut entry = None;
+            for p in self.ix.nav.named_children(v) {
+                match p.kind_name() {
+                    "comment" => {}
+                    "pair" => {
+                        let key = p.field(Field::Key)?;
+                        if key.kind_name() != "string" {
+                            return None;
+                        }
+                        let k = match self.eval(key, &ctx.deeper()) {
+                            Value::Str(t) => t.as_bytes()?,
+                            _ => return None,
+                        };
+                        if k == name.as_bytes() {
+                            entry = p.field(Field::Value);
+                        }
+                    }
+                    // A splat: entries not known.
+                    _ => return None,
+                }
+            }
+            let Some(entry) = entry else {
+                continue;
+            };
+            let vctx = Ctx {
+                func,
+                env: None,
+                depth: ctx.depth + 1,
+            };
+            match (self.eval(entry, &vctx), &found) {
+                (Value::Script(s), None) => found = Some(Value::Script(s)),
+                (Value::Script(s), Some(Value::Script(t))) if s == *t => {}
+                _ => return None,
+            }
+        }
+        found
+    }
+}
+
+impl<'t> Analyzer<'t> {
+    /// `self._get_script("claim")` of an accessor method whose body is `return
+    /// self._scripts[name]`, also inside a `try` whose handlers return nothing (they
+    /// raise): the entry for the name the call passes.
+    pub(crate) fn script_accessor(
+        &mut self,
+        id: crate::index::FuncId,
+        bound: Option<crate::index::ClassId>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let src = self.ix.src;
+        {
+            // Cheap tests first: this runs for every call of a method.
+            let info = &self.ix.funcs[id];
+            if bound.is_none()
+                || info.is_lambda
+                || !info.decorators.is_empty()
+                || info.params.len() != 2
+                || info.body.end_byte() - info.body.start_byte() > 2048
+                || !text(info.body, src).contains("script")
+            {
+                return None;
+            }
+        }
+        let info = self.ix.funcs[id].clone();
+        let [_, param] = info.params.as_slice() else {
+            return None;
+        };
+        if param.star || info.defs.get(&param.name).is_some_and(|d| d.len() > 1) {
+            return None;
+        }
+        let stmts = |n: Node<'t>| -> Vec<Node<'t>> {
+            self.ix
+                .nav
+                .named_children(n)
+                .filter(|s| s.kind_name() != "comment")
+                .filter(|s| {
+                    !(s.kind_name() == "expression_statement"
+                        && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
+                })
+                .collect()
+        };
+        let body = stmts(info.body);
+        let [only] = body.as_slice() else {
+            return None;
+        };
+        let ret = match only.kind_name() {
+            "return_statement" => *only,
+            "try_statement" => {
+                let parts: Vec<Node<'t>> = self.ix.nav.named_children(*only).collect();
+                let (block, handlers) = parts.split_first()?;
+                let inner = stmts(*block);
+                let [r] = inner.as_slice() else {
+                    return None;
+                };
+                if r.kind_name() != "return_statement"
+                    || handlers.iter().any(|h| {
+                        h.kind_name() != "except_clause" || text(*h, src).contains("return")
+                    })
+                {
+                    return None;
+                }
+                *r
+            }
+            _ => return None,
+        };
+        let sub = ret.named_child(0)?;
+        if sub.kind_name() != "subscript" {
+            return None;
+        }
+        let parts: Vec<Node<'t>> = self.ix.nav.named_children(sub).collect();
+        if parts.len() != 2
+            || parts[1].kind_name() != "identifier"
+            || text(parts[1], src) != param.name
+        {
+            return None;
+        }
+        let arg = crate::eval::arg_nodes(self.ix.nav, args);
+        let given = match arg.as_slice() {
+            [a] => *a,
+            _ => return None,
+        };
+        let v = self.eval(given, &ctx.deeper());
+        if !matches!(&v, Value::Str(t) if t.as_bytes().is_some()) {
+            return None;
+        }
+        let mut params = std::collections::HashMap::new();
+        params.insert(param.name.clone(), v);
+        let env = std::rc::Rc::new(crate::eval::Env {
+            func: id,
+            params,
+            tag: format!("{}@{}", info.name, given.start_byte()),
+        });
+        let inner = Ctx {
+            func: Some(id),
+            env: Some(env),
+            depth: ctx.depth + 2,
+        };
+        self.script_dict_entry(sub, &inner)
+    }
+}
+
+/// Whether `code` writes the dict `obj` other than by assigning it whole: an item
+/// assignment, `update`, `setdefault`, `|=`, `pop`, `del`.
+fn written(code: &str, obj: &str) -> bool {
+    for m in [
+        ".update(",
+        ".setdefault(",
+        " |=",
+        ".pop(",
+        ".popitem(",
+        ".clear(",
+    ] {
+        if code.contains(&format!("{obj}{m}")) {
+            return true;
+        }
+    }
+    if code.contains(&format!("del {obj}[")) {
+        return true;
+    }
+    let pat = format!("{obj}[");
+    let mut from = 0;
+    while let Some(at) = code[from..].find(&pat) {
+        let start = from + at + pat.len();
+        // The matching `]`, then `=` that is not `==`.
+        let mut depth = 1;
+        let mut end = None;
+        for (i, ch) in code[start..].char_indices() {
+            match ch {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(start + i + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return true;
+        };
+        let rest = code[end..].trim_start_matches([' ', '\t']);
+        if (rest.starts_with('=') && !rest.starts_with("=="))
+            || [
+                "+=", "-=", "|=", "&=", "*=", "/=", "%=", "^=", ">>=", "<<=", "//=", "**=",
+            ]
+            .iter()
+            .any(|op| rest.starts_with(op))
+        {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::written;
+
+    #[test]
+    fn writes_of_a_dict_are_seen() {
+        let d = "self._scripts";
+        assert!(!written(
+            "x = self._scripts['a']\nif self._scripts['a'] == y: pass",
+            d
+        ));
+        assert!(written("self._scripts['a'] = s", d));
+        assert!(written("self._scripts[f(x['k'])] = s", d));
+        assert!(written("self._scripts['a'] += s", d));
+        assert!(written("self._scripts.update(other)", d));
+        assert!(written("self._scripts.setdefault('a', s)", d));
+        assert!(written("del self._scripts['a']", d));
+        assert!(written("self._scripts |= other", d));
+    }
+}

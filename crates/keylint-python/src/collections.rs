@@ -97,8 +97,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(Value::Dict(items))
     }
 
-    /// `map(f, xs)` with `f` a key builder of this file: one key per element of `xs`,
-    /// a family like `[f(x) for x in xs]`.
+    /// `map(f, xs)` with `f` a key builder of this file or a lambda: one key per
+    /// element of `xs`, a family like `[f(x) for x in xs]`.
     pub(crate) fn map_family(
         &mut self,
         args: Option<Node<'t>>,
@@ -121,8 +121,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return None;
         }
-        let Value::Func { id, bound } = self.eval(*f, &ctx.deeper()) else {
-            return None;
+        // `map(lambda b: self._key(name, b), xs)`: the lambda is the builder.
+        let lambda = (f.kind_name() == "lambda")
+            .then(|| self.ix.func_by_node.get(&f.id()).copied())
+            .flatten();
+        let (id, bound) = match lambda {
+            Some(id) => (id, None),
+            None => match self.eval(*f, &ctx.deeper()) {
+                Value::Func { id, bound } => (id, bound),
+                _ => return None,
+            },
         };
         // The element is named after the builder's parameter that receives it.
         let info = &self.ix.funcs[id];
@@ -301,12 +309,15 @@ impl<'t> crate::lower::Analyzer<'t> {
 
 impl<'t> crate::lower::Analyzer<'t> {
     /// The variable of `for key in client.scan_iter(match=…)` (or `async for`,
-    /// `keys(pattern)`): one member of the keys the pattern matches per pass, varying
-    /// with the loop.
+    /// `keys(pattern)`, a comprehension's clause): one member of the keys the pattern
+    /// matches per pass, varying with the loop (`id`: the loop's or the
+    /// comprehension's marker). Likewise over any family of keys held in a local or
+    /// returned by a call: `for key in keys:` after `keys = [f"p:{x}" for x in xs]`.
     pub(crate) fn scanned_loop_var(
         &mut self,
         name: &str,
         stmt: Node<'t>,
+        id: usize,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let src = self.src();
@@ -319,13 +330,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             "await" => right.named_child(0)?,
             _ => right,
         };
-        let listed = right.kind_name() == "call"
-            && right
-                .field(Field::Function)
-                .filter(|f| f.kind_name() == "attribute")
-                .and_then(|f| f.field(Field::Attribute))
-                .is_some_and(|a| matches!(text(a, src), "scan_iter" | "keys"));
-        if !listed {
+        // A call (`scan_iter(…)`, a builder of the project) or a local that holds
+        // a family (`keys = [k for k in r.scan_iter(…)]`, `keys = ["p:%s" % x for x
+        // in xs]`, `keys = self.get_keys(args)`).
+        if !matches!(right.kind_name(), "call" | "identifier") {
             return None;
         }
         let Value::Seq {
@@ -343,7 +351,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         else {
             return None;
         };
-        let id = stmt.start_byte();
+        // A member that varies with the family's loop or comprehension.
+        let varies = t.parts.iter().any(|p| {
+            matches!(p, TPart::Hole(h) if each.iter().any(|&e| h.binding.contains(&each_marker(e))))
+        });
+        if !varies {
+            return None;
+        }
         let mine = each_marker(id);
         let mut t = t.clone();
         for p in &mut t.parts {

@@ -146,6 +146,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let v = a.value?;
+        if v.kind_name() == "call" {
+            return self.options_get_default(v, a, c, attr, label);
+        }
         let (param, fallback) = match v.kind_name() {
             "identifier" => (v, None),
             "boolean_operator" => {
@@ -154,6 +157,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                     return None;
                 }
                 (v.field(Field::Left)?, Some(v.field(Field::Right)?))
+            }
+            // `namespace if namespace else "app"`
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = self.ix.nav.named_children(v).collect();
+                let [x, cond, other] = kids.as_slice() else {
+                    return None;
+                };
+                if x.kind_name() != "identifier"
+                    || cond.kind_name() != "identifier"
+                    || text(*x, self.src()) != text(*cond, self.src())
+                {
+                    return None;
+                }
+                (*x, Some(*other))
             }
             _ => return None,
         };
@@ -180,17 +197,72 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let parent = f.parent;
+        // A literal, or a constant that is one (`DEFAULT_NAMESPACE`, also imported).
+        let literal_like =
+            |n: Node<'t>| matches!(n.kind_name(), "string" | "identifier" | "attribute");
         let default = match fallback {
-            Some(r) if r.kind_name() == "string" => self.literal_bytes(r, Some(a.func))?,
+            Some(r) if literal_like(r) => self.literal_bytes(r, Some(a.func))?,
             Some(_) => return None,
             None => {
                 let d = p.default?;
-                if d.kind_name() != "string" {
+                if !literal_like(d) {
                     return None;
                 }
                 self.literal_bytes(d, parent)?
             }
         };
+        let class = self.ix.classes[c].name.clone();
+        Some(configured(label, &format!("{class}.self.{attr}"), &default))
+    }
+
+    /// `self.attr = options.get("namespace", DEFAULT)` in `__init__`, `options` a
+    /// parameter never rebound there, the entry's name a literal and the default a
+    /// literal or a constant that is one, either named like a key or a prefix.
+    fn options_get_default(
+        &mut self,
+        call: Node<'t>,
+        a: &SelfAssign<'t>,
+        c: ClassId,
+        attr: &str,
+        label: &str,
+    ) -> Option<Value<'t>> {
+        let func = call.field(Field::Function)?;
+        if func.kind_name() != "attribute"
+            || text(func.field(Field::Attribute)?, self.src()) != "get"
+        {
+            return None;
+        }
+        let obj = func.field(Field::Object)?;
+        if obj.kind_name() != "identifier" {
+            return None;
+        }
+        let f = &self.ix.funcs[a.func];
+        let owner = text(obj, self.src());
+        let p = f.params.iter().find(|p| p.name == owner)?.clone();
+        // The mapping the caller passes, never rebound in `__init__`.
+        let defs = f.defs.get(owner)?;
+        if defs.len() != 1 || !matches!(defs[0].kind, DefKind::Param(_)) {
+            return None;
+        }
+        if self
+            .param_override
+            .contains_key(&(a.func, p.node.start_byte()))
+        {
+            return None;
+        }
+        let [entry, default] = arg_nodes(self.ix.nav, call.field(Field::Arguments))[..] else {
+            return None;
+        };
+        if entry.kind_name() != "string"
+            || !matches!(default.kind_name(), "string" | "identifier" | "attribute")
+        {
+            return None;
+        }
+        let entry = String::from_utf8(self.literal_bytes(entry, Some(a.func))?).ok()?;
+        if !is_keylike_label(attr) && !is_keylike_label(&entry) {
+            return None;
+        }
+        let default = self.literal_bytes(default, Some(a.func))?;
         let class = self.ix.classes[c].name.clone();
         Some(configured(label, &format!("{class}.self.{attr}"), &default))
     }

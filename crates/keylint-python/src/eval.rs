@@ -918,6 +918,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             "%" => {
                 let a = self.eval(l, &ctx.deeper());
                 match a {
+                    Value::Str(fmt)
+                        if fmt.as_bytes().is_some() && r.kind_name() == "dictionary" =>
+                    {
+                        self.percent_dict(&fmt, r, ctx)
+                            .map_or_else(|| self.opaque(n, ctx), Value::Str)
+                    }
                     Value::Str(fmt) if fmt.as_bytes().is_some() => {
                         let b = self.eval(r, &ctx.deeper());
                         self.percent_format(&fmt, b, r, ctx)
@@ -1221,7 +1227,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         // A variable of a comprehension around the use: one value per element.
-        if let Some(comp) = self.comprehension_binding(n, name) {
+        if let Some((comp, clause)) = self.comprehension_binding(n, name) {
+            // `[k for k in r.scan_iter(match=…)]`: a member of the keys iterated.
+            if let Some(v) = self.scanned_loop_var(name, clause, comp, ctx) {
+                return v;
+            }
             return self.opaque_named(
                 name,
                 format!("{}:{name}{}", self.scope_tag(ctx), each_marker(comp)),
@@ -1258,6 +1268,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                         // r.pipeline()`: read as the conditional expression is.
                         if let Some(v) = self.if_choice(&defs, use_node, at, &scope_ctx) {
                             return v;
+                        }
+                        // `if c: keys = [...]` / `else: keys = [...]`: either family.
+                        if let Some((_, a, b)) = self.if_arms(&defs, use_node, at) {
+                            let va = self.eval(a, &scope_ctx.deeper());
+                            let vb = self.eval(b, &scope_ctx.deeper());
+                            if let Some(v) = crate::builders::join_families(name, va, vb, a) {
+                                return v;
+                            }
                         }
                         // `if not pipe: pipe = r.pipeline()` of a `pipe=None` parameter.
                         if let Some(v) = self.none_param_filled(name, &defs, at, &scope_ctx) {
@@ -1563,8 +1581,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The start of the comprehension around `n` (in the same function) whose `for`
-    /// clauses bind `name`, if any.
-    fn comprehension_binding(&self, n: Node<'t>, name: &str) -> Option<usize> {
+    /// clauses bind `name`, and the clause that binds it, if any.
+    fn comprehension_binding(&self, n: Node<'t>, name: &str) -> Option<(usize, Node<'t>)> {
         let nav = self.ix.nav;
         let mut child = n;
         let mut cur = nav.parent(n);
@@ -1585,13 +1603,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                         .is_some_and(|r| {
                             r.start_byte() <= child.start_byte() && child.end_byte() <= r.end_byte()
                         });
-                    if !in_first_iterable
-                        && clauses.iter().any(|c| {
-                            c.field(Field::Left)
-                                .is_some_and(|l| binds_name(nav, l, name, self.src()))
-                        })
-                    {
-                        return Some(p.start_byte());
+                    let binding = clauses.iter().find(|c| {
+                        c.field(Field::Left)
+                            .is_some_and(|l| binds_name(nav, l, name, self.src()))
+                    });
+                    if let (false, Some(c)) = (in_first_iterable, binding) {
+                        return Some((p.start_byte(), *c));
                     }
                 }
                 "function_definition" | "lambda" | "class_definition" | "module" => return None,
@@ -1930,7 +1947,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         if def.stmt.kind_name() == "for_statement" {
             // `for key in r.scan_iter(match=…)`: a member of the keys found.
-            if let Some(v) = self.scanned_loop_var(name, def.stmt, ctx) {
+            if let Some(v) = self.scanned_loop_var(name, def.stmt, def.stmt.start_byte(), ctx) {
                 return Some(v);
             }
             // A loop variable: one value per pass of the loop.
@@ -3042,7 +3059,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !plain_decorators(&info) {
             return None;
         }
-        let rets = builder_returns(self.ix.nav, &info)?;
+        let rets = builder_returns(self.ix.nav, &info)
+            .or_else(|| crate::builders::memo_return(self.ix.nav, self.src(), &info))?;
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }
@@ -3598,6 +3616,11 @@ pub(crate) fn builder_returns<'t>(
             }
             _ => return None,
         }
+    }
+    if last.kind_name() == "if_statement" {
+        // `if c: return a` / `elif d: return b` / `else: return c`: a return per arm.
+        rets.extend(crate::builders::arm_returns(nav, *last)?);
+        return (rets.len() <= MAX_SHAPES).then_some(rets);
     }
     if last.kind_name() != "return_statement" {
         return None;

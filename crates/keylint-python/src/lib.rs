@@ -12,12 +12,14 @@
 //! It never runs or imports the code it reads.
 #![deny(missing_docs)]
 
+mod builders;
 mod byuse;
 mod collections;
 mod configured;
 mod ctorflow;
 mod decorators;
 mod eval;
+mod fmtdict;
 mod frontend;
 mod globals;
 mod index;

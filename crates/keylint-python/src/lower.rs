@@ -2397,8 +2397,16 @@ impl Path {
             if parent.is_scope_kind() {
                 break;
             }
+            // A loop whose body ends every pass with `break`, `return` or `raise`
+            // (a statement of the body itself, not under a condition) runs it once.
             if matches!(parent.kind_name(), "for_statement" | "while_statement")
                 && parent.field(Field::Body) == Some(child)
+                && !nav.named_children(child).any(|st| {
+                    matches!(
+                        st.kind_name(),
+                        "break_statement" | "return_statement" | "raise_statement"
+                    )
+                })
             {
                 loops.push(parent.start_byte());
             }

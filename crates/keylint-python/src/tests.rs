@@ -1622,14 +1622,15 @@ class Chan:
     assert_eq!(run(&loop_over("tagged")), Vec::<Rule>::new());
     // Shapes that do not vary with the loop: the passes may all take one of them.
     assert_eq!(run(&loop_over("two_consts")), Vec::<Rule>::new());
-    // A shape with a brace of its own, a part that may be a whole key (`key`), an
-    // `else` arm: unknown.
+    // A shape with a brace of its own, a part that may be a whole key (`key`):
+    // unknown.
     assert_eq!(run(&loop_over("braces")), Vec::<Rule>::new());
     assert_eq!(
         run("    def f(self, queue, keys):\n        with r.pipeline(transaction=True) as pipe:\n            for key in keys:\n                pipe.delete(self.keyed(queue, key))\n            pipe.execute()\n"),
         Vec::<Rule>::new()
     );
-    assert_eq!(run(&loop_over("elsed")), Vec::<Rule>::new());
+    // A return in each arm of an `if`/`else` is the same set of shapes as `q_for`'s.
+    assert_eq!(run(&loop_over("elsed")), vec![Rule::CrossSlotLikely]);
     // The same call twice is the same key; two calls with different steps are not
     // compared (which shape each takes is not known): silent, never an error.
     assert_eq!(
@@ -2107,4 +2108,252 @@ fn transparent_decorators_of_the_file_are_followed() {
     // A decorator of another module is not read here.
     let src = decorated_builders("from .utils import wrapped");
     assert!(rules(&src).is_empty(), "{src}");
+}
+
+#[test]
+fn a_loop_over_a_local_family_queues_one_member_per_pass() {
+    // A list of keys held in a local (comprehension, `scan_iter`, a builder's
+    // return) and iterated in a transaction: a family, as when the loop builds it.
+    let src = r#"
+import redis
+r = redis.Redis()
+def keys_of(obj, perms):
+    return ["permission:%s:%s" % (obj, p) for p in perms]
+def a(obj, perms):
+    keys = ["permission:%s:%s" % (obj, p) for p in perms]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+        pipe.execute()
+def b():
+    keys = [k for k in r.scan_iter(match="user:*")]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+        pipe.execute()
+def c(obj, perms):
+    keys = keys_of(obj, perms)
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.delete(key)
+        pipe.execute()
+def tagged(obj, perms):
+    keys = ["{permission:%s}:%s" % (obj, p) for p in perms]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+        pipe.execute()
+def ids(xs):
+    keys = [x for x in xs]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+        pipe.execute()
+def fixed(xs):
+    keys = ["one:key" for x in xs]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+        pipe.execute()
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely; 3]);
+}
+
+#[test]
+fn namespace_defaults_in_more_spellings() {
+    let src = r#"
+import redis
+DEFAULT_NAMESPACE = "aborts:"
+class A:
+    def __init__(self, namespace=None):
+        self.r = redis.Redis()
+        self.namespace = namespace if namespace else "SEMAPHORE"
+    def f(self, t):
+        self.r.sunion(self.namespace + ":GRABBED", self.namespace + ":AVAILABLE")
+class B:
+    def __init__(self, namespace: str = DEFAULT_NAMESPACE):
+        self.r = redis.Redis()
+        self.namespace = namespace
+    def f(self, t):
+        self.r.sunion(self.namespace + "cancel:" + t, self.namespace + "abort:" + t)
+class C:
+    def __init__(self, options):
+        self.r = redis.Redis()
+        self.namespace = options.get("namespace", DEFAULT_NAMESPACE)
+    def f(self, t):
+        self.r.sunion(self.namespace + "cancel:" + t, self.namespace + "abort:" + t)
+class Tagged:
+    def __init__(self, options, namespace=None):
+        self.r = redis.Redis()
+        self.namespace = namespace if namespace else "{ns}:"
+        self.other = options.get("other_key", "{ns}:")
+    def f(self, t):
+        self.r.sunion(self.namespace + "cancel:" + t, self.namespace + "abort:" + t)
+        self.r.sunion(self.other + "cancel:" + t, self.other + "abort:" + t)
+class NotAKey:
+    def __init__(self, options):
+        self.r = redis.Redis()
+        self.host = options.get("host", "localhost")
+    def f(self, t):
+        self.r.sunion(self.host + "cancel:" + t, self.host + "abort:" + t)
+class Other:
+    def __init__(self, namespace=None):
+        self.r = redis.Redis()
+        self.namespace = other if namespace else "x"
+    def f(self, t):
+        self.r.sunion(self.namespace + "cancel:" + t, self.namespace + "abort:" + t)
+"#;
+    let m = lower(src);
+    let defaults: Vec<Vec<u8>> = m
+        .configured_defaults
+        .iter()
+        .map(|(_, d)| d.clone())
+        .collect();
+    assert!(defaults.contains(&b"SEMAPHORE".to_vec()));
+    assert!(defaults.contains(&b"aborts:".to_vec()));
+    assert!(!defaults.contains(&b"localhost".to_vec()));
+    assert!(!defaults.contains(&b"x".to_vec()));
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely; 3]);
+}
+
+#[test]
+fn percent_format_over_a_dict_literal() {
+    let src = r#"
+import redis
+r = redis.Redis()
+class Lists:
+    key_format = "list:%(key)s:%(list)s"
+    def key(self, base, name):
+        return self.key_format % {"key": base, "list": name}
+    def f(self):
+        r.mget(self.key("feed", "a"), self.key("feed", "b"))
+r.mget("{%(k)s}:a" % {"k": "t"}, "{%(k)s}:b" % {"k": "t"})
+r.mget("%(k)s:%(missing)s" % {"k": "t"}, "b")
+r.mget("%(k)s:%%:%(n)d" % {"k": "t", "n": 5}, "x")
+"#;
+    let m = lower(src);
+    let keys: Vec<String> = m.keys.iter().map(|k| k.template.display(LANG)).collect();
+    assert!(keys.contains(&"\"list:feed:a\"".to_string()), "{keys:?}");
+    assert!(keys.contains(&"\"{t}:a\"".to_string()), "{keys:?}");
+    assert!(keys.contains(&"\"t:%:5\"".to_string()), "{keys:?}");
+    assert_eq!(rules(src), vec![Rule::CrossSlot, Rule::CrossSlot]);
+}
+
+#[test]
+fn builders_with_a_return_per_branch_and_map_over_a_lambda() {
+    let src = r#"
+import redis
+class Counter:
+    def __init__(self, group=None):
+        self.r = redis.Redis()
+        self.group = group
+    def _key(self, name, bucket):
+        if self.group:
+            return "rc:{}:{}:{}".format(self.group, name, bucket)
+        else:
+            return "rc:{}:{}".format(name, bucket)
+    def counts(self, name, buckets):
+        self.r.mget(map(lambda b: self._key(name, b), buckets))
+    def counts2(self, name, buckets):
+        self.r.mget([self._key(name, b) for b in buckets])
+    def two(self, name):
+        self.r.mget(self._key(name, 1), self._key(name, 2))
+    def same(self, name, buckets):
+        self.r.mget(map(lambda b: "rc:fixed", buckets))
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely; 2]);
+}
+
+#[test]
+fn keys_kept_by_a_memoising_accessor() {
+    let src = r#"
+import redis
+class S:
+    def __init__(self):
+        self.r = redis.Redis()
+    def _memo(self, name, suffix):
+        if not hasattr(self, name):
+            setattr(self, name, "sem:" + suffix)
+        return getattr(self, name)
+    def _other(self, name, suffix):
+        if not hasattr(self, name):
+            setattr(self, "x", "sem:" + suffix)
+        return getattr(self, name)
+    @property
+    def a(self):
+        return self._memo("_a", "A")
+    @property
+    def b(self):
+        return self._memo("_b", "B")
+    @property
+    def c(self):
+        return self._other("_c", "C")
+    @property
+    def d(self):
+        return self._other("_d", "D")
+    def f(self):
+        self.r.sunion(self.a, self.b)
+        self.r.sunion(self.c, self.d)
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlot]);
+}
+
+#[test]
+fn a_local_assigned_one_of_two_families() {
+    let head = r#"
+import redis
+r = redis.Redis()
+def f(obj, perms):
+    if perms:
+        keys = [A for p in perms]
+    else:
+        keys = [B for k in r.scan_iter(match="permission:%s:*" % obj)]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+        pipe.execute()
+"#;
+    let run = |a: &str, b: &str| rules(&head.replace('A', a).replace('B', b));
+    // Both families differ after what they share: likely, as each is alone.
+    assert_eq!(
+        run("\"permission:%s:%s\" % (obj, p)", "k"),
+        vec![Rule::CrossSlotLikely]
+    );
+    // One family under a tag: that one is one slot, so nothing is said.
+    assert_eq!(run("\"{permission:%s}:%s\" % (obj, p)", "k"), vec![]);
+    // One family does not vary with its loop.
+    assert_eq!(run("\"permission:%s:x\" % obj", "k"), vec![]);
+    // An end with a value that does not vary with the loop (it may carry a tag).
+    assert_eq!(run("\"permission:%s:%s:%s\" % (obj, obj, p)", "k"), vec![]);
+    // Nothing shared: the caller's keys, whole.
+    assert_eq!(run("\"other:%s\" % p", "k"), vec![]);
+}
+
+#[test]
+fn a_loop_that_always_breaks_runs_its_body_once() {
+    let src = r#"
+import redis
+r = redis.Redis()
+def a(obj, perms):
+    keys = ["permission:%s:%s" % (obj, p) for p in perms]
+    with r.pipeline() as pipe:
+        for key in keys:
+            pipe.smembers(key)
+            break
+        pipe.execute()
+def b(obj, perms):
+    with r.pipeline() as pipe:
+        for p in perms:
+            pipe.smembers("permission:%s:%s" % (obj, p))
+            break
+        pipe.execute()
+def c(obj, perms):
+    with r.pipeline() as pipe:
+        for p in perms:
+            pipe.smembers("permission:%s:%s" % (obj, p))
+            if p:
+                break
+        pipe.execute()
+"#;
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
 }

@@ -260,6 +260,17 @@ impl<'t> crate::lower::Analyzer<'t> {
         at: usize,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
+        let (cond, a, b) = self.if_arms(defs, use_node, at)?;
+        self.pick_arm(cond, a, b, ctx).ok()
+    }
+
+    /// The condition and the two assigned values of [`Self::if_choice`]'s shape.
+    pub(crate) fn if_arms(
+        &self,
+        defs: &[Def<'t>],
+        use_node: Node<'t>,
+        at: usize,
+    ) -> Option<(Node<'t>, Node<'t>, Node<'t>)> {
         let nav = self.ix.nav;
         let last = defs.iter().filter(|d| d.pos < at).max_by_key(|d| d.pos)?;
         let arm = self.ix.enclosing_block(last.stmt)?;
@@ -323,7 +334,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let a = value_in(then_arm)?;
         let b = value_in(else_arm)?;
-        self.pick_arm(cond, a, b, ctx).ok()
+        Some((cond, a, b))
     }
 
     /// A pipeline made by a `pipeline()` call (not one known only by an annotation).

@@ -48,15 +48,7 @@ pub(crate) fn memo_return<'t>(
     info: &crate::index::FuncInfo<'t>,
 ) -> Option<Vec<Node<'t>>> {
     use crate::index::text;
-    let stmts: Vec<Node<'t>> = nav
-        .named_children(info.body)
-        .filter(|s| s.kind_name() != "comment")
-        .filter(|s| {
-            // A docstring.
-            !(s.kind_name() == "expression_statement"
-                && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
-        })
-        .collect();
+    let stmts = nav.statements(info.body);
     let [test, ret] = stmts.as_slice() else {
         return None;
     };

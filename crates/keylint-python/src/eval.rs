@@ -268,6 +268,17 @@ pub(crate) enum AnnotatedAs {
     Pipeline(ClientKind),
 }
 
+/// Where the conversion letter of a `%` field is: the first byte from `from` on that
+/// is not a flag, width, precision or length modifier (any of which makes the text
+/// unknown).
+pub(crate) fn percent_spec_end(bytes: &[u8], from: usize) -> usize {
+    let mut j = from;
+    while j < bytes.len() && b"#0- +123456789.*hlL".contains(&bytes[j]) {
+        j += 1;
+    }
+    j
+}
+
 impl<'t> crate::lower::Analyzer<'t> {
     fn ix(&self) -> &Index<'t> {
         &self.ix
@@ -1007,39 +1018,43 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // Named fields need a dict literal; not followed.
                 return None;
             }
-            // Flags, width, precision: any of them makes the text unknown.
-            let mut j = i + 1;
-            while j < bytes.len() && b"#0- +123456789.*hlL".contains(&bytes[j]) {
-                j += 1;
-            }
-            let conv = *bytes.get(j)?;
-            let decorated = j > i + 1;
+            let j = percent_spec_end(bytes, i + 1);
             let arg = positional.get(next)?;
             next += 1;
-            let t = match (conv, &arg.value, decorated) {
-                (b's', v, false) => self.to_tpl(v, arg.node, ctx),
-                (b'd' | b'i' | b'u', Value::Int(n), false) => Tpl::text(n.to_string().as_bytes()),
-                (b'd' | b'i' | b'u', Value::Str(_), _) => return None,
-                (
-                    b's' | b'd' | b'i' | b'u' | b'r' | b'a' | b'x' | b'X' | b'o' | b'f' | b'g'
-                    | b'e',
-                    v,
-                    _,
-                ) => {
-                    let mut h = self.hole_of(v, arg.node, ctx);
-                    h.binding = format!(
-                        "{}%{}",
-                        h.binding,
-                        String::from_utf8_lossy(&bytes[i + 1..=j])
-                    );
-                    Tpl::hole(h)
-                }
-                _ => return None,
-            };
-            out.push(t);
+            out.push(self.percent_field(&arg.value, arg.node, bytes.get(i + 1..=j)?, ctx)?);
             i = j + 1;
         }
         (next == positional.len()).then_some(out)
+    }
+
+    /// One `%` conversion of `v` (written at `node`), `spec` being what follows the
+    /// `%` (or the `%(name)`) up to and including the conversion letter: `%s` gives
+    /// the value's text and `%d`/`%i`/`%u` an integer's digits; another conversion,
+    /// or one with flags, width or precision, gives a hole named after it. `None` for
+    /// a string under `%d`/`%i`/`%u` (Python raises) or a letter not handled.
+    pub(crate) fn percent_field(
+        &self,
+        v: &Value<'t>,
+        node: Node<'t>,
+        spec: &[u8],
+        ctx: &Ctx<'t>,
+    ) -> Option<Tpl> {
+        let (&conv, plain) = (spec.last()?, spec.len() == 1);
+        Some(match (conv, v, plain) {
+            (b's', v, true) => self.to_tpl(v, node, ctx),
+            (b'd' | b'i' | b'u', Value::Int(n), true) => Tpl::text(n.to_string().as_bytes()),
+            (b'd' | b'i' | b'u', Value::Str(_), _) => return None,
+            (
+                b's' | b'd' | b'i' | b'u' | b'r' | b'a' | b'x' | b'X' | b'o' | b'f' | b'g' | b'e',
+                v,
+                _,
+            ) => {
+                let mut h = self.hole_of(v, node, ctx);
+                h.binding = format!("{}%{}", h.binding, String::from_utf8_lossy(spec));
+                Tpl::hole(h)
+            }
+            _ => return None,
+        })
     }
 
     /// `"fmt".format(…)`.
@@ -3300,14 +3315,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let nav = self.ix.nav;
-        let stmts: Vec<Node<'t>> = nav
-            .named_children(info.body)
-            .filter(|s| s.kind_name() != "comment")
-            .filter(|s| {
-                !(s.kind_name() == "expression_statement"
-                    && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
-            })
-            .collect();
+        let stmts = nav.statements(info.body);
         let [guard, ret] = stmts.as_slice() else {
             return None;
         };

@@ -56,31 +56,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             let close = i + 2 + bytes[i + 2..].iter().position(|&b| b == b')')?;
             let name = &bytes[i + 2..close];
             let value = *entries.get(name)?;
-            // Flags, width, precision: any of them makes the text unknown.
-            let mut j = close + 1;
-            while j < bytes.len() && b"#0- +123456789.*hlL".contains(&bytes[j]) {
-                j += 1;
-            }
+            let j = crate::eval::percent_spec_end(&bytes, close + 1);
             let conv = *bytes.get(j)?;
             if !b"sdiurax".contains(&conv) {
                 return None;
             }
             let v = self.eval(value, &ctx.deeper());
-            let t = match (conv, &v, j == close + 1) {
-                (b's', v, true) => self.to_tpl(v, value, ctx),
-                (b'd' | b'i' | b'u', Value::Int(n), true) => Tpl::text(n.to_string().as_bytes()),
-                (b'd' | b'i' | b'u', Value::Str(_), _) => return None,
-                (_, v, _) => {
-                    let mut h = self.hole_of(v, value, ctx);
-                    h.binding = format!(
-                        "{}%{}",
-                        h.binding,
-                        String::from_utf8_lossy(&bytes[close + 1..=j])
-                    );
-                    Tpl::hole(h)
-                }
-            };
-            out.push(t);
+            out.push(self.percent_field(&v, value, &bytes[close + 1..=j], ctx)?);
             i = j + 1;
         }
         Some(out)

@@ -221,17 +221,7 @@ impl<'t> Analyzer<'t> {
         if param.star || info.defs.get(&param.name).is_some_and(|d| d.len() > 1) {
             return None;
         }
-        let stmts = |n: Node<'t>| -> Vec<Node<'t>> {
-            self.ix
-                .nav
-                .named_children(n)
-                .filter(|s| s.kind_name() != "comment")
-                .filter(|s| {
-                    !(s.kind_name() == "expression_statement"
-                        && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
-                })
-                .collect()
-        };
+        let stmts = |n: Node<'t>| self.ix.nav.statements(n);
         let body = stmts(info.body);
         let [only] = body.as_slice() else {
             return None;

@@ -365,6 +365,18 @@ impl<'t> Nav<'t> {
         self.iter_from(n, true)
     }
 
+    /// The statements of a block that do something: its named children without
+    /// comments and without bare string expressions (docstrings).
+    pub fn statements(&self, block: Node<'t>) -> Vec<Node<'t>> {
+        self.named_children(block)
+            .filter(|s| s.kind_name() != "comment")
+            .filter(|s| {
+                !(s.kind_name() == "expression_statement"
+                    && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
+            })
+            .collect()
+    }
+
     /// Every call in the tree with the innermost enclosing function that `func`
     /// knows (`func` is asked of `function_definition` and `lambda` nodes), in the
     /// order of a depth-first walk that visits the last child first.

@@ -447,15 +447,18 @@ impl Loader {
 mod tests {
     use super::*;
 
+    /// Writes `text` at `path` under `root`, making its directories.
+    fn write_at(root: &Path, path: &str, text: &str) {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
     #[test]
     fn imports_resolve_inside_the_project_only() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let w = |p: &str, t: &str| {
-            let p = root.join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, t).unwrap();
-        };
+        let w = |p: &str, t: &str| write_at(&root, p, t);
         w("proj/pyproject.toml", "");
         w("proj/src/app/__init__.py", "");
         w("proj/src/app/keys.py", "K = 'a'");
@@ -488,11 +491,7 @@ mod tests {
     fn the_reverse_index_lists_the_project_files_that_mention_a_class() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let w = |p: &str, t: &str| {
-            let p = root.join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, t).unwrap();
-        };
+        let w = |p: &str, t: &str| write_at(&root, p, t);
         w("proj/pyproject.toml", "");
         w("proj/app/__init__.py", "");
         w("proj/app/jobs.py", "class Job:\n    pass\n");

@@ -21,6 +21,21 @@ fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
 }
 
+/// The rules of the findings of `check --format json --cache-dir cache file`, run in
+/// `tree`.
+fn cached_rules(tree: &Path, cache: &str, file: &str) -> Vec<String> {
+    let o = run(
+        &["check", "--format", "json", "--cache-dir", cache, file],
+        tree,
+    );
+    json(&o)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
 fn write(dir: &Path, name: &str, content: &[u8]) {
     let p = dir.join(name);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -400,18 +415,7 @@ fn a_library_file_is_checked_again_when_a_script_beside_it_appears() {
         b"local Q = {}\nfunction Q.push(id) redis.call('RPUSH', 'q:jobs', id) end\n",
     );
     let dir = cache.to_str().unwrap();
-    let rules = || -> Vec<String> {
-        let o = run(
-            &["check", "--format", "json", "--cache-dir", dir, "lib.lua"],
-            &tree,
-        );
-        json(&o)
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["rule"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let rules = || cached_rules(&tree, dir, "lib.lua");
     // Nobody uses the library: its keys are not judged.
     assert!(rules().is_empty());
     assert!(rules().is_empty());
@@ -462,25 +466,7 @@ fn a_module_is_checked_again_when_a_file_that_constructs_its_class_changes() {
     ];
     write(&tree, "app/queues.py", queues.join("\n").as_bytes());
     let dir = cache.to_str().unwrap();
-    let rules = || -> Vec<String> {
-        let o = run(
-            &[
-                "check",
-                "--format",
-                "json",
-                "--cache-dir",
-                dir,
-                "app/queues.py",
-            ],
-            &tree,
-        );
-        json(&o)
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["rule"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let rules = || cached_rules(&tree, dir, "app/queues.py");
     assert_eq!(rules(), ["cross-slot"]);
     assert_eq!(rules(), ["cross-slot"]);
     // The caller now also passes something else: the class is no longer known.
@@ -519,25 +505,7 @@ fn a_javascript_module_is_checked_again_when_a_module_it_imports_changes() {
 const r = new Redis();\nr.mget(A, B);\n",
     );
     let dir = cache.to_str().unwrap();
-    let rules = || -> Vec<String> {
-        let o = run(
-            &[
-                "check",
-                "--format",
-                "json",
-                "--cache-dir",
-                dir,
-                "src/main.ts",
-            ],
-            &tree,
-        );
-        json(&o)
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["rule"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let rules = || cached_rules(&tree, dir, "src/main.ts");
     assert_eq!(rules(), ["cross-slot"]);
     assert_eq!(rules(), ["cross-slot"]);
     // The imported module changes: one hash tag, one slot.

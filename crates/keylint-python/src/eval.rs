@@ -2266,6 +2266,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             if let Some(defs) = cls.defs.get(attr).cloned() {
+                // A field of a dataclass (`method: str = "*"`): the default is only
+                // what the constructor sets when it is given nothing.
+                if instance
+                    && defs.len() == 1
+                    && defs[0].annotation.is_some_and(|a| !self.is_class_var(a))
+                    && self.is_dataclass(k)
+                {
+                    return defs[0]
+                        .annotation
+                        .and_then(|a| self.annotated_value(a))
+                        .unwrap_or_else(|| opaque(self));
+                }
                 if defs.len() == 1 {
                     let d = defs[0];
                     let cctx = Ctx {
@@ -2291,6 +2303,31 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         opaque(self)
+    }
+
+    /// Whether class `c` is decorated `@dataclass` (also `@dataclass(…)`,
+    /// `@dataclasses.dataclass`): its annotated class-level names are fields.
+    fn is_dataclass(&self, c: ClassId) -> bool {
+        let node = self.ix().classes[c].node;
+        let Some(parent) = self.ix.nav.parent(node) else {
+            return false;
+        };
+        if parent.kind_name() != "decorated_definition" {
+            return false;
+        }
+        self.ix.nav.named_children(parent).any(|d| {
+            d.kind_name() == "decorator" && {
+                let t = text(d, self.src()).trim_start_matches('@').trim();
+                let name = t.split('(').next().unwrap_or(t).trim();
+                name == "dataclass" || name.ends_with(".dataclass")
+            }
+        })
+    }
+
+    /// Whether an annotation is `ClassVar[…]`: a class attribute, not a field.
+    fn is_class_var(&self, ann: Node<'t>) -> bool {
+        let t = text(ann, self.src()).trim();
+        t.starts_with("ClassVar") || t.contains(".ClassVar")
     }
 
     fn eval_call(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {

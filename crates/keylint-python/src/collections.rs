@@ -336,13 +336,26 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !matches!(right.kind_name(), "call" | "identifier") {
             return None;
         }
+        let right = match self.eval(right, &ctx.deeper()) {
+            // `for key in d:` over a dict comprehension: its keys.
+            Value::Dict(items) => crate::chunks::dict_keys(items),
+            v => v,
+        };
         let Value::Seq {
             items,
             family: true,
-        } = self.eval(right, &ctx.deeper())
+        } = right
         else {
             return None;
         };
+        // `for chunk in chunks(keys, n)`: each piece is a family of its own.
+        if let [Elem {
+            value: chunk @ Value::Seq { family: true, .. },
+            ..
+        }] = items.as_slice()
+        {
+            return Some(chunk.clone());
+        }
         let [Elem {
             value: Value::Str(t),
             each,
@@ -375,7 +388,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 }
 
 /// The loops and comprehensions (start offsets) whose markers a template's holes carry.
-fn marked_loops(t: &Tpl) -> Vec<usize> {
+pub(crate) fn marked_loops(t: &Tpl) -> Vec<usize> {
     let mut out = Vec::new();
     for p in &t.parts {
         let TPart::Hole(h) = p else { continue };

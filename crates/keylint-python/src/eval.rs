@@ -2266,6 +2266,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             if let Some(defs) = cls.defs.get(attr).cloned() {
+                // A field of a dataclass (`method: str = "*"`): the default is only
+                // what the constructor sets when it is given nothing.
+                if instance
+                    && defs.len() == 1
+                    && defs[0].annotation.is_some_and(|a| !self.is_class_var(a))
+                    && self.is_dataclass(k)
+                {
+                    return defs[0]
+                        .annotation
+                        .and_then(|a| self.annotated_value(a))
+                        .unwrap_or_else(|| opaque(self));
+                }
                 if defs.len() == 1 {
                     let d = defs[0];
                     let cctx = Ctx {
@@ -2291,6 +2303,31 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         opaque(self)
+    }
+
+    /// Whether class `c` is decorated `@dataclass` (also `@dataclass(…)`,
+    /// `@dataclasses.dataclass`): its annotated class-level names are fields.
+    fn is_dataclass(&self, c: ClassId) -> bool {
+        let node = self.ix().classes[c].node;
+        let Some(parent) = self.ix.nav.parent(node) else {
+            return false;
+        };
+        if parent.kind_name() != "decorated_definition" {
+            return false;
+        }
+        self.ix.nav.named_children(parent).any(|d| {
+            d.kind_name() == "decorator" && {
+                let t = text(d, self.src()).trim_start_matches('@').trim();
+                let name = t.split('(').next().unwrap_or(t).trim();
+                name == "dataclass" || name.ends_with(".dataclass")
+            }
+        })
+    }
+
+    /// Whether an annotation is `ClassVar[…]`: a class attribute, not a field.
+    fn is_class_var(&self, ann: Node<'t>) -> bool {
+        let t = text(ann, self.src()).trim();
+        t.starts_with("ClassVar") || t.contains(".ClassVar")
     }
 
     fn eval_call(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
@@ -2327,6 +2364,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     };
                 }
                 Value::Path(p) => return self.path_method(p, m, args, n, ctx),
+                // `d.keys()`: the keys of a dict (a comprehension's family stays one).
+                Value::Dict(items) if m == "keys" && arg_nodes(self.ix.nav, args).is_empty() => {
+                    return crate::chunks::dict_keys(items);
+                }
                 Value::FileText(t) if m == "read" || m == "decode" => return Value::FileText(t),
                 Value::SelfObj(c)
                     if self.defines(c, m).is_none() && self.client_class(c).is_some() =>
@@ -2554,6 +2595,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 if bound.is_none() && self.ix().funcs[id].parent.is_none() {
+                    // `chunks(keys, 100)`: pieces of a family of keys.
+                    if let Some(v) = self.local_chunks(id, args, n, ctx) {
+                        return v;
+                    }
                     if let Some(v) = self.wrapped_script(id, n, args, ctx) {
                         return v;
                     }
@@ -2571,6 +2616,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         .memo_factory(id, ctx)
                         .or_else(|| self.returned_script(id, ctx))
                         .or_else(|| self.attr_memo_script(id, ctx))
+                        .or_else(|| self.yielded_family(id))
                         .unwrap_or_else(|| self.opaque(n, ctx)),
                 };
                 match v {
@@ -2751,8 +2797,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 };
                 if let Some(a) = arg {
                     let v = self.eval(a, &ctx.deeper());
-                    if let Value::Seq { .. } = v {
-                        return v;
+                    match v {
+                        Value::Seq { .. } => return v,
+                        // `list(d)`: the dict's keys.
+                        Value::Dict(items) => return crate::chunks::dict_keys(items),
+                        _ => {}
                     }
                 }
                 return self.opaque(n, ctx);
@@ -3182,7 +3231,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 }
 
 /// Whether a function's decorators leave its body's value as the call's value.
-fn plain_decorators(info: &crate::index::FuncInfo<'_>) -> bool {
+pub(crate) fn plain_decorators(info: &crate::index::FuncInfo<'_>) -> bool {
     const OK_DECORATORS: &[&str] = &[
         "property",
         "cached_property",
@@ -3501,7 +3550,7 @@ fn lazy_script<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
 }
 
 /// The `yield` expressions of a function body, not of functions nested in it.
-fn collect_yields<'t>(nav: &Nav<'t>, n: Node<'t>, out: &mut Vec<Node<'t>>) {
+pub(crate) fn collect_yields<'t>(nav: &Nav<'t>, n: Node<'t>, out: &mut Vec<Node<'t>>) {
     for c in nav.named_children(n) {
         match c.kind_name() {
             "yield" => out.push(c),

@@ -106,6 +106,9 @@ pub(crate) enum Fact {
     /// A function that registers the script its caller passes as this parameter
     /// (position, name) and returns it (`scriptparam.rs`).
     ScriptParam(usize, Arc<str>),
+    /// A function that cuts the sequence passed as this parameter into pieces
+    /// (`chunks(seq, size)`, `chunks.rs`).
+    Chunker(usize),
     Builder(Arc<Builder>),
     Class(Arc<ClassFacts>),
     /// A function whose return type is a class of the project (`-> "Job"`): what
@@ -149,6 +152,8 @@ pub(crate) struct Builder {
     ret: Tpl,
     /// A method of an instance (the template may refer to the instance).
     instance: bool,
+    /// The builder returns a family of keys of the shape `ret` (a comprehension).
+    family: Option<crate::chunks::Shape>,
 }
 
 /// A class of another module.
@@ -965,6 +970,9 @@ fn body_fact(
         if let Some((pos, name)) = a.script_param(fid) {
             return Some(Fact::ScriptParam(pos, name.into()));
         }
+        if let Some(pos) = crate::chunks::chunked_param(a.ix.nav, a.src(), &info, 0) {
+            return Some(Fact::Chunker(pos));
+        }
     }
     // A builder with several returns is summarised for its own module only: its
     // joined shapes name the placeholders, which a call site elsewhere cannot bind.
@@ -976,7 +984,20 @@ fn body_fact(
                     params: params(a, fid, skip, qual),
                     ret: sanitize(&t, qual, instance),
                     instance,
+                    family: None,
                 })));
+            }
+            // A list or dict comprehension of keys (`return {f"{path}:{n}": … for n
+            // in NAMES}`): the family of its member.
+            Some(v @ (Value::Seq { .. } | Value::Dict(_))) => {
+                if let Some((t, shape)) = crate::chunks::family_member(&v) {
+                    return Some(Fact::Builder(Arc::new(Builder {
+                        params: params(a, fid, skip, qual),
+                        ret: sanitize(&t, qual, instance),
+                        instance,
+                        family: Some(shape),
+                    })));
+                }
             }
             Some(Value::Client(k)) => return Some(Fact::Factory(k)),
             Some(Value::Script(id)) if class.is_none() => return script_fact(a, id),
@@ -1664,12 +1685,15 @@ impl<'t> Analyzer<'t> {
             Fact::ScriptParam(pos, name) if inst.is_none() => self
                 .param_script_at((pos, name.to_string()), n, args, ctx)
                 .map(Value::Script),
+            Fact::Chunker(pos) if inst.is_none() => self.chunks_at(pos, args, n, ctx),
             Fact::Builder(b) if b.instance == inst.is_some() => {
                 let b2 = self.bind_args(&b.params, args, ctx)?;
-                Some(
-                    apply(&b.ret, &b2.args, &b2.exts, inst)
-                        .map_or_else(|| self.opaque(n, ctx), Value::Str),
-                )
+                let t = apply(&b.ret, &b2.args, &b2.exts, inst);
+                Some(match (t, b.family) {
+                    (Some(t), Some(shape)) => crate::chunks::family_at(&b.ret, t, shape, n),
+                    (Some(t), None) => Value::Str(t),
+                    (None, _) => self.opaque(n, ctx),
+                })
             }
             Fact::Returns(r) => {
                 let c = self.project?.returned(&r)?;

@@ -591,8 +591,29 @@ impl<'t> crate::lower::Analyzer<'t> {
                     return v;
                 }
                 // `Redis[bytes]`: a generic alias is the class itself.
-                match n.field(Field::Value).map(|v| self.eval(v, &ctx.deeper())) {
+                let value = n.field(Field::Value);
+                match value.map(|v| self.eval(v, &ctx.deeper())) {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
+                    // `item[0]` of a loop variable (a row read back) varies with it,
+                    // like `job.id`: a literal index only.
+                    Some(Value::Opaque(h)) if h.binding.contains("@each") => {
+                        let index = value.map_or("", |v| &self.src()[v.end_byte()..n.end_byte()]);
+                        let inner = index.trim().trim_start_matches('[').trim_end_matches(']');
+                        if index.trim().starts_with('[')
+                            && !inner.is_empty()
+                            && inner.bytes().all(|b| b.is_ascii_digit())
+                        {
+                            let label = text(n, self.src()).to_string();
+                            Value::Opaque(HoleInfo {
+                                keylike: h.keylike,
+                                binding: format!("{}[{inner}]", h.binding),
+                                label,
+                                span: Some(n.byte_range()),
+                            })
+                        } else {
+                            self.opaque(n, ctx)
+                        }
+                    }
                     _ => self.opaque(n, ctx),
                 }
             }
@@ -2377,6 +2398,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     return self.client_method(written, m, attr, args, n, ctx);
                 }
                 Value::SelfObj(c) | Value::Class(c) | Value::ClsObj(c) => {
+                    // `self._key(…)` after `self._key = tiger._key`.
+                    if matches!(recv, Value::SelfObj(_)) {
+                        if let Some((x, meth)) = self.bound_ext_method(c, m, ctx) {
+                            return self.ext_call(&x, &meth, args, n, ctx);
+                        }
+                    }
                     let callee = match recv {
                         Value::Class(_) => self.class_attr(c, m, func, ctx),
                         _ => self.instance_attr(c, m, func, ctx, matches!(recv, Value::SelfObj(_))),
@@ -2637,7 +2664,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// Whether a class of this file derived from `c` defines `attr` itself.
-    fn overridden_below(&self, c: ClassId, attr: &str) -> bool {
+    pub(crate) fn overridden_below(&self, c: ClassId, attr: &str) -> bool {
         let ix = self.ix();
         (0..ix.classes.len()).any(|k| {
             k != c

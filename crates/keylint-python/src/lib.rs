@@ -32,6 +32,7 @@ mod project;
 mod script;
 mod scriptdict;
 mod scriptparam;
+mod starbuild;
 mod strings;
 mod syntax;
 mod tpl;

@@ -175,6 +175,45 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(x.retyped(&format!("self.{attr}"), ident))
     }
 
+    /// `self.m(…)` where the one assignment of `self.m` in class `c` (with its bases
+    /// of this file) is a method of an object of another module's class known by its
+    /// type (`self._key = tiger._key` of a parameter `tiger: "TaskTiger"`): that
+    /// object and method. A class that defines `m`, or a subclass of this file that
+    /// assigns or defines it, is not followed.
+    pub(crate) fn bound_ext_method(
+        &mut self,
+        c: crate::index::ClassId,
+        m: &str,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Rc<Instance>, String)> {
+        self.project?;
+        if ctx.depth > 8 || self.defines(c, m).is_some() {
+            return None;
+        }
+        let chain = self.ix.class_chain(c);
+        let assigns = chain
+            .iter()
+            .find_map(|&k| self.ix.classes[k].self_assigns.get(m).cloned())?;
+        let [a] = assigns.as_slice() else { return None };
+        if self.overridden_below(c, m) {
+            return None;
+        }
+        let v = a.value.filter(|_| a.annotation.is_none())?;
+        if v.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = v.field(Field::Object)?;
+        let meth = text(v.field(Field::Attribute)?, self.src()).to_string();
+        let actx = Ctx {
+            func: Some(a.func),
+            env: None,
+            depth: ctx.depth + 1,
+        };
+        let ov = self.eval(obj, &actx);
+        let x = self.typed_ext(obj, &ov, &actx)?;
+        x.has_method(&meth).then_some((x, meth))
+    }
+
     /// What a call `n` of function `f` of this file returns when its return
     /// annotation names a class of another project module: an instance known only by
     /// its type, the same for calls written the same way.

@@ -154,6 +154,9 @@ pub(crate) struct Builder {
     instance: bool,
     /// The builder returns a family of keys of the shape `ret` (a comprehension).
     family: Option<crate::chunks::Shape>,
+    /// A builder whose last parameter is `*parts` (not in `params`): the template
+    /// for each count of arguments the star takes (`starbuild.rs`); empty otherwise.
+    star: Vec<Tpl>,
 }
 
 /// A class of another module.
@@ -240,7 +243,7 @@ const INSTANCE: char = '\u{2}';
 const QUALIFIED: char = '\u{3}';
 
 /// The placeholder value of a parameter while a module is summarised.
-fn placeholder<'t>(kind: char, i: usize, name: &str) -> Value<'t> {
+pub(crate) fn placeholder<'t>(kind: char, i: usize, name: &str) -> Value<'t> {
     Value::Opaque(HoleInfo {
         label: name.to_string(),
         binding: marker(kind, i),
@@ -985,6 +988,7 @@ fn body_fact(
                     ret: sanitize(&t, qual, instance),
                     instance,
                     family: None,
+                    star: Vec::new(),
                 })));
             }
             // A list or dict comprehension of keys (`return {f"{path}:{n}": … for n
@@ -996,12 +1000,34 @@ fn body_fact(
                         ret: sanitize(&t, qual, instance),
                         instance,
                         family: Some(shape),
+                        star: Vec::new(),
                     })));
                 }
             }
             Some(Value::Client(k)) => return Some(Fact::Factory(k)),
             Some(Value::Script(id)) if class.is_none() => return script_fact(a, id),
             _ => {}
+        }
+    }
+    // `def _key(self, *parts)`: one template per count of arguments.
+    if one_return {
+        if let Some(vs) = crate::starbuild::star_variants(a, fid, bound, skip) {
+            let mut ps = params(a, fid, skip, qual);
+            ps.pop();
+            let star = vs
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Str(t) => Some(sanitize(t, qual, instance)),
+                    _ => None,
+                })
+                .collect();
+            return Some(Fact::Builder(Arc::new(Builder {
+                params: ps,
+                ret: Tpl::default(),
+                instance,
+                family: None,
+                star,
+            })));
         }
     }
     // `if conn not in CACHE: CACHE[conn] = conn.register_script(LUA)`, `return
@@ -1686,6 +1712,22 @@ impl<'t> Analyzer<'t> {
                 .param_script_at((pos, name.to_string()), n, args, ctx)
                 .map(Value::Script),
             Fact::Chunker(pos) if inst.is_none() => self.chunks_at(pos, args, n, ctx),
+            Fact::Builder(b) if b.instance == inst.is_some() && !b.star.is_empty() => {
+                // `*parts`: the template of as many arguments as the call passes.
+                let k = crate::starbuild::positional_count(args)?.checked_sub(b.params.len())?;
+                let ret = b.star.get(k)?;
+                let mut ps = b.params.clone();
+                ps.extend((0..k).map(|j| Param {
+                    name: format!("*{j}"),
+                    default: None,
+                    has_default: false,
+                }));
+                let b2 = self.bind_args(&ps, args, ctx)?;
+                Some(
+                    apply(ret, &b2.args, &b2.exts, inst)
+                        .map_or_else(|| self.opaque(n, ctx), Value::Str),
+                )
+            }
             Fact::Builder(b) if b.instance == inst.is_some() => {
                 let b2 = self.bind_args(&b.params, args, ctx)?;
                 let t = apply(&b.ret, &b2.args, &b2.exts, inst);
@@ -2458,5 +2500,65 @@ class Other:
             let (findings, _) = lint(&files, "app/queues.py");
             assert!(findings.is_empty(), "{extra}: {findings:?}");
         }
+    }
+
+    #[test]
+    fn a_method_taking_parts_builds_keys_for_each_count_of_arguments() {
+        let tiger = r#"
+from redis import Redis
+
+class Tiger:
+    def __init__(self, connection: Redis, config):
+        self.connection = connection
+        self.config = config
+
+    def key(self, *parts):
+        return ":".join([self.config["PREFIX"]] + list(parts))
+"#;
+        let users = r#"
+from .tiger import Tiger
+
+def load(tiger: Tiger, ids):
+    return tiger.connection.mget([tiger.key("task", i) for i in ids])
+
+def rows(tiger: Tiger, items):
+    return tiger.connection.mget([tiger.key("task", "x", "y", item[0]) for item in items])
+
+class Worker:
+    def __init__(self, tiger: Tiger):
+        self.connection = tiger.connection
+        self.key = tiger.key
+
+    def load(self, ids):
+        return self.connection.mget([self.key("task", i) for i in ids])
+"#;
+        let files = [
+            ("app/__init__.py", ""),
+            ("app/tiger.py", tiger),
+            ("app/users.py", users),
+        ];
+        let (findings, _) = lint(&files, "app/users.py");
+        assert_eq!(findings.len(), 3, "{findings:?}");
+        assert!(findings.iter().all(|f| f.starts_with("cross-slot-likely:")));
+        // A splat, more arguments than summarised, the same key twice: nothing.
+        let silent = r#"
+from .tiger import Tiger
+
+def splat(tiger: Tiger, ids, parts):
+    return tiger.connection.mget([tiger.key(*parts, i) for i in ids])
+
+def many(tiger: Tiger, ids):
+    return tiger.connection.mget([tiger.key("a", "b", "c", "d", i) for i in ids])
+
+def same(tiger: Tiger, i):
+    return tiger.connection.mget(tiger.key("task", i), tiger.key("task", i))
+"#;
+        let files = [
+            ("app/__init__.py", ""),
+            ("app/tiger.py", tiger),
+            ("app/users.py", silent),
+        ];
+        let (findings, _) = lint(&files, "app/users.py");
+        assert!(findings.is_empty(), "{findings:?}");
     }
 }

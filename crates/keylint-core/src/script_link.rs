@@ -15,7 +15,7 @@
 //!   cross-slot policy ([`script_policy`]).
 
 use crate::model::{
-    CrossSlotPolicy, FileModel, KeyListing, KeyOrigin, KeyUse, Numkeys, ScriptCallFacts,
+    CrossSlotPolicy, FileModel, KeyFamily, KeyListing, KeyOrigin, KeyUse, Numkeys, ScriptCallFacts,
     ScriptMode, Unit, UnitKind,
 };
 use crate::template::{Hole, KeyTemplate, Lit, Part, SourceMap};
@@ -138,6 +138,14 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
                 .reads
                 .as_ref()
                 .map(|(i, s)| (*i, s.as_ref().map(|s| m.range(s)))),
+        });
+    }
+    for f in &lua.families {
+        model.families.push(KeyFamily {
+            unit: f.unit + unit_base,
+            key: f.key + key_base,
+            varying: f.varying.clone(),
+            source: f.source.clone(),
         });
     }
     for l in &lua.listings {

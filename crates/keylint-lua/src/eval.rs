@@ -41,6 +41,9 @@ use keylint_core::Span;
 
 /// Deepest chain of inlined local-function calls.
 const MAX_DEPTH: usize = 8;
+/// Most walks of one function inside each other: a recursive function is walked
+/// once inside itself.
+const MAX_RECURSION: usize = 2;
 /// Statements the evaluator may walk for one file before it stops inlining calls.
 const BUDGET: usize = 200_000;
 /// Deepest nesting of statements and expressions the evaluator walks; deeper code is
@@ -114,6 +117,8 @@ enum Builtin {
     /// A pure function that may return several values (`string.gsub`, `cjson.decode`
     /// is one value but `cmsgpack.unpack` is many).
     PureMulti,
+    /// `string.gmatch`: an iterator over pieces of its first argument.
+    Gmatch,
     /// Anything else from the standard environment.
     Other,
 }
@@ -202,6 +207,9 @@ pub(crate) struct Collector {
     pub required: usize,
     /// `KEYS` and `SCAN` calls: the command and the call.
     pub listings: Vec<(String, Span)>,
+    /// Keys of [`Collector::commands`] that stand for many keys (values collected in a
+    /// table in a loop): (index into `commands`, key, the bindings that vary).
+    pub families: Vec<(usize, usize, Vec<String>)>,
 }
 
 impl Collector {
@@ -302,6 +310,15 @@ pub(crate) struct Eval<'t, 's> {
     tables: FastMap<(DeclId, usize), Vec<(usize, Val<'t>)>>,
     /// The value of each [`Spread::Coll`].
     colls: Vec<Val<'t>>,
+    /// For each [`Spread::Coll`], the bindings of its value that take another value in
+    /// each pass of the loop that filled the table (empty: one value, or not known).
+    colls_varying: Vec<Vec<String>>,
+    /// For each collected table, the bindings of its value that vary from pass to pass
+    /// of the loop that fills it (see [`Eval::varying_in_loop`]).
+    tables_varying: FastMap<(DeclId, usize), Vec<String>>,
+    /// The loops being walked, outermost first: the loop statement, and the first
+    /// frame id that a call inside it gets.
+    loops: Vec<(Span, usize)>,
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -363,6 +380,9 @@ impl<'t, 's> Eval<'t, 's> {
             no_keys: false,
             tables: FastMap::default(),
             colls: Vec::new(),
+            colls_varying: Vec::new(),
+            tables_varying: FastMap::default(),
+            loops: Vec::new(),
         }
     }
 
@@ -734,20 +754,20 @@ impl<'t, 's> Eval<'t, 's> {
                 self.call(node);
             }
             K::DoStatement => self.block_field(node, F::Body),
-            K::WhileStatement => {
+            K::WhileStatement => self.looped(node, |me| {
                 if let Some(c) = node.field(F::Condition) {
-                    self.expr(c);
+                    me.expr(c);
                 }
-                self.loop_body(node.field(F::Body));
-            }
-            K::RepeatStatement => {
-                self.loop_body(node.field(F::Body));
+                me.loop_body(node.field(F::Body));
+            }),
+            K::RepeatStatement => self.looped(node, |me| {
+                me.loop_body(node.field(F::Body));
                 if let Some(c) = node.field(F::Condition) {
-                    self.expr(c);
+                    me.expr(c);
                 }
-            }
+            }),
             K::IfStatement => self.if_statement(node),
-            K::ForStatement => self.for_statement(node),
+            K::ForStatement => self.looped(node, |me| me.for_statement(node)),
             K::ReturnStatement => {
                 let mut values = Vec::new();
                 let mut exprs = Vec::new();
@@ -808,6 +828,7 @@ impl<'t, 's> Eval<'t, 's> {
                 if crate::scope::is_append(t, table, self.src) {
                     if let (Some(at), Some((v, e))) = (self.collected(table), vals.get(i)) {
                         let (v, start) = (self.single(v.clone(), *e), e.start_byte());
+                        self.note_varying(at, &v);
                         if let Some(list) = self.tables.get_mut(&at) {
                             match list.iter_mut().find(|(s, _)| *s == start) {
                                 Some(slot) => slot.1 = v,
@@ -935,6 +956,42 @@ impl<'t, 's> Eval<'t, 's> {
     fn alternatives(&self, ident: Node<'_>) -> Option<&Vec<(Val<'t>, Span)>> {
         let d = self.scopes.uses.get(&ident.start_byte())?;
         self.frames.iter().rev().find_map(|f| f.alts.get(d))
+    }
+
+    /// Walks loop statement `node` with `f`, known as a loop being walked.
+    fn looped(&mut self, node: Node<'t>, f: impl FnOnce(&mut Self)) {
+        self.loops.push((node.byte_range(), self.next_frame));
+        f(self);
+        self.loops.pop();
+    }
+
+    /// The holes of `t`, a value appended to the table declared at `d`, that take
+    /// another value in each pass of a loop around the append that does not also hold
+    /// the table's declaration (a fresh table each pass): values computed inside that
+    /// loop, by its statements or by the functions it calls (a loop variable, a local
+    /// of its body, what a helper builds from them). `KEYS[i]`, `ARGV[i]` and locals
+    /// bound before the loop are the same in every pass.
+    fn varying_in_loop(&self, t: &KeyTemplate, d: DeclId) -> Vec<String> {
+        let Some((range, first_frame)) = self.loops.iter().find(|(r, _)| !r.contains(&d)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        for h in tpl::holes(t) {
+            let Some((_, rest)) = h.binding.rsplit_once('@') else {
+                continue;
+            };
+            let Some((pos, frame)) = rest.split_once('#') else {
+                continue;
+            };
+            let frame = frame.split(':').next().unwrap_or("");
+            let (Ok(pos), Ok(frame)) = (pos.parse::<usize>(), frame.parse::<usize>()) else {
+                continue;
+            };
+            if (range.contains(&pos) || frame >= *first_frame) && !out.contains(&h.binding) {
+                out.push(h.binding.clone());
+            }
+        }
+        out
     }
 
     /// Walks a loop body: a local reassigned inside the loop may hold, at the top of the
@@ -1360,6 +1417,19 @@ impl<'t, 's> Eval<'t, 's> {
         let arg = e
             .field(F::Arguments)
             .and_then(|a| a.named_children().next());
+        // `for v in string.gmatch(s, pattern)`: pieces of `s` (a list of names read
+        // from Redis gives names read from Redis).
+        if let (Some(_), Some(f)) = (callee, e.field(F::Name)) {
+            if matches!(self.expr(f), Val::Builtin(Builtin::Gmatch)) {
+                let arg_nodes = self.args(e);
+                let args = self.eval_args(&arg_nodes);
+                let p = args.first().map_or(Prov::Unknown, |v| self.prov_of(v));
+                return match p {
+                    Prov::Argv | Prov::Data => p,
+                    _ => Prov::Unknown,
+                };
+            }
+        }
         let (Some("ipairs" | "pairs"), Some(arg)) = (callee, arg) else {
             self.expr(e);
             return Prov::Unknown;
@@ -1842,6 +1912,7 @@ impl<'t, 's> Eval<'t, 's> {
         let at = self.collected(*t)?;
         let val = self.expr(*v);
         let val = self.single(val, *v);
+        self.note_varying(at, &val);
         let vals = self.tables.get_mut(&at)?;
         match vals.iter_mut().find(|(s, _)| *s == v.start_byte()) {
             // The same expression walked again (a loop's first walk): its last value.
@@ -1849,6 +1920,16 @@ impl<'t, 's> Eval<'t, 's> {
             None => vals.push((v.start_byte(), val)),
         }
         Some(Val::Nil)
+    }
+
+    /// Records which holes of a value appended to a collected table vary from pass to
+    /// pass of the loop that appends it.
+    fn note_varying(&mut self, at: (DeclId, usize), v: &Val<'t>) {
+        let varying = match v {
+            Val::Str(t) => self.varying_in_loop(t, at.0),
+            _ => Vec::new(),
+        };
+        self.tables_varying.insert(at, varying);
     }
 
     /// `unpack(t [, i [, j]])`: the values of `KEYS`, `ARGV` or a table from `i` on.
@@ -1860,7 +1941,9 @@ impl<'t, 's> Eval<'t, 's> {
             {
                 let v = v.clone();
                 self.eval_args(&arg_nodes[1..]);
+                let varying = self.tables_varying.get(&at).cloned().unwrap_or_default();
                 self.colls.push(v);
+                self.colls_varying.push(varying);
                 return Val::Spread(Spread::Coll(self.colls.len() - 1));
             }
         }
@@ -1936,7 +2019,11 @@ impl<'t, 's> Eval<'t, 's> {
         arg_nodes: Option<&[Node<'t>]>,
     ) -> Val<'t> {
         let id = func.start_byte();
-        if self.active.contains(&id) || self.active.len() >= MAX_DEPTH || self.budget == 0 {
+        // A recursive function is walked once more inside itself, with the values of
+        // its recursive call (`get(id)` that calls `get(v)` on each value it reads):
+        // that call touches keys of another kind than the outer one.
+        let running = self.active.iter().filter(|&&a| a == id).count();
+        if running >= MAX_RECURSION || self.active.len() >= MAX_DEPTH || self.budget == 0 {
             return Val::Spread(Spread::Values(Prov::Unknown));
         }
         self.run(func, args, arg_nodes, false)
@@ -2449,7 +2536,7 @@ impl<'t, 's> Eval<'t, 's> {
             return data(self);
         };
         let command = String::from_utf8_lossy(&name).to_ascii_uppercase();
-        let (mut unit_keys, possible) = self.command_keys(
+        let (mut unit_keys, possible, families) = self.command_keys(
             &command,
             &args,
             arg_nodes,
@@ -2483,7 +2570,10 @@ impl<'t, 's> Eval<'t, 's> {
             for &k in &unit_keys {
                 c.add(k, constraints.clone());
             }
-            if distinct.len() >= 2 {
+            if distinct.len() >= 2 || !families.is_empty() {
+                for (k, varying) in families {
+                    c.families.push((c.commands.len(), k, varying));
+                }
                 c.commands.push(Unit {
                     kind: UnitKind::Command,
                     name: command,
@@ -2509,9 +2599,10 @@ impl<'t, 's> Eval<'t, 's> {
         fixed_keys: Vec<usize>,
         spread_is_key: Option<bool>,
         spread: Option<(usize, Val<'t>)>,
-    ) -> (Vec<usize>, Vec<usize>) {
+    ) -> CommandKeys {
         let mut unit_keys = Vec::new();
         let mut possible = Vec::new();
+        let mut families = Vec::new();
         for i in fixed_keys {
             let (Some(v), Some(&n)) = (args.get(i), arg_nodes.get(i)) else {
                 continue;
@@ -2519,14 +2610,19 @@ impl<'t, 's> Eval<'t, 's> {
             if n.kind() == K::Identifier {
                 if let Some(alts) = self.alternatives(n).filter(|a| a.len() > 1).cloned() {
                     // A local with several reaching values: each is a possible key,
-                    // shown where it is written. None of them is certain, so they join
-                    // no unit.
+                    // shown where it is written and where the command touches it.
+                    // None of them is certain, so they join no unit.
+                    let mut at_use = Vec::new();
                     for (alt, at) in alts {
                         if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
                             continue;
                         }
                         let t = self.template(&alt, n);
-                        possible.push(self.add_key(t, at, command));
+                        possible.push(self.add_key(t.clone(), at, command));
+                        at_use.push(t);
+                    }
+                    for t in at_use {
+                        possible.push(self.add_key(t, n.byte_range(), command));
                     }
                     continue;
                 }
@@ -2537,6 +2633,10 @@ impl<'t, 's> Eval<'t, 's> {
         }
         if let (Some(true), Some((i, v))) = (spread_is_key, spread) {
             let n = arg_nodes[i];
+            let varying = match v {
+                Val::Spread(Spread::Coll(c)) => self.colls_varying.get(c).cloned(),
+                _ => None,
+            };
             let t = match v {
                 Val::Spread(Spread::Keys(_)) => {
                     let label = self.label(n);
@@ -2560,8 +2660,12 @@ impl<'t, 's> Eval<'t, 's> {
             };
             let k = self.add_key(t, n.byte_range(), command);
             unit_keys.push(k);
+            // The values of a table filled in a loop: one key per pass.
+            if let Some(varying) = varying.filter(|v| !v.is_empty()) {
+                families.push((k, varying));
+            }
         }
-        (unit_keys, possible)
+        (unit_keys, possible, families)
     }
 
     fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {
@@ -2669,6 +2773,10 @@ impl<'t, 's> Eval<'t, 's> {
     }
 }
 
+/// The keys of one command: those of its unit, the possible keys that join no unit,
+/// and the keys of the unit that stand for many (with the bindings that vary).
+type CommandKeys = (Vec<usize>, Vec<usize>, Vec<(usize, Vec<String>)>);
+
 /// A value that is certainly one value, even from a call in last position.
 fn single_valued(v: &Val<'_>) -> bool {
     !matches!(v, Val::Spread(_))
@@ -2691,7 +2799,7 @@ fn member(table: Builtin, field: &str) -> Builtin {
         (Builtin::StringLib, "format") => Builtin::Format,
         (Builtin::Redis, "sha1hex") => Builtin::Pure,
         (Builtin::StringLib, "gsub" | "find" | "match" | "byte") => Builtin::PureMulti,
-        (Builtin::StringLib, "gmatch") => Builtin::Other,
+        (Builtin::StringLib, "gmatch") => Builtin::Gmatch,
         (Builtin::StringLib, _) => Builtin::Pure,
         (Builtin::TableLib, "unpack") => Builtin::Unpack,
         (Builtin::TableLib, "concat") => Builtin::Pure,

@@ -44,7 +44,7 @@ mod template;
 use ast::{Ast, Node, F, K};
 use eval::{Collector, Eval};
 use keylint_core::model::{
-    CrossSlotPolicy, FileModel, KeyListing, Script, ScriptMode, Unit, UnitKind,
+    CrossSlotPolicy, FileModel, KeyFamily, KeyListing, Script, ScriptMode, Unit, UnitKind,
 };
 use keylint_core::Span;
 use std::cell::RefCell;
@@ -153,6 +153,15 @@ fn push_units(
             span: at.clone(),
             mode,
             unit: span.clone(),
+        });
+    }
+    let base = model.units.len();
+    for (unit, key, varying) in c.families {
+        model.families.push(KeyFamily {
+            unit: base + unit,
+            key,
+            varying,
+            source: "the values a loop collects in a table".to_string(),
         });
     }
     model.units.extend(c.commands);

@@ -241,7 +241,8 @@ if ARGV[2] then n = KEYS[2] else n = 'lit' end
 redis.call('GET', n)
 "#;
     let k = keys(src);
-    // Each value that reaches a use is a possible key, shown where it is written.
+    // Each value that reaches a use is a possible key, shown where it is written and
+    // where the command touches it.
     assert_eq!(
         k.iter()
             .map(|k| (k.0.as_str(), k.1.as_str()))
@@ -249,16 +250,21 @@ redis.call('GET', n)
         [
             ("'a'", "\"a\""),
             ("'b'", "\"b\""),
+            ("k", "\"a\""),
+            ("k", "\"b\""),
             ("'x' .. i", "\"x\" .. i"),
+            ("j", "\"x\" .. i"),
             ("once", "\"c\""),
             // Straight-line code: the later assignment replaces the first value.
             ("m", "KEYS[1]"),
             ("KEYS[2]", "KEYS[2]"),
             ("'lit'", "\"lit\""),
+            ("n", "KEYS[2]"),
+            ("n", "\"lit\""),
         ]
     );
     assert_eq!(k[0].2, KeyOrigin::Undeclared);
-    assert_eq!(k[4].2, KeyOrigin::Declared(1));
+    assert_eq!(k[7].2, KeyOrigin::Declared(1));
     // A key one of several values may be is in no unit: no verdict rests on it.
     let model = lower(src);
     let script = &model.scripts[0];
@@ -1033,4 +1039,56 @@ fn a_helper_file_among_helper_files_only_is_judged_on_its_own() {
         ("b.lua", "return redis.call('GET', KEYS[1])\n"),
     ]);
     assert!(undeclared_texts(helper, &with_script).is_empty());
+}
+
+#[test]
+fn tables_filled_in_a_loop_are_families() {
+    let src = r#"
+local t, same = {}, {}
+local u = {}
+for _, s in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  table.insert(u, KEYS[1] .. ':' .. s)
+  table.insert(same, KEYS[1] .. ':log')
+end
+redis.call('SUNION', unpack(u))
+redis.call('EXISTS', unpack(same))
+table.insert(t, KEYS[1] .. ':' .. ARGV[1])
+redis.call('DEL', unpack(t))
+"#;
+    let model = lower(src);
+    // Only the table a loop fills with a value built in each pass stands for many
+    // keys: one per member of the set.
+    let shown: Vec<(String, Vec<String>)> = model
+        .families
+        .iter()
+        .map(|f| {
+            (
+                model.units[f.unit].name.clone(),
+                f.varying
+                    .iter()
+                    .map(|v| v.split('@').next().unwrap_or("").to_string())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(shown, [("SUNION".to_string(), vec!["s".to_string()])]);
+}
+
+#[test]
+fn recursive_functions_are_walked_once_inside_themselves() {
+    let src = r#"
+local function get(id)
+  local v = redis.call('HGETALL', id)
+  for i = 1, #v, 2 do get(v[i + 1]) end
+  for name in string.gmatch(v[2], '"([^"]+)"') do get(name) end
+  return v
+end
+return get(KEYS[1])
+"#;
+    let k = keys(src);
+    let origins: Vec<KeyOrigin> = k.iter().map(|k| k.2).collect();
+    // The outer call reads the declared key; the recursive ones keys read from Redis.
+    assert_eq!(origins[0], KeyOrigin::Declared(1));
+    assert!(origins[1..].iter().all(|o| *o == KeyOrigin::Undeclared));
+    assert_eq!(origins.len(), 3);
 }

@@ -32,7 +32,10 @@
 //! chain (`client`, `queue.connection`) within its function, an attribute of `self`
 //! (`self.connection`, `self.tiger.connection`) or a method call on `self`
 //! (`self.conn()`) within its class, a module function's call (`get_redis(app)`)
-//! within the file.
+//! within the file. A name assigned once, in its function, the result of such a call
+//! (`connection = self.connection(index)`) is that call's result: what it receives
+//! is evidence for the call, and it is a client wherever the call is known to give
+//! one (a method that only runs `connection.eval(…)`).
 
 use crate::index::{text, ClassId, FuncId};
 use crate::syntax::{Field, NodeExt};
@@ -216,7 +219,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut called: HashMap<RecvKey, HashSet<&'t str>> = HashMap::new();
         let mut on_pipe: HashMap<usize, HashSet<&'t str>> = HashMap::new();
         let mut pipes: Vec<(RecvKey, Node<'t>, Option<RecvKey>)> = Vec::new();
-        for (call, _) in nav.calls(|_| Some(())) {
+        let calls = nav.calls(|_| Some(()));
+        let aliases = self.call_aliases(&calls);
+        for &(call, _) in &calls {
             let Some(func) = call.field(Field::Function) else {
                 continue;
             };
@@ -271,6 +276,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
         }
+        // What a name assigned a call's result receives, the call's result receives.
+        for (name, call) in &aliases {
+            if let Some(ms) = called.get(name).cloned() {
+                called.entry(call.clone()).or_default().extend(ms);
+            }
+        }
         let empty = HashSet::new();
         let mut evidence: HashSet<RecvKey> = HashSet::new();
         let mut handles: HashSet<RecvKey> = HashSet::new();
@@ -291,6 +302,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 evidence.insert(k.clone());
             }
         }
+        for (name, call) in &aliases {
+            if evidence.contains(name) {
+                evidence.insert(call.clone());
+            }
+        }
         for k in evidence {
             if handles.contains(&k) {
                 continue;
@@ -300,6 +316,59 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             }
             out.clients.insert(k);
+        }
+        // A name assigned once the result of a call known to give a client is one,
+        // wherever it is assigned (`connection = self.connection(i)` in a method that
+        // only runs `connection.eval(…)`).
+        for (name, call) in aliases {
+            if out.clients.contains(&call) && !handles.contains(&name) {
+                out.clients.insert(name);
+            }
+        }
+        out
+    }
+
+    /// Names assigned once in their function, and only the result of a call that is
+    /// a receiver of its own (`connection = self.connection(index)`, `r = await
+    /// get_redis()`): (the name, the call).
+    fn call_aliases(&self, calls: &[(Node<'t>, Option<()>)]) -> Vec<(RecvKey, RecvKey)> {
+        let nav = self.ix.nav;
+        let mut out = Vec::new();
+        for &(call, _) in calls {
+            let Some(mut parent) = nav.parent(call) else {
+                continue;
+            };
+            let mut value = call;
+            if parent.kind_name() == "await" {
+                value = parent;
+                let Some(p) = nav.parent(parent) else {
+                    continue;
+                };
+                parent = p;
+            }
+            if parent.kind_name() != "assignment"
+                || parent.field(Field::Right).map(|r| r.id()) != Some(value.id())
+            {
+                continue;
+            }
+            let Some(left) = parent.field(Field::Left) else {
+                continue;
+            };
+            let Some(func) = self.ix.enclosing_func(call) else {
+                continue;
+            };
+            let once = self.ix.funcs[func]
+                .defs
+                .get(text(left, self.src()))
+                .is_some_and(|d| d.len() == 1);
+            if left.kind_name() != "identifier" || !once {
+                continue;
+            }
+            let (Some(name), Some(key)) = (self.recv_key(left, true), self.recv_key(call, false))
+            else {
+                continue;
+            };
+            out.push((name, key));
         }
         out
     }

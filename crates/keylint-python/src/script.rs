@@ -345,8 +345,9 @@ pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
 /// A module or class constant is taken for a script, or for a dict of scripts (its
 /// values), only when its name says so (it contains `SCRIPT` or `LUA`) and it is bound
 /// once. A value is a plain string literal (no f-string, no concatenation), or one
-/// `%`-formatted with a tuple; its text calls `redis.call` or `redis.pcall` and reads
-/// `KEYS` or `ARGV`; nothing says it is a template filled in later (no `{{`/`$name`,
+/// `%`-formatted with a tuple; its text calls `redis.call` or `redis.pcall` (or names
+/// it in an assignment: `local redis_call = redis.call`) and reads `KEYS` or `ARGV`
+/// (`KEYS[1]`, `ipairs(KEYS)`); nothing says it is a template filled in later (no `{{`/`$name`,
 /// nor `%s`/`%(` in a literal that is not formatted where it is written, and no `%`,
 /// `.format(` or `Template(` applied to the name in this file).
 pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
@@ -434,14 +435,34 @@ fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> bool {
     if prefix.contains('f') || prefix.contains('t') {
         return false;
     }
-    let lua = (t.contains("redis.call(") || t.contains("redis.pcall("))
-        && (t.contains("KEYS[") || t.contains("ARGV["));
+    let lua = calls_redis(t) && (has_word(t, "KEYS") || has_word(t, "ARGV"));
     let template = ["{{", "}}", "${"].iter().any(|m| t.contains(m))
         || (!formatted && ["%s", "%d", "%("].iter().any(|m| t.contains(m)))
         || t.as_bytes()
             .windows(2)
             .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_'));
     lua && !template
+}
+
+/// Whether Lua text calls `redis.call` or `redis.pcall`, directly or through a local
+/// alias (`local redis_call = redis.call`).
+fn calls_redis(t: &str) -> bool {
+    ["redis.call", "redis.pcall"].iter().any(|f| {
+        t.match_indices(f).any(|(i, _)| {
+            let rest = t[i + f.len()..].trim_start_matches([' ', '\t']);
+            let before = t[..i].trim_end_matches([' ', '\t']);
+            rest.starts_with('(') || (before.ends_with('=') && !before.ends_with("=="))
+        })
+    })
+}
+
+/// Whether `word` occurs in `t` as a whole name (`KEYS[1]`, `ipairs(KEYS)`, not
+/// `MY_KEYS`).
+fn has_word(t: &str, word: &str) -> bool {
+    let name = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    t.match_indices(word).any(|(i, _)| {
+        !name(t[..i].chars().next_back()) && !name(t[i + word.len()..].chars().next())
+    })
 }
 
 /// The first parameter is the client: no `Key`/`Arg` annotation, no star.

@@ -34,6 +34,7 @@ mod scriptparam;
 mod strings;
 mod syntax;
 mod tpl;
+mod txcallback;
 mod txflow;
 mod wrappers;
 mod wrapscript;

@@ -274,6 +274,59 @@ def f(c: RedisCluster):
 }
 
 #[test]
+fn transaction_callbacks_make_their_receiver_a_client() {
+    // `conn` is shown to be a client by nothing but the callback it runs.
+    let src = r#"
+import redis
+def restore(conn, tag):
+    def tx(pipe):
+        data = pipe.hget("unacked", tag)
+        pipe.multi()
+        pipe.hdel("unacked", tag)
+        pipe.rpush("queue:high", data)
+    conn.transaction(tx, "unacked")
+"#;
+    let m = lower(src);
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .collect();
+    assert_eq!(tx.len(), 1, "{:?}", units(&m));
+    assert_eq!(tx[0].3.len(), 4, "{tx:?}");
+    assert!(rules(src).contains(&Rule::CrossSlot));
+    // A first argument that is no function of the file, a callback that never calls
+    // `multi()` on its parameter, or a file of a look-alike library: nothing.
+    for src in [
+        r#"
+import redis
+def f(etcd):
+    etcd.transaction([etcd.transactions.version("config") > 0], [], [])
+    etcd.rename("config:old", "config:new")
+"#,
+        r#"
+import redis
+def f(db):
+    def apply(uow):
+        uow.delete("user:1000:profile")
+        uow.delete("user:1000:cart")
+    db.transaction(apply, "user:1000")
+    db.rename("user:1000:profile", "user:1000:cart")
+"#,
+        r#"
+import django
+def f(conn):
+    def tx(pipe):
+        pipe.multi()
+        pipe.hdel("unacked", "t")
+        pipe.rpush("queue:high", "m")
+    conn.transaction(tx, "unacked")
+"#,
+    ] {
+        assert!(rules(src).is_empty(), "{src}");
+    }
+}
+
+#[test]
 fn templates() {
     let m = lower(
         r#"

@@ -2069,7 +2069,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             // Project analysis: a constant or client of another module.
             Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), ctx),
             Value::Ext(x) => self.ext_attr(&x, attr_name, n, ctx),
-            Value::SelfObj(c) => self.instance_attr(c, attr_name, n, ctx, true),
+            Value::SelfObj(c) => match self.swapped_pipe(c, attr_name, n, ctx) {
+                Some(v) => v,
+                None => self.instance_attr(c, attr_name, n, ctx, true),
+            },
             Value::Class(c) => self.class_attr(c, attr_name, n, ctx),
             Value::ClsObj(c) => self.instance_attr(c, attr_name, n, ctx, false),
             Value::Path(p) if attr_name == "parent" => {
@@ -2158,7 +2161,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// What each assignment of an instance attribute (`self.x = …` in a method, or
     /// its annotation alone) gives it: a value that cannot be known falls back to the
     /// annotation's.
-    fn self_assign_values(
+    pub(crate) fn self_assign_values(
         &mut self,
         assigns: &[crate::index::SelfAssign<'t>],
         ctx: &Ctx<'t>,
@@ -3791,7 +3794,7 @@ pub(crate) fn arg_nodes<'t>(nav: &Nav<'t>, args: Option<Node<'t>>) -> Vec<Node<'
 
 /// Whether `pipeline(…)` makes a transaction, and whether the call says so itself
 /// (`transaction=True`/`False`, not the client's default).
-fn pipeline_tx<'t>(
+pub(crate) fn pipeline_tx<'t>(
     nav: &Nav<'t>,
     args: Option<Node<'t>>,
     client: ClientKind,

@@ -1761,7 +1761,7 @@ impl<'t> Analyzer<'t> {
                 paths: &paths,
             };
             if let Some(call) = info.transaction_call.clone() {
-                self.transaction_call_units(&batch, call);
+                self.transaction_call_units(&batch, call, plan);
             } else {
                 self.execute_units(&batch, plan);
             }
@@ -1791,7 +1791,7 @@ impl<'t> Analyzer<'t> {
 
     /// The units of a pipeline created by `r.transaction(func, …)`, which executes
     /// when the function returns: every queued key counts.
-    fn transaction_call_units(&mut self, b: &Batch<'_, 't>, call: Span) {
+    fn transaction_call_units(&mut self, b: &Batch<'_, 't>, call: Span, plan: TxPlan) {
         let (evs, paths) = (b.evs, b.paths);
         let qs: Vec<usize> = (0..evs.len())
             .filter(|&i| evs[i].kind == EvKind::Keys)
@@ -1807,8 +1807,14 @@ impl<'t> Analyzer<'t> {
                     call.clone(),
                     anchor.clone(),
                     keys,
-                    CrossSlotPolicy::Refused,
+                    plan.policy,
                 );
+                if let Some(note) = plan.note {
+                    self.model.unit_notes.push(UnitNote {
+                        unit,
+                        note: note.to_string(),
+                    });
+                }
                 self.loop_families(unit, &g, evs, paths, None);
             }
         }

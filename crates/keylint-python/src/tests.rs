@@ -327,6 +327,45 @@ def f(conn):
 }
 
 #[test]
+fn a_client_swapped_for_a_pipeline_in_a_with_block() {
+    let swap = |exit: &str, body: &str| {
+        format!(
+            r#"
+import redis
+from contextlib import contextmanager
+class Store:
+    def __init__(self):
+        self.redis = redis.Redis()
+        self.saved = None
+    @contextmanager
+    def batch(self):
+        self.redis, self.saved = self.redis.pipeline(), self.redis
+        try:
+            yield
+        finally:
+            {exit}
+    def move(self):
+{body}
+"#
+        )
+    };
+    let exit = "_, self.redis = self.redis.execute(), self.saved";
+    let inside = "        with self.batch():\n            self.redis.set(\"a:1\", 1)\n            self.redis.set(\"b:1\", 1)";
+    let tx = |src: &str| {
+        units(&lower(src))
+            .into_iter()
+            .filter(|u| u.0 == UnitKind::Transaction)
+            .count()
+    };
+    assert_eq!(tx(&swap(exit, inside)), 1);
+    // Outside the block, or with a context manager that never executes the
+    // pipeline: no transaction.
+    let outside = "        self.redis.set(\"a:1\", 1)\n        self.redis.set(\"b:1\", 1)";
+    assert_eq!(tx(&swap(exit, outside)), 0);
+    assert_eq!(tx(&swap("self.redis = self.saved", inside)), 0);
+}
+
+#[test]
 fn templates() {
     let m = lower(
         r#"

@@ -61,6 +61,10 @@ pub(crate) struct PipeInfo {
     pub transaction_call: Option<std::ops::Range<usize>>,
     /// How `pipeline(…)` decided whether this is a transaction.
     pub origin: TxOrigin,
+    /// Executed when the `with` block it was handed to ends (the context manager
+    /// executes it): every command the block queues is one batch, unless the block
+    /// executes it itself.
+    pub at_block_end: bool,
 }
 
 /// Why a pipeline is, or is not, a transaction.
@@ -527,6 +531,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             anchor,
             transaction_call: None,
             origin: TxOrigin::Other,
+            at_block_end: false,
         });
         self.pipe_by_node.insert(node.id(), id);
         id
@@ -3220,8 +3225,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     return None;
                 }
                 let (pos, kw) = self.call_args(args, ctx);
-                let v = self.yielded(id, bound, pos, kw, e, ctx)?;
-                Some(self.pipe_at_site(v, id, e))
+                let v = self.yielded(id, bound, pos.clone(), kw.clone(), e, ctx)?;
+                let v = self.pipe_at_site(v, id, e);
+                self.executed_on_exit(&v, id, e, (&pos, &kw));
+                Some(v)
             }
             Value::Class(c) => {
                 let enter = self

@@ -14,6 +14,7 @@
 
 mod builders;
 mod byuse;
+mod cmexit;
 mod collections;
 mod configured;
 mod ctorflow;

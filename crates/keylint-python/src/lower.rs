@@ -757,6 +757,7 @@ impl<'t> Analyzer<'t> {
             anchor: None,
             transaction_call: None,
             origin: crate::eval::TxOrigin::Other,
+            at_block_end: false,
         });
         if let Some((name, c)) = self_name {
             params.insert(name, Value::SelfObj(c));
@@ -1760,7 +1761,11 @@ impl<'t> Analyzer<'t> {
                 evs: &evs,
                 paths: &paths,
             };
-            if let Some(call) = info.transaction_call.clone() {
+            let executed_in_block = info.at_block_end
+                && evs
+                    .iter()
+                    .any(|e| matches!(e.kind, EvKind::Execute | EvKind::Reset));
+            if let Some(call) = info.transaction_call.clone().filter(|_| !executed_in_block) {
                 self.transaction_call_units(&batch, call, plan);
             } else {
                 self.execute_units(&batch, plan);

@@ -113,6 +113,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             };
             // The batch runs when the block ends: every command queued in it counts.
             self.pipes[id].transaction_call = Some(stmt.byte_range());
+            self.pipes[id].at_block_end = true;
             return Some(Value::Pipe(id));
         }
         None

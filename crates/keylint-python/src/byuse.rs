@@ -12,7 +12,9 @@
 //! - it receives a method whose name exists only on redis clients ([`ONLY_REDIS`]:
 //!   `hset`, `zadd`, `lpush`, `smembers`, `register_script`, … — never a name that
 //!   other libraries also use, such as `get`, `set`, `delete`, `keys`, `exists`,
-//!   `rename`, `expire`, `ttl`, `mget`, `publish` or `lock`).
+//!   `rename`, `expire`, `ttl`, `mget`, `publish` or `lock`), or
+//! - it runs `transaction(func, …)` with a function of the file that uses its
+//!   parameter as a transaction (`multi()` and a command: [`crate::txcallback`]).
 //!
 //! The evidence is read from the file's syntax only, once per file, and only in a
 //! file that imports redis-py (`import redis`, `from redis… import …`) or that
@@ -94,7 +96,7 @@ impl ByUse {
 }
 
 /// Whether a method name is a redis-py command (what a pipeline queues).
-fn is_command(m: &str) -> bool {
+pub(crate) fn is_command(m: &str) -> bool {
     crate::methods::table().method(m).is_some()
         || crate::methods::single_key_command(m).is_some()
         || matches!(m, "delete" | "unlink" | "exists" | "touch")
@@ -219,6 +221,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut called: HashMap<RecvKey, HashSet<&'t str>> = HashMap::new();
         let mut on_pipe: HashMap<usize, HashSet<&'t str>> = HashMap::new();
         let mut pipes: Vec<(RecvKey, Node<'t>, Option<RecvKey>)> = Vec::new();
+        let mut transactions: Vec<(RecvKey, Node<'t>)> = Vec::new();
         let calls = nav.calls(|_| Some(()));
         let aliases = self.call_aliases(&calls);
         for &(call, _) in &calls {
@@ -275,6 +278,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                     pipes.push((k, call, self.pipe_handle(call)));
                 }
             }
+            if m == "transaction" {
+                if let Some(k) = self.recv_key(obj, false) {
+                    transactions.push((k, call));
+                }
+            }
         }
         // What a name assigned a call's result receives, the call's result receives.
         for (name, call) in &aliases {
@@ -302,6 +310,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 evidence.insert(k.clone());
             }
         }
+        evidence.extend(self.transaction_evidence(&transactions, &called));
         for (name, call) in &aliases {
             if evidence.contains(name) {
                 evidence.insert(call.clone());

@@ -61,6 +61,10 @@ pub(crate) struct PipeInfo {
     pub transaction_call: Option<std::ops::Range<usize>>,
     /// How `pipeline(…)` decided whether this is a transaction.
     pub origin: TxOrigin,
+    /// Executed when the `with` block it was handed to ends (the context manager
+    /// executes it): every command the block queues is one batch, unless the block
+    /// executes it itself.
+    pub at_block_end: bool,
 }
 
 /// Why a pipeline is, or is not, a transaction.
@@ -527,6 +531,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             anchor,
             transaction_call: None,
             origin: TxOrigin::Other,
+            at_block_end: false,
         });
         self.pipe_by_node.insert(node.id(), id);
         id
@@ -2090,7 +2095,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             // Project analysis: a constant or client of another module.
             Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), ctx),
             Value::Ext(x) => self.ext_attr(&x, attr_name, n, ctx),
-            Value::SelfObj(c) => self.instance_attr(c, attr_name, n, ctx, true),
+            Value::SelfObj(c) => match self.swapped_pipe(c, attr_name, n, ctx) {
+                Some(v) => v,
+                None => self.instance_attr(c, attr_name, n, ctx, true),
+            },
             Value::Class(c) => self.class_attr(c, attr_name, n, ctx),
             Value::ClsObj(c) => self.instance_attr(c, attr_name, n, ctx, false),
             Value::Path(p) if attr_name == "parent" => {
@@ -2179,7 +2187,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// What each assignment of an instance attribute (`self.x = …` in a method, or
     /// its annotation alone) gives it: a value that cannot be known falls back to the
     /// annotation's.
-    fn self_assign_values(
+    pub(crate) fn self_assign_values(
         &mut self,
         assigns: &[crate::index::SelfAssign<'t>],
         ctx: &Ctx<'t>,
@@ -3293,8 +3301,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     return None;
                 }
                 let (pos, kw) = self.call_args(args, ctx);
-                let v = self.yielded(id, bound, pos, kw, e, ctx)?;
-                Some(self.pipe_at_site(v, id, e))
+                let v = self.yielded(id, bound, pos.clone(), kw.clone(), e, ctx)?;
+                let v = self.pipe_at_site(v, id, e);
+                self.executed_on_exit(&v, id, e, (&pos, &kw));
+                Some(v)
             }
             Value::Class(c) => {
                 let enter = self
@@ -3867,7 +3877,7 @@ pub(crate) fn arg_nodes<'t>(nav: &Nav<'t>, args: Option<Node<'t>>) -> Vec<Node<'
 
 /// Whether `pipeline(…)` makes a transaction, and whether the call says so itself
 /// (`transaction=True`/`False`, not the client's default).
-fn pipeline_tx<'t>(
+pub(crate) fn pipeline_tx<'t>(
     nav: &Nav<'t>,
     args: Option<Node<'t>>,
     client: ClientKind,

@@ -15,6 +15,7 @@
 mod builders;
 mod byuse;
 mod chunks;
+mod cmexit;
 mod collections;
 mod configured;
 mod ctorflow;
@@ -34,8 +35,10 @@ mod scriptdict;
 mod scriptparam;
 mod starbuild;
 mod strings;
+mod swapctx;
 mod syntax;
 mod tpl;
+mod txcallback;
 mod txflow;
 mod wrappers;
 mod wrapscript;

@@ -760,6 +760,7 @@ impl<'t> Analyzer<'t> {
             anchor: None,
             transaction_call: None,
             origin: crate::eval::TxOrigin::Other,
+            at_block_end: false,
         });
         if let Some((name, c)) = self_name {
             params.insert(name, Value::SelfObj(c));
@@ -1763,8 +1764,12 @@ impl<'t> Analyzer<'t> {
                 evs: &evs,
                 paths: &paths,
             };
-            if let Some(call) = info.transaction_call.clone() {
-                self.transaction_call_units(&batch, call);
+            let executed_in_block = info.at_block_end
+                && evs
+                    .iter()
+                    .any(|e| matches!(e.kind, EvKind::Execute | EvKind::Reset));
+            if let Some(call) = info.transaction_call.clone().filter(|_| !executed_in_block) {
+                self.transaction_call_units(&batch, call, plan);
             } else {
                 self.execute_units(&batch, plan);
             }
@@ -1794,7 +1799,7 @@ impl<'t> Analyzer<'t> {
 
     /// The units of a pipeline created by `r.transaction(func, …)`, which executes
     /// when the function returns: every queued key counts.
-    fn transaction_call_units(&mut self, b: &Batch<'_, 't>, call: Span) {
+    fn transaction_call_units(&mut self, b: &Batch<'_, 't>, call: Span, plan: TxPlan) {
         let (evs, paths) = (b.evs, b.paths);
         let qs: Vec<usize> = (0..evs.len())
             .filter(|&i| evs[i].kind == EvKind::Keys)
@@ -1810,8 +1815,14 @@ impl<'t> Analyzer<'t> {
                     call.clone(),
                     anchor.clone(),
                     keys,
-                    CrossSlotPolicy::Refused,
+                    plan.policy,
                 );
+                if let Some(note) = plan.note {
+                    self.model.unit_notes.push(UnitNote {
+                        unit,
+                        note: note.to_string(),
+                    });
+                }
                 self.loop_families(unit, &g, evs, paths, None);
             }
         }

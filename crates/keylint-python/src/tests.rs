@@ -274,6 +274,98 @@ def f(c: RedisCluster):
 }
 
 #[test]
+fn transaction_callbacks_make_their_receiver_a_client() {
+    // `conn` is shown to be a client by nothing but the callback it runs.
+    let src = r#"
+import redis
+def restore(conn, tag):
+    def tx(pipe):
+        data = pipe.hget("unacked", tag)
+        pipe.multi()
+        pipe.hdel("unacked", tag)
+        pipe.rpush("queue:high", data)
+    conn.transaction(tx, "unacked")
+"#;
+    let m = lower(src);
+    let tx: Vec<_> = units(&m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .collect();
+    assert_eq!(tx.len(), 1, "{:?}", units(&m));
+    assert_eq!(tx[0].3.len(), 4, "{tx:?}");
+    assert!(rules(src).contains(&Rule::CrossSlot));
+    // A first argument that is no function of the file, a callback that never calls
+    // `multi()` on its parameter, or a file of a look-alike library: nothing.
+    for src in [
+        r#"
+import redis
+def f(etcd):
+    etcd.transaction([etcd.transactions.version("config") > 0], [], [])
+    etcd.rename("config:old", "config:new")
+"#,
+        r#"
+import redis
+def f(db):
+    def apply(uow):
+        uow.delete("user:1000:profile")
+        uow.delete("user:1000:cart")
+    db.transaction(apply, "user:1000")
+    db.rename("user:1000:profile", "user:1000:cart")
+"#,
+        r#"
+import django
+def f(conn):
+    def tx(pipe):
+        pipe.multi()
+        pipe.hdel("unacked", "t")
+        pipe.rpush("queue:high", "m")
+    conn.transaction(tx, "unacked")
+"#,
+    ] {
+        assert!(rules(src).is_empty(), "{src}");
+    }
+}
+
+#[test]
+fn a_client_swapped_for_a_pipeline_in_a_with_block() {
+    let swap = |exit: &str, body: &str| {
+        format!(
+            r#"
+import redis
+from contextlib import contextmanager
+class Store:
+    def __init__(self):
+        self.redis = redis.Redis()
+        self.saved = None
+    @contextmanager
+    def batch(self):
+        self.redis, self.saved = self.redis.pipeline(), self.redis
+        try:
+            yield
+        finally:
+            {exit}
+    def move(self):
+{body}
+"#
+        )
+    };
+    let exit = "_, self.redis = self.redis.execute(), self.saved";
+    let inside = "        with self.batch():\n            self.redis.set(\"a:1\", 1)\n            self.redis.set(\"b:1\", 1)";
+    let tx = |src: &str| {
+        units(&lower(src))
+            .into_iter()
+            .filter(|u| u.0 == UnitKind::Transaction)
+            .count()
+    };
+    assert_eq!(tx(&swap(exit, inside)), 1);
+    // Outside the block, or with a context manager that never executes the
+    // pipeline: no transaction.
+    let outside = "        self.redis.set(\"a:1\", 1)\n        self.redis.set(\"b:1\", 1)";
+    assert_eq!(tx(&swap(exit, outside)), 0);
+    assert_eq!(tx(&swap("self.redis = self.saved", inside)), 0);
+}
+
+#[test]
 fn templates() {
     let m = lower(
         r#"

@@ -24,6 +24,7 @@ mod frontend;
 mod globals;
 mod index;
 mod keyflow;
+mod keyoptions;
 mod lower;
 pub mod methods;
 mod objtype;

@@ -328,6 +328,23 @@ pub struct FileModel {
     /// deployment that keeps the defaults, as most do, fails; one that configures
     /// values with a common hash tag does not.
     pub configured_defaults: Vec<(String, Vec<u8>)>,
+    /// Key uses that are one of several keys, whichever arm of the code that builds
+    /// them a run takes (see [`KeyOptions`]).
+    pub key_options: Vec<KeyOptions>,
+}
+
+/// A key use whose value is one of several keys: a builder with a `return` per arm
+/// (`if self.is_tasks: return "messages:" + q` / `return "datam:" + q`). The key
+/// use in the units stands for all of them at once, which most verdicts cannot see
+/// through; each option is a key use of its own, in no unit, with the same span. A
+/// unit is judged over every combination of its keys' options, and reported only
+/// when every combination gives a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyOptions {
+    /// The key use in the units (an index into [`FileModel::keys`]).
+    pub key: usize,
+    /// The keys a run may send in its place (indices into [`FileModel::keys`]).
+    pub options: Vec<usize>,
 }
 
 impl FileModel {
@@ -349,6 +366,7 @@ impl FileModel {
             caller_values: Vec::new(),
             prefix_origins: Vec::new(),
             configured_defaults: Vec::new(),
+            key_options: Vec::new(),
         }
     }
 

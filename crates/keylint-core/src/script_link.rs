@@ -120,6 +120,12 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
             policy: u.policy,
         });
     }
+    for o in &lua.key_options {
+        model.key_options.push(crate::model::KeyOptions {
+            key: o.key + key_base,
+            options: o.options.iter().map(|k| k + key_base).collect(),
+        });
+    }
     for s in &lua.scripts {
         let mut s = s.clone();
         s.span = m.range(&s.span);

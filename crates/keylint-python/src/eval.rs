@@ -3261,7 +3261,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => return None,
             }
         }
-        join_shapes(name, shapes).map(Value::Str)
+        let (joined, ends) = join_shapes(name, shapes)?;
+        if let Some(TPart::Hole(h)) = joined.parts.last() {
+            self.choices.record(&h.binding, ends);
+        }
+        Some(Value::Str(joined))
     }
 }
 
@@ -3729,7 +3733,7 @@ pub(crate) fn builder_returns<'t>(
 /// key, and calls whose ends vary with a loop give keys that vary with it. `None`
 /// (unknown) when an end could carry a hash tag (a brace, or a part that may be a key
 /// or a prefix): the opaque part is then not one that a family may be judged over.
-fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<Tpl> {
+fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<(Tpl, Vec<Tpl>)> {
     let sig = |parts: &[TPart]| -> String {
         let mut out = String::new();
         for p in parts {
@@ -3756,7 +3760,7 @@ fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<Tpl> {
     }
     let first = distinct.first()?.clone();
     if distinct.len() == 1 {
-        return Some(first);
+        return Some((first, Vec::new()));
     }
     // The common beginning: whole parts, then the bytes two literals share.
     let mut prefix = Tpl::default();
@@ -3801,6 +3805,7 @@ fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<Tpl> {
     }
     // The ends, after the common beginning.
     let mut ends: Vec<String> = Vec::new();
+    let mut end_tpls: Vec<Tpl> = Vec::new();
     for d in &distinct {
         let mut rest: Vec<TPart> = d.parts.get(at..).unwrap_or_default().to_vec();
         if let Some(TPart::Lit { bytes, offs }) = rest.first_mut() {
@@ -3819,6 +3824,7 @@ fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<Tpl> {
             }
         }
         ends.push(sig(&rest));
+        end_tpls.push(Tpl { parts: rest });
     }
     prefix.push(Tpl::hole(HoleInfo {
         label: format!("{name}(…)"),
@@ -3826,7 +3832,7 @@ fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<Tpl> {
         span: None,
         keylike: true,
     }));
-    Some(prefix)
+    Some((prefix, end_tpls))
 }
 
 /// Whether a `for` target (`x`, `k, v`, `(a, b)`) binds `name`.

@@ -26,6 +26,7 @@ mod frontend;
 mod globals;
 mod index;
 mod keyflow;
+mod keyoptions;
 mod lower;
 pub mod methods;
 mod objtype;

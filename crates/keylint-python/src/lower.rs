@@ -15,7 +15,7 @@ use crate::eval::{
 use crate::index::{text, FuncId, Index};
 use crate::methods::{self, ClusterBehavior, Method, ParamKind, PipelineBehavior};
 use crate::syntax::{Field, IdMap, IdSet, Nav, NodeExt};
-use crate::tpl::Tpl;
+use crate::tpl::{TPart, Tpl};
 use crate::{FileLoader, Options};
 use keylint_core::model::{
     BadNumkeys, CrossSlotPolicy, FileModel, KeyFamily, KeyOrigin, KeyUse, Numkeys, Unit, UnitKind,
@@ -148,6 +148,9 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) caller_values: HashSet<String>,
     /// The caller's values that keys hold, in the functions that take them.
     given: HashSet<String>,
+    /// The ends of the one-of parts that builders with a return per arm give
+    /// (`keyoptions.rs`).
+    pub(crate) choices: crate::keyoptions::Choices,
     /// What the file writes through `globals()` (`globals.rs`), read on first need.
     pub(crate) globals_rewrite: std::cell::OnceCell<crate::globals::Rewrite>,
     /// Module dicts by name: whether nothing in the file writes them.
@@ -216,6 +219,7 @@ impl<'t> Analyzer<'t> {
             by_use: std::cell::OnceCell::new(),
             caller_values: HashSet::new(),
             given: HashSet::new(),
+            choices: Default::default(),
             globals_rewrite: std::cell::OnceCell::new(),
             frozen_dicts: HashMap::new(),
             wrappers_seen: HashMap::new(),
@@ -304,6 +308,12 @@ impl<'t> Analyzer<'t> {
         let uremap = reorder(&mut self.model.units, |i, u| {
             (u.span.end, u.kind != UnitKind::Command, u.span.start, i)
         });
+        for o in &mut self.model.key_options {
+            o.key = remap[o.key];
+            for k in &mut o.options {
+                *k = remap[*k];
+            }
+        }
         for f in &mut self.model.families {
             f.key = remap[f.key];
             f.unit = uremap[f.unit];
@@ -938,7 +948,7 @@ impl<'t> Analyzer<'t> {
         let template = tpl.to_key_template(&span);
         self.model.keys.push(KeyUse {
             template,
-            span,
+            span: span.clone(),
             command: command.to_string(),
             origin: KeyOrigin::Direct,
         });
@@ -948,8 +958,43 @@ impl<'t> Analyzer<'t> {
         }
         if let Some(cap) = &mut self.capture {
             cap.insert(k, tpl.clone());
+        } else if e.each.is_empty() {
+            self.add_options(k, tpl, &span, command);
         }
         Some(k)
+    }
+
+    /// Key `k` (template `tpl`) is one of several keys: a key use for each, in no
+    /// unit, and the fact that `k` stands for them (see `keyoptions.rs`). Options
+    /// with a brace are not made: the brace rules read every key use.
+    fn add_options(&mut self, k: usize, tpl: &Tpl, span: &Span, command: &str) {
+        let Some(options) = self.choices.options(tpl) else {
+            return;
+        };
+        let braced = |t: &Tpl| {
+            t.parts.iter().any(
+                |p| matches!(p, TPart::Lit { bytes, .. } if bytes.contains(&b'{') || bytes.contains(&b'}')),
+            )
+        };
+        if options.iter().any(braced) {
+            return;
+        }
+        let mut idx = Vec::with_capacity(options.len());
+        for o in options {
+            self.model.keys.push(KeyUse {
+                template: o.to_key_template(span),
+                span: span.clone(),
+                command: command.to_string(),
+                origin: KeyOrigin::Direct,
+            });
+            idx.push(self.model.keys.len() - 1);
+        }
+        self.model
+            .key_options
+            .push(keylint_core::model::KeyOptions {
+                key: k,
+                options: idx,
+            });
     }
 
     /// Whether `binding` is the value of a parameter of the function the use is in,

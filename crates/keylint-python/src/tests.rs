@@ -2353,7 +2353,8 @@ class Counter:
     def same(self, name, buckets):
         self.r.mget(map(lambda b: "rc:fixed", buckets))
 "#;
-    assert_eq!(rules(src), vec![Rule::CrossSlotLikely; 2]);
+    // `two`: the buckets differ whichever arm each call takes.
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely; 3]);
 }
 
 #[test]
@@ -2448,4 +2449,52 @@ def c(obj, perms):
         pipe.execute()
 "#;
     assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}
+
+#[test]
+fn keys_from_builders_with_a_return_per_arm_are_each_of_their_arms() {
+    let m = lower(
+        r#"
+from redis import Redis
+r = Redis()
+class D:
+    def __init__(self, q, t):
+        self.q = q
+        self.t = t
+    @property
+    def mkey(self):
+        if self.t:
+            return "messages:" + self.q
+        return "datam:" + self.q
+    def f(self):
+        pipe = r.pipeline(True)
+        pipe.hlen(self.mkey)
+        pipe.zcard("vis:" + self.q)
+        pipe.execute()
+"#,
+    );
+    assert_eq!(m.key_options.len(), 1);
+    let o = &m.key_options[0];
+    let shown: Vec<String> = o
+        .options
+        .iter()
+        .map(|&k| m.keys[k].template.display(LANG))
+        .collect();
+    assert_eq!(shown, ["f\"messages:{self.q}\"", "f\"datam:{self.q}\""]);
+    assert!(o
+        .options
+        .iter()
+        .all(|&k| m.keys[k].span == m.keys[o.key].span));
+    assert!(m
+        .units
+        .iter()
+        .all(|u| o.options.iter().all(|k| !u.keys.contains(k))));
+    assert_eq!(rules_of(&m), vec![Rule::CrossSlotLikely]);
+}
+
+fn rules_of(m: &FileModel) -> Vec<Rule> {
+    check(m, &Settings::default())
+        .into_iter()
+        .map(|f| f.rule)
+        .collect()
 }

@@ -73,8 +73,106 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             let f = explain(&u, &d);
             reported.extend(unit.keys.iter().copied());
             out.push(suggest(&u, &d, f));
+        } else if let Some((world, d, chosen)) = over_options(&u) {
+            let w = UnitView { unit: &world, ..u };
+            let mut f = explain(&w, &d);
+            f.notes.push(chosen);
+            reported.extend(unit.keys.iter().copied());
+            // The keys shown are not the text written at their spans: no rewrite.
+            let mut f = suggest(&w, &d, f);
+            f.fix = None;
+            out.push(f);
         }
     }
+}
+
+/// Most combinations of key options a unit is judged over; past that it stays silent.
+const MAX_WORLDS: usize = 16;
+
+/// A unit some of whose keys are one of several keys ([`crate::model::KeyOptions`]),
+/// judged once per combination of options: a finding only when every combination has
+/// one, and then the weakest (a likely finding when one combination is only likely).
+/// The unit of the combination reported, its detection, and the note that says so.
+fn over_options<'m>(u: &UnitView<'_, 'm>) -> Option<(Unit, Detection<'m>, String)> {
+    let model = u.cx.model;
+    if model.key_options.is_empty() {
+        return None;
+    }
+    // One choice per distinct key: two uses of one value (the same template, with
+    // the same bindings) take the same option in a run.
+    let mut choices: Vec<(Vec<usize>, &Vec<usize>)> = Vec::new();
+    for (i, &k) in u.unit.keys.iter().enumerate() {
+        let Some(o) = model.key_options.iter().find(|o| o.key == k) else {
+            continue;
+        };
+        if o.options.is_empty() {
+            continue;
+        }
+        let t = &model.keys[k].template;
+        let same = |a: usize, b: usize| model.keys[a].template.same_text(&model.keys[b].template);
+        match choices.iter_mut().find(|(at, opts)| {
+            model.keys[u.unit.keys[at[0]]].template.same_text(t)
+                && opts.len() == o.options.len()
+                && opts.iter().zip(&o.options).all(|(&a, &b)| same(a, b))
+        }) {
+            Some((at, _)) => at.push(i),
+            None => choices.push((vec![i], &o.options)),
+        }
+    }
+    if choices.is_empty() {
+        return None;
+    }
+    let mut worlds = 1usize;
+    for (_, opts) in &choices {
+        worlds = worlds.checked_mul(opts.len())?;
+        if worlds > MAX_WORLDS {
+            return None;
+        }
+    }
+    let mut found: Option<(Unit, Detection<'m>)> = None;
+    for n in 0..worlds {
+        let mut unit = u.unit.clone();
+        let mut rest = n;
+        for (at, opts) in &choices {
+            for &i in at {
+                unit.keys[i] = opts[rest % opts.len()];
+            }
+            rest /= opts.len();
+        }
+        let d = {
+            let w = UnitView { unit: &unit, ..*u };
+            detect(&w)?
+        };
+        let weaker = match &found {
+            None => true,
+            Some((_, f)) => f.rule == Rule::CrossSlot && d.rule != Rule::CrossSlot,
+        };
+        if weaker {
+            found = Some((unit, d));
+        }
+    }
+    let (unit, d) = found?;
+    let mut names: Vec<String> = Vec::new();
+    for (at, _) in &choices {
+        let n = format!("`{}`", u.cx.shown(u.unit.keys[at[0]]));
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let one = choices.len() == 1;
+    let chosen = format!(
+        "{} {} one of several keys, whichever arm of the code that builds {} a run takes; \
+         every {} gives this verdict, and one is shown",
+        names.join(", "),
+        if one { "is" } else { "are each" },
+        if one { "it" } else { "them" },
+        if one {
+            "one of them"
+        } else {
+            "combination of them"
+        },
+    );
+    Some((unit, d, chosen))
 }
 
 /// Facts the frontends give about units beyond their keys.
@@ -93,7 +191,7 @@ pub(super) struct UnitView<'a, 'm> {
     pub(super) cx: &'a Context<'m>,
     /// Its index in [`FileModel::units`].
     pub(super) ui: usize,
-    pub(super) unit: &'m Unit,
+    pub(super) unit: &'a Unit,
     /// The hash input of every key of the model.
     pub(super) inputs: &'a [HashInput],
     /// Per key: the client prefix it begins with (see [`FileModel::client_prefixes`])
@@ -728,5 +826,87 @@ mod tests {
         // A key that may carry its own tag.
         let opaque = vec![hole("name", HoleKind::Opaque), lit(":x")];
         assert!(run(vec![opaque], true, CrossSlotPolicy::Refused).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod option_tests {
+    use super::*;
+    use crate::frontend::testing::PY;
+    use crate::model::KeyOptions;
+    use crate::rules::testing;
+    use crate::template::tests::{hole, lit};
+    use crate::template::{HoleKind, Part};
+
+    /// One `MGET` over keys 0 and 1, key 0 being one of `options` (keys 2…).
+    fn run(other: Vec<Part>, options: Vec<Vec<Part>>) -> Vec<Finding> {
+        let mut keys = vec![vec![hole("mkey(…)", HoleKind::Opaque)], other];
+        let n = options.len();
+        keys.extend(options);
+        let mut m = testing::model(PY, "MGET", keys);
+        m.units.push(Unit {
+            kind: UnitKind::Command,
+            name: "MGET".into(),
+            span: 0..100,
+            anchor: 0..4,
+            keys: vec![0, 1],
+            policy: CrossSlotPolicy::Refused,
+        });
+        m.key_options.push(KeyOptions {
+            key: 0,
+            options: (2..2 + n).collect(),
+        });
+        testing::run(check, &m)
+    }
+
+    fn q() -> Part {
+        hole("q", HoleKind::Fragment)
+    }
+
+    #[test]
+    fn a_key_of_several_arms_is_judged_over_every_arm() {
+        let out = run(
+            vec![lit("vis:"), q()],
+            vec![vec![lit("messages:"), q()], vec![lit("datam:"), q()]],
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert!(out[0].fix.is_none());
+        assert!(out[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("one of several keys")));
+    }
+
+    #[test]
+    fn an_arm_that_may_share_the_slot_keeps_the_unit_silent() {
+        // One arm is the other key itself.
+        let out = run(
+            vec![lit("vis:"), q()],
+            vec![vec![lit("messages:"), q()], vec![lit("vis:"), q()]],
+        );
+        assert!(out.is_empty());
+        // One arm cannot be judged (a key the caller chooses next to a literal).
+        let out = run(
+            vec![hole("name", HoleKind::Opaque)],
+            vec![
+                vec![hole("name", HoleKind::Opaque), lit(":data")],
+                vec![lit("data")],
+            ],
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn proven_in_every_arm_is_an_error_and_likely_in_one_is_a_warning() {
+        let out = run(vec![lit("c")], vec![vec![lit("a")], vec![lit("b")]]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlot);
+        let out = run(
+            vec![lit("c:"), q()],
+            vec![vec![lit("c:x")], vec![lit("a:"), q()]],
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
     }
 }

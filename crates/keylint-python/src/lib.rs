@@ -32,6 +32,7 @@ mod script;
 mod scriptdict;
 mod scriptparam;
 mod strings;
+mod supercall;
 mod syntax;
 mod tpl;
 mod txflow;

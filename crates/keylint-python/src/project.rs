@@ -37,6 +37,15 @@ use tree_sitter::Node;
 
 pub use keylint_core::frontend::{ModuleDep, ModuleFile, ModuleLoader};
 
+/// How much of the other modules' facts a module summarised for an import cycle
+/// sees (see [`Project::shallow`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Alone {
+    Bare,
+    Isolated,
+    Shallow,
+}
+
 /// The project analysis of one run: module facts computed on demand and shared by
 /// every thread.
 pub struct Project {
@@ -47,6 +56,9 @@ pub struct Project {
     /// parsed from: a module summarised for its importers and alone (in an import
     /// cycle) is parsed once, and its own lint reuses the tree when it comes after.
     trees: Mutex<HashMap<String, (String, tree_sitter::Tree)>>,
+    /// Facts of modules summarised with no other module's facts (see
+    /// [`Project::bare`]).
+    bare: Mutex<HashMap<String, Arc<ModuleFacts>>>,
     /// Facts of modules summarised alone (see [`Project::isolated`]).
     isolated: Mutex<HashMap<String, Arc<ModuleFacts>>>,
     /// Facts of modules summarised with what the modules they import have alone
@@ -261,6 +273,7 @@ impl Project {
             loader,
             options,
             modules: Mutex::new(HashMap::new()),
+            bare: Mutex::new(HashMap::new()),
             isolated: Mutex::new(HashMap::new()),
             shallow: Mutex::new(HashMap::new()),
             trees: Mutex::new(HashMap::new()),
@@ -285,11 +298,20 @@ impl Project {
         Some(tree)
     }
 
-    /// The facts of the module in `file` summarised alone, with no fact of any other
-    /// module: what an importer in an import cycle with it sees. They depend on the
-    /// module's text only, so every importer sees the same, whatever the order.
+    /// The facts of the module in `file` summarised with no fact of any other
+    /// module. They depend on the module's text only.
+    fn bare(&self, file: &str) -> Arc<ModuleFacts> {
+        self.alone(file, Alone::Bare)
+    }
+
+    /// The facts of the module in `file` summarised alone: with what the modules it
+    /// imports have bare (see [`Project::bare`]), so that a constant it takes from
+    /// another module of its cycle (`redis_workers_keys = registration.WORKERS_KEY`)
+    /// is known, and nothing deeper: what an importer in an import cycle with it
+    /// sees through [`Project::shallow`]. They depend on the texts of the module and
+    /// of those it imports only, so every importer sees the same, whatever the order.
     fn isolated(&self, file: &str) -> Arc<ModuleFacts> {
-        self.alone(file, false)
+        self.alone(file, Alone::Isolated)
     }
 
     /// The facts of the module in `file` summarised with the facts that the
@@ -299,21 +321,22 @@ impl Project {
     /// depend only on the texts of the module and of those it imports, so every
     /// importer sees the same, whatever the order.
     fn shallow(&self, file: &str) -> Arc<ModuleFacts> {
-        self.alone(file, true)
+        self.alone(file, Alone::Shallow)
     }
 
-    fn alone(&self, file: &str, shallow: bool) -> Arc<ModuleFacts> {
-        let table = if shallow {
-            &self.shallow
-        } else {
-            &self.isolated
+    fn alone(&self, file: &str, level: Alone) -> Arc<ModuleFacts> {
+        let table = match level {
+            Alone::Bare => &self.bare,
+            Alone::Isolated => &self.isolated,
+            Alone::Shallow => &self.shallow,
         };
         if let Some(f) = table.lock().expect("project lock").get(file) {
             return f.clone();
         }
         let mut scope = Scope::new(self, file.to_string(), Vec::new());
-        scope.isolated = !shallow;
-        scope.shallow = shallow;
+        scope.bare = level == Alone::Bare;
+        scope.isolated = level != Alone::Shallow;
+        scope.shallow = level == Alone::Shallow;
         scope.note(ModuleDep::Read {
             path: file.to_string(),
         });
@@ -381,7 +404,10 @@ pub(crate) struct Scope<'p> {
     deps: RefCell<Vec<ModuleDep>>,
     seen_deps: RefCell<HashSet<ModuleDep>>,
     reached: RefCell<HashSet<String>>,
-    /// Summarised alone: no other module's facts are read.
+    /// Summarised bare: no other module's facts are read.
+    bare: bool,
+    /// Summarised bare or alone: only other modules' bare facts are read, and no
+    /// project-wide index.
     isolated: bool,
     /// Summarised with what the other modules have alone.
     shallow: bool,
@@ -402,6 +428,7 @@ impl<'p> Scope<'p> {
             deps: RefCell::default(),
             seen_deps: RefCell::default(),
             reached: RefCell::default(),
+            bare: false,
             isolated: false,
             shallow: false,
         }
@@ -452,14 +479,18 @@ impl<'p> Scope<'p> {
     /// back, whichever of them was summarised first, so that no finding depends on
     /// the order in which files are linted.
     fn facts(&self, file: &str) -> Option<Arc<ModuleFacts>> {
-        if self.isolated {
+        if self.bare {
             return None;
         }
         if let Some(f) = self.local.borrow().get(file) {
             return f.clone();
         }
-        if self.shallow {
-            let facts = self.project.isolated(file);
+        if self.shallow || self.isolated {
+            let facts = if self.shallow {
+                self.project.isolated(file)
+            } else {
+                self.project.bare(file)
+            };
             for d in &facts.deps {
                 self.note(d.clone());
             }

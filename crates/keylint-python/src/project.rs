@@ -2319,6 +2319,39 @@ p.set('b:1', 'x')\n        p.execute()\n";
     }
 
     #[test]
+    fn a_constant_read_back_across_a_cycle_is_known() {
+        // `workers` sets a class attribute from a constant of `reg`, which imports
+        // `workers` back for an annotation; `reg.register` queues a command on that
+        // attribute. Summarised shallowly, `reg` reads `workers` alone, which reads
+        // `reg`'s constant bare.
+        let reg = "from __future__ import annotations\nfrom typing import TYPE_CHECKING\n\
+if TYPE_CHECKING:\n    from .workers import Worker\nWORKERS = 'cq:workers'\n\n\
+def register(worker: Worker, pipeline=None):\n    \
+connection = pipeline if pipeline is not None else worker.connection\n    \
+connection.sadd(worker.workers_key, worker.name)\n";
+        let workers = "import redis\nfrom . import reg\n\nclass Worker:\n    \
+workers_key = reg.WORKERS\n\n    def __init__(self, name, connection: redis.Redis):\n        \
+self.name = name\n        self.connection = connection\n\n    def birth(self):\n        \
+with self.connection.pipeline(transaction=True) as p:\n            \
+p.hset('cq:worker:' + self.name, 'a', 1)\n            reg.register(self, p)\n            \
+p.execute()\n";
+        let files: HashMap<&'static str, &'static str> = [
+            ("p/__init__.py", ""),
+            ("p/reg.py", reg),
+            ("p/workers.py", workers),
+        ]
+        .into_iter()
+        .collect();
+        let run = |order: &[&str]| in_order(&files, order, |x| x.primary.message.clone());
+        let one = run(&["p/workers.py", "p/reg.py"]);
+        assert_eq!(one, run(&["p/reg.py", "p/workers.py"]));
+        // Sorted by file: `reg` has no finding, `workers` one, at the call.
+        assert!(one[0].1.is_empty(), "{one:?}");
+        assert_eq!(one[1].1.len(), 1, "{one:?}");
+        assert!(one[1].1[0].contains("slot"), "{one:?}");
+    }
+
+    #[test]
     fn typed_objects_resolve_the_same_whatever_the_order() {
         // `sched` and `tasks` import each other: each sees the other's facts alone.
         let sched = "from __future__ import annotations\nfrom typing import TYPE_CHECKING\n\

@@ -2077,6 +2077,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             return self.opaque(n, ctx);
         };
         let attr_name: &'t str = text(attr, self.src());
+        if let Some(v) = self.super_method(obj, attr_name, ctx) {
+            return v;
+        }
         let base = self.eval(obj, &ctx.deeper());
         // Key flow: `q.key` on another instance of a class of this file.
         if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
@@ -2370,6 +2373,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return self.opaque(n, ctx);
             };
             let m: &'t str = text(attr, self.src());
+            if let Some(callee) = self.super_method(obj, m, ctx) {
+                return self.call_value(callee, func, args, n, ctx);
+            }
             let recv = self.eval(obj, &ctx.deeper());
             let recv = self.as_receiver(recv, obj);
             match recv {

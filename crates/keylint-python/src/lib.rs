@@ -36,6 +36,7 @@ mod scriptdict;
 mod scriptparam;
 mod starbuild;
 mod strings;
+mod supercall;
 mod swapctx;
 mod syntax;
 mod tpl;

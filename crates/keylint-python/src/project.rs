@@ -37,6 +37,15 @@ use tree_sitter::Node;
 
 pub use keylint_core::frontend::{ModuleDep, ModuleFile, ModuleLoader};
 
+/// How much of the other modules' facts a module summarised for an import cycle
+/// sees (see [`Project::shallow`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Alone {
+    Bare,
+    Isolated,
+    Shallow,
+}
+
 /// The project analysis of one run: module facts computed on demand and shared by
 /// every thread.
 pub struct Project {
@@ -47,6 +56,9 @@ pub struct Project {
     /// parsed from: a module summarised for its importers and alone (in an import
     /// cycle) is parsed once, and its own lint reuses the tree when it comes after.
     trees: Mutex<HashMap<String, (String, tree_sitter::Tree)>>,
+    /// Facts of modules summarised with no other module's facts (see
+    /// [`Project::bare`]).
+    bare: Mutex<HashMap<String, Arc<ModuleFacts>>>,
     /// Facts of modules summarised alone (see [`Project::isolated`]).
     isolated: Mutex<HashMap<String, Arc<ModuleFacts>>>,
     /// Facts of modules summarised with what the modules they import have alone
@@ -269,6 +281,7 @@ impl Project {
             loader,
             options,
             modules: Mutex::new(HashMap::new()),
+            bare: Mutex::new(HashMap::new()),
             isolated: Mutex::new(HashMap::new()),
             shallow: Mutex::new(HashMap::new()),
             trees: Mutex::new(HashMap::new()),
@@ -293,11 +306,20 @@ impl Project {
         Some(tree)
     }
 
-    /// The facts of the module in `file` summarised alone, with no fact of any other
-    /// module: what an importer in an import cycle with it sees. They depend on the
-    /// module's text only, so every importer sees the same, whatever the order.
+    /// The facts of the module in `file` summarised with no fact of any other
+    /// module. They depend on the module's text only.
+    fn bare(&self, file: &str) -> Arc<ModuleFacts> {
+        self.alone(file, Alone::Bare)
+    }
+
+    /// The facts of the module in `file` summarised alone: with what the modules it
+    /// imports have bare (see [`Project::bare`]), so that a constant it takes from
+    /// another module of its cycle (`redis_workers_keys = registration.WORKERS_KEY`)
+    /// is known, and nothing deeper: what an importer in an import cycle with it
+    /// sees through [`Project::shallow`]. They depend on the texts of the module and
+    /// of those it imports only, so every importer sees the same, whatever the order.
     fn isolated(&self, file: &str) -> Arc<ModuleFacts> {
-        self.alone(file, false)
+        self.alone(file, Alone::Isolated)
     }
 
     /// The facts of the module in `file` summarised with the facts that the
@@ -307,21 +329,22 @@ impl Project {
     /// depend only on the texts of the module and of those it imports, so every
     /// importer sees the same, whatever the order.
     fn shallow(&self, file: &str) -> Arc<ModuleFacts> {
-        self.alone(file, true)
+        self.alone(file, Alone::Shallow)
     }
 
-    fn alone(&self, file: &str, shallow: bool) -> Arc<ModuleFacts> {
-        let table = if shallow {
-            &self.shallow
-        } else {
-            &self.isolated
+    fn alone(&self, file: &str, level: Alone) -> Arc<ModuleFacts> {
+        let table = match level {
+            Alone::Bare => &self.bare,
+            Alone::Isolated => &self.isolated,
+            Alone::Shallow => &self.shallow,
         };
         if let Some(f) = table.lock().expect("project lock").get(file) {
             return f.clone();
         }
         let mut scope = Scope::new(self, file.to_string(), Vec::new());
-        scope.isolated = !shallow;
-        scope.shallow = shallow;
+        scope.bare = level == Alone::Bare;
+        scope.isolated = level != Alone::Shallow;
+        scope.shallow = level == Alone::Shallow;
         scope.note(ModuleDep::Read {
             path: file.to_string(),
         });
@@ -389,7 +412,10 @@ pub(crate) struct Scope<'p> {
     deps: RefCell<Vec<ModuleDep>>,
     seen_deps: RefCell<HashSet<ModuleDep>>,
     reached: RefCell<HashSet<String>>,
-    /// Summarised alone: no other module's facts are read.
+    /// Summarised bare: no other module's facts are read.
+    bare: bool,
+    /// Summarised bare or alone: only other modules' bare facts are read, and no
+    /// project-wide index.
     isolated: bool,
     /// Summarised with what the other modules have alone.
     shallow: bool,
@@ -410,6 +436,7 @@ impl<'p> Scope<'p> {
             deps: RefCell::default(),
             seen_deps: RefCell::default(),
             reached: RefCell::default(),
+            bare: false,
             isolated: false,
             shallow: false,
         }
@@ -460,14 +487,18 @@ impl<'p> Scope<'p> {
     /// back, whichever of them was summarised first, so that no finding depends on
     /// the order in which files are linted.
     fn facts(&self, file: &str) -> Option<Arc<ModuleFacts>> {
-        if self.isolated {
+        if self.bare {
             return None;
         }
         if let Some(f) = self.local.borrow().get(file) {
             return f.clone();
         }
-        if self.shallow {
-            let facts = self.project.isolated(file);
+        if self.shallow || self.isolated {
+            let facts = if self.shallow {
+                self.project.isolated(file)
+            } else {
+                self.project.bare(file)
+            };
             for d in &facts.deps {
                 self.note(d.clone());
             }
@@ -2351,6 +2382,39 @@ p.set('b:1', 'x')\n        p.execute()\n";
         // by `a.add(…)` and labelled there.
         assert_eq!(one[0].1.len(), 1, "{one:?}");
         assert!(one[0].1[0].contains("slot 14631"), "{one:?}");
+    }
+
+    #[test]
+    fn a_constant_read_back_across_a_cycle_is_known() {
+        // `workers` sets a class attribute from a constant of `reg`, which imports
+        // `workers` back for an annotation; `reg.register` queues a command on that
+        // attribute. Summarised shallowly, `reg` reads `workers` alone, which reads
+        // `reg`'s constant bare.
+        let reg = "from __future__ import annotations\nfrom typing import TYPE_CHECKING\n\
+if TYPE_CHECKING:\n    from .workers import Worker\nWORKERS = 'cq:workers'\n\n\
+def register(worker: Worker, pipeline=None):\n    \
+connection = pipeline if pipeline is not None else worker.connection\n    \
+connection.sadd(worker.workers_key, worker.name)\n";
+        let workers = "import redis\nfrom . import reg\n\nclass Worker:\n    \
+workers_key = reg.WORKERS\n\n    def __init__(self, name, connection: redis.Redis):\n        \
+self.name = name\n        self.connection = connection\n\n    def birth(self):\n        \
+with self.connection.pipeline(transaction=True) as p:\n            \
+p.hset('cq:worker:' + self.name, 'a', 1)\n            reg.register(self, p)\n            \
+p.execute()\n";
+        let files: HashMap<&'static str, &'static str> = [
+            ("p/__init__.py", ""),
+            ("p/reg.py", reg),
+            ("p/workers.py", workers),
+        ]
+        .into_iter()
+        .collect();
+        let run = |order: &[&str]| in_order(&files, order, |x| x.primary.message.clone());
+        let one = run(&["p/workers.py", "p/reg.py"]);
+        assert_eq!(one, run(&["p/reg.py", "p/workers.py"]));
+        // Sorted by file: `reg` has no finding, `workers` one, at the call.
+        assert!(one[0].1.is_empty(), "{one:?}");
+        assert_eq!(one[1].1.len(), 1, "{one:?}");
+        assert!(one[1].1[0].contains("slot"), "{one:?}");
     }
 
     #[test]

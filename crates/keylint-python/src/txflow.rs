@@ -441,7 +441,44 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         defs.iter()
             .filter(|d| !matches!(d.kind, DefKind::Param(_)))
-            .all(|d| self.dead_in(d.stmt, &inner))
+            .all(|d| self.dead_in(d.stmt, &inner) || self.keeps_bound(d, name, v, &inner))
+    }
+
+    /// Whether the assignment `d` of parameter `name` leaves the value `v` a call
+    /// bound to it unchanged: `client = client or self.get_client()` when the call
+    /// passes a pipeline or a client (never false), or `pipe = pipe if pipe is not
+    /// None else r.pipeline()` whose test the binding decides for the parameter's arm.
+    fn keeps_bound(&mut self, d: &Def<'t>, name: &str, v: &Value<'t>, ctx: &Ctx<'t>) -> bool {
+        let DefKind::Expr(e) = d.kind else {
+            return false;
+        };
+        if d.stmt.kind_name() != "assignment" || d.stmt.field(Field::Right) != Some(e) {
+            return false;
+        }
+        let src = self.src();
+        let is_name = |n: Node<'t>| n.kind_name() == "identifier" && text(n, src) == name;
+        match e.kind_name() {
+            "boolean_operator" => {
+                let truthy = matches!(v, Value::Pipe(_) | Value::Client(_));
+                let op = e
+                    .field(Field::Left)
+                    .zip(e.field(Field::Right))
+                    .map(|(l, r)| src[l.end_byte()..r.start_byte()].trim() == "or");
+                truthy && op == Some(true) && e.field(Field::Left).is_some_and(is_name)
+            }
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = self.ix.nav.named_children(e).collect();
+                let [a, cond, b] = kids.as_slice() else {
+                    return false;
+                };
+                match self.truth(*cond, ctx) {
+                    Some(true) => is_name(*a),
+                    Some(false) => is_name(*b),
+                    None => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     pub(crate) fn made_pipe(&self, v: &Value<'t>) -> bool {

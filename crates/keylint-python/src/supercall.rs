@@ -1,0 +1,117 @@
+//! `super().m(…)` and `super(Cls, self).m(…)` in a method of a class of the file:
+//! the method of a base class of the file that the call reaches, bound to the
+//! instance `self` is. A transaction then continues in it as in any method of
+//! `self` (`super().make_uid(data, client=pipe)`).
+//!
+//! Only bases the file defines are looked at: when a class on the way (the
+//! method's class or one of its bases) names a base the file does not define,
+//! that base may define the method first, and the call stays unknown.
+
+use crate::eval::{Ctx, Value};
+use crate::index::{text, ClassId};
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+/// Bases that define no method a project calls through `super()`.
+const NEUTRAL_BASES: &[&str] = &["object", "ABC", "abc.ABC"];
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The method `m` that `sup.m` reaches, where `sup` is a `super()` call in a
+    /// method of the file. `None` when `sup` is no such call or the method is not
+    /// known.
+    pub(crate) fn super_method(
+        &mut self,
+        sup: Node<'t>,
+        m: &str,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if sup.kind_name() != "call" {
+            return None;
+        }
+        let f = sup.field(Field::Function)?;
+        if f.kind_name() != "identifier" || text(f, self.src()) != "super" {
+            return None;
+        }
+        let func = ctx.func?;
+        let info = &self.ix.funcs[func];
+        let here = info.class?;
+        let self_name = info.self_name()?.to_string();
+        // `super` must be the builtin.
+        if info.defs.contains_key("super")
+            || self.ix.module_defs.contains_key("super")
+            || self.ix.imports.contains_key("super")
+        {
+            return None;
+        }
+        let args: Vec<Node<'t>> = sup
+            .field(Field::Arguments)
+            .map(|a| {
+                self.ix
+                    .nav
+                    .named_children(a)
+                    .filter(|k| k.kind_name() != "comment")
+                    .collect()
+            })
+            .unwrap_or_default();
+        match args.as_slice() {
+            [] => {}
+            [cls, obj] => {
+                let src = self.src();
+                if cls.kind_name() != "identifier"
+                    || text(*cls, src) != self.ix.classes[here].name
+                    || obj.kind_name() != "identifier"
+                    || text(*obj, src) != self_name
+                {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        let owner = self.next_definer(here, m)?;
+        let id = self.ix.classes[owner].methods[m];
+        // The instance `self` is: the class a followed call bound, or the method's.
+        let bound = match self.eval_self(&self_name, ctx) {
+            Some(Value::SelfObj(c)) | Some(Value::ClsObj(c)) => c,
+            _ => here,
+        };
+        let decos = &self.ix.funcs[id].decorators;
+        if decos
+            .iter()
+            .any(|d| d == "property" || d == "cached_property")
+        {
+            return None;
+        }
+        let bound = (!decos.iter().any(|d| d == "staticmethod")).then_some(bound);
+        Some(Value::Func { id, bound })
+    }
+
+    /// The first base class of `c` (after `c` itself, in the order the file's
+    /// classes are searched) that defines `m`, when every base on the way is a
+    /// class of the file.
+    fn next_definer(&self, c: ClassId, m: &str) -> Option<ClassId> {
+        let ix = &self.ix;
+        let chain = ix.class_chain(c);
+        for &k in &chain {
+            let resolved = ix.classes[k]
+                .bases
+                .iter()
+                .all(|b| NEUTRAL_BASES.contains(&b.as_str()) || ix.class_named(b).is_some());
+            if !resolved {
+                return None;
+            }
+        }
+        chain
+            .into_iter()
+            .skip(1)
+            .find(|&k| ix.classes[k].methods.contains_key(m))
+    }
+
+    /// The value of the `self` parameter in `ctx`.
+    fn eval_self(&self, name: &str, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let env = ctx.env.as_ref()?;
+        if Some(env.func) != ctx.func {
+            return None;
+        }
+        env.params.get(name).cloned()
+    }
+}

@@ -10,6 +10,7 @@ pub mod diagnostic;
 pub mod evidence;
 pub mod expect;
 pub mod frontend;
+pub mod merge;
 pub mod model;
 pub mod prefilter;
 pub mod rule;

@@ -183,7 +183,8 @@ pub(crate) fn who(script: &Script) -> String {
     }
 }
 
-/// Runs every rule on a model. Findings come back sorted by position.
+/// Runs every rule on a model. Findings come back sorted by position, one per rule
+/// and place ([`crate::merge`]).
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Finding> {
     let cx = Context::new(model, settings);
     let mut out = Vec::new();
@@ -197,7 +198,7 @@ pub fn check(model: &FileModel, settings: &Settings) -> Vec<Finding> {
             b.rule,
         ))
     });
-    out
+    crate::merge::one_per_place(out)
 }
 
 #[cfg(test)]

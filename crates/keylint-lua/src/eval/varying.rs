@@ -20,6 +20,19 @@ use keylint_core::Span;
 /// Deepest chain of locals, parameters and expressions followed to decide.
 const MAX_FOLLOW: usize = 48;
 
+/// Most expressions looked at to decide for one value (locals built from several
+/// others can branch without end).
+const MAX_STEPS: usize = 4_000;
+
+/// What one decision has followed so far.
+#[derive(Default)]
+struct Follow {
+    /// The reassigned locals and loop variables being followed.
+    decls: Vec<DeclId>,
+    /// Expressions looked at.
+    steps: usize,
+}
+
 /// A loop being walked.
 pub(super) struct LoopCtx<'t> {
     /// The loop statement.
@@ -73,7 +86,7 @@ impl<'t> Eval<'t, '_> {
             return;
         }
         let top = self.frames.len().saturating_sub(1);
-        if self.node_varies(node, top, &mut Vec::new(), 0) {
+        if self.node_varies(node, top, &mut Follow::default(), 0) {
             self.varies.insert(binding.to_string());
         }
     }
@@ -111,14 +124,9 @@ impl<'t> Eval<'t, '_> {
     /// True when the value of expression `node`, evaluated in frame `frame`, changes
     /// from pass to pass of a loop being walked. `seen`: the reassigned locals being
     /// followed (one met again feeds a pass's value into the next one).
-    fn node_varies(
-        &self,
-        node: Node<'t>,
-        frame: usize,
-        seen: &mut Vec<DeclId>,
-        depth: usize,
-    ) -> bool {
-        if depth > MAX_FOLLOW {
+    fn node_varies(&self, node: Node<'t>, frame: usize, seen: &mut Follow, depth: usize) -> bool {
+        seen.steps += 1;
+        if depth > MAX_FOLLOW || seen.steps > MAX_STEPS {
             return false;
         }
         match node.kind() {
@@ -171,18 +179,12 @@ impl<'t> Eval<'t, '_> {
     }
 
     /// [`Eval::node_varies`] of a name.
-    fn local_varies(
-        &self,
-        node: Node<'t>,
-        frame: usize,
-        seen: &mut Vec<DeclId>,
-        depth: usize,
-    ) -> bool {
+    fn local_varies(&self, node: Node<'t>, frame: usize, seen: &mut Follow, depth: usize) -> bool {
         // A global (`KEYS`, `ARGV`, a library table) is the same in every pass.
         let Some(&d) = self.scopes.uses.get(&node.start_byte()) else {
             return false;
         };
-        if seen.contains(&d) {
+        if seen.decls.contains(&d) {
             return true;
         }
         let top = frame.min(self.frames.len().saturating_sub(1));
@@ -196,11 +198,11 @@ impl<'t> Eval<'t, '_> {
             if self.loops.iter().any(|l| l.range.contains(&d)) {
                 return true;
             }
-            seen.push(d);
+            seen.decls.push(d);
             let out = iterated
                 .iter()
                 .any(|&e| self.node_varies(e, home, seen, depth + 1));
-            seen.pop();
+            seen.decls.pop();
             return out;
         }
         // A parameter: the caller's argument, in the caller's frame.
@@ -211,7 +213,7 @@ impl<'t> Eval<'t, '_> {
             let arg = self.frames[i].param_nodes[&d];
             return self.node_varies(arg, i.saturating_sub(1), seen, depth + 1);
         }
-        seen.push(d);
+        seen.decls.push(d);
         let mut out = false;
         if self.scopes.mutated.contains(&d) {
             // Reassigned in a loop being walked: what it is assigned there.
@@ -238,7 +240,7 @@ impl<'t> Eval<'t, '_> {
                     .any(|&v| self.node_varies(v, home, seen, depth + 1));
             }
         }
-        seen.pop();
+        seen.decls.pop();
         out
     }
 }

@@ -38,6 +38,9 @@ use crate::template as tpl;
 use keylint_core::model::{CrossSlotPolicy, KeyOrigin, KeyUse, Unit, UnitKind};
 use keylint_core::template::{HoleKind, KeyTemplate, Part};
 use keylint_core::Span;
+use varying::LoopCtx;
+
+mod varying;
 
 /// Deepest chain of inlined local-function calls.
 const MAX_DEPTH: usize = 8;
@@ -316,9 +319,19 @@ pub(crate) struct Eval<'t, 's> {
     /// For each collected table, the bindings of its value that vary from pass to pass
     /// of the loop that fills it (see [`Eval::varying_in_loop`]).
     tables_varying: FastMap<(DeclId, usize), Vec<String>>,
-    /// The loops being walked, outermost first: the loop statement, and the first
-    /// frame id that a call inside it gets.
-    loops: Vec<(Span, usize)>,
+    /// The loops being walked, outermost first.
+    loops: Vec<LoopCtx<'t>>,
+    /// Hole bindings made inside a loop for values that change from pass to pass
+    /// (see the `varying` module).
+    varies: FastSet<String>,
+    /// The initial value of each local declared with one, by its declaration.
+    inits: OffsetMap<Node<'t>>,
+    /// The names declared by `for` clauses, with the expressions the loop iterates
+    /// over (its range, or its iterator call).
+    loop_vars: OffsetMap<Vec<Node<'t>>>,
+    /// The value expressions appended to each local table (`table.insert(t, v)`,
+    /// `t[#t + 1] = v`), by its declaration.
+    appends: OffsetMap<Vec<Node<'t>>>,
 }
 
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
@@ -383,6 +396,10 @@ impl<'t, 's> Eval<'t, 's> {
             colls_varying: Vec::new(),
             tables_varying: FastMap::default(),
             loops: Vec::new(),
+            varies: FastSet::default(),
+            inits: OffsetMap::default(),
+            loop_vars: OffsetMap::default(),
+            appends: OffsetMap::default(),
         }
     }
 
@@ -436,10 +453,11 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     /// A hole that stands for this value of this node in this invocation.
-    fn fresh(&mut self, node: Node<'_>, prov: Prov) -> KeyTemplate {
+    fn fresh(&mut self, node: Node<'t>, prov: Prov) -> KeyTemplate {
         let label = self.label(node);
         let binding = format!("~{label}@{}#{}", node.start_byte(), self.frame_id());
         self.provs.insert(binding.clone(), prov);
+        self.mark_varying(&binding, node);
         tpl::hole(label, binding, HoleKind::Opaque, Some(node.byte_range()))
     }
 
@@ -469,7 +487,7 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     /// The template of a value used as a string.
-    fn template(&mut self, v: &Val<'t>, node: Node<'_>) -> KeyTemplate {
+    fn template(&mut self, v: &Val<'t>, node: Node<'t>) -> KeyTemplate {
         match v {
             Val::Str(t) => t.clone(),
             Val::Spread(s) => {
@@ -488,7 +506,7 @@ impl<'t, 's> Eval<'t, 's> {
 
     /// A local assigned once that holds a value other than a string (a field read from
     /// decoded data, a number): the same value at each use, so every use is one hole.
-    fn local_value(&mut self, node: Node<'_>, p: Prov) -> Option<KeyTemplate> {
+    fn local_value(&mut self, node: Node<'t>, p: Prov) -> Option<KeyTemplate> {
         if node.kind() != K::Identifier {
             return None;
         }
@@ -505,6 +523,7 @@ impl<'t, 's> Eval<'t, 's> {
         let name = self.text(node).to_string();
         let binding = format!("{name}@{d}#{frame}");
         self.provs.insert(binding.clone(), p);
+        self.mark_varying(&binding, node);
         Some(tpl::hole(
             &name,
             binding,
@@ -513,11 +532,12 @@ impl<'t, 's> Eval<'t, 's> {
         ))
     }
 
-    fn declared_hole(&mut self, i: usize, label_node: Option<Node<'_>>) -> Val<'t> {
+    fn declared_hole(&mut self, i: usize, label_node: Option<Node<'t>>) -> Val<'t> {
         let (label, binding) = if i == 0 {
             let node = label_node.expect("a non-constant index has a node");
             let label = self.label(node);
             let b = format!("~{label}@{}#{}", node.start_byte(), self.frame_id());
+            self.mark_varying(&b, node);
             (label, b)
         } else {
             (format!("{}[{i}]", self.keys_name), format!("KEYS[{i}]"))
@@ -542,7 +562,7 @@ impl<'t, 's> Eval<'t, 's> {
         ))
     }
 
-    fn argv_hole(&mut self, i: usize, node: Node<'_>) -> Val<'t> {
+    fn argv_hole(&mut self, i: usize, node: Node<'t>) -> Val<'t> {
         if i == 0 || self.scopes.tainted_globals.contains("ARGV") {
             let p = if i == 0 { Prov::Argv } else { Prov::Unknown };
             return Val::Str(self.fresh(node, p));
@@ -557,7 +577,7 @@ impl<'t, 's> Eval<'t, 's> {
         ))
     }
 
-    fn spread_item(&mut self, s: Spread, j: usize, node: Node<'_>) -> Val<'t> {
+    fn spread_item(&mut self, s: Spread, j: usize, node: Node<'t>) -> Val<'t> {
         match s {
             Spread::Keys(start) if start > 0 => self.declared_hole(start + j, Some(node)),
             Spread::Keys(_) => self.declared_hole(0, Some(node)),
@@ -572,7 +592,7 @@ impl<'t, 's> Eval<'t, 's> {
         }
     }
 
-    fn single(&mut self, v: Val<'t>, node: Node<'_>) -> Val<'t> {
+    fn single(&mut self, v: Val<'t>, node: Node<'t>) -> Val<'t> {
         match v {
             Val::Spread(s) => self.spread_item(s, 0, node),
             v => v,
@@ -614,6 +634,7 @@ impl<'t, 's> Eval<'t, 's> {
                         let prov = self.prov_of_binding(&h.binding);
                         let binding = format!("{name}@{d}#{}", self.frame_id());
                         self.provs.insert(binding.clone(), prov);
+                        self.inherit_varying(&binding, &h.binding);
                         Val::Str(tpl::hole(&name, binding, h.kind, h.span.clone()))
                     }
                     _ => Val::Str(t),
@@ -826,6 +847,9 @@ impl<'t, 's> Eval<'t, 's> {
             if let Some(table) = t.field(F::Table) {
                 // `t[#t + 1] = v`: appended, like `table.insert(t, v)`.
                 if crate::scope::is_append(t, table, self.src) {
+                    if let Some(&(_, e)) = vals.get(i) {
+                        self.note_append(table, e);
+                    }
                     if let (Some(at), Some((v, e))) = (self.collected(table), vals.get(i)) {
                         let (v, start) = (self.single(v.clone(), *e), e.start_byte());
                         self.note_varying(at, &v);
@@ -877,7 +901,7 @@ impl<'t, 's> Eval<'t, 's> {
     /// provenance when none of them is a declared key or unknown (a name from `ARGV`
     /// cut two ways), else unknown. Its identity is the local with the assignments that
     /// reach this use, so two uses reached by the same assignments are the same value.
-    fn one_of(&mut self, node: Node<'_>, d: DeclId, alts: &[(Val<'t>, Span)]) -> Val<'t> {
+    fn one_of(&mut self, node: Node<'t>, d: DeclId, alts: &[(Val<'t>, Span)]) -> Val<'t> {
         let mut provs = Vec::new();
         let mut sites = Vec::new();
         // Every value is `KEYS[i]` itself or begins with it (`k = KEYS[6]`, then
@@ -918,6 +942,7 @@ impl<'t, 's> Eval<'t, 's> {
             _ => computed(provs),
         };
         self.provs.insert(binding.clone(), prov);
+        self.mark_varying(&binding, node);
         Val::Str(tpl::hole(
             &name,
             binding,
@@ -960,7 +985,8 @@ impl<'t, 's> Eval<'t, 's> {
 
     /// Walks loop statement `node` with `f`, known as a loop being walked.
     fn looped(&mut self, node: Node<'t>, f: impl FnOnce(&mut Self)) {
-        self.loops.push((node.byte_range(), self.next_frame));
+        let ctx = self.loop_ctx(node);
+        self.loops.push(ctx);
         f(self);
         self.loops.pop();
     }
@@ -969,12 +995,14 @@ impl<'t, 's> Eval<'t, 's> {
     /// another value in each pass of a loop around the append that does not also hold
     /// the table's declaration (a fresh table each pass): values computed inside that
     /// loop, by its statements or by the functions it calls (a loop variable, a local
-    /// of its body, what a helper builds from them). `KEYS[i]`, `ARGV[i]` and locals
-    /// bound before the loop are the same in every pass.
+    /// of its body, what a helper builds from them) that change with the loop (see the
+    /// `varying` module). `KEYS[i]`, `ARGV[i]`, locals bound before the loop and
+    /// values recomputed in each pass from them are the same in every pass.
     fn varying_in_loop(&self, t: &KeyTemplate, d: DeclId) -> Vec<String> {
-        let Some((range, first_frame)) = self.loops.iter().find(|(r, _)| !r.contains(&d)) else {
+        let Some(l) = self.loops.iter().find(|l| !l.range.contains(&d)) else {
             return Vec::new();
         };
+        let (range, first_frame) = (&l.range, &l.first_frame);
         let mut out: Vec<String> = Vec::new();
         for h in tpl::holes(t) {
             let Some((_, rest)) = h.binding.rsplit_once('@') else {
@@ -987,7 +1015,10 @@ impl<'t, 's> Eval<'t, 's> {
             let (Ok(pos), Ok(frame)) = (pos.parse::<usize>(), frame.parse::<usize>()) else {
                 continue;
             };
-            if (range.contains(&pos) || frame >= *first_frame) && !out.contains(&h.binding) {
+            if (range.contains(&pos) || frame >= *first_frame)
+                && self.varies.contains(&h.binding)
+                && !out.contains(&h.binding)
+            {
                 out.push(h.binding.clone());
             }
         }
@@ -1319,6 +1350,9 @@ impl<'t, 's> Eval<'t, 's> {
                 }
                 _ => v,
             };
+            if let Some(&e) = exprs.get(i).or(exprs.last()) {
+                self.inits.insert(n.start_byte(), e);
+            }
             self.bind(*n, v);
             // `local keys = {}` filled only by `table.insert(keys, v)`.
             let d = n.start_byte();
@@ -1349,18 +1383,25 @@ impl<'t, 's> Eval<'t, 's> {
         if let Some(clause) = node.field(F::Clause) {
             match clause.kind() {
                 K::ForNumericClause => {
+                    let mut range = Vec::new();
                     for f in [F::Start, F::End, F::Step] {
                         if let Some(e) = clause.field(f) {
                             self.expr(e);
+                            range.push(e);
                         }
                     }
                     if let Some(n) = clause.field(F::Name) {
                         // A loop variable changes from iteration to iteration.
+                        self.loop_vars.insert(n.start_byte(), range);
                         self.bind(n, Val::Other(Prov::Data));
                     }
                 }
                 K::ForGenericClause => {
                     let mut prov = Prov::Unknown;
+                    let iterated: Vec<Node<'t>> = child_of_kind(clause, K::ExpressionList)
+                        .into_iter()
+                        .flat_map(Node::named_children)
+                        .collect();
                     if let Some(values) = child_of_kind(clause, K::ExpressionList) {
                         let exprs = values.named_children();
                         let mut provs = Vec::new();
@@ -1374,6 +1415,7 @@ impl<'t, 's> Eval<'t, 's> {
                             if n.kind() != K::Identifier {
                                 continue;
                             }
+                            self.loop_vars.insert(n.start_byte(), iterated.clone());
                             let v = if i == 1 {
                                 match prov {
                                     Prov::Declared(_) => {
@@ -1384,6 +1426,7 @@ impl<'t, 's> Eval<'t, 's> {
                                             self.frame_id()
                                         );
                                         self.provs.insert(binding.clone(), Prov::Declared(0));
+                                        self.varies.insert(binding.clone());
                                         Val::Str(tpl::hole(
                                             &label,
                                             binding,
@@ -1906,6 +1949,10 @@ impl<'t, 's> Eval<'t, 's> {
         if self.text(callee) != "table.insert" {
             return None;
         }
+        if let (Some(&t), Some(&v), 2..=3) = (arg_nodes.first(), arg_nodes.last(), arg_nodes.len())
+        {
+            self.note_append(t, v);
+        }
         let [t, v] = arg_nodes else {
             return None;
         };
@@ -2223,6 +2270,13 @@ impl<'t, 's> Eval<'t, 's> {
         };
         let binding = format!("~return@{func}#{}", self.next_frame);
         self.provs.insert(binding.clone(), computed(provs));
+        if ts.iter().any(|t| {
+            t.parts[n..]
+                .iter()
+                .any(|p| matches!(p, Part::Hole(h) if self.varies.contains(&h.binding)))
+        }) {
+            self.varies.insert(binding.clone());
+        }
         let kind = if plain {
             HoleKind::Fragment
         } else {
@@ -2474,6 +2528,7 @@ impl<'t, 's> Eval<'t, 's> {
                     let label = format!("string.format(\"{spec}\", {})", self.label(anode));
                     let binding = format!("~{label}@{}#{}", anode.start_byte(), self.frame_id());
                     self.provs.insert(binding.clone(), p);
+                    self.mark_varying(&binding, anode);
                     tpl::hole(&label, binding, HoleKind::Opaque, Some(anode.byte_range()))
                 }
                 _ => return unknown(self),

@@ -1074,6 +1074,59 @@ redis.call('DEL', unpack(t))
     assert_eq!(shown, [("SUNION".to_string(), vec!["s".to_string()])]);
 }
 
+/// The commands with a family, each with the names of the values that vary.
+fn families_of(src: &str) -> Vec<(String, Vec<String>)> {
+    let model = lower(src);
+    model
+        .families
+        .iter()
+        .map(|f| {
+            (
+                model.units[f.unit].name.clone(),
+                f.varying
+                    .iter()
+                    .map(|v| v.split('@').next().unwrap_or("").to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn only_keys_that_change_with_the_loop_make_a_family() {
+    let src = r#"
+local function owner_key(data) return KEYS[1] .. cjson.decode(data).id end
+local a, b, c, d, e = {}, {}, {}, {}, {}
+for i = 1, 3 do
+  local same = cjson.decode(ARGV[2]).id
+  table.insert(a, KEYS[1] .. ':' .. same)
+  table.insert(b, owner_key(ARGV[2]))
+  table.insert(c, owner_key(ARGV[i + 2]))
+end
+local id = redis.call('LPOP', KEYS[2])
+while id do
+  table.insert(d, KEYS[1] .. ':' .. id)
+  id = redis.call('LPOP', KEYS[2])
+end
+local n = 0
+while n < 3 do
+  n = n + 1
+  local x = ARGV[1]
+  x = tostring(ARGV[2])
+  table.insert(e, KEYS[1] .. ':' .. x)
+end
+redis.call('MGET', unpack(a))
+redis.call('MGET', unpack(b))
+redis.call('SUNION', unpack(c))
+redis.call('DEL', unpack(d))
+redis.call('EXISTS', unpack(e))
+"#;
+    // A value recomputed in each pass from ARGV, or by a helper called with it, is one
+    // key; an argument indexed by the loop variable and a reply read in each pass vary.
+    let names: Vec<String> = families_of(src).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(names, ["SUNION", "DEL"]);
+}
+
 #[test]
 fn recursive_functions_are_walked_once_inside_themselves() {
     let src = r#"

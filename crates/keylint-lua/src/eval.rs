@@ -59,6 +59,11 @@ const MAX_LABEL: usize = 40;
 const MAX_ALTS: usize = 8;
 /// Loops nested deeper than this are walked once (see `Eval::dry_walk`).
 const MAX_DRY_DEPTH: usize = 3;
+/// Most parts (literals and holes) and literal bytes of a key built with `..`;
+/// beyond, the value is unknown. Each `a = a .. a` doubles a template, so without
+/// a bound a few dozen lines would take the analysis longer than any run may.
+const MAX_TEMPLATE_PARTS: usize = 64;
+const MAX_TEMPLATE_BYTES: usize = 4096;
 
 /// Where an unknown value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +82,20 @@ pub(crate) enum Prov {
 
 /// Provenance of a value computed from values of these provenances (by an unknown
 /// function, arithmetic, `or`): anything computed from a declared key is unknown.
+/// Whether `a .. b` would pass the bounds on a built key's size.
+fn too_large(a: &KeyTemplate, b: &KeyTemplate) -> bool {
+    let bytes = |t: &KeyTemplate| {
+        t.parts
+            .iter()
+            .map(|p| match p {
+                Part::Lit(l) => l.bytes.len(),
+                Part::Hole(_) => 0,
+            })
+            .sum::<usize>()
+    };
+    a.parts.len() + b.parts.len() > MAX_TEMPLATE_PARTS || bytes(a) + bytes(b) > MAX_TEMPLATE_BYTES
+}
+
 fn computed(provs: impl IntoIterator<Item = Prov>) -> Prov {
     let mut out = Prov::Literal;
     for p in provs {
@@ -1667,6 +1686,9 @@ impl<'t, 's> Eval<'t, 's> {
             ".." => {
                 let a = self.template(&lv, l);
                 let b = self.template(&rv, r);
+                if too_large(&a, &b) {
+                    return Val::Other(computed([self.prov_of(&lv), self.prov_of(&rv)]));
+                }
                 Val::Str(tpl::concat(a, b))
             }
             "or" | "and" => {

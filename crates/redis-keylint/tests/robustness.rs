@@ -316,6 +316,42 @@ fn javascript_deep_calls_parentheses_and_arrays() {
     lint_one("deep.js", src.as_bytes(), SLOW);
 }
 
+/// `a1 = a0 .. a0`, `a2 = a1 .. a1`, …: each link doubles the key (and, read naively,
+/// the work), so 60 links would build a key of 2^60 parts.
+fn doubling(first: &str, line: impl Fn(usize) -> String, n: usize) -> String {
+    let mut s = format!("{first}\n");
+    for k in 1..=n {
+        s.push_str(&line(k));
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn doubling_chains_of_names_in_every_language() {
+    let lua = doubling(
+        "local a0 = KEYS[1]",
+        |k| format!("local a{k} = a{} .. a{}", k - 1, k - 1),
+        60,
+    );
+    let src = format!("{LUA_CERTAIN}{lua}return redis.call('SET', a60, 1)\n");
+    lint_one("doubling.lua", src.as_bytes(), SLOW);
+    let py = doubling(
+        "def f(p):\n    a0 = p",
+        |k| format!("    a{k} = a{} + a{}", k - 1, k - 1),
+        60,
+    );
+    let src = format!("{PY_CERTAIN}{py}    r.mget(a60, 'x')\n");
+    lint_one("doubling.py", src.as_bytes(), SLOW);
+    let js = doubling(
+        "function f(p) {\n  let a0 = p;",
+        |k| format!("  let a{k} = a{} + a{};", k - 1, k - 1),
+        60,
+    );
+    let src = format!("{JS_CERTAIN}{js}  return r.mget(a60, 'x');\n}}\n");
+    lint_one("doubling.js", src.as_bytes(), SLOW);
+}
+
 #[test]
 fn javascript_long_plus_chain_and_transaction() {
     let expr = chain("'user:'", "+", DEEP);

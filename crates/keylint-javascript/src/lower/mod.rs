@@ -15,6 +15,10 @@ use tree_sitter::Node;
 
 /// Deepest expression nesting evaluated; deeper values are unknown.
 const MAX_DEPTH: usize = 64;
+/// Most values the analyzer evaluates for one file; beyond, values are unknown. A
+/// value read twice in each of a chain of names (`let b = a + a; let c = b + b; …`)
+/// is evaluated twice as often at each link, so depth alone does not bound the work.
+const MAX_STEPS: usize = 2_000_000;
 
 /// Which client library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,6 +196,8 @@ pub(crate) struct Analyzer<'t> {
     model: FileModel,
     imports: Imports,
     depth: usize,
+    /// Values evaluated so far for this file (see [`MAX_STEPS`]).
+    steps: usize,
     /// Names assigned somewhere in the file (`x = …`, `x++`): not constants.
     assigned: HashSet<String>,
     decl_cache: HashMap<(usize, String), Option<Decl<'t>>>,
@@ -336,6 +342,7 @@ impl<'t> Analyzer<'t> {
             model: FileModel::new(crate::LANG),
             imports: Imports::default(),
             depth: 0,
+            steps: 0,
             assigned: HashSet::new(),
             decl_cache: HashMap::new(),
             member_cache: HashMap::new(),

@@ -63,9 +63,10 @@ impl<'t> Analyzer<'t> {
     }
 
     pub(super) fn eval(&mut self, n: Node<'t>) -> Value<'t> {
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= MAX_DEPTH || self.steps >= MAX_STEPS {
             return Value::Unknown;
         }
+        self.steps += 1;
         self.depth += 1;
         let v = self.eval_inner(n);
         self.depth -= 1;

@@ -2,7 +2,7 @@
 //! self.is_tasks: return A + q` / `else: return B + q`, also `elif` arms), memoising
 //! accessors, and a name assigned one of two families of keys in an `if`/`else`.
 
-use crate::eval::{each_marker, Elem, Value};
+use crate::eval::{each_marker, Value};
 use crate::syntax::{Field, NodeExt};
 use crate::tpl::{HoleInfo, TPart, Tpl};
 use tree_sitter::Node;
@@ -208,13 +208,5 @@ pub(crate) fn join_families<'t>(
     }));
     let mut each = ea;
     each.extend(eb);
-    Some(Value::Seq {
-        items: vec![Elem {
-            value: Value::Str(prefix),
-            node,
-            star: false,
-            each,
-        }],
-        family: true,
-    })
+    Some(Value::family(Value::Str(prefix), node, each))
 }

@@ -201,15 +201,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         };
         let each = each.clone();
-        Some(Value::Seq {
-            items: vec![Elem {
-                value: arg,
-                node: n,
-                star: false,
-                each,
-            }],
-            family: true,
-        })
+        Some(Value::family(arg, n, each))
     }
 
     /// The value of a call of a chunking helper of this file, when it is one and its
@@ -300,15 +292,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let (t, node) = member?;
         let each = crate::collections::marked_loops(&t);
-        Some(Value::Seq {
-            items: vec![Elem {
-                value: Value::Str(t),
-                node,
-                star: false,
-                each,
-            }],
-            family: true,
-        })
+        Some(Value::family(Value::Str(t), node, each))
     }
 }
 

@@ -156,15 +156,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let v = self.call_builder(id, bound, vec![arg], Vec::new(), ctx)?;
         match v {
-            Value::Str(_) | Value::Opaque(_) => Some(Value::Seq {
-                items: vec![Elem {
-                    value: v,
-                    node: n,
-                    star: false,
-                    each: vec![n.start_byte()],
-                }],
-                family: true,
-            }),
+            Value::Str(_) | Value::Opaque(_) => Some(Value::family(v, n, vec![n.start_byte()])),
             _ => None,
         }
     }
@@ -295,15 +287,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 "the keys a `SCAN` finds for a pattern"
             },
         );
-        Some(Value::Seq {
-            items: vec![Elem {
-                value: Value::Str(member),
-                node: n,
-                star: false,
-                each: vec![id],
-            }],
-            family: true,
-        })
+        Some(Value::family(Value::Str(member), n, vec![id]))
     }
 }
 
@@ -438,15 +422,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if each.is_empty() {
             return None;
         }
-        Some(Value::Seq {
-            items: vec![Elem {
-                value: Value::Str(t),
-                node,
-                star: false,
-                each,
-            }],
-            family: true,
-        })
+        Some(Value::family(Value::Str(t), node, each))
     }
 
     /// The one member that every addition to a buffer makes (a key of a family

@@ -165,6 +165,20 @@ pub(crate) enum Value<'t> {
 }
 
 impl<'t> Value<'t> {
+    /// A family of keys: one member `value` (written at `node`) that stands for a
+    /// value per pass of the loops and comprehensions `each`.
+    pub(crate) fn family(value: Value<'t>, node: Node<'t>, each: Vec<usize>) -> Value<'t> {
+        Value::Seq {
+            items: vec![Elem {
+                value,
+                node,
+                star: false,
+                each,
+            }],
+            family: true,
+        }
+    }
+
     /// The elements `*v` adds to a list or an argument list when they can be told: a
     /// list's elements, or a comprehension's family (starred: an unknown count). The
     /// value itself when they cannot.
@@ -804,15 +818,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         match n.field(Field::Body) {
             Some(body) => {
                 let v = self.eval(body, &ctx.deeper());
-                Value::Seq {
-                    items: vec![Elem {
-                        value: v,
-                        node: body,
-                        star: false,
-                        each: vec![n.start_byte()],
-                    }],
-                    family: true,
-                }
+                Value::family(v, body, vec![n.start_byte()])
             }
             None => Value::Unknown,
         }

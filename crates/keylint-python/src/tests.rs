@@ -6,6 +6,15 @@ use keylint_core::model::{CrossSlotPolicy, FileModel, KeyOrigin, UnitKind};
 use keylint_core::rules::{check, Settings};
 use keylint_core::Rule;
 
+/// The keys of each transaction unit, as displayed.
+fn transactions(m: &FileModel) -> Vec<Vec<String>> {
+    units(m)
+        .into_iter()
+        .filter(|u| u.0 == UnitKind::Transaction)
+        .map(|u| u.3)
+        .collect()
+}
+
 fn units(m: &FileModel) -> Vec<(UnitKind, String, CrossSlotPolicy, Vec<String>)> {
     m.units
         .iter()
@@ -162,11 +171,7 @@ def explicit_multi(r):
     p.set("d", 1)
     p.execute()
 "#;
-    let tx: Vec<Vec<String>> = units(&lower(src))
-        .into_iter()
-        .filter(|u| u.0 == UnitKind::Transaction)
-        .map(|u| u.3)
-        .collect();
+    let tx: Vec<Vec<String>> = transactions(&lower(src));
     assert_eq!(tx, [vec!["\"a\"", "\"b\""], vec!["\"c\"", "\"d\""]]);
     let tx = units(&with_profile(src, ClientProfile::Standalone))
         .into_iter()
@@ -1204,11 +1209,7 @@ def two(r: redis.Redis):
     q.execute()
 "#;
     let m = lower(src);
-    let tx: Vec<_> = units(&m)
-        .into_iter()
-        .filter(|u| u.0 == UnitKind::Transaction)
-        .map(|u| u.3)
-        .collect();
+    let tx: Vec<_> = transactions(&m);
     assert_eq!(tx.len(), 2, "{tx:?}");
     assert_eq!(tx[0], vec!["\"a:1\"", "\"b:1\""]);
     // `two` binds `n` to a tagged value: every key is in the slot of `x`.
@@ -1233,11 +1234,7 @@ class Q:
         pipe.execute()
 "#;
     let m = lower(src);
-    let tx: Vec<_> = units(&m)
-        .into_iter()
-        .filter(|u| u.0 == UnitKind::Transaction)
-        .map(|u| u.3)
-        .collect();
+    let tx: Vec<_> = transactions(&m);
     // `save`'s transaction holds all three keys: the helper's `execute()` does not
     // run for it. `push` alone has one key: no unit.
     assert_eq!(tx.len(), 1, "{tx:?}");
@@ -1266,11 +1263,7 @@ def reset(ip, name):
     pipe.execute()
 "#;
     let m = lower(src);
-    let tx: Vec<_> = units(&m)
-        .into_iter()
-        .filter(|u| u.0 == UnitKind::Transaction)
-        .map(|u| u.3)
-        .collect();
+    let tx: Vec<_> = transactions(&m);
     assert_eq!(tx.len(), 1, "{tx:?}");
     assert_eq!(tx[0].len(), 2, "{tx:?}");
     // A flag assigned anything but the same constant on every live path, or a
@@ -1289,11 +1282,7 @@ def reset(ip, name):
              unblock(ip, pipe=pipe)\n    pipe.delete(f'user:{{name}}')\n    pipe.execute()\n"
         );
         let m = lower(&src);
-        let tx: Vec<_> = units(&m)
-            .into_iter()
-            .filter(|u| u.0 == UnitKind::Transaction)
-            .map(|u| u.3)
-            .collect();
+        let tx: Vec<_> = transactions(&m);
         assert!(tx.iter().all(|t| t.len() < 2), "{flag} / {fill}: {tx:?}");
     }
 }

@@ -670,14 +670,7 @@ mod tests {
     /// whose hole `name` varies.
     fn run(keys: Vec<Vec<Part>>, family: bool, policy: CrossSlotPolicy) -> Vec<Finding> {
         let mut m = testing::model(PY, "MGET", keys);
-        m.units.push(Unit {
-            kind: UnitKind::Command,
-            name: "MGET".into(),
-            span: 0..100,
-            anchor: 0..4,
-            keys: (0..m.keys.len()).collect(),
-            policy,
-        });
+        m.units.push(mget((0..m.keys.len()).collect(), policy));
         if family {
             m.families.push(KeyFamily {
                 unit: 0,
@@ -688,6 +681,18 @@ mod tests {
         }
         m.facts.fstring_keys = true;
         testing::run(check, &m)
+    }
+
+    /// One `MGET` command unit over `keys`.
+    pub(super) fn mget(keys: Vec<usize>, policy: CrossSlotPolicy) -> Unit {
+        Unit {
+            kind: UnitKind::Command,
+            name: "MGET".into(),
+            span: 0..100,
+            anchor: 0..4,
+            keys,
+            policy,
+        }
     }
 
     #[test]
@@ -844,14 +849,8 @@ mod option_tests {
         let n = options.len();
         keys.extend(options);
         let mut m = testing::model(PY, "MGET", keys);
-        m.units.push(Unit {
-            kind: UnitKind::Command,
-            name: "MGET".into(),
-            span: 0..100,
-            anchor: 0..4,
-            keys: vec![0, 1],
-            policy: CrossSlotPolicy::Refused,
-        });
+        m.units
+            .push(super::tests::mget(vec![0, 1], CrossSlotPolicy::Refused));
         m.key_options.push(KeyOptions {
             key: 0,
             options: (2..2 + n).collect(),

@@ -814,6 +814,12 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// A comprehension or generator: one element standing for the whole family.
     fn eval_comprehension(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        // `[str(i) for i in args]` over a followed builder's `*args`: element by element.
+        if n.kind_name() == "list_comprehension" {
+            if let Some(v) = self.mapped_comprehension(n, ctx) {
+                return v;
+            }
+        }
         // One element standing for the whole family of keys.
         match n.field(Field::Body) {
             Some(body) => {
@@ -1323,6 +1329,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                             if let Some(v) = crate::builders::join_families(name, va, vb, a) {
                                 return v;
                             }
+                        }
+                        // `key = …` then `if prefix: key = prefix + key`.
+                        if let Some(v) = self.if_no_else(name, &defs, use_node, at, &scope_ctx) {
+                            return v;
                         }
                         // `if not pipe: pipe = r.pipeline()` of a `pipe=None` parameter.
                         if let Some(v) = self.none_param_filled(name, &defs, at, &scope_ctx) {
@@ -3170,7 +3180,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !plain_decorators(&info) {
             return None;
         }
-        let rets = builder_returns(self.ix.nav, &info)
+        let rets = builder_returns(self.ix.nav, self.src(), &info)
             .or_else(|| crate::builders::memo_return(self.ix.nav, self.src(), &info))?;
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
@@ -3263,9 +3273,18 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let [ret] = rets.as_slice() {
             return Some(self.eval(*ret, inner));
         }
-        let mut shapes = Vec::with_capacity(rets.len());
-        for r in rets {
-            match self.eval(r, inner) {
+        let values = rets.into_iter().map(|r| self.eval(r, inner)).collect();
+        self.one_of(name, values)
+    }
+
+    /// One of several string values, whichever a run takes: their common beginning
+    /// and one opaque part for the ends ([`join_shapes`]), the ends kept as the key
+    /// options of that part. `None` unless every value is a string (or a whole
+    /// opaque value, or a number) and the ends can be joined.
+    pub(crate) fn one_of(&mut self, name: &str, values: Vec<Value<'t>>) -> Option<Value<'t>> {
+        let mut shapes = Vec::with_capacity(values.len());
+        for v in values {
+            match v {
                 Value::Str(t) => shapes.push(t),
                 // `return queue`: the caller's value, whole.
                 Value::Opaque(h) => shapes.push(Tpl::hole(h)),
@@ -3671,6 +3690,7 @@ pub(crate) fn fingerprint(v: &Value<'_>) -> String {
 /// (`if pri: return f"{queue}:{pri}"` then `return queue`).
 pub(crate) fn builder_returns<'t>(
     nav: &Nav<'t>,
+    src: &str,
     info: &crate::index::FuncInfo<'t>,
 ) -> Option<Vec<Node<'t>>> {
     const MAX_SHAPES: usize = 8;
@@ -3715,12 +3735,19 @@ pub(crate) fn builder_returns<'t>(
                 {
                     return None;
                 }
+                // `if prefix: key = prefix + key`: a local the return reads.
+                if crate::condprefix::assigns_locals(nav, src, info, *s) {
+                    continue;
+                }
                 let body: Vec<Node<'t>> = nav
                     .named_children(s.field(Field::Consequence)?)
                     .filter(|x| x.kind_name() != "comment")
                     .collect();
                 match body.as_slice() {
                     [r] if r.kind_name() == "return_statement" => rets.push(r.named_child(0)?),
+                    // A guard (`if not gid: raise ValueError(…)`): a call it stops
+                    // has no key, one it lets through returns what follows.
+                    [r] if r.kind_name() == "raise_statement" => {}
                     _ => return None,
                 }
             }

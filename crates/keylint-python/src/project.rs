@@ -1010,7 +1010,8 @@ fn body_fact(
     }
     // A builder with several returns is summarised for its own module only: its
     // joined shapes name the placeholders, which a call site elsewhere cannot bind.
-    let one_return = crate::eval::builder_returns(a.ix.nav, &info).is_none_or(|r| r.len() == 1);
+    let one_return =
+        crate::eval::builder_returns(a.ix.nav, a.src(), &info).is_none_or(|r| r.len() == 1);
     if let Some(pos) = placeholders(a, fid, skip).filter(|_| one_return) {
         match a.call_builder(fid, bound, pos, Vec::new(), &Ctx::at(None)) {
             Some(Value::Str(t)) => {

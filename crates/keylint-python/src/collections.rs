@@ -316,8 +316,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         // A call (`scan_iter(…)`, a builder of the project) or a local that holds
         // a family (`keys = [k for k in r.scan_iter(…)]`, `keys = ["p:%s" % x for x
-        // in xs]`, `keys = self.get_keys(args)`).
-        if !matches!(right.kind_name(), "call" | "identifier") {
+        // in xs]`, `keys = self.get_keys(args)`), or an attribute that holds one
+        // (`for q in self.queues:` after `self.queues = [f"q:{n}" for n in names]`).
+        if !matches!(right.kind_name(), "call" | "identifier" | "attribute") {
             return None;
         }
         let right = match self.eval(right, &ctx.deeper()) {
@@ -427,7 +428,11 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// The one member that every addition to a buffer makes (a key of a family
     /// marked with its loops), and the first node that adds it.
-    fn buffer_member(&mut self, added: Vec<Node<'t>>, ctx: &Ctx<'t>) -> Option<(Tpl, Node<'t>)> {
+    pub(crate) fn buffer_member(
+        &mut self,
+        added: Vec<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Tpl, Node<'t>)> {
         let mut member: Option<(Tpl, Node<'t>)> = None;
         for a in added {
             let t = match self.eval(a, &ctx.deeper()) {
@@ -570,7 +575,12 @@ impl<'t> BufferUses<'t> {
 }
 
 /// Whether the name appears inside `n`.
-fn contains_name<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>, name: &str, src: &str) -> bool {
+pub(crate) fn contains_name<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    n: Node<'t>,
+    name: &str,
+    src: &str,
+) -> bool {
     let mut stack = vec![n];
     while let Some(x) = stack.pop() {
         if x.kind_name() == "identifier" && text(x, src) == name {

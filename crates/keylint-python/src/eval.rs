@@ -1285,6 +1285,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(v) = self.scanned_loop_var(name, clause, comp, ctx) {
                 return v;
             }
+            // `{k: r.pfcount(*keys) for k, keys in groups.items()}`: a bucket.
+            if let Some(v) = self.bucket_loop_var(name, clause, ctx) {
+                return v;
+            }
             return self.opaque_named(
                 name,
                 format!("{}:{name}{}", self.scope_tag(ctx), each_marker(comp)),
@@ -2007,6 +2011,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(v) = self.scanned_loop_var(name, def.stmt, def.stmt.start_byte(), ctx) {
                 return Some(v);
             }
+            // `for name, keys in groups.items():` over buckets of one family.
+            if let Some(v) = self.bucket_loop_var(name, def.stmt, ctx) {
+                return Some(v);
+            }
             // A loop variable: one value per pass of the loop.
             return Some(self.opaque_named(
                 name,
@@ -2276,6 +2284,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             if instance {
                 if let Some(assigns) = cls.self_assigns.get(attr).cloned() {
+                    // `self.queues = []` filled in place by appends.
+                    if let [one] = assigns.as_slice() {
+                        if let Some(v) = self.attr_collection(c, attr, one, ctx) {
+                            return v;
+                        }
+                    }
                     let values = self.self_assign_values(&assigns, ctx);
                     // Annotation-only statements do not assign.
                     let assigned: Vec<&Value<'t>> = values

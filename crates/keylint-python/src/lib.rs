@@ -12,6 +12,8 @@
 //! It never runs or imports the code it reads.
 #![deny(missing_docs)]
 
+mod attrlist;
+mod buckets;
 mod builders;
 mod byuse;
 mod chunks;

@@ -34,6 +34,7 @@ mod project;
 mod script;
 mod scriptdict;
 mod scriptparam;
+mod scriptsites;
 mod starbuild;
 mod strings;
 mod supercall;

@@ -21,7 +21,7 @@ const MAX_SITES: usize = 64;
 impl<'t> crate::lower::Analyzer<'t> {
     /// The parameter of the function around `n` that the identifier `n` names, when
     /// nothing else in the function assigns that name (so its value is the caller's).
-    fn wrapper_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
+    pub(crate) fn wrapper_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
         if n.kind_name() != "identifier" {
             return None;
         }
@@ -138,7 +138,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// The command's arguments with the values a call site passes in place of the
     /// wrapper's parameters (a `*keys` parameter spread when the site passes a list);
     /// `None` when a parameter is not given or nothing comes from the site.
-    fn site_args(
+    pub(crate) fn site_args(
         &self,
         f: FuncId,
         info: &FuncInfo<'t>,

@@ -33,10 +33,34 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let defs = info.defs.get(name)?;
+        // `keys = keys or []`: the caller's value whenever it holds anything.
+        let or_empty = |d: &crate::index::Def<'t>| match d.kind {
+            DefKind::Expr(e) => self.or_empty(e, name),
+            _ => false,
+        };
         match defs.as_slice() {
             [d] if matches!(d.kind, DefKind::Param(_)) => Some(idx),
+            [d, rest @ ..] if matches!(d.kind, DefKind::Param(_)) && rest.iter().all(or_empty) => {
+                Some(idx)
+            }
             _ => None,
         }
+    }
+
+    /// Whether `e` is `name or <empty>` (`[]`, `()`, `{}`, `None`).
+    fn or_empty(&self, e: Node<'t>, name: &str) -> bool {
+        if e.kind_name() != "boolean_operator" {
+            return false;
+        }
+        let (Some(l), Some(r)) = (e.field(Field::Left), e.field(Field::Right)) else {
+            return false;
+        };
+        let op = &self.ix.src[l.end_byte()..r.start_byte()];
+        l.kind_name() == "identifier"
+            && text(l, self.ix.src) == name
+            && op.trim() == "or"
+            && (matches!(r.kind_name(), "list" | "tuple" | "dictionary" | "none")
+                && self.ix.nav.named_children(r).next().is_none())
     }
 
     /// A multi-key command in a wrapper whose key arguments include parameters of the

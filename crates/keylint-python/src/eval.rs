@@ -1980,7 +1980,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .map(|(_, path)| path);
             if let Some(path) = path {
                 // Project analysis: a constant or client of another module.
-                return Some(self.project_value(path, ctx));
+                return Some(self.project_value(path, use_node, ctx));
             }
         }
         match def.stmt.kind_name() {
@@ -2120,7 +2120,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match base {
             // Project analysis: a constant or client of another module.
-            Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), ctx),
+            Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), n, ctx),
             Value::Ext(x) => self.ext_attr(&x, attr_name, n, ctx),
             Value::SelfObj(c) => match self.swapped_pipe(c, attr_name, n, ctx) {
                 Some(v) => v,

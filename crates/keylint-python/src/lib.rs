@@ -38,6 +38,7 @@ mod project;
 mod script;
 mod scriptdict;
 mod scriptparam;
+mod scriptsites;
 mod starbuild;
 mod strings;
 mod supercall;

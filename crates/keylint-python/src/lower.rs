@@ -1620,8 +1620,17 @@ impl<'t> Analyzer<'t> {
         if let Some(l) = self.script_links.last_mut() {
             l.ext = self.scripts[id].ext.clone();
         }
-        if let Some(p) = recv.pipe {
-            self.event(p, EvKind::Keys, call, keys);
+        match recv.pipe {
+            Some(p) => self.event(p, EvKind::Keys, call, keys),
+            // Keys that are the parameters of the function around the call: judged
+            // again at each call site of the function in this file.
+            None => self.script_wrapper_sites(
+                id,
+                call,
+                (keys_arg.as_ref(), &key_args),
+                client_arg.as_ref(),
+                ctx,
+            ),
         }
     }
 
@@ -1666,7 +1675,7 @@ impl<'t> Analyzer<'t> {
 
     /// Records a script call to link with its body once every call is seen.
     #[allow(clippy::too_many_arguments)]
-    fn link(
+    pub(crate) fn link(
         &mut self,
         unit: usize,
         body: Option<Node<'t>>,

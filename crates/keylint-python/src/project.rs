@@ -118,6 +118,9 @@ pub(crate) enum Fact {
     /// A function that registers the script its caller passes as this parameter
     /// (position, name) and returns it (`scriptparam.rs`).
     ScriptParam(usize, Arc<str>),
+    /// A module global bound once to a registered script whose whole body is known
+    /// (`msetbit = REDIS.register_script(LUA)`): the body's text and the client's kind.
+    ScriptObj(Arc<str>, ClientKind),
     /// A function that cuts the sequence passed as this parameter into pieces
     /// (`chunks(seq, size)`, `chunks.rs`).
     Chunker(usize),
@@ -904,6 +907,13 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
             match v {
                 Value::Str(t) => return Some(Fact::Str(sanitize(t, qual, false))),
                 Value::Int(i) => return Some(Fact::Int(*i)),
+                Value::Script(id) => {
+                    let id = *id;
+                    return match script_fact(a, id)? {
+                        Fact::Script(text, k) => Some(Fact::ScriptObj(text, k)),
+                        _ => None,
+                    };
+                }
                 _ => {}
             }
         }
@@ -1606,7 +1616,8 @@ pub(crate) fn typed_instance(c: Arc<ClassFacts>, owner: &str, ident: String) -> 
 impl<'t> Analyzer<'t> {
     /// An imported name or attribute of a module: the value of a constant or client
     /// of another project module, else the symbol.
-    pub(crate) fn project_value(&mut self, path: String, _ctx: &Ctx<'t>) -> Value<'t> {
+    /// A script global of another module is a script registered where `n` names it.
+    pub(crate) fn project_value(&mut self, path: String, n: Node<'t>, _ctx: &Ctx<'t>) -> Value<'t> {
         let Some(scope) = self.project else {
             return Value::Symbol(path);
         };
@@ -1614,6 +1625,7 @@ impl<'t> Analyzer<'t> {
             Some(Fact::Str(t)) => Value::Str(t),
             Some(Fact::Int(i)) => Value::Int(i),
             Some(Fact::Client(k)) => Value::Client(k),
+            Some(Fact::ScriptObj(text, k)) => Value::Script(self.ext_script(n, text, k)),
             _ => Value::Symbol(path),
         }
     }

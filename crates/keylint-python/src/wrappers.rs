@@ -21,7 +21,7 @@ const MAX_SITES: usize = 64;
 impl<'t> crate::lower::Analyzer<'t> {
     /// The parameter of the function around `n` that the identifier `n` names, when
     /// nothing else in the function assigns that name (so its value is the caller's).
-    fn wrapper_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
+    pub(crate) fn wrapper_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
         if n.kind_name() != "identifier" {
             return None;
         }
@@ -33,10 +33,34 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let defs = info.defs.get(name)?;
+        // `keys = keys or []`: the caller's value whenever it holds anything.
+        let or_empty = |d: &crate::index::Def<'t>| match d.kind {
+            DefKind::Expr(e) => self.or_empty(e, name),
+            _ => false,
+        };
         match defs.as_slice() {
             [d] if matches!(d.kind, DefKind::Param(_)) => Some(idx),
+            [d, rest @ ..] if matches!(d.kind, DefKind::Param(_)) && rest.iter().all(or_empty) => {
+                Some(idx)
+            }
             _ => None,
         }
+    }
+
+    /// Whether `e` is `name or <empty>` (`[]`, `()`, `{}`, `None`).
+    fn or_empty(&self, e: Node<'t>, name: &str) -> bool {
+        if e.kind_name() != "boolean_operator" {
+            return false;
+        }
+        let (Some(l), Some(r)) = (e.field(Field::Left), e.field(Field::Right)) else {
+            return false;
+        };
+        let op = &self.ix.src[l.end_byte()..r.start_byte()];
+        l.kind_name() == "identifier"
+            && text(l, self.ix.src) == name
+            && op.trim() == "or"
+            && (matches!(r.kind_name(), "list" | "tuple" | "dictionary" | "none")
+                && self.ix.nav.named_children(r).next().is_none())
     }
 
     /// A multi-key command in a wrapper whose key arguments include parameters of the
@@ -138,7 +162,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// The command's arguments with the values a call site passes in place of the
     /// wrapper's parameters (a `*keys` parameter spread when the site passes a list);
     /// `None` when a parameter is not given or nothing comes from the site.
-    fn site_args(
+    pub(crate) fn site_args(
         &self,
         f: FuncId,
         info: &FuncInfo<'t>,

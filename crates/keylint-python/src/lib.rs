@@ -30,7 +30,9 @@ mod keyoptions;
 mod lower;
 pub mod methods;
 mod objtype;
+mod overrides;
 mod project;
+mod retpipe;
 mod script;
 mod scriptdict;
 mod scriptparam;
@@ -42,6 +44,7 @@ mod syntax;
 mod tpl;
 mod txcallback;
 mod txflow;
+mod unpack;
 mod wrappers;
 mod wrapscript;
 

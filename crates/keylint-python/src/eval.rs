@@ -1954,9 +1954,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                     None => fallback(self, ctx),
                 },
             },
-            DefKind::Other => self
-                .eval_bound_name(name, def, version, use_node, ctx)
-                .unwrap_or_else(|| fallback(self, ctx)),
+            DefKind::Other => {
+                // `key, type_key = build_keys(pid)`: the element at the name's place.
+                if let Some(v) = self.unpacked_value(def, ctx) {
+                    return v;
+                }
+                self.eval_bound_name(name, def, version, use_node, ctx)
+                    .unwrap_or_else(|| fallback(self, ctx))
+            }
         }
     }
 
@@ -2678,6 +2683,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 if let Some(v) = self.script_accessor(id, bound, args, ctx) {
+                    return v;
+                }
+                // A pipeline it makes, fills and hands back (`retpipe.rs`).
+                if let Some(v) = self.handed_back(id, bound, n, args, ctx) {
                     return v;
                 }
                 let (pos, kw) = self.call_args(args, ctx);

@@ -34,7 +34,9 @@ mod lower;
 mod mapped;
 pub mod methods;
 mod objtype;
+mod overrides;
 mod project;
+mod retpipe;
 mod script;
 mod scriptdict;
 mod scriptparam;
@@ -47,6 +49,7 @@ mod syntax;
 mod tpl;
 mod txcallback;
 mod txflow;
+mod unpack;
 mod wrappers;
 mod wrapscript;
 

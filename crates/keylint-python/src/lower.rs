@@ -132,6 +132,11 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) inline: Option<Inline<'t>>,
     /// Calls of followed helpers that may still be lowered.
     inline_budget: usize,
+    /// While a method is summarised: calls not followed because they reach a helper
+    /// already being followed (a recursion), and whether a followed helper handed
+    /// the pipeline to a call of which nothing is seen (see [`Analyzer::queued_on`]).
+    recursions: usize,
+    unseen_handoff: bool,
     /// [`Analyzer::memo_chain`] for calls evaluated with bound parameters, by the
     /// binding's tag.
     pub memo_chain_env: HashMap<(usize, String), Value<'t>>,
@@ -212,6 +217,8 @@ impl<'t> Analyzer<'t> {
             project: None,
             calls_in: HashMap::new(),
             inline: None,
+            recursions: 0,
+            unseen_handoff: false,
             inline_budget: INLINE_BUDGET,
             memo_chain_env: HashMap::new(),
             capture: None,
@@ -493,6 +500,9 @@ impl<'t> Analyzer<'t> {
                 Value::Opaque(_) | Value::Unknown | Value::Foreign if args.is_some() => {
                     if let Some((id, c)) = self.instance_method(func, &ctx) {
                         self.follow_helper(id, Some(c), call, args, &ctx);
+                    } else if let Some((id, c)) = self.agreeing_override(func, &ctx) {
+                        // `self._get_len(pipe, key)`, overridden below the same way.
+                        self.follow_helper(id, Some(c), call, args, &ctx);
                     }
                 }
                 _ => {}
@@ -524,9 +534,18 @@ impl<'t> Analyzer<'t> {
         if self.inline_budget == 0 || !self.resolve_names {
             return;
         }
+        // `pipe = self.make_batch(…, execute=False)`: what it queued first.
+        if self.follow_handback(id, bound, call, args, ctx) {
+            return;
+        }
         let depth = self.inline.as_ref().map_or(0, |i| i.funcs.len());
-        if depth >= MAX_INLINE_DEPTH || self.inline.as_ref().is_some_and(|i| i.funcs.contains(&id))
-        {
+        if self.inline.as_ref().is_some_and(|i| i.funcs.contains(&id)) {
+            // A helper that calls back into one being followed queues what that one
+            // does, which is being seen: it hands the pipeline to nothing unknown.
+            self.recursions += 1;
+            return;
+        }
+        if depth >= MAX_INLINE_DEPTH {
             return;
         }
         let (is_lambda, has_params, plain, self_name) = {
@@ -567,6 +586,23 @@ impl<'t> Analyzer<'t> {
         let Some(params) = self.helper_params(&info, bound, self_name, (&pos, &kw), ctx) else {
             return;
         };
+        self.follow_body(id, call, pipes, params, None, ctx);
+    }
+
+    /// Lowers the calls of helper `id` for its caller's `call`, with its parameters
+    /// (and any local the caller decides) bound to `params`: the commands it queues
+    /// on `pipes` join the caller's batch where it calls the helper. Calls that start
+    /// at or after `until` are not lowered (the helper has returned before them).
+    pub(crate) fn follow_body(
+        &mut self,
+        id: FuncId,
+        call: Node<'t>,
+        pipes: Vec<PipeId>,
+        params: HashMap<String, Value<'t>>,
+        until: Option<usize>,
+        ctx: &Ctx<'t>,
+    ) {
+        let info = self.ix.funcs[id].clone();
         let prev = self.inline.take();
         let mut frame = prev.clone().unwrap_or(Inline {
             chain: Vec::new(),
@@ -594,10 +630,19 @@ impl<'t> Analyzer<'t> {
                 break;
             }
             self.inline_budget -= 1;
-            if self.dead_in(c, &inner) {
+            if until.is_some_and(|u| c.start_byte() >= u) || self.dead_in(c, &inner) {
                 continue;
             }
+            // Summarising a method: a call of the helper that takes the pipeline and
+            // shows nothing done with it.
+            let before = (self.events.len(), self.recursions);
+            let passes = self.capture.is_some()
+                && !is_inert_builtin(c, self.src())
+                && self.passes_pipe(c.field(Field::Arguments), &inner);
             self.process_call(c, inner.clone());
+            if passes && (self.events.len(), self.recursions) == before {
+                self.unseen_handoff = true;
+            }
         }
         self.inline = prev;
     }
@@ -606,7 +651,7 @@ impl<'t> Analyzer<'t> {
     /// (or `cls`) to the class it is bound to, the others to the arguments or their
     /// defaults, except those the body assigns again. `None` when an argument cannot
     /// be bound.
-    fn helper_params(
+    pub(crate) fn helper_params(
         &mut self,
         info: &crate::index::FuncInfo<'t>,
         bound: Option<crate::index::ClassId>,
@@ -812,10 +857,16 @@ impl<'t> Analyzer<'t> {
             let before = self.events.len();
             let passes = !is_inert_builtin(call, self.src())
                 && self.passes_pipe(call.field(Field::Arguments), &inner);
+            let (recursions, unseen) = (self.recursions, std::mem::take(&mut self.unseen_handoff));
             self.process_call(call, inner.clone());
-            if passes && self.events.len() == before {
+            // Nothing seen done with the pipeline, unless all the call did was reach
+            // back into the method or a helper being followed (`insert(pipe, …)` →
+            // `_nested(pipe, …)` → `insert(pipe, …)`), with nothing unknown on the way.
+            let only_recursion = self.recursions > recursions && !self.unseen_handoff;
+            if passes && self.events.len() == before && !only_recursion {
                 handed_out = true;
             }
+            self.unseen_handoff = unseen;
         }
         self.inline = prev_inline;
         let captured = std::mem::replace(&mut self.capture, prev_capture).unwrap_or_default();

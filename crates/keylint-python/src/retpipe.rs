@@ -1,0 +1,257 @@
+//! A function of the file that makes a pipeline, queues commands on it and hands it
+//! back un-executed (`pipeline = self.add_object_to_stores(obj, stores,
+//! execute=False)`, then `pipeline.incr(…)` and `pipeline.execute()` in the caller).
+//!
+//! The call is a new pipeline at each call site, as any pipeline a function makes
+//! and returns; the commands the function queued on it before returning are the
+//! first commands of that pipeline, where the function is called. Two shapes are
+//! read, for one call:
+//!
+//! - the body ends with `return p`, and `p` is returned nowhere else;
+//! - a top-level `if` whose test the call decides to be true (`if not execute:`
+//!   with `execute=False` written at the call, or a parameter left to its literal
+//!   default) ends with `return p`, and every other `return` comes after it: what
+//!   follows the `if` (its `p.execute()`) does not run.
+//!
+//! `p` is a local assigned once, from an expression that is a pipeline made inside
+//! the function. Anything else (`p` returned under a test the call does not decide,
+//! a return before the `if`, a decorator other than `staticmethod`/`classmethod`)
+//! is not read, and the call stays what it was.
+
+use crate::eval::{Ctx, Value};
+use crate::index::{text, DefKind, FuncId};
+use crate::syntax::{Field, NodeExt};
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+/// How a function hands its pipeline back for one call.
+pub(crate) struct Handback<'t> {
+    /// The local that holds the pipeline.
+    name: String,
+    /// The pipeline the function makes (its own, lowered on its own).
+    made: crate::eval::PipeId,
+    /// Calls from here on do not run for this call.
+    until: Option<usize>,
+    /// The parameters bound for the call.
+    params: HashMap<String, Value<'t>>,
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The shape in which function `id` returns an un-executed pipeline for `call`.
+    fn handback(
+        &mut self,
+        id: FuncId,
+        bound: Option<crate::index::ClassId>,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Handback<'t>> {
+        if !self.resolve_names {
+            return None;
+        }
+        let info = self.ix.funcs[id].clone();
+        if info.is_lambda
+            || !info
+                .decorators
+                .iter()
+                .all(|d| d == "staticmethod" || d == "classmethod")
+        {
+            return None;
+        }
+        let nav = self.ix.nav;
+        let src = self.src();
+        let stmts = nav.statements(info.body);
+        let mut rets = Vec::new();
+        collect_returns(nav, info.body, &mut rets);
+        // The returned local: the last statement, or the end of a top-level `if`.
+        let returned = |r: Node<'t>| -> Option<&'t str> {
+            let e = r.named_child(0)?;
+            (e.kind_name() == "identifier").then(|| text(e, src))
+        };
+        let last = *stmts.last()?;
+        let (name, ret, gate) = if let Some(n) =
+            returned(last).filter(|_| last.kind_name() == "return_statement")
+        {
+            (n, last, None)
+        } else {
+            let (gate, r) = stmts.iter().find_map(|s| {
+                if s.kind_name() != "if_statement"
+                    || nav
+                        .named_children(*s)
+                        .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+                {
+                    return None;
+                }
+                let r = *nav.statements(s.field(Field::Consequence)?).last()?;
+                (r.kind_name() == "return_statement" && returned(r).is_some()).then_some((*s, r))
+            })?;
+            (returned(r)?, r, Some(gate))
+        };
+        let name = name.to_string();
+        // Every other return comes after the `if` that returns the pipeline.
+        let end = gate.map_or(ret.end_byte(), |g| g.end_byte());
+        if rets
+            .iter()
+            .any(|r| *r != ret && (gate.is_none() || r.start_byte() < end))
+        {
+            return None;
+        }
+        let defs = info.defs.get(&name)?;
+        let [d] = defs.as_slice() else { return None };
+        let DefKind::Expr(e) = d.kind else {
+            return None;
+        };
+        if info.params.iter().any(|p| p.name == name) || d.stmt.start_byte() >= ret.start_byte() {
+            return None;
+        }
+        let self_name = info.self_name().is_some();
+        let (pos, kw) = self.call_args(args, ctx);
+        if pos.iter().any(|x| x.star) || kw.iter().any(|(_, x)| x.star) {
+            return None;
+        }
+        let params = self.helper_params(&info, bound, self_name, (&pos, &kw), ctx)?;
+        if let Some(g) = gate {
+            if literal_truth(nav, src, g.field(Field::Condition)?, &info, args) != Some(true) {
+                return None;
+            }
+        }
+        let env = std::rc::Rc::new(crate::eval::Env {
+            func: id,
+            params: params.clone(),
+            tag: format!("{}@{}<handback", info.name, call.start_byte()),
+        });
+        let inner = Ctx {
+            func: Some(id),
+            env: Some(env),
+            depth: ctx.depth + 1,
+        };
+        let Value::Pipe(made) = self.eval(e, &inner) else {
+            return None;
+        };
+        let inside = info.node.byte_range();
+        let created = self.pipes[made].created.clone()?;
+        if created.start < inside.start || created.end > inside.end {
+            return None;
+        }
+        Some(Handback {
+            name,
+            made,
+            until: gate.map(|g| g.end_byte()),
+            params,
+        })
+    }
+
+    /// The pipeline a call of function `id` hands back un-executed: one per call
+    /// site, of the kind the function makes.
+    pub(crate) fn handed_back(
+        &mut self,
+        id: FuncId,
+        bound: Option<crate::index::ClassId>,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if let Some(&q) = self.pipe_by_node.get(&call.id()) {
+            return Some(Value::Pipe(q));
+        }
+        let h = self.handback(id, bound, call, args, ctx)?;
+        Some(Value::Pipe(self.site_pipe(h.made, call)))
+    }
+
+    /// Lowers, for `call`, the commands function `id` queues on the pipeline it hands
+    /// back: they join that pipeline's batch at the call. Whether it did.
+    pub(crate) fn follow_handback(
+        &mut self,
+        id: FuncId,
+        bound: Option<crate::index::ClassId>,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> bool {
+        if self.inline.is_some() {
+            return false;
+        }
+        let Some(mut h) = self.handback(id, bound, call, args, ctx) else {
+            return false;
+        };
+        let q = self.site_pipe(h.made, call);
+        h.params.insert(h.name.clone(), Value::Pipe(q));
+        self.follow_body(id, call, vec![q], h.params, h.until, ctx);
+        true
+    }
+
+    /// The pipeline of call site `call`, a copy of `made`.
+    fn site_pipe(&mut self, made: crate::eval::PipeId, call: Node<'t>) -> crate::eval::PipeId {
+        if let Some(&q) = self.pipe_by_node.get(&call.id()) {
+            return q;
+        }
+        let q = self.pipes.len();
+        let info = self.pipes[made].clone();
+        self.pipes.push(info);
+        self.pipe_by_node.insert(call.id(), q);
+        q
+    }
+}
+
+/// The return statements of a function body, not of functions nested in it.
+fn collect_returns<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>, out: &mut Vec<Node<'t>>) {
+    for c in nav.named_children(n) {
+        match c.kind_name() {
+            "return_statement" => out.push(c),
+            "function_definition" | "lambda" | "class_definition" => {}
+            _ => collect_returns(nav, c, out),
+        }
+    }
+}
+
+/// The truth of `cond` for `call` when it tests one parameter of `info` (`flag` or
+/// `not flag`) that the call passes as a literal `True`/`False` (or leaves to such a
+/// default).
+fn literal_truth<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    src: &str,
+    cond: Node<'t>,
+    info: &crate::index::FuncInfo<'t>,
+    args: Option<Node<'t>>,
+) -> Option<bool> {
+    match cond.kind_name() {
+        "parenthesized_expression" => literal_truth(nav, src, cond.named_child(0)?, info, args),
+        "not_operator" => literal_truth(nav, src, cond.named_child(0)?, info, args).map(|b| !b),
+        "identifier" => {
+            let name = text(cond, src);
+            let skip = usize::from(info.self_name().is_some());
+            let at = info.params.iter().position(|p| p.name == name)?;
+            let p = &info.params[at];
+            if p.star || info.defs.get(name).is_some_and(|d| d.len() > 1) {
+                return None;
+            }
+            let mut value = None;
+            let mut i = 0;
+            if let Some(a) = args {
+                for k in nav.named_children(a) {
+                    match k.kind_name() {
+                        "comment" => {}
+                        "keyword_argument" => {
+                            if k.field(Field::Name).is_some_and(|n| text(n, src) == name) {
+                                value = k.field(Field::Value);
+                            }
+                        }
+                        "list_splat" | "dictionary_splat" => return None,
+                        _ => {
+                            if i + skip == at {
+                                value = Some(k);
+                            }
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            match value.or(p.default)?.kind_name() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,57 @@
+//! A name bound by unpacking an assignment's value (`key, type_key =
+//! Flags._build_keys(project_id)`): the element at the name's place in the tuple or
+//! list the value evaluates to, when it evaluates to one with exactly as many
+//! elements as there are targets (a key builder returning `key, f"{key}-type"`).
+//!
+//! The literal form `a, b = x, y` is paired by the index already; this is the form
+//! where the right side is any other expression. A starred target, a nested
+//! pattern, a comprehension (one element standing for many) or a length that does
+//! not match leaves the name unknown, as before.
+
+use crate::eval::{Ctx, Value};
+use crate::index::Def;
+use crate::syntax::{Field, NodeExt};
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The value `def` binds when it is one target of an unpacking assignment whose
+    /// value is a sequence of the same length; `None` otherwise.
+    pub(crate) fn unpacked_value(&mut self, def: Def<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let stmt = def.stmt;
+        if stmt.kind_name() != "assignment" {
+            return None;
+        }
+        let left = stmt.field(Field::Left)?;
+        if !matches!(
+            left.kind_name(),
+            "pattern_list" | "tuple_pattern" | "list_pattern"
+        ) {
+            return None;
+        }
+        let right = stmt.field(Field::Right)?;
+        // Literal right sides are paired target by target where the index binds them.
+        if matches!(right.kind_name(), "expression_list" | "tuple" | "list") {
+            return None;
+        }
+        let targets: Vec<_> = self
+            .ix
+            .nav
+            .named_children(left)
+            .filter(|t| t.kind_name() != "comment")
+            .collect();
+        if targets.iter().any(|t| t.kind_name() != "identifier") {
+            return None;
+        }
+        let at = targets.iter().position(|t| t.start_byte() == def.pos)?;
+        let Value::Seq {
+            items,
+            family: false,
+        } = self.eval(right, &ctx.deeper())
+        else {
+            return None;
+        };
+        if items.len() != targets.len() || items.iter().any(|e| e.star || !e.each.is_empty()) {
+            return None;
+        }
+        items.into_iter().nth(at).map(|e| e.value)
+    }
+}

@@ -364,6 +364,17 @@ impl<'t> crate::lower::Analyzer<'t> {
         } else {
             (full.to_string(), format!("{scope}:{full}"))
         };
+        // A value a followed builder computes from one of the caller's values alone.
+        let (label, binding) = match ctx.env.as_ref().and_then(|e| self.derived_from_arg(n, e)) {
+            Some((l, root)) => (l, crate::heads::derived(&root, binding)),
+            None => (label, binding),
+        };
+        // A setting read with no default in view: a head its keys may share.
+        let binding = if crate::heads::is_config_read(self.ix.nav, n, self.src()) {
+            crate::heads::mark_config(binding)
+        } else {
+            binding
+        };
         Value::Opaque(HoleInfo {
             keylike: is_keylike_label(&label),
             label,

@@ -27,6 +27,7 @@ mod eval;
 mod fmtdict;
 mod frontend;
 mod globals;
+mod heads;
 mod index;
 mod keyflow;
 mod keyoptions;

@@ -335,6 +335,13 @@ impl<'t> Analyzer<'t> {
         let mut given: Vec<String> = std::mem::take(&mut self.given).into_iter().collect();
         given.sort();
         self.model.caller_values = given;
+        // Unknown heads the keys share: configured values and the caller's values.
+        for (binding, origin) in crate::heads::heads_of(&self.model.keys, &self.caller_values) {
+            if !self.model.client_prefixes.contains(&binding) {
+                self.model.client_prefixes.push(binding.clone());
+                self.model.prefix_origins.push((binding, origin));
+            }
+        }
         for s in &mut self.model.scripts {
             for k in &mut s.keys {
                 *k = remap[*k];

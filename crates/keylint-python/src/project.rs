@@ -267,6 +267,25 @@ pub(crate) fn placeholder<'t>(kind: char, i: usize, name: &str) -> Value<'t> {
     })
 }
 
+/// The one parameter whose markers are all the markers of `binding`, if any.
+fn one_param(binding: &str) -> Option<usize> {
+    if binding.starts_with(INSTANCE) {
+        return None;
+    }
+    let mut found = None;
+    let mut rest = binding;
+    while let Some(start) = rest.find('\u{1}') {
+        let after = &rest[start + 1..];
+        let end = after.find('\u{1}')?;
+        match exact_marker(&rest[start..start + end + 2])? {
+            ('p', i) if found.is_none_or(|f| f == i) => found = Some(i),
+            _ => return None,
+        }
+        rest = &after[end + 1..];
+    }
+    found
+}
+
 /// `(kind, index)` when `binding` is exactly one marker.
 fn exact_marker(binding: &str) -> Option<(char, usize)> {
     let inner = binding.strip_prefix('\u{1}')?.strip_suffix('\u{1}')?;
@@ -1578,7 +1597,18 @@ fn apply(
                 Some(('c', i)) => out.push(inst?.ctor.get(i)?.0.clone()),
                 _ => {
                     let mut h = h.clone();
+                    let from =
+                        one_param(&h.binding).and_then(|i| match args.get(i)?.0.parts.as_slice() {
+                            [TPart::Hole(a)] => Some(a.clone()),
+                            _ => None,
+                        });
                     h.binding = rebind(&h.binding, args, exts, inst)?;
+                    // A value computed from one argument alone: a head its keys may
+                    // share when that argument is the caller's value.
+                    if let Some(a) = from {
+                        h.binding = crate::heads::derived(&a.binding, h.binding);
+                        h.label = a.label;
+                    }
                     out.push(Tpl::hole(h));
                 }
             },
@@ -1990,6 +2020,19 @@ impl<'t> Analyzer<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_parameter_of_a_binding() {
+        let p0 = marker('p', 0);
+        assert_eq!(one_param(&format!("f1[s={p0}]:x")), Some(0));
+        assert_eq!(one_param(&format!("f1[s={p0},t={p0}]:x")), Some(0));
+        assert_eq!(
+            one_param(&format!("f1[s={p0},t={}]:x", marker('p', 1))),
+            None
+        );
+        assert_eq!(one_param(&format!("f1[s={}]:x", marker('c', 0))), None);
+        assert_eq!(one_param("f1:x"), None);
+    }
 
     #[test]
     fn markers_round_trip() {

@@ -261,6 +261,11 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
         (Rule::CrossSlotLikely, fk.key, fk.key)
+    } else if let Some((a, b, labels)) = cross_slot_likely::around_caller_value(u) {
+        // Likely: keys built around one value the caller passes in (one of them that
+        // value alone: the finding says so and offers the tag around it).
+        around = Some(labels);
+        (Rule::CrossSlotLikely, a, b)
     } else if let Some((a, b, label, binding)) = cross_slot_likely::after_prefix(u) {
         // Likely: keys that differ after the one prefix the client gives them all.
         under_prefix = Some(label);
@@ -270,10 +275,6 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
                 .iter()
                 .find(|(b, _)| *b == binding)
                 .map(|(_, o)| o.clone());
-        (Rule::CrossSlotLikely, a, b)
-    } else if let Some((a, b, labels)) = cross_slot_likely::around_caller_value(u) {
-        // Likely: keys built around one value the caller passes in.
-        around = Some(labels);
         (Rule::CrossSlotLikely, a, b)
     } else if let Some((a, b, named)) = cross_slot_likely::with_defaults(u) {
         // Likely: keys in different slots with the defaults of configured values.
@@ -454,11 +455,15 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
     let in_script = cx.in_script(d.anchor);
     let mut f = match (d.rule, unit.policy) {
         // Nothing is refused; what is lost is said in the unit's notes.
-        // (What a verdict around the caller's values assumes is said all the same.)
-        (_, CrossSlotPolicy::NotAtomic) => match (&d.around, &d.configured) {
-            (Some(labels), _) => cross_slot_likely::explain_around(f, labels),
-            (None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
-            (None, None) => f,
+        // (What a verdict after a prefix or around the caller's values assumes is said
+        // all the same.)
+        (_, CrossSlotPolicy::NotAtomic) => match (&d.under_prefix, &d.around, &d.configured) {
+            (Some(label), _, _) => {
+                cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
+            }
+            (None, Some(labels), _) => cross_slot_likely::explain_around(f, labels),
+            (None, None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
+            (None, None, None) => f,
         }
         .with_severity(Severity::Warning),
         (Rule::CrossSlot, _) => cross_slot::explain(f, unit, in_script),

@@ -42,6 +42,7 @@ mod script;
 mod scriptdict;
 mod scriptparam;
 mod scriptsites;
+pub mod siblings;
 mod starbuild;
 mod strings;
 mod supercall;

@@ -374,7 +374,21 @@ impl ModuleLoader for Loader {
                     None => {}
                 }
             }
-            source.or(namespace)
+            // A Python 2 implicit relative import, or a script's own directory on
+            // `sys.path`: the module beside the importer, when no root has it.
+            let beside = || {
+                let top = segs.first()?;
+                if !keylint_python::siblings::sibling_import_allowed(top)
+                    || roots.search.contains(&dir)
+                {
+                    return None;
+                }
+                match Loader::find(&dir, &segs, &roots.limit)? {
+                    ModuleFile::Namespace => None,
+                    s => Some(s),
+                }
+            };
+            source.or_else(beside).or(namespace)
         };
         self.resolved
             .lock()

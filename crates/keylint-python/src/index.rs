@@ -74,6 +74,14 @@ pub(crate) struct FuncInfo<'t> {
 }
 
 impl FuncInfo<'_> {
+    /// Whether a call reaches this function's body as written: no decorator other
+    /// than `staticmethod`/`classmethod` wraps it.
+    pub fn plainly_called(&self) -> bool {
+        self.decorators
+            .iter()
+            .all(|d| d == "staticmethod" || d == "classmethod")
+    }
+
     /// The name of `self` (or `cls`) for methods that have one.
     pub fn self_name(&self) -> Option<&str> {
         if self.class.is_none() || self.decorators.iter().any(|d| d == "staticmethod") {

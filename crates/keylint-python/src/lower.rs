@@ -561,9 +561,7 @@ impl<'t> Analyzer<'t> {
                 info.is_lambda,
                 !info.params.is_empty(),
                 // Other decorators may change what a call does.
-                info.decorators
-                    .iter()
-                    .all(|d| d == "staticmethod" || d == "classmethod"),
+                info.plainly_called(),
                 info.self_name().is_some(),
             )
         };

@@ -62,12 +62,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// static, and the places of `r` and `k` among its parameters (after `self`).
     fn one_key_shape(&self, f: FuncId) -> Option<(bool, usize, usize)> {
         let info = &self.ix.funcs[f];
-        if info.is_lambda
-            || !info
-                .decorators
-                .iter()
-                .all(|d| d == "staticmethod" || d == "classmethod")
-        {
+        if info.is_lambda || !info.plainly_called() {
             return None;
         }
         let nav = self.ix.nav;

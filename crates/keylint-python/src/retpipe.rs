@@ -50,12 +50,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let info = self.ix.funcs[id].clone();
-        if info.is_lambda
-            || !info
-                .decorators
-                .iter()
-                .all(|d| d == "staticmethod" || d == "classmethod")
-        {
+        if info.is_lambda || !info.plainly_called() {
             return None;
         }
         let nav = self.ix.nav;

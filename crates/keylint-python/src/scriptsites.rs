@@ -12,9 +12,6 @@ use crate::syntax::{Field, NodeExt};
 use keylint_core::model::{CrossSlotPolicy, UnitKind, UnitLabel, UnitNote};
 use tree_sitter::Node;
 
-/// Most call sites of one wrapper that are judged.
-const MAX_SITES: usize = 64;
-
 impl<'t> crate::lower::Analyzer<'t> {
     /// A script call in a wrapper whose keys include the wrapper's parameters: one
     /// more script unit per call site of the wrapper in this file.
@@ -49,26 +46,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             None => return,
         };
-        let info = self.ix.funcs[f].clone();
-        if info.is_lambda
-            || !info
-                .decorators
-                .iter()
-                .all(|d| d == "staticmethod" || d == "classmethod")
-            || info.name == "__init__"
-        {
+        let Some((info, sites, skip_self)) = self.wrapper_sites(f) else {
             return;
-        }
+        };
         let guard = (7u8, f, call.start_byte());
         if !self.in_progress.insert(guard) {
             return;
         }
-        let sites = self
-            .calls_by_name
-            .get(info.name.as_str())
-            .cloned()
-            .unwrap_or_default();
-        let skip_self = usize::from(info.self_name().is_some());
         // A client or pipeline the site passes through a parameter
         // (`client=client`): what runs the script is the site's, not judged here.
         let client_param = client_arg
@@ -76,7 +60,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             .map(|i| (i.checked_sub(skip_self), info.params[i].name.clone()));
         let wrapper = info.node.byte_range();
         let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
-        for (site, site_func) in sites.into_iter().take(MAX_SITES) {
+        for (site, site_func) in sites {
             if site_func == Some(f) {
                 continue;
             }

@@ -19,6 +19,31 @@ type ArgsAt<'t> = (Vec<Elem<'t>>, Vec<(String, Elem<'t>)>);
 const MAX_SITES: usize = 64;
 
 impl<'t> crate::lower::Analyzer<'t> {
+    /// The call sites in this file of the wrapper `f`, where what it sends with its
+    /// parameters is judged again with each site's arguments: the wrapper's facts, at
+    /// most [`MAX_SITES`] sites (each with the function it is in), and how many leading
+    /// parameters (`self`, `cls`) the sites do not pass. None for a lambda, `__init__`
+    /// or a function with a decorator other than `staticmethod`/`classmethod`, whose
+    /// calls may not reach its body as written.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn wrapper_sites(
+        &self,
+        f: FuncId,
+    ) -> Option<(FuncInfo<'t>, Vec<(Node<'t>, Option<FuncId>)>, usize)> {
+        let info = self.ix.funcs[f].clone();
+        if info.is_lambda || !info.plainly_called() || info.name == "__init__" {
+            return None;
+        }
+        let mut sites = self
+            .calls_by_name
+            .get(info.name.as_str())
+            .cloned()
+            .unwrap_or_default();
+        sites.truncate(MAX_SITES);
+        let skip_self = usize::from(info.self_name().is_some());
+        Some((info, sites, skip_self))
+    }
+
     /// The parameter of the function around `n` that the identifier `n` names, when
     /// nothing else in the function assigns that name (so its value is the caller's).
     pub(crate) fn wrapper_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
@@ -89,29 +114,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return;
         }
-        let info = self.ix.funcs[f].clone();
-        if info.is_lambda
-            || !info
-                .decorators
-                .iter()
-                .all(|d| d == "staticmethod" || d == "classmethod")
-            || info.name == "__init__"
-        {
+        let Some((info, sites, skip_self)) = self.wrapper_sites(f) else {
             return;
-        }
+        };
         let guard = (5u8, f, call.start_byte());
         if !self.in_progress.insert(guard) {
             return;
         }
-        let sites = self
-            .calls_by_name
-            .get(info.name.as_str())
-            .cloned()
-            .unwrap_or_default();
-        let skip_self = usize::from(info.self_name().is_some());
         let wrapper = info.node.byte_range();
         let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
-        for (site, site_func) in sites.into_iter().take(MAX_SITES) {
+        for (site, site_func) in sites {
             // A recursive call passes the wrapper's own parameters: nothing new.
             if site_func == Some(f) {
                 continue;

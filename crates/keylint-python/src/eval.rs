@@ -383,14 +383,20 @@ impl<'t> crate::lower::Analyzer<'t> {
         })
     }
 
-    /// The scope tag of a value written as `n` inside a followed call, made of the
-    /// arguments of the parameters `n` reads only; `None` when that cannot be told
-    /// (a large expression, a lambda or comprehension inside).
-    fn narrow_tag(&self, n: Node<'t>, env: &Env<'t>) -> Option<String> {
+    /// The parameters of a followed call that the expression `n` reads, each once;
+    /// `None` when that cannot be told: a large expression, a lambda or a
+    /// comprehension inside (whose own names would be taken for the parameters), or,
+    /// with `no_calls`, any call inside.
+    pub(crate) fn params_read(
+        &self,
+        n: Node<'t>,
+        env: &Env<'t>,
+        no_calls: bool,
+    ) -> Option<Vec<&'t str>> {
         let src = self.src();
         let mut stack = vec![n];
         let mut seen = 0usize;
-        let mut read: Vec<&str> = Vec::new();
+        let mut read: Vec<&'t str> = Vec::new();
         while let Some(x) = stack.pop() {
             seen += 1;
             if seen > 256
@@ -402,6 +408,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         | "dictionary_comprehension"
                         | "generator_expression"
                 )
+                || (no_calls && x.kind_name() == "call")
             {
                 return None;
             }
@@ -414,6 +421,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             stack.extend(self.ix.nav.named_children(x));
         }
+        Some(read)
+    }
+
+    /// The scope tag of a value written as `n` inside a followed call, made of the
+    /// arguments of the parameters `n` reads only; `None` when that cannot be told
+    /// (a large expression, a lambda or comprehension inside).
+    fn narrow_tag(&self, n: Node<'t>, env: &Env<'t>) -> Option<String> {
+        let mut read = self.params_read(n, env, false)?;
         read.sort_unstable();
         let f = self.ix().funcs[env.func].node.start_byte();
         let args: Vec<String> = read

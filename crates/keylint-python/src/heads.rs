@@ -191,42 +191,15 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// built from the same argument, so when that argument is a value the caller
     /// passes in, it is a head the keys may share.
     pub(crate) fn derived_from_arg(&self, n: Node<'t>, env: &Env<'t>) -> Option<(String, String)> {
-        let src = self.src();
-        let nav = self.ix.nav;
-        let mut stack = vec![n];
-        let mut seen = 0usize;
-        let mut read: Option<&str> = None;
-        while let Some(x) = stack.pop() {
-            seen += 1;
-            if seen > 256
-                || matches!(
-                    x.kind_name(),
-                    "lambda"
-                        | "list_comprehension"
-                        | "set_comprehension"
-                        | "dictionary_comprehension"
-                        | "generator_expression"
-                        | "call"
-                )
-            {
-                return None;
-            }
-            if x.kind_name() == "identifier" {
-                let name = text(x, src);
-                if let Some(v) = env.params.get(name) {
-                    if matches!(v, Value::SelfObj(_) | Value::ClsObj(_)) {
-                        continue;
-                    }
-                    match read {
-                        Some(r) if r != name => return None,
-                        _ => read = Some(name),
-                    }
-                }
-                continue;
-            }
-            stack.extend(nav.named_children(x));
-        }
-        let h = single_hole(env.params.get(read?)?)?;
+        let read: Vec<&str> = self
+            .params_read(n, env, true)?
+            .into_iter()
+            .filter(|p| !matches!(env.params[*p], Value::SelfObj(_) | Value::ClsObj(_)))
+            .collect();
+        let [read] = read.as_slice() else {
+            return None;
+        };
+        let h = single_hole(env.params.get(*read)?)?;
         Some((h.label.clone(), h.binding.clone()))
     }
 }

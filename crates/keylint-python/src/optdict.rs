@@ -11,7 +11,10 @@
 //!   literal default unless the caller gives another value;
 //! - a read with its default written at the read: `options.get("ns", "app")`,
 //!   `self.options.pop("key_prefix", self.DEFAULT_PREFIX)`, `os.environ.get(
-//!   "APP_PREFIX", "app")`, on an object named like configuration.
+//!   "APP_PREFIX", "app")`, on an object named like configuration; also inside a
+//!   followed helper whose parameters the call binds to literals (`def setting(self,
+//!   name, default): return self.conf.get(name, default)` called as
+//!   `self.setting("prefix", "app")`).
 //!
 //! Either is a configured value (see [`crate::configured`]): one opaque, keylike hole
 //! whose binding carries the default, judged with that default as a warning. Only
@@ -52,10 +55,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let args = arg_nodes(self.ix.nav, call.field(Field::Arguments));
         let (&entry, default) = args.split_first()?;
-        if default.len() > 1 || entry.kind_name() != "string" {
+        if default.len() > 1 || !matches!(entry.kind_name(), "string" | "identifier") {
             return None;
         }
-        if m == "get" {
+        if m == "get" && entry.kind_name() == "string" {
             if let Some(v) = self.options_entry(recv, entry, call, ctx) {
                 return v_if_agrees(self, v, default.first().copied(), ctx);
             }

@@ -30,7 +30,7 @@ fn binding(default: &[u8], id: &str) -> String {
 }
 
 /// The default a binding carries, if it is a configured value's.
-fn default_of(binding: &str) -> Option<Vec<u8>> {
+pub(crate) fn default_of(binding: &str) -> Option<Vec<u8>> {
     let at = binding.find(CONFIGURED)? + CONFIGURED.len();
     let rest = &binding[at..];
     let hex = &rest[..rest.find('\u{2}')?];
@@ -78,7 +78,7 @@ pub(crate) fn relabel<'t>(v: Value<'t>, name: &str) -> Value<'t> {
 }
 
 /// A configured value: its label as written, its identity and its default.
-fn configured(label: &str, id: &str, default: &[u8]) -> Value<'static> {
+pub(crate) fn configured(label: &str, id: &str, default: &[u8]) -> Value<'static> {
     Value::Str(Tpl::hole(HoleInfo {
         label: label.to_string(),
         binding: binding(default, id),

@@ -635,6 +635,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.script_dict_entry(n, ctx) {
                     return v;
                 }
+                // `self.options["namespace"]` of options filled from literal defaults.
+                if let Some(v) = self.options_subscript(n, ctx) {
+                    return v;
+                }
                 // `Redis[bytes]`: a generic alias is the class itself.
                 let value = n.field(Field::Value);
                 match value.map(|v| self.eval(v, &ctx.deeper())) {
@@ -2349,7 +2353,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                                 span: Some(n.byte_range()),
                                 keylike: h.keylike || is_keylike_label(&label),
                             }),
-                            v => v.clone(),
+                            v => crate::configured::relabel(v.clone(), &label),
                         };
                     }
                     if let Some(v) = lazy_script(&values) {
@@ -2436,6 +2440,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             let m: &'t str = text(attr, self.src());
             if let Some(callee) = self.super_method(obj, m, ctx) {
                 return self.call_value(callee, func, args, n, ctx);
+            }
+            // `options.get("ns", "app")`: a setting with its literal default in view.
+            if let Some(v) = self.defaulted_get(n, obj, m, ctx) {
+                return v;
             }
             let recv = self.eval(obj, &ctx.deeper());
             let recv = self.as_receiver(recv, obj);

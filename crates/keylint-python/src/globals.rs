@@ -281,7 +281,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// The entries of a dict literal or `dict(...)` call whose keys are all known
     /// (string literals, keyword arguments): name → value node. Empty when any entry
     /// is not (`**other`, a computed key).
-    fn dict_entries(&mut self, node: Node<'t>) -> Vec<(String, Node<'t>)> {
+    pub(crate) fn dict_entries(&mut self, node: Node<'t>) -> Vec<(String, Node<'t>)> {
         let nav = self.ix.nav;
         let src = self.ix.src;
         let mut out = Vec::new();

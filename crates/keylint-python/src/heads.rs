@@ -55,7 +55,7 @@ const CONFIG_SUFFIXES: &[&str] = &["_config", "_conf", "_cfg", "_settings", "_op
 
 /// Whether `n` (an identifier or an attribute) names an object that holds
 /// configuration by its last name: `self.config`, `app.conf`, `settings`, `os.environ`.
-fn is_config_object(n: Node<'_>, src: &str) -> bool {
+pub(crate) fn is_config_object(n: Node<'_>, src: &str) -> bool {
     let last = match n.kind_name() {
         "identifier" => n,
         "attribute" => match n.field(Field::Attribute) {

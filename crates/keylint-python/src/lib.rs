@@ -35,6 +35,7 @@ mod lower;
 mod mapped;
 pub mod methods;
 mod objtype;
+mod optdict;
 mod overrides;
 mod project;
 mod retpipe;

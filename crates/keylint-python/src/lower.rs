@@ -268,6 +268,7 @@ impl<'t> Analyzer<'t> {
         self.build_transactions();
         crate::script::docstring_scripts(&mut self);
         crate::script::script_constants(&mut self);
+        crate::script::unrun_script_globals(&mut self);
         crate::script::link_scripts(&mut self);
         self.finish()
     }

@@ -118,9 +118,16 @@ pub(crate) enum Fact {
     /// A function that registers the script its caller passes as this parameter
     /// (position, name) and returns it (`scriptparam.rs`).
     ScriptParam(usize, Arc<str>),
+    /// A function that wraps `EVAL`/`EVALSHA` itself and returns the closure that
+    /// sends it (`script_load(script)` of *Redis in Action*, `wrapscript.rs`): its
+    /// call is a script object whose body is the caller's first argument, called
+    /// with the client and keys where the signature says.
+    EvalWrapper(crate::wrapscript::WrapperSig),
     /// A module global bound once to a registered script whose whole body is known
-    /// (`msetbit = REDIS.register_script(LUA)`): the body's text and the client's kind.
-    ScriptObj(Arc<str>, ClientKind),
+    /// (`msetbit = REDIS.register_script(LUA)`): the body's text and the client's kind;
+    /// for a script object of an `EVAL` wrapper (`_move = script_load(LUA)`), where
+    /// its calls take their client and keys.
+    ScriptObj(Arc<str>, ClientKind, Option<crate::wrapscript::WrapperSig>),
     /// A function that cuts the sequence passed as this parameter into pieces
     /// (`chunks(seq, size)`, `chunks.rs`).
     Chunker(usize),
@@ -928,8 +935,9 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
                 Value::Int(i) => return Some(Fact::Int(*i)),
                 Value::Script(id) => {
                     let id = *id;
-                    return match script_fact(a, id)? {
-                        Fact::Script(text, k) => Some(Fact::ScriptObj(text, k)),
+                    let wrapper = a.scripts.get(id)?.wrapper.clone();
+                    return match script_text(a, id)? {
+                        Fact::Script(text, k) => Some(Fact::ScriptObj(text, k, wrapper)),
                         _ => None,
                     };
                 }
@@ -1032,6 +1040,9 @@ fn body_fact(
     if class.is_none() {
         if let Some((pos, name)) = a.script_param(fid) {
             return Some(Fact::ScriptParam(pos, name.into()));
+        }
+        if let Some(sig) = a.eval_wrapper(fid) {
+            return Some(Fact::EvalWrapper(sig));
         }
         if let Some(pos) = crate::chunks::chunked_param(a.ix.nav, a.src(), &info, 0) {
             return Some(Fact::Chunker(pos));
@@ -1166,6 +1177,16 @@ fn body_fact(
 
 /// A script factory's fact: the script's body, when its whole text is known.
 fn script_fact(a: &mut Analyzer<'_>, id: crate::eval::ScriptId) -> Option<Fact> {
+    // A script object of an `EVAL` wrapper is called with the wrapper's signature,
+    // not as a registered script: a function that returns one is not summarised.
+    if a.scripts.get(id)?.wrapper.is_some() {
+        return None;
+    }
+    script_text(a, id)
+}
+
+/// The body's text and the client's kind of script `id` (see [`script_fact`]).
+fn script_text(a: &mut Analyzer<'_>, id: crate::eval::ScriptId) -> Option<Fact> {
     let info = a.scripts.get(id)?.clone();
     let text: Arc<str> = match (&info.ext, info.body) {
         (Some(t), _) => t.clone(),
@@ -1655,7 +1676,11 @@ impl<'t> Analyzer<'t> {
             Some(Fact::Str(t)) => Value::Str(t),
             Some(Fact::Int(i)) => Value::Int(i),
             Some(Fact::Client(k)) => Value::Client(k),
-            Some(Fact::ScriptObj(text, k)) => Value::Script(self.ext_script(n, text, k)),
+            Some(Fact::ScriptObj(text, k, wrapper)) => {
+                let s = self.ext_script(n, text, k);
+                self.scripts[s].wrapper = wrapper;
+                Value::Script(s)
+            }
             _ => Value::Symbol(path),
         }
     }
@@ -1785,6 +1810,9 @@ impl<'t> Analyzer<'t> {
             Fact::ScriptParam(pos, name) if inst.is_none() => self
                 .param_script_at((pos, name.to_string()), n, args, ctx)
                 .map(Value::Script),
+            // An `EVAL` wrapper factory of another module: a script object whose
+            // body is this call's argument.
+            Fact::EvalWrapper(sig) if inst.is_none() => Some(self.wrapped_at(sig, n, args, ctx)),
             Fact::Chunker(pos) if inst.is_none() => self.chunks_at(pos, args, n, ctx),
             Fact::Builder(b) if b.instance == inst.is_some() && !b.star.is_empty() => {
                 // `*parts`: the template of as many arguments as the call passes.

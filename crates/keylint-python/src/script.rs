@@ -408,6 +408,40 @@ pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
     }
 }
 
+/// Script objects bound to module globals that this file never calls (rom's
+/// `_scan_fetch_index_hash = _script_load("""…""")`, a helper kept for other code):
+/// a module name bound once to a call whose first argument is a Lua literal (as
+/// [`script_constants`] reads one) is evaluated, and when the call makes a script (a
+/// factory of this file or of another module, an `EVAL` wrapper), that script is
+/// registered, so its body is merged like any registered script's. A call that makes
+/// anything else leaves nothing.
+pub(crate) fn unrun_script_globals(a: &mut Analyzer<'_>) {
+    let mut calls: Vec<Node<'_>> = Vec::new();
+    for defs in a.ix.module_defs.values() {
+        let [def] = defs.as_slice() else {
+            continue;
+        };
+        let crate::index::DefKind::Expr(e) = def.kind else {
+            continue;
+        };
+        if e.kind_name() != "call" {
+            continue;
+        }
+        let first = e.field(Field::Arguments).and_then(|args| {
+            a.ix.nav
+                .named_children(args)
+                .find(|k| k.kind_name() != "comment")
+        });
+        if first.is_some_and(|f| lua_literal(a, f)) {
+            calls.push(e);
+        }
+    }
+    calls.sort_by_key(|n| n.start_byte());
+    for e in calls {
+        let _ = a.eval(e, &crate::eval::Ctx::at(None));
+    }
+}
+
 /// A string literal that reads as a Lua script, plain or `%`-formatted with a tuple.
 fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> bool {
     let src = a.src();

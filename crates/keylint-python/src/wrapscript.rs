@@ -168,9 +168,21 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &crate::eval::Ctx<'t>,
     ) -> Option<Value<'t>> {
         let sig = self.eval_wrapper(id)?;
+        Some(self.wrapped_at(sig, call, args, ctx))
+    }
+
+    /// The script object that the call `call` of a factory with signature `sig` (of
+    /// this module or, through its module's facts, of another) makes.
+    pub(crate) fn wrapped_at(
+        &mut self,
+        sig: WrapperSig,
+        call: Node<'t>,
+        args: Option<Node<'t>>,
+        ctx: &crate::eval::Ctx<'t>,
+    ) -> Value<'t> {
         let s = self.script_for(call, args, crate::eval::ClientKind::Unknown, ctx);
         self.scripts[s].wrapper = Some(sig);
-        Some(Value::Script(s))
+        Value::Script(s)
     }
 }
 

@@ -420,9 +420,36 @@ impl<'t> crate::lower::Analyzer<'t> {
             return false;
         }
         (0..self.ix.classes.len()).any(|c| {
-            methods
-                .iter()
-                .all(|m| self.defines(c as ClassId, m).is_some())
+            let c = c as ClassId;
+            methods.iter().all(|m| self.defines(c, m).is_some()) && !self.redis_py_class(c)
         })
+    }
+
+    /// Whether a class of the file is a redis-py client (or pipeline) itself: a base on
+    /// its chain comes from the `redis` package (`class Prefixed(Mixin, redis.Redis)`),
+    /// or it is a mixin that every class of the file deriving from it mixes into such
+    /// a base (`class Mixin:` that overrides `pipeline`, used only by `Prefixed`). An
+    /// instance of such a class is a redis-py client whatever it overrides, so it is
+    /// no look-alike wrapper.
+    fn redis_py_class(&self, c: ClassId) -> bool {
+        let ix = &self.ix;
+        let from_redis = |k: ClassId| {
+            ix.class_chain(k).into_iter().any(|x| {
+                ix.classes[x].bases.iter().any(|b| {
+                    let first = b.split(['.', '[']).next().unwrap_or(b);
+                    ix.imports
+                        .get(first)
+                        .is_some_and(|p| p == "redis" || p.starts_with("redis."))
+                })
+            })
+        };
+        if from_redis(c) {
+            return true;
+        }
+        let derived: Vec<ClassId> = (0..ix.classes.len())
+            .map(|k| k as ClassId)
+            .filter(|&k| k != c && ix.class_chain(k).contains(&c))
+            .collect();
+        !derived.is_empty() && derived.into_iter().all(from_redis)
     }
 }

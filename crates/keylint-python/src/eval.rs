@@ -991,6 +991,21 @@ impl<'t> crate::lower::Analyzer<'t> {
                         x.push(y);
                         Value::Str(x)
                     }
+                    // Neither side known, but the code declares one (or the sum) a
+                    // string: `self.prefix + name` with `name: str`.
+                    (x, y)
+                        if unknown(&x)
+                            && unknown(&y)
+                            && !matches!(x, Value::Unknown)
+                            && !matches!(y, Value::Unknown)
+                            && (self.declared_str(l, ctx)
+                                || self.declared_str(r, ctx)
+                                || self.declared_str(n, ctx)) =>
+                    {
+                        let mut t = Tpl::hole(self.hole_of(&x, l, ctx));
+                        t.push(Tpl::hole(self.hole_of(&y, r, ctx)));
+                        Value::Str(t)
+                    }
                     _ => self.opaque(n, ctx),
                 }
             }

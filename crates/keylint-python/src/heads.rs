@@ -154,6 +154,7 @@ pub(crate) fn heads_of(keys: &[KeyUse], callers: &HashSet<String>) -> Vec<(Strin
             "a setting read from configuration"
         } else if callers.contains(&h.binding)
             || root_of(&h.binding).is_some_and(|r| callers.contains(r))
+            || held_by(&h.binding).is_some_and(|r| callers.contains(r))
         {
             "a value the caller passes in"
         } else {
@@ -162,6 +163,16 @@ pub(crate) fn heads_of(keys: &[KeyUse], callers: &HashSet<String>) -> Vec<(Strin
         out.push((h.binding.clone(), origin.to_string()));
     }
     out
+}
+
+/// The binding of the caller's value whose constructor argument `binding` is: an
+/// object the caller passes in, of a class of the project (`name: KeyPrefix`), whose
+/// `self.prefix` a key builder of the class puts first (`name.of(":queue")`). The
+/// same object gives the same value to every key built on it.
+fn held_by(binding: &str) -> Option<&str> {
+    let rest = binding.strip_prefix(crate::project::PARAM_IDENT)?;
+    let (owner, i) = rest.rsplit_once(".c")?;
+    (!i.is_empty() && i.bytes().all(|b| b.is_ascii_digit())).then_some(owner)
 }
 
 /// The markers around the binding of the caller's value that a value a followed key
@@ -228,6 +239,9 @@ mod tests {
         let dd = derived(&d, "f20:z".into());
         assert_eq!(root_of(&dd), Some("f10:project#1"));
         assert_eq!(root_of("f10:project#1"), None);
+        assert_eq!(held_by("param:f10:name#1.c0"), Some("f10:name#1"));
+        assert_eq!(held_by("param:f10:name#1.cx"), None);
+        assert_eq!(held_by("f10:name#1.c0"), None);
         assert!(mark_config("mod:cfg.get('prefix')".into()).contains(CONFIG_HEAD));
     }
 }

@@ -45,6 +45,7 @@ mod scriptparam;
 mod scriptsites;
 pub mod siblings;
 mod starbuild;
+mod strdecl;
 mod strings;
 mod supercall;
 mod swapctx;

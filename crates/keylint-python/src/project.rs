@@ -1547,9 +1547,12 @@ fn only_instance_markers(b: &str) -> bool {
 fn param_ident(binding: &str) -> String {
     match exact_marker(binding) {
         Some(('p', i)) => marker('i', i),
-        _ => format!("param:{binding}"),
+        _ => format!("{PARAM_IDENT}{binding}"),
     }
 }
+
+/// What begins the identity of an instance held by a parameter ([`param_ident`]).
+pub(crate) const PARAM_IDENT: &str = "param:";
 
 /// A call's arguments bound to a fact's parameters: each one's template and
 /// identity, and the identity of the project instance it is, if it is one.

@@ -1501,6 +1501,9 @@ impl<'t, 's> Eval<'t, 's> {
             Val::Argv => Prov::Argv,
             Val::Other(Prov::Declared(_)) => Prov::Declared(0),
             Val::Other(p) if p != Prov::Unknown => computed([p]),
+            // `ipairs(cmsgpack.unpack(ARGV[1]))`: the first of several values, of their
+            // provenance.
+            Val::Spread(Spread::Values(p)) if p != Prov::Unknown => computed([p]),
             _ => Prov::Unknown,
         }
     }

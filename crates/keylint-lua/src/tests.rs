@@ -1134,3 +1134,26 @@ return get(KEYS[1])
     assert!(origins[1..].iter().all(|o| *o == KeyOrigin::Undeclared));
     assert_eq!(origins.len(), 3);
 }
+
+#[test]
+fn values_iterated_from_several_decoded_values_are_data() {
+    // `cmsgpack.unpack` gives several values; `ipairs` iterates the first, data of
+    // ARGV: its elements are undeclared keys, directly or through a local.
+    let src = r#"
+for _, k in ipairs(cmsgpack.unpack(ARGV[1])) do
+  redis.call('DEL', k)
+end
+local t = cmsgpack.unpack(ARGV[2])
+for _, k in ipairs(t) do
+  redis.call('DEL', k)
+end
+for _, k in ipairs(KEYS) do
+  redis.call('DEL', k)
+end
+"#;
+    let k = keys(src);
+    assert_eq!(k.len(), 3);
+    assert_eq!(k[0].2, KeyOrigin::Undeclared);
+    assert_eq!(k[1].2, KeyOrigin::Undeclared);
+    assert_eq!(k[2].2, KeyOrigin::Declared(0));
+}

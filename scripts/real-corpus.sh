@@ -16,8 +16,9 @@
 #   directory per project name. A project whose directory already holds the pinned
 #   commit (recorded in .keylint-commit) is left as it is.
 # --bless: rewrite the expected snapshots instead of comparing with them.
-# --holdout: also materialise and run the holdout set (projects marked `holdout = true`),
-#   and report its totals apart from the tuning set's. The other named sets (`set =
+# --holdout: also materialise and run the holdout sets (projects marked `holdout = true`),
+#   and report their totals apart from the tuning set's. --holdout-set NAME: only the
+#   holdout set NAME (e.g. holdout8), when another one is labelled in advance. The other named sets (`set =
 #   "javascript"` without `holdout`) are always materialised and run, and totalled apart.
 #
 # The sources are never committed. Each materialised project gets an empty git
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
     --src) SRC=$2; shift 2 ;;
     --bless) BLESS=1; shift ;;
     --holdout) HOLDOUT=1; shift ;;
+    --holdout-set) HOLDOUT=$2; shift 2 ;;
     -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
@@ -49,7 +51,8 @@ projects=$(HOLDOUT=$HOLDOUT python3 - <<'PY'
 import os, tomllib
 with open("corpus/projects.toml", "rb") as f:
     for p in tomllib.load(f)["project"]:
-        if p.get("holdout") and not os.environ.get("HOLDOUT"):
+        want = os.environ.get("HOLDOUT", "")
+        if p.get("holdout") and not (want == "1" or p.get("set", "holdout") in want.split(",")):
             continue
         print(p["name"], p["repo"], p["commit"])
 PY

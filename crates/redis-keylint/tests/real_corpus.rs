@@ -11,7 +11,9 @@
 //! `KEYLINT_REAL_ONLY=rq,saq` limits the run to those projects.
 //!
 //! Projects marked `holdout = true` form the holdout sets (`set = "holdout2"` names
-//! another one than the default `holdout`): they run only with `KEYLINT_REAL_HOLDOUT=1`.
+//! another one than the default `holdout`): they run only with `KEYLINT_REAL_HOLDOUT=1`
+//! (every holdout set) or `KEYLINT_REAL_HOLDOUT=holdout8` (that set alone, so that a set
+//! labelled in advance is not run with the one being measured).
 //! A project that is not a holdout may name a set of its own as well (`set =
 //! "javascript"`); it always runs. When a run covers several sets (or the holdout), the
 //! table gives the totals of each set apart, before the grand total.
@@ -216,7 +218,15 @@ struct Run {
     bless: bool,
     /// `KEYLINT_REAL_ONLY=rq,saq` runs those projects alone.
     only: Vec<String>,
-    with_holdout: bool,
+    /// `KEYLINT_REAL_HOLDOUT=1`: every holdout set; `=<set>[,<set>]`: those sets.
+    holdout: Holdout,
+}
+
+/// Which holdout sets a run covers.
+enum Holdout {
+    None,
+    All,
+    Sets(Vec<String>),
 }
 
 impl Run {
@@ -232,12 +242,26 @@ impl Run {
             only: std::env::var("KEYLINT_REAL_ONLY")
                 .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
                 .unwrap_or_default(),
-            with_holdout: std::env::var("KEYLINT_REAL_HOLDOUT").as_deref() == Ok("1"),
+            holdout: match std::env::var("KEYLINT_REAL_HOLDOUT").as_deref() {
+                Ok("1") => Holdout::All,
+                Ok("") | Ok("0") | Err(_) => Holdout::None,
+                Ok(sets) => Holdout::Sets(sets.split(',').map(|s| s.trim().to_string()).collect()),
+            },
         }
     }
 
     fn runs(&self, p: &Project) -> bool {
-        (self.only.is_empty() || self.only.contains(&p.name)) && (self.with_holdout || !p.holdout)
+        (self.only.is_empty() || self.only.contains(&p.name)) && self.holdout_runs(p)
+    }
+
+    /// Whether the run covers `p`'s set: always for a project of no holdout set.
+    fn holdout_runs(&self, p: &Project) -> bool {
+        !p.holdout
+            || match &self.holdout {
+                Holdout::None => false,
+                Holdout::All => true,
+                Holdout::Sets(sets) => sets.iter().any(|s| s == p.set_name()),
+            }
     }
 }
 
@@ -463,7 +487,7 @@ fn run_project(run: &Run, p: &Project, report: &mut Report) {
 /// stale reviews.
 fn print_report(run: &Run, report: &mut Report, listed: usize) {
     // Totals per set when the run covers more than the tuning set alone.
-    let per_set = run.with_holdout || report.sets.len() > 1;
+    let per_set = !matches!(run.holdout, Holdout::None) || report.sets.len() > 1;
     if per_set {
         for (name, score, _) in &report.sets {
             report.table.push_str(&row(&format!("**{name}**"), score));
@@ -536,7 +560,7 @@ fn real_corpus() {
     let listed = projects
         .project
         .iter()
-        .filter(|p| run.with_holdout || !p.holdout)
+        .filter(|p| run.holdout_runs(p))
         .count();
     for p in projects.project.iter().filter(|p| run.runs(p)) {
         run_project(&run, p, &mut report);

@@ -185,6 +185,8 @@ fn parse(source: &str, dialect: Dialect) -> Option<tree_sitter::Tree> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_let_batch;
+#[cfg(test)]
 mod tests_lists;
 #[cfg(test)]
 mod tests_scriptdir;

@@ -105,8 +105,16 @@ impl<'t> Analyzer<'t> {
                 }
                 "identifier" => {
                     let name = text(cur, self.src).to_string();
-                    let Decl::Value(v) = self.lookup(&name, cur) else {
-                        return None;
+                    let v = match self.lookup(&name, cur) {
+                        Decl::Value(v) => v,
+                        // `let multi = …;` assigned again only after this read (a new
+                        // batch made in the callback of `exec()`): its first value.
+                        Decl::Assigned(decl, Some(init))
+                            if self.assigned_only_after(&name, decl, cur) =>
+                        {
+                            init
+                        }
+                        _ => return None,
                     };
                     let (start, mut before) = self.queued(v)?;
                     // Statements `name.cmd(…)…;` between the declaration and the end.
@@ -404,6 +412,45 @@ impl<'t> Analyzer<'t> {
                 _ => return false,
             }
         }
+    }
+
+    /// Whether every assignment of the `let` declared at `decl` comes after the read
+    /// `at` in the source, none in a function declaration (which is hoisted, and could
+    /// run before the read), and the read is not in a function nested in the
+    /// declaration's scope. The read and the declaration are checked to be in one
+    /// block by the caller, so nothing between them assigns it.
+    pub(super) fn assigned_only_after(&mut self, name: &str, decl: Node<'t>, at: Node<'t>) -> bool {
+        let is_let = self
+            .ancestry(decl)
+            .map(|(_, p)| p)
+            .find(|p| matches!(p.kind(), "lexical_declaration" | "variable_declaration"))
+            .and_then(|d| d.child(0))
+            .is_some_and(|k| text(k, self.src) == "let");
+        // Read in a function nested in the declaration's scope (a callback), it may
+        // run after the assignments.
+        let deferred = self
+            .ancestry(at)
+            .any(|(_, p)| is_function(p.kind()) && p.start_byte() > decl.start_byte());
+        if !is_let || deferred {
+            return false;
+        }
+        let targets = self.assignments.get(name).cloned().unwrap_or_default();
+        for (target, _) in targets {
+            if !matches!(self.lookup(name, target), Decl::Assigned(d, _) if d == decl) {
+                continue;
+            }
+            // A function declared inside the declaration's scope, not around it.
+            let hoisted = self.ancestry(target).any(|(_, p)| {
+                matches!(
+                    p.kind(),
+                    "function_declaration" | "generator_function_declaration"
+                ) && p.start_byte() > decl.start_byte()
+            });
+            if target.start_byte() < at.end_byte() || hoisted {
+                return false;
+            }
+        }
+        true
     }
 
     /// The statement that contains `n`.

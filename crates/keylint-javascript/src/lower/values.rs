@@ -273,6 +273,14 @@ impl<'t> Analyzer<'t> {
             Decl::Assigned(decl, Some(init)) if unwrap_expr(init).kind() == "array" => self
                 .concat_grown(&name, decl, init, n)
                 .unwrap_or(Value::Unknown),
+            // `let multi = client.multi();` given another batch only after this read:
+            // the first batch (the caller reads it in the declaration's block).
+            Decl::Assigned(decl, Some(init)) if self.assigned_only_after(&name, decl, n) => {
+                match self.eval(init) {
+                    b @ Value::Batch(..) => b,
+                    _ => self.assigned_client(&name, decl, Some(init)),
+                }
+            }
             Decl::Assigned(decl, init) => self.assigned_client(&name, decl, init),
             Decl::Free => self.imported(&name, n).unwrap_or(Value::Unknown),
             Decl::Func(_) | Decl::Other => Value::Unknown,

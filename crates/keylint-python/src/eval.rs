@@ -2496,6 +2496,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     return self.client_method(written, m, attr, args, n, ctx);
                 }
                 Value::SelfObj(c) | Value::Class(c) | Value::ClsObj(c) => {
+                    // `Prefix.concat(ns, ":item:")` of a key object of this file.
+                    if matches!(recv, Value::Class(_)) {
+                        if let Some(v) = self.own_key_remake(c, m, args, n, ctx) {
+                            return v;
+                        }
+                    }
                     // `self._key(…)` after `self._key = tiger._key`.
                     if matches!(recv, Value::SelfObj(_)) {
                         if let Some((x, meth)) = self.bound_ext_method(c, m, ctx) {
@@ -2757,7 +2763,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),
-            Value::Class(c) | Value::ClsObj(c) => match self.client_class(c) {
+            Value::Class(c) => match self.client_class(c) {
+                Some(k) => Value::Client(k),
+                // A key object of a class of this file (`localobj.rs`).
+                None => self
+                    .own_key_object(c, args, n, ctx)
+                    .unwrap_or(Value::Foreign),
+            },
+            Value::ClsObj(c) => match self.client_class(c) {
                 Some(k) => Value::Client(k),
                 None => Value::Foreign,
             },

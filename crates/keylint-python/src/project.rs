@@ -143,10 +143,50 @@ pub(crate) enum Fact {
     /// A function that queues commands on a pipeline it receives
     /// (`def register(worker, pipeline=None)`).
     Queues(Arc<Queued>),
+    /// A class method that makes a new object of its class around the key one of
+    /// its parameters builds from another (`remake.rs`).
+    Remake(Arc<Remake>),
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
     Module,
+}
+
+/// `return cls(p.m(q))` or `return cls(p + q)`: which parameters (after `cls`) bring
+/// what the new object is made from (see `remake.rs`).
+#[derive(Debug, Clone)]
+pub(crate) struct Remake {
+    pub(crate) name: String,
+    pub(crate) arity: usize,
+    pub(crate) how: RemakeHow,
+    /// The class the method was read from (`KeyPrefix.concat`), when known.
+    pub(crate) class: Option<Arc<ClassFacts>>,
+}
+
+/// What the one argument of the new object is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RemakeHow {
+    /// The key the key builder `method` of the object passed as parameter `obj`
+    /// builds from parameter `arg`.
+    Method {
+        obj: usize,
+        method: String,
+        arg: usize,
+    },
+    /// The two parameters one after the other.
+    Sum(usize, usize),
+}
+
+impl Remake {
+    /// The same method, read from another object's class.
+    pub(crate) fn same(&self, o: &Remake) -> bool {
+        self.name == o.name && self.arity == o.arity && self.how == o.how
+    }
+
+    /// The class it makes an object of: the one it was read from, else `inst`'s.
+    pub(crate) fn class_of(&self, inst: Option<&Instance>) -> Option<Arc<ClassFacts>> {
+        self.class.clone().or_else(|| inst.map(|x| x.class.clone()))
+    }
 }
 
 /// The class a function's return annotation names, found when a call needs it.
@@ -250,6 +290,66 @@ impl Instance {
     /// The class's qualified name.
     pub(crate) fn qual(&self) -> &str {
         &self.class.qual
+    }
+
+    /// Whether the class is a key object: a method builds a key on its instance,
+    /// or makes a new one of it (`remake.rs`).
+    pub(crate) fn is_key_object(c: &ClassFacts) -> bool {
+        c.client.is_none()
+            && c.methods.values().any(|f| match f {
+                Fact::Builder(b) => b.instance,
+                Fact::Remake(_) => true,
+                _ => false,
+            })
+    }
+
+    /// The fact of the class's method `m` as read through the class itself
+    /// (`Prefix.concat`): a remake knows the class it makes.
+    pub(crate) fn class_method(c: &Arc<ClassFacts>, m: &str) -> Option<Fact> {
+        match c.methods.get(m)? {
+            Fact::Remake(r) => Some(Fact::Remake(Arc::new(Remake {
+                class: Some(c.clone()),
+                ..(**r).clone()
+            }))),
+            f => Some(f.clone()),
+        }
+    }
+
+    /// The fact of the class's method `m`.
+    pub(crate) fn methods_fact(&self, m: &str) -> Option<&Fact> {
+        self.class.methods.get(m)
+    }
+
+    /// The key that the class's key builder `m`, of one parameter, builds on this
+    /// object from `arg`.
+    pub(crate) fn build_one(&self, m: &str, arg: Tpl) -> Option<Tpl> {
+        let Some(Fact::Builder(b)) = self.class.methods.get(m) else {
+            return None;
+        };
+        if !b.instance || !b.star.is_empty() || b.params.len() != 1 || b.family.is_some() {
+            return None;
+        }
+        let id = fingerprint(&Value::Str(arg.clone()));
+        apply(&b.ret, &[(arg, id)], &[None], Some(self))
+    }
+
+    /// Whether it is an object of the class named `qual`.
+    pub(crate) fn is_of(&self, c: &ClassFacts) -> bool {
+        self.class.qual == c.qual
+    }
+
+    /// A new object of `class`, whose constructor takes one argument, made with
+    /// `key`.
+    pub(crate) fn remade(class: Arc<ClassFacts>, key: Tpl) -> Option<Instance> {
+        if class.ctor.as_ref()?.len() != 1 || class.client.is_some() {
+            return None;
+        }
+        let id = fingerprint(&Value::Str(key.clone()));
+        Some(Instance {
+            ident: format!("{}({id})", class.qual),
+            class,
+            ctor: vec![(key, id)],
+        })
     }
 }
 
@@ -568,6 +668,17 @@ impl<'p> Scope<'p> {
         got
     }
 
+    /// The facts of class `name` of this very module, as a module in an import
+    /// cycle with it sees them ([`Project::shallow`]): what its methods build does
+    /// not depend on the function being linted.
+    pub(crate) fn own_class(&self, name: &str) -> Option<Arc<ClassFacts>> {
+        let facts = self.facts(&self.path.clone())?;
+        match facts.names.get(name)? {
+            Fact::Class(c) if c.client.is_none() => Some(c.clone()),
+            _ => None,
+        }
+    }
+
     /// The facts of a module in an import cycle with this one: those it has
     /// with what the modules it imports have alone (see [`Project::shallow`]).
     fn cyclic(&self, file: &str) -> Arc<ModuleFacts> {
@@ -650,10 +761,11 @@ impl<'p> Scope<'p> {
                 if rest.len() != 1 {
                     return None;
                 }
-                c.class_attrs
-                    .get(rest[0])
-                    .or_else(|| c.methods.get(rest[0]))
-                    .cloned()
+                match c.class_attrs.get(rest[0]) {
+                    Some(f) => Some(f.clone()),
+                    // `KeyPrefix.concat`: it makes objects of this class.
+                    None => Instance::class_method(&c, rest[0]),
+                }
             }
             f if rest.is_empty() => Some(f),
             _ => None,
@@ -1005,6 +1117,12 @@ fn function_fact(
     if let Some(ret) = info.node.field(Field::ReturnType) {
         if let Some(crate::eval::AnnotatedAs::Client(k)) = a.annotation(ret) {
             return Some(Fact::Factory(k));
+        }
+    }
+    if let Some(c) = class {
+        let name = info.name.clone();
+        if let Some(r) = crate::remake::remake_fact(a, fid, c, &name) {
+            return Some(Fact::Remake(Arc::new(r)));
         }
     }
     body_fact(a, fid, class, qual, globals).or_else(|| {
@@ -1797,7 +1915,7 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    fn call_fact(
+    pub(crate) fn call_fact(
         &mut self,
         fact: Fact,
         inst: Option<&Instance>,
@@ -1842,6 +1960,7 @@ impl<'t> Analyzer<'t> {
                     (None, _) => self.opaque(n, ctx),
                 })
             }
+            Fact::Remake(r) => self.remade(&r, inst, args, ctx),
             Fact::Returns(r) => {
                 let c = self.project?.returned(&r)?;
                 let Value::Opaque(h) = self.opaque(n, ctx) else {
@@ -2022,7 +2141,9 @@ impl<'t> Analyzer<'t> {
             ["Optional", one] => *one,
             _ => return None,
         };
-        let path = self.ix.imports.get(class)?.clone();
+        let Some(path) = self.ix.imports.get(class).cloned() else {
+            return self.own_key_class(class);
+        };
         let Some(Fact::Class(c)) = scope.lookup(&path) else {
             return None;
         };

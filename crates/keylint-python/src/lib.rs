@@ -25,6 +25,7 @@ mod ctorflow;
 mod decorators;
 mod eval;
 mod fmtdict;
+mod fresh;
 mod frontend;
 mod globals;
 mod heads;

@@ -9,7 +9,7 @@
 //! says on its own is in its file; the anatomy of the finding (labels, the client's
 //! notes, the suggestion) is here.
 
-use super::{cross_slot, cross_slot_likely, Context, FSTRING_TRAP};
+use super::{cross_slot, cross_slot_likely, fresh_key, Context, FSTRING_TRAP};
 use crate::diagnostic::{Edit, Finding, Fix, Label, Severity};
 use crate::model::{
     ClientRefusal, CrossSlotPolicy, FileModel, KeyFamily, Unit, UnitKind, UnitLabel,
@@ -232,6 +232,8 @@ struct Detection<'m> {
     /// The pair differs with the defaults of configured values: their labels and
     /// defaults.
     configured: Option<Vec<(String, String)>>,
+    /// A key of the pair is hashed from a fresh random value: its label.
+    fresh: Option<String>,
 }
 
 impl Detection<'_> {
@@ -257,6 +259,9 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         // almost surely may still share one, so only proven slots are reported.
         return None;
     } else if let Some((a, b)) = cross_slot_likely::symbolic(keys, u.inputs) {
+        (Rule::CrossSlotLikely, a, b)
+    } else if let Some((a, b, _)) = fresh_key::apart(u) {
+        // Likely: a key hashed from a fresh random value, and another key.
         (Rule::CrossSlotLikely, a, b)
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
@@ -298,10 +303,14 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else {
         (anchor, culprit)
     };
+    let fresh = (rule == Rule::CrossSlotLikely && anchor != culprit)
+        .then(|| fresh_key::label_of_pair(u, anchor, culprit))
+        .flatten();
     Some(Detection {
         rule,
         anchor,
         culprit,
+        fresh,
         family,
         at_start: is_tx && !in_unit(culprit) && unit.anchor != unit.span,
         under_prefix,
@@ -482,6 +491,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             },
         },
     };
+    if let Some(label) = &d.fresh {
+        f = fresh_key::explain(f, label);
+    }
     if cx.fstring(d.anchor) && !d.family_only() && looks_like_fstring_trap(u) {
         f = f.with_note(FSTRING_TRAP);
     }

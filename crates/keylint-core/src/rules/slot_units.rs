@@ -745,6 +745,81 @@ mod tests {
         assert_eq!(out.len(), 1);
     }
 
+    /// A fresh random value (a uuid) named `name`, as a hole of a key.
+    fn fresh(name: &str) -> Part {
+        Part::Hole(crate::template::Hole {
+            label: name.into(),
+            binding: crate::template::fresh_binding(name),
+            kind: HoleKind::Fragment,
+            span: None,
+        })
+    }
+
+    #[test]
+    fn a_fresh_key_is_apart_from_any_key_that_cannot_hold_its_value() {
+        // Next to a key whose slot is unknown (it begins with an unknown prefix).
+        let out = run(
+            vec![
+                vec![fresh("tmp")],
+                vec![hole("prefix", HoleKind::Opaque), lit(":idx")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert!(
+            out[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("`tmp` is a fresh random value")),
+            "{:?}",
+            out[0].notes
+        );
+        // Two fresh values.
+        let out = run(
+            vec![vec![lit("tmp:"), fresh("a")], vec![fresh("b")]],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn one_fresh_value_or_a_fresh_value_after_an_unknown_prefix_is_silent() {
+        // The same value twice, and a key computed from it.
+        let out = run(
+            vec![
+                vec![fresh("tmp")],
+                vec![fresh("tmp")],
+                vec![hole("prefix", HoleKind::Opaque), lit(":"), fresh("tmp")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        // After a prefix that may carry a tag.
+        let out = run(
+            vec![
+                vec![hole("prefix", HoleKind::Opaque), lit(":"), fresh("tmp")],
+                vec![hole("prefix", HoleKind::Opaque), lit(":all")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        // Inside one tag.
+        let out = run(
+            vec![
+                vec![lit("{"), fresh("u"), lit("}:a")],
+                vec![lit("{"), fresh("u"), lit("}:b")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert!(out.is_empty(), "{out:?}");
+    }
+
     /// One `MGET` unit over `keys`, whose holes named in `given` are values the caller
     /// passes in.
     fn around(keys: Vec<Vec<Part>>, given: &[&str]) -> Vec<Finding> {

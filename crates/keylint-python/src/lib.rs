@@ -12,6 +12,7 @@
 //! It never runs or imports the code it reads.
 #![deny(missing_docs)]
 
+mod aliases;
 mod attrlist;
 mod buckets;
 mod builders;

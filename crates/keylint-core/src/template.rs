@@ -52,6 +52,21 @@ pub enum HoleKind {
     Opaque,
 }
 
+/// The binding of a *fresh* value: one the code generates at random where it is
+/// written (a uuid, a random hex token). Its text holds no `{` or `}`, and it equals
+/// no other value: a key hashed from it lands in a random slot. `id` tells apart the
+/// places that generate one (two calls are two values).
+pub fn fresh_binding(id: &str) -> String {
+    format!("{FRESH}{id}")
+}
+
+/// Whether a binding is that of a fresh value (see [`fresh_binding`]).
+pub fn is_fresh_binding(binding: &str) -> bool {
+    binding.starts_with(FRESH)
+}
+
+const FRESH: &str = "fresh:";
+
 /// A value the linter cannot know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hole {

@@ -192,9 +192,10 @@ impl Tpl {
     ///
     /// A hole is [`HoleKind::Opaque`] when no literal byte precedes it (it begins the
     /// key, so it may be a prefix with its own tag) or when it reads like a key or a
-    /// prefix; otherwise it is a [`HoleKind::Fragment`]. Literal bytes keep their
-    /// source offsets only when they lie inside `use_span`: bytes from a constant
-    /// defined elsewhere are reported at the key itself.
+    /// prefix; otherwise, and always for a fresh value
+    /// ([`crate::template::fresh_binding`]), it is a [`HoleKind::Fragment`]. Literal
+    /// bytes keep their source offsets only when they lie inside `use_span`: bytes
+    /// from a constant defined elsewhere are reported at the key itself.
     pub fn to_key_template(&self, use_span: &Span) -> KeyTemplate {
         let mut parts: Vec<Part> = Vec::new();
         let mut seen_lit = false;
@@ -208,7 +209,10 @@ impl Tpl {
                     push_lit(&mut parts, bytes, offs, use_span);
                 }
                 TPart::Hole(h) => {
-                    let kind = if !seen_lit || h.keylike {
+                    // A fresh value (a uuid) holds no brace wherever it is.
+                    let kind = if crate::template::is_fresh_binding(&h.binding) {
+                        HoleKind::Fragment
+                    } else if !seen_lit || h.keylike {
                         HoleKind::Opaque
                     } else {
                         HoleKind::Fragment

@@ -612,8 +612,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => Value::Unknown,
             },
             "identifier" => self.eval_name(n, ctx),
-            "attribute" => self.eval_attribute(n, ctx),
-            "call" => self.eval_call_memo(n, ctx),
+            "attribute" => match self.fresh_value(n, ctx) {
+                Some(v) => v,
+                None => self.eval_attribute(n, ctx),
+            },
+            "call" => match self.fresh_value(n, ctx) {
+                Some(v) => v,
+                None => self.eval_call_memo(n, ctx),
+            },
             "binary_operator" => self.eval_binary(n, ctx),
             "list" | "tuple" | "expression_list" => self.eval_seq(n, ctx),
             "dictionary" => self.eval_dict(n, ctx),
@@ -622,6 +628,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             "dictionary_comprehension" => self.eval_dict_comprehension(n, ctx),
             "subscript" => {
+                // `token[:8]`: a slice of a fresh random value.
+                if let Some(v) = self.fresh_value(n, ctx) {
+                    return v;
+                }
                 // `NAMES["QUEUE"]` of a module dict that nothing writes: the entry.
                 if let Some(entry) = self.frozen_dict_entry(n, ctx.func) {
                     let module_ctx = Ctx {
@@ -874,6 +884,26 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             None => Value::Unknown,
         }
+    }
+
+    /// A generator of pairs (`(key, score) for x in xs`) read as the mapping `dict()`
+    /// makes of it: one entry per element, keyed by the pair's first element.
+    fn dict_of_pairs(&mut self, g: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let mut body = g.field(Field::Body)?;
+        while body.kind_name() == "parenthesized_expression" {
+            body = body.named_child(0)?;
+        }
+        if body.kind_name() != "tuple" || body.named_child_count() != 2 {
+            return None;
+        }
+        let key = body.named_child(0)?;
+        let v = self.eval(key, &ctx.deeper());
+        Some(Value::Dict(vec![Elem {
+            value: v,
+            node: key,
+            star: true,
+            each: vec![g.start_byte()],
+        }]))
     }
 
     fn eval_string(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
@@ -1965,6 +1995,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 match v {
+                    // A fresh random value keeps its identity (see `fresh`).
+                    Value::Opaque(ref h)
+                        if keylint_core::template::is_fresh_binding(&h.binding) =>
+                    {
+                        v
+                    }
                     Value::Opaque(_) | Value::Unknown => {
                         if let Some(a) = def.annotation {
                             if let Some(v) = self.annotated_value(a) {
@@ -2918,6 +2954,17 @@ impl<'t> crate::lower::Analyzer<'t> {
             return v;
         }
         match path {
+            // `dict((key, score) for x in xs)`: a mapping whose keys are the first
+            // element of each pair, as `{key: score for x in xs}`.
+            "builtins.dict" => {
+                if let Some(v) = args
+                    .filter(|g| g.kind_name() == "generator_expression")
+                    .and_then(|g| self.dict_of_pairs(g, ctx))
+                {
+                    return v;
+                }
+                return self.opaque(n, ctx);
+            }
             "builtins.str" | "builtins.bytes" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 1 {

@@ -12,6 +12,7 @@
 //! It never runs or imports the code it reads.
 #![deny(missing_docs)]
 
+mod aliases;
 mod attrlist;
 mod buckets;
 mod builders;
@@ -25,6 +26,7 @@ mod ctorflow;
 mod decorators;
 mod eval;
 mod fmtdict;
+mod fresh;
 mod frontend;
 mod globals;
 mod heads;

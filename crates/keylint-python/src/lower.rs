@@ -992,6 +992,11 @@ impl<'t> Analyzer<'t> {
                 int_tpl = Tpl::hole(h.clone());
                 &int_tpl
             }
+            // A fresh random value as the whole key (`str(uuid4())` kept in a name).
+            Value::Opaque(h) if keylint_core::template::is_fresh_binding(&h.binding) => {
+                int_tpl = Tpl::hole(h.clone());
+                &int_tpl
+            }
             _ => return None,
         };
         for p in &tpl.parts {

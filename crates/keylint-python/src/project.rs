@@ -965,6 +965,19 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
             }
         }
     }
+    // `scope_b = scope_a = scope_name`: another name of a function or class of this
+    // module, bound once at module level, has its facts.
+    for name in &sorted {
+        if names.contains_key(name) {
+            continue;
+        }
+        let Some(target) = crate::aliases::module_alias(&a, name) else {
+            continue;
+        };
+        if let Some(f) = names.get(&target).cloned() {
+            names.insert(name.clone(), f);
+        }
+    }
     drop(a);
     let read = std::mem::take(&mut *files.read.lock().expect("files lock"));
     for path in read {

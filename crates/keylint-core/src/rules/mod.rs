@@ -7,6 +7,7 @@
 //! part is a module of its own: [`slot_units`] judges the keys of each atomic unit for
 //! `cross-slot` and `cross-slot-likely`.
 
+mod fresh_key;
 mod slot_units;
 
 use crate::diagnostic::Finding;

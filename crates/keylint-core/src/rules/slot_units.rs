@@ -9,7 +9,7 @@
 //! says on its own is in its file; the anatomy of the finding (labels, the client's
 //! notes, the suggestion) is here.
 
-use super::{cross_slot, cross_slot_likely, Context, FSTRING_TRAP};
+use super::{cross_slot, cross_slot_likely, fresh_key, Context, FSTRING_TRAP};
 use crate::diagnostic::{Edit, Finding, Fix, Label, Severity};
 use crate::model::{
     ClientRefusal, CrossSlotPolicy, FileModel, KeyFamily, Unit, UnitKind, UnitLabel,
@@ -232,6 +232,8 @@ struct Detection<'m> {
     /// The pair differs with the defaults of configured values: their labels and
     /// defaults.
     configured: Option<Vec<(String, String)>>,
+    /// A key of the pair is hashed from a fresh random value: its label.
+    fresh: Option<String>,
 }
 
 impl Detection<'_> {
@@ -257,6 +259,9 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         // almost surely may still share one, so only proven slots are reported.
         return None;
     } else if let Some((a, b)) = cross_slot_likely::symbolic(keys, u.inputs) {
+        (Rule::CrossSlotLikely, a, b)
+    } else if let Some((a, b, _)) = fresh_key::apart(u) {
+        // Likely: a key hashed from a fresh random value, and another key.
         (Rule::CrossSlotLikely, a, b)
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
@@ -298,10 +303,14 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else {
         (anchor, culprit)
     };
+    let fresh = (rule == Rule::CrossSlotLikely && anchor != culprit)
+        .then(|| fresh_key::label_of_pair(u, anchor, culprit))
+        .flatten();
     Some(Detection {
         rule,
         anchor,
         culprit,
+        fresh,
         family,
         at_start: is_tx && !in_unit(culprit) && unit.anchor != unit.span,
         under_prefix,
@@ -482,6 +491,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             },
         },
     };
+    if let Some(label) = &d.fresh {
+        f = fresh_key::explain(f, label);
+    }
     if cx.fstring(d.anchor) && !d.family_only() && looks_like_fstring_trap(u) {
         f = f.with_note(FSTRING_TRAP);
     }
@@ -731,6 +743,81 @@ mod tests {
             CrossSlotPolicy::Refused,
         );
         assert_eq!(out.len(), 1);
+    }
+
+    /// A fresh random value (a uuid) named `name`, as a hole of a key.
+    fn fresh(name: &str) -> Part {
+        Part::Hole(crate::template::Hole {
+            label: name.into(),
+            binding: crate::template::fresh_binding(name),
+            kind: HoleKind::Fragment,
+            span: None,
+        })
+    }
+
+    #[test]
+    fn a_fresh_key_is_apart_from_any_key_that_cannot_hold_its_value() {
+        // Next to a key whose slot is unknown (it begins with an unknown prefix).
+        let out = run(
+            vec![
+                vec![fresh("tmp")],
+                vec![hole("prefix", HoleKind::Opaque), lit(":idx")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert!(
+            out[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("`tmp` is a fresh random value")),
+            "{:?}",
+            out[0].notes
+        );
+        // Two fresh values.
+        let out = run(
+            vec![vec![lit("tmp:"), fresh("a")], vec![fresh("b")]],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn one_fresh_value_or_a_fresh_value_after_an_unknown_prefix_is_silent() {
+        // The same value twice, and a key computed from it.
+        let out = run(
+            vec![
+                vec![fresh("tmp")],
+                vec![fresh("tmp")],
+                vec![hole("prefix", HoleKind::Opaque), lit(":"), fresh("tmp")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        // After a prefix that may carry a tag.
+        let out = run(
+            vec![
+                vec![hole("prefix", HoleKind::Opaque), lit(":"), fresh("tmp")],
+                vec![hole("prefix", HoleKind::Opaque), lit(":all")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        // Inside one tag.
+        let out = run(
+            vec![
+                vec![lit("{"), fresh("u"), lit("}:a")],
+                vec![lit("{"), fresh("u"), lit("}:b")],
+            ],
+            false,
+            CrossSlotPolicy::Refused,
+        );
+        assert!(out.is_empty(), "{out:?}");
     }
 
     /// One `MGET` unit over `keys`, whose holes named in `given` are values the caller

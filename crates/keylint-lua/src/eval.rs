@@ -40,6 +40,7 @@ use keylint_core::template::{HoleKind, KeyTemplate, Part};
 use keylint_core::Span;
 use varying::LoopCtx;
 
+mod part;
 mod varying;
 
 /// Deepest chain of inlined local-function calls.
@@ -72,6 +73,10 @@ pub(crate) enum Prov {
     Literal,
     /// `KEYS[i]` (0: the index is not a constant).
     Declared(usize),
+    /// A part of `KEYS[i]` (`string.sub(KEYS[1], 1, -6)`), never the whole key.
+    Part(usize),
+    /// `KEYS[i]` itself or a part of it (a helper that cuts a suffix when present).
+    PartOrWhole(usize),
     /// `ARGV`.
     Argv,
     /// Read from Redis, or computed from `ARGV`, literals and data.
@@ -100,7 +105,8 @@ fn computed(provs: impl IntoIterator<Item = Prov>) -> Prov {
     let mut out = Prov::Literal;
     for p in provs {
         out = match (out, p) {
-            (_, Prov::Unknown | Prov::Declared(_)) | (Prov::Unknown, _) => return Prov::Unknown,
+            (_, Prov::Unknown | Prov::Declared(_) | Prov::Part(_) | Prov::PartOrWhole(_))
+            | (Prov::Unknown, _) => return Prov::Unknown,
             (Prov::Literal, Prov::Literal) => Prov::Literal,
             (Prov::Argv, Prov::Argv | Prov::Literal) | (Prov::Literal, Prov::Argv) => Prov::Argv,
             _ => Prov::Data,
@@ -826,7 +832,9 @@ impl<'t, 's> Eval<'t, 's> {
                     || exprs[0].kind() == K::FunctionCall;
                 let v = match (multi, values.into_iter().next()) {
                     (false, Some(v)) => v,
-                    (true, Some(v)) => Val::Spread(Spread::Values(self.prov_of(&v))),
+                    (true, Some(v)) => Val::Spread(Spread::Values(
+                        self.part_prov(&v).unwrap_or_else(|| self.prov_of(&v)),
+                    )),
                     _ => Val::Nil,
                 };
                 if let Some(f) = self.frames.last_mut() {
@@ -1562,7 +1570,7 @@ impl<'t, 's> Eval<'t, 's> {
                     let v = self.expr(o);
                     let p = self.prov_of(&v);
                     return Val::Other(match p {
-                        Prov::Declared(_) => Prov::Data,
+                        Prov::Declared(_) | Prov::Part(_) | Prov::PartOrWhole(_) => Prov::Data,
                         p => computed([p]),
                     });
                 }
@@ -1847,6 +1855,12 @@ impl<'t, 's> Eval<'t, 's> {
             }
             Val::Builtin(b @ (Builtin::Pure | Builtin::PureMulti)) => {
                 let args = self.eval_args(&arg_nodes);
+                if let (Some(name), Some(subject)) = (self.string_fn(callee), args.first()) {
+                    let subject = subject.clone();
+                    if let Some(v) = self.part_of_key(name, &subject, &arg_nodes[1..], node) {
+                        return v;
+                    }
+                }
                 let provs: Vec<Prov> = args.iter().map(|a| self.prov_of(a)).collect();
                 if b == Builtin::Pure {
                     Val::Other(computed(provs))
@@ -1872,7 +1886,7 @@ impl<'t, 's> Eval<'t, 's> {
                 self.call_sites.push(node.byte_range());
                 let v = self.invoke(func, args, Some(&arg_nodes));
                 self.call_sites.pop();
-                v
+                self.named_part(v, node)
             }
             _ => {
                 self.eval_args(&arg_nodes);
@@ -1909,7 +1923,7 @@ impl<'t, 's> Eval<'t, 's> {
                 self.invoke(func, all, Some(&all_nodes))
             };
             self.call_sites.pop();
-            return v;
+            return self.named_part(v, node);
         }
         let method = callee.field(F::Method).map(|m| self.text(m)).unwrap_or("");
         let ov = match obj {
@@ -1924,6 +1938,9 @@ impl<'t, 's> Eval<'t, 's> {
             if let Val::Str(f) = &ov {
                 return self.format(f.clone(), &args, arg_nodes);
             }
+        }
+        if let Some(v) = self.part_of_key(method, &ov, arg_nodes, node) {
+            return v;
         }
         let mut provs = vec![self.prov_of(&ov)];
         provs.extend(args.iter().map(|a| self.prov_of(a)));
@@ -2189,6 +2206,9 @@ impl<'t, 's> Eval<'t, 's> {
             many => {
                 if let Some(v) = self.common_return(many, id) {
                     return v;
+                }
+                if let Some(p) = self.part_return(many) {
+                    return Val::Other(p);
                 }
                 let provs: Vec<Prov> = many.iter().map(|v| self.prov_of(v)).collect();
                 Val::Spread(Spread::Values(computed(provs)))
@@ -2776,6 +2796,9 @@ impl<'t, 's> Eval<'t, 's> {
         if self.no_keys {
             return KeyOrigin::Undeclared;
         }
+        if let Some(o) = self.part_origin(t) {
+            return o;
+        }
         // A key that begins with `KEYS[i]` itself, followed by literal text, is built
         // from that declared key whatever the rest holds: it is not a declared key.
         if let (Some(Part::Hole(h)), Some(Part::Lit(l))) = (t.parts.first(), t.parts.get(1)) {
@@ -2785,8 +2808,13 @@ impl<'t, 's> Eval<'t, 's> {
                 return KeyOrigin::DerivedFromDeclared(i);
             }
         }
+        // A part of a declared key anywhere but at the start is as unknown as any
+        // value computed from a declared key.
         let provs: Vec<Prov> = tpl::holes(t)
-            .map(|h| self.prov_of_binding(&h.binding))
+            .map(|h| match self.prov_of_binding(&h.binding) {
+                Prov::Part(_) | Prov::PartOrWhole(_) => Prov::Unknown,
+                p => p,
+            })
             .collect();
         if provs.contains(&Prov::Unknown) {
             // `KEYS[i] .. tid` with `tid` popped from a table: built from `KEYS[i]`,
@@ -2844,7 +2872,7 @@ impl<'t, 's> Eval<'t, 's> {
                 Part::Lit(l) => brace |= l.bytes.contains(&b'{'),
                 Part::Hole(h) => match self.prov_of_binding(&h.binding) {
                     Prov::Declared(_) => return false,
-                    Prov::Unknown if brace => return false,
+                    Prov::Unknown | Prov::Part(_) | Prov::PartOrWhole(_) if brace => return false,
                     _ => {}
                 },
             }

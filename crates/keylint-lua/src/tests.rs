@@ -1157,3 +1157,74 @@ end
     assert_eq!(k[1].2, KeyOrigin::Undeclared);
     assert_eq!(k[2].2, KeyOrigin::Declared(0));
 }
+
+#[test]
+fn keys_built_from_a_part_of_a_declared_key_are_derived() {
+    let src = r#"local function base_of(a)
+  if a == nil or a == "" then return "" end
+  if string.sub(a, -5) == ":meta" then
+    return string.sub(a, 1, -6)
+  end
+  return a
+end
+local base = base_of(KEYS[1])
+redis.call('SET', base .. ':job:' .. ARGV[1], 1)
+redis.call('SET', string.sub(KEYS[1], 1, -6) .. ':job:' .. ARGV[1], 1)
+redis.call('SET', KEYS[1]:sub(1, -6) .. ':x', 1)
+redis.call('SET', string.format('%s:y', string.sub(KEYS[1], 1, -6)), 1)
+redis.call('SET', (string.match(KEYS[1], '^(.*):meta$')) .. ':z', 1)
+redis.call('SET', string.sub(KEYS[1], 1, -6), 1)
+"#;
+    let k = keys(src);
+    assert_eq!(k.len(), 6, "{k:?}");
+    for key in &k {
+        assert_eq!(key.2, KeyOrigin::DerivedFromDeclared(1), "{key:?}");
+    }
+    assert_eq!(k[1].1, "string.sub(KEYS[1], 1, -6) .. \":job:\" .. ARGV[1]");
+    let f = findings(src);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].severity, keylint_core::Severity::Info);
+    assert!(
+        f[0].notes.iter().any(|n| n.contains("part that is kept")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_part_of_a_declared_key_stays_exact() {
+    let src = r#"local function base_of(a)
+  if string.sub(a, -5) == ":meta" then
+    return string.sub(a, 1, -6)
+  end
+  return a
+end
+local function same(a)
+  return a
+end
+local anchor = KEYS[1]
+redis.call('GET', anchor)
+redis.call('GET', same(KEYS[1]))
+redis.call('GET', base_of(KEYS[1]))
+redis.call('GET', (string.gsub(KEYS[1], ':meta$', '')))
+redis.call('GET', string.sub(KEYS[1], 1, -1))
+redis.call('GET', string.sub(KEYS[1], 1, 3) .. string.sub(KEYS[2], 1, 3) .. ':x')
+redis.call('GET', string.sub(KEYS[1], 1, -6) .. KEYS[2])
+redis.call('GET', base_of(KEYS[1]) .. ARGV[1])
+redis.call('GET', 'job:' .. ARGV[1])
+"#;
+    let origins: Vec<KeyOrigin> = keys(src).into_iter().map(|k| k.2).collect();
+    assert_eq!(
+        origins,
+        [
+            KeyOrigin::Declared(1),
+            KeyOrigin::Declared(1),
+            KeyOrigin::Unknown,
+            KeyOrigin::Unknown,
+            KeyOrigin::Unknown,
+            KeyOrigin::Unknown,
+            KeyOrigin::Unknown,
+            KeyOrigin::Unknown,
+            KeyOrigin::Undeclared,
+        ]
+    );
+}

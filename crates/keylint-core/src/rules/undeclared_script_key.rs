@@ -262,6 +262,14 @@ fn tag_is_declared_key(t: &crate::template::KeyTemplate, i: usize) -> bool {
     }
 }
 
+/// Whether `KEYS[i]` itself (the frontend's hole bound to `KEYS[i]`) is in the key.
+fn has_whole_declared_key(t: &crate::template::KeyTemplate, i: usize) -> bool {
+    let binding = format!("KEYS[{i}]");
+    t.parts
+        .iter()
+        .any(|p| matches!(p, Part::Hole(h) if h.binding == binding))
+}
+
 fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Finding>) {
     let model = cx.model;
     // One finding per declared key that others are derived from.
@@ -334,11 +342,26 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
         if hidden > 0 {
             f = f.with_note(format!("and {hidden} more derived keys"));
         }
-        f = f
-            .with_note(format!(
+        // Built from a part of the declared key (`string.sub(KEYS[1], 1, -6)`): no key
+        // holds the declared key whole.
+        let from_part = i > 0
+            && distinct
+                .iter()
+                .all(|&k| !has_whole_declared_key(&model.keys[k].template, i));
+        let slot_note = if from_part {
+            format!(
+                "a key built from a part of {base} is in the slot of {base} only when {base}'s \
+                 hash tag lies in the part that is kept (a tag at the start, such as \
+                 `{{queue}}:meta`, when a suffix is cut off): every caller must pass it so"
+            )
+        } else {
+            format!(
                 "a derived key is in the slot of {base} only when {base} carries a hash tag \
                  (a prefix such as `queue:{{name}}:`): every caller must pass it tagged"
-            ))
+            )
+        };
+        f = f
+            .with_note(slot_note)
             .with_note(server_behaviour(script))
             .with_help(format!(
                 "declare the derived keys in `KEYS` too, or make sure every caller passes {base} \

@@ -2450,6 +2450,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return opaque(self);
             }
         }
+        if instance {
+            if let Some(v) = self.imported_base_attr(c, attr, n, ctx) {
+                return v;
+            }
+        }
         opaque(self)
     }
 

@@ -25,6 +25,7 @@ mod configured;
 mod ctorflow;
 mod decorators;
 mod eval;
+mod extbase;
 mod fmtdict;
 mod fresh;
 mod frontend;

@@ -1774,6 +1774,32 @@ fn apply(
 
 /// An instance of `c` known only by its type: its constructor arguments are
 /// unknown but its own (`ident` names the instance), shown as `owner.param`.
+/// Whether the objects of class `c` have an instance attribute `attr` the facts
+/// know (a key template, a number, a client, an object of a known class).
+pub(crate) fn class_has_instance_attr(c: &ClassFacts, attr: &str) -> bool {
+    matches!(
+        c.instance_attrs.get(attr),
+        Some(Fact::Str(_) | Fact::Int(_) | Fact::Client(_) | Fact::Typed(_))
+    )
+}
+
+/// An object of class `c` made by a subclass's constructor, which passes the
+/// base constructor these arguments (template and identity).
+pub(crate) fn based_instance(
+    c: Arc<ClassFacts>,
+    ctor: Vec<(Tpl, String)>,
+    ident: String,
+) -> Option<Rc<Instance>> {
+    if c.ctor.as_ref()?.len() != ctor.len() || c.ctor_kwargs {
+        return None;
+    }
+    Some(Rc::new(Instance {
+        class: c,
+        ctor,
+        ident,
+    }))
+}
+
 pub(crate) fn typed_instance(c: Arc<ClassFacts>, owner: &str, ident: String) -> Rc<Instance> {
     let ctor = c
         .ctor

@@ -1,0 +1,150 @@
+//! Instance attributes inherited from a base class of another project module.
+//!
+//! `class SortedFeed(Feed)` where `Feed` is imported from a module of the project
+//! and its constructor sets `self.feed_items = 'feed.items:%s' % feed`: a method of
+//! the subclass that reads `self.feed_items` reads that attribute. When no class of
+//! the file on the way defines the attribute, the imported bases are looked up in
+//! the project and the attribute is read from their facts, on `self` taken as an
+//! object of that base known only by its type: each constructor parameter is one
+//! unknown value, the same in every attribute of the same object, so
+//! `feed.items:<feed>` and `feed.publishes:<feed>` are two keys of one feed.
+
+use crate::eval::Ctx;
+use crate::index::{text, ClassId};
+use crate::project::Fact;
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `self.attr` in a method of class `c` of this file, read from a base class of
+    /// another project module, when exactly one such base is found and it has the
+    /// attribute.
+    pub(crate) fn imported_base_attr(
+        &mut self,
+        c: ClassId,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<crate::eval::Value<'t>> {
+        let project = self.project?;
+        let chain = self.ix.class_chain(c);
+        let mut found = None;
+        for &k in &chain {
+            for b in &self.ix.classes[k].bases {
+                let simple = b.rsplit('.').next().unwrap_or(b);
+                if self.ix.class_named(simple).is_some() {
+                    continue;
+                }
+                let first = b.split(['.', '[']).next().unwrap_or(b);
+                let Some(p) = self.ix.imports.get(first) else {
+                    continue;
+                };
+                let path = format!("{p}{}", &b[first.len()..]);
+                let path = path.split('[').next().unwrap_or(&path).to_string();
+                let Some(Fact::Class(cf)) = project.lookup(&path) else {
+                    continue;
+                };
+                if !crate::project::class_has_instance_attr(&cf, attr) {
+                    continue;
+                }
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(cf);
+            }
+        }
+        let cf = found?;
+        let ident = format!("{}.self", self.ix.classes[c].name);
+        let inst = match self.base_ctor_args(&chain, ctx) {
+            Some(args) => crate::project::based_instance(cf.clone(), args, ident.clone()),
+            None => None,
+        }
+        .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident));
+        Some(self.ext_attr(&inst, attr, n, ctx))
+    }
+
+    /// The arguments the constructor of a class of `chain` passes to its imported
+    /// base's constructor, all positional: `Base.__init__(self, a, b)` or
+    /// `super().__init__(a, b)` (also `super(Cls, self)`), evaluated in that
+    /// constructor, so that an attribute of the base built from `b` and one of the
+    /// subclass built from its own parameter are seen as built from the same value.
+    fn base_ctor_args(
+        &mut self,
+        chain: &[ClassId],
+        ctx: &Ctx<'t>,
+    ) -> Option<Vec<(crate::tpl::Tpl, String)>> {
+        let init = chain
+            .iter()
+            .find_map(|&k| self.ix.classes[k].methods.get("__init__").copied())?;
+        let body = self.ix.funcs[init].body;
+        let mut found = None;
+        for st in self.ix.nav.statements(body) {
+            if st.kind_name() != "expression_statement" {
+                continue;
+            }
+            let Some(call) = st.named_child(0).filter(|c| c.kind_name() == "call") else {
+                continue;
+            };
+            let Some(func) = call.field(Field::Function) else {
+                continue;
+            };
+            if func.kind_name() != "attribute" {
+                continue;
+            }
+            let Some(attr) = func.field(Field::Attribute) else {
+                continue;
+            };
+            if text(attr, self.src()) != "__init__" {
+                continue;
+            }
+            let Some(obj) = func.field(Field::Object) else {
+                continue;
+            };
+            let is_super = obj.kind_name() == "call"
+                && obj
+                    .field(Field::Function)
+                    .is_some_and(|f| text(f, self.src()) == "super");
+            let Some(args) = call.field(Field::Arguments) else {
+                continue;
+            };
+            let mut list: Vec<Node<'t>> = self.ix.nav.named_children(args).collect();
+            if !is_super {
+                // `Base.__init__(self, …)`: a base that the file does not define.
+                let base = text(obj, self.src());
+                let simple = base.rsplit('.').next().unwrap_or(base);
+                if self.ix.class_named(simple).is_some() || obj.kind_name() == "call" {
+                    continue;
+                }
+                if list.first().map(|a| text(*a, self.src())) != Some("self") {
+                    continue;
+                }
+                list.remove(0);
+            }
+            if found.is_some() {
+                return None;
+            }
+            found = Some(list);
+        }
+        let list = found?;
+        let ictx = Ctx {
+            func: Some(init),
+            env: None,
+            depth: ctx.depth + 1,
+        };
+        let mut out = Vec::new();
+        for a in list {
+            if !matches!(a.kind_name(), "identifier" | "string" | "attribute") {
+                return None;
+            }
+            let v = self.eval(a, &ictx);
+            let id = crate::eval::fingerprint(&v);
+            let t = match v {
+                crate::eval::Value::Str(t) => t,
+                crate::eval::Value::Opaque(h) => crate::tpl::Tpl::hole(h),
+                _ => return None,
+            };
+            out.push((t, id));
+        }
+        Some(out)
+    }
+}

@@ -73,9 +73,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         chain: &[ClassId],
         ctx: &Ctx<'t>,
     ) -> Option<Vec<(crate::tpl::Tpl, String)>> {
-        let init = chain
+        let (owner, init) = chain
             .iter()
-            .find_map(|&k| self.ix.classes[k].methods.get("__init__").copied())?;
+            .find_map(|&k| self.ix.classes[k].methods.get("__init__").map(|&m| (k, m)))?;
+        // `super()` reaches the imported base only when the class names no base of
+        // this file.
+        let super_reaches = self.ix.classes[owner].bases.iter().all(|b| {
+            self.ix
+                .class_named(b.rsplit('.').next().unwrap_or(b))
+                .is_none()
+        });
         let body = self.ix.funcs[init].body;
         let mut found = None;
         for st in self.ix.nav.statements(body) {
@@ -108,6 +115,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             };
             let mut list: Vec<Node<'t>> = self.ix.nav.named_children(args).collect();
+            if is_super && !super_reaches {
+                continue;
+            }
             if !is_super {
                 // `Base.__init__(self, …)`: a base that the file does not define.
                 let base = text(obj, self.src());

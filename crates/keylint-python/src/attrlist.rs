@@ -77,19 +77,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let nav = self.ix.nav;
         let src = self.src();
         let mut added = Vec::new();
-        let mut seen = 0usize;
-        let mut stack = vec![nav.root()];
-        while let Some(x) = stack.pop() {
-            stack.extend(nav.children(x));
-            if x.kind_name() != "attribute"
-                || x.field(Field::Attribute).map(|a| text(a, src)) != Some(attr)
-            {
-                continue;
-            }
-            seen += 1;
-            if seen > MAX_USES {
-                return None;
-            }
+        for x in self.attr_uses(attr)? {
             let obj = x.field(Field::Object)?;
             let on_self = obj.kind_name() == "identifier" && text(obj, src) == "self";
             // `self.<attr>` of an unrelated class of the file is another attribute.
@@ -114,6 +102,27 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         Some(added)
+    }
+
+    /// The attribute nodes of the file named `attr` (`x.<attr>` on any object), or
+    /// `None` when there are more than [`MAX_USES`] of them to look at.
+    pub(crate) fn attr_uses(&self, attr: &str) -> Option<Vec<Node<'t>>> {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let mut uses = Vec::new();
+        let mut stack = vec![nav.root()];
+        while let Some(x) = stack.pop() {
+            stack.extend(nav.children(x));
+            if x.kind_name() == "attribute"
+                && x.field(Field::Attribute).map(|a| text(a, src)) == Some(attr)
+            {
+                if uses.len() == MAX_USES {
+                    return None;
+                }
+                uses.push(x);
+            }
+        }
+        Some(uses)
     }
 
     /// Whether `f` (or the method it is nested in) is a method of `c`, of a base of

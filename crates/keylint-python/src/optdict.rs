@@ -28,9 +28,6 @@ use crate::syntax::{Field, NodeExt};
 use crate::tpl::is_keylike_label;
 use tree_sitter::Node;
 
-/// Attribute nodes of one name looked at in a file, at most.
-const MAX_USES: usize = 256;
-
 impl<'t> crate::lower::Analyzer<'t> {
     /// `self.X["name"]` (`sub` a subscript): the entry of an options dict filled from
     /// literal defaults, as a configured value.
@@ -328,23 +325,14 @@ impl<'t> crate::lower::Analyzer<'t> {
     fn entry_written(&self, attr: &str, name: &str) -> bool {
         let nav = self.ix.nav;
         let src = self.src();
-        let mut seen = 0usize;
-        let mut stack = vec![nav.root()];
         let names_entry = |n: Node<'t>| {
             n.kind_name() == "string"
                 && text(n, src).trim_matches(|c: char| c == '"' || c == '\'') == name
         };
-        while let Some(x) = stack.pop() {
-            stack.extend(nav.children(x));
-            if x.kind_name() != "attribute"
-                || x.field(Field::Attribute).map(|a| text(a, src)) != Some(attr)
-            {
-                continue;
-            }
-            seen += 1;
-            if seen > MAX_USES {
-                return true;
-            }
+        let Some(uses) = self.attr_uses(attr) else {
+            return true;
+        };
+        for x in uses {
             let Some(parent) = nav.parent(x) else {
                 continue;
             };

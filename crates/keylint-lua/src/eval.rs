@@ -198,6 +198,8 @@ struct Frame<'t> {
     alts: OffsetMap<Vec<(Val<'t>, Span)>>,
     /// The caller's argument expression of each parameter, by its declaration.
     param_nodes: OffsetMap<Node<'t>>,
+    /// The bytes of the function this invocation walks (empty for a script's body).
+    func: Span,
 }
 
 impl<'t> Frame<'t> {
@@ -211,6 +213,7 @@ impl<'t> Frame<'t> {
             varargs: None,
             alts: OffsetMap::default(),
             param_nodes: OffsetMap::default(),
+            func: 0..0,
         }
     }
 }
@@ -2167,6 +2170,7 @@ impl<'t, 's> Eval<'t, 's> {
         };
         let mut frame = Frame::new(self.next_frame);
         frame.varargs = varargs;
+        frame.func = func.byte_range();
         if let (Some(nodes), false) = (arg_nodes, standalone) {
             for (i, p) in params.iter().enumerate() {
                 if let (Some(&n), Some(v)) = (nodes.get(i), args.get(i)) {
@@ -2728,7 +2732,13 @@ impl<'t, 's> Eval<'t, 's> {
                 }
             }
             let t = self.template(v, n);
-            let k = self.add_key(t, n.byte_range(), command);
+            // A value with no text of its own (read from Redis, a table) is named after
+            // the parameter, so it is shown where that name is.
+            let span = match v {
+                Val::Str(_) => self.shown_at(n),
+                _ => n.byte_range(),
+            };
+            let k = self.add_key(t, span, command);
             unit_keys.push(k);
         }
         if let (Some(true), Some((i, v))) = (spread_is_key, spread) {
@@ -2766,6 +2776,41 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         (unit_keys, possible, families)
+    }
+
+    /// Where a command's key is shown. When the key is a parameter of the local function
+    /// being walked, used as it is (`local function dec_floor0(key) redis.call("DECR",
+    /// key)`), it is shown at the argument of the call that passed it
+    /// (`dec_floor0(base .. ":inflight")`), through every call in between: the key is
+    /// chosen there, and a helper called with several keys shows each at its own call.
+    /// A recursive call stops the walk. Only for a key with text of its own
+    /// ([`Val::Str`]).
+    fn shown_at(&self, n: Node<'t>) -> Span {
+        let mut node = n;
+        let mut top = self.frames.len();
+        while node.kind() == K::Identifier {
+            let Some(d) = self.scopes.uses.get(&node.start_byte()) else {
+                break;
+            };
+            if self.scopes.mutated.contains(d) {
+                break;
+            }
+            let Some(i) = (0..top)
+                .rev()
+                .find(|&i| self.frames[i].param_nodes.contains_key(d))
+            else {
+                break;
+            };
+            let arg = self.frames[i].param_nodes[d];
+            // A call from inside the function itself (a recursive `get(field)`) passes
+            // a value of its own: the key is shown where the function uses it.
+            if self.frames[i].func.contains(&arg.start_byte()) {
+                break;
+            }
+            node = arg;
+            top = i;
+        }
+        node.byte_range()
     }
 
     fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {

@@ -44,6 +44,7 @@ mod overrides;
 mod project;
 mod remake;
 mod retpipe;
+mod scanpattern;
 mod script;
 mod scriptdict;
 mod scriptparam;

@@ -57,6 +57,7 @@ mod supercall;
 mod swapctx;
 mod syntax;
 mod tpl;
+mod tryflow;
 mod txcallback;
 mod txflow;
 mod unpack;

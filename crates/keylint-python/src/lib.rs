@@ -37,6 +37,7 @@ mod keyoptions;
 mod localobj;
 mod lower;
 mod mapped;
+mod memoglobal;
 pub mod methods;
 mod objtype;
 mod optdict;

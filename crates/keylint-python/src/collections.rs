@@ -267,10 +267,17 @@ impl<'t> crate::lower::Analyzer<'t> {
         let pattern = pos
             .first()
             .or_else(|| kw.iter().find(|(k, _)| k == name).map(|(_, e)| e))?;
-        let Value::Str(t) = &pattern.value else {
-            return None;
+        let (mut member, label) = match &pattern.value {
+            Value::Str(t) => match glob_fixed_part(t) {
+                Some(fixed) => fixed,
+                // A pattern the code does not show whole, named like one.
+                None if !crate::scanpattern::has_literal_wildcard(t) => {
+                    self.unshown_pattern_head(&pattern.value, pattern.node, ctx)?
+                }
+                None => return None,
+            },
+            v => self.unshown_pattern_head(v, pattern.node, ctx)?,
         };
-        let (mut member, label) = glob_fixed_part(t)?;
         let id = n.start_byte();
         member.push(Tpl::hole(HoleInfo {
             label,

@@ -3318,7 +3318,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let rets = builder_returns(self.ix.nav, self.src(), &info)
-            .or_else(|| crate::builders::memo_return(self.ix.nav, self.src(), &info))?;
+            .or_else(|| crate::builders::memo_return(self.ix.nav, self.src(), &info))
+            .or_else(|| crate::memoglobal::memo_global_return(self.ix.nav, self.src(), &info))?;
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }

@@ -974,7 +974,7 @@ pub(crate) fn decorator_name(d: Node<'_>, src: &str) -> String {
     t.rsplit('.').next().unwrap_or(t).to_string()
 }
 
-fn contains(outer: Node<'_>, pos: usize) -> bool {
+pub(crate) fn contains(outer: Node<'_>, pos: usize) -> bool {
     outer.start_byte() <= pos && pos < outer.end_byte().max(outer.start_byte() + 1)
 }
 
@@ -1033,6 +1033,23 @@ impl<'t> Index<'t> {
                     };
                     dominates = contains(outer, at);
                     block = outer;
+                }
+                // The body of a `try` whose `else` holds the use, or whose handlers
+                // all leave before the use after it.
+                Some(t)
+                    if t.kind_name() == "try_statement" && t.field(Field::Body) == Some(block) =>
+                {
+                    match crate::tryflow::try_reach(t, at) {
+                        crate::tryflow::TryReach::Else => dominates = true,
+                        crate::tryflow::TryReach::After => {
+                            let Some(outer) = self.enclosing_block(t) else {
+                                break;
+                            };
+                            dominates = contains(outer, at);
+                            block = outer;
+                        }
+                        crate::tryflow::TryReach::No => break,
+                    }
                 }
                 _ => break,
             }

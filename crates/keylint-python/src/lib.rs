@@ -40,6 +40,7 @@ mod mapped;
 pub mod methods;
 mod objtype;
 mod optdict;
+mod orempty;
 mod overrides;
 mod project;
 mod remake;

@@ -693,6 +693,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             Ok(v) => return v,
             Err(both) => *both,
         };
+        if let Some(v) = self.or_empty_conditional(kids[1], kids[0], kids[2], &a, &b) {
+            return v;
+        }
         match (&a, &b) {
             (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
             (Value::Client(k), Value::Pipe(_)) | (Value::Pipe(_), Value::Client(k)) => {
@@ -709,7 +712,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             {
                 a
             }
-            _ => self.opaque(n, ctx),
+            _ => {
+                let mut v = self.opaque(n, ctx);
+                if let Value::Opaque(h) = &mut v {
+                    h.keylike |=
+                        crate::orempty::may_carry_tag(&a) || crate::orempty::may_carry_tag(&b);
+                }
+                v
+            }
         }
     }
 
@@ -745,13 +755,28 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 _ => {}
             }
+            if let (Some(left), Some(lv), Some(rv)) = (n.field(Field::Left), &l, &r) {
+                if let Some(v) = self.or_empty_bool(left, lv, rv) {
+                    return v;
+                }
+            }
         }
+        let tagged = [&l, &r]
+            .into_iter()
+            .flatten()
+            .any(crate::orempty::may_carry_tag);
         match (l, r) {
             (Some(Value::Client(a)), Some(Value::Client(b))) => Value::Client(a.merge(b)),
             (Some(Value::Opaque(_)) | Some(Value::Null), Some(Value::Client(b))) => {
                 Value::Client(b.merge(ClientKind::Unknown))
             }
-            _ => self.opaque(n, ctx),
+            _ => {
+                let mut v = self.opaque(n, ctx);
+                if let Value::Opaque(h) = &mut v {
+                    h.keylike |= tagged;
+                }
+                v
+            }
         }
     }
 

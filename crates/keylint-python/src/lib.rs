@@ -41,6 +41,7 @@ mod memoglobal;
 pub mod methods;
 mod objtype;
 mod optdict;
+mod orempty;
 mod overrides;
 mod project;
 mod remake;

@@ -1,0 +1,162 @@
+//! A value or the empty string: `'' if s is None else s`, `s if s is not None else
+//! ''`, `s if s else ''`, `'' if not s else s` and `s or ''`.
+//!
+//! Such an expression is `s` when `s` is given and nothing otherwise. A key built
+//! from it is read as built from `s` itself: a hole for `s` already stands for any
+//! value, the empty one among them, and the empty string carries no hash tag, so a
+//! verdict that holds for every value of `s` holds for the expression too. Helpers
+//! made of one such `return` (`normalize(s)`) are then key builders like any other.
+//! Only the same name (or `self.x` attribute) tested and returned counts, and only
+//! with the empty string in the other arm: `'' if flag else s`, or `{tag}` in the
+//! other arm, stays unknown.
+
+use crate::eval::Value;
+use crate::index::text;
+use crate::syntax::NodeExt;
+use crate::tpl::TPart;
+use tree_sitter::Node;
+
+/// The tested expression of `cond` and whether `cond` is true when it holds a value
+/// (`s`, `s is not None`, `s != None`) rather than when it does not (`s is None`,
+/// `not s`); `None` for any other condition.
+fn tested<'t>(cond: Node<'t>, src: &'t str) -> Option<(&'t str, bool)> {
+    match cond.kind_name() {
+        "parenthesized_expression" => tested(cond.named_child(0)?, src),
+        "not_operator" => tested(cond.named_child(0)?, src).map(|(x, p)| (x, !p)),
+        "identifier" | "attribute" => Some((text(cond, src), true)),
+        "comparison_operator" => {
+            if cond.named_child_count() != 2 {
+                return None;
+            }
+            let (a, b) = (cond.named_child(0)?, cond.named_child(1)?);
+            if b.kind_name() != "none" || !matches!(a.kind_name(), "identifier" | "attribute") {
+                return None;
+            }
+            let op = src[a.end_byte()..b.start_byte()]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            match op.as_str() {
+                "is" | "==" => Some((text(a, src), false)),
+                "is not" | "!=" => Some((text(a, src), true)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `v` is the empty string literal.
+fn empty(v: &Value<'_>) -> bool {
+    matches!(v, Value::Str(t) if t.as_bytes().is_some_and(|b| b.is_empty()))
+}
+
+/// Whether `v` may stand for the given value of a string: a string, or a value of
+/// unknown content with an identity.
+fn stringish(v: &Value<'_>) -> bool {
+    matches!(v, Value::Str(_) | Value::Opaque(_))
+}
+
+/// Whether a string value may carry a hash tag of its own: a brace among its known
+/// bytes, or a part that may be a whole key or prefix. One arm of `'{all}' if s is
+/// None else s` is such a value, so the expression is not a brace-free id.
+pub(crate) fn may_carry_tag(v: &Value<'_>) -> bool {
+    match v {
+        Value::Str(t) => t.parts.iter().any(|p| match p {
+            TPart::Lit { bytes, .. } => bytes.iter().any(|&b| b == b'{' || b == b'}'),
+            TPart::Hole(h) => h.keylike,
+        }),
+        Value::Opaque(h) => h.keylike,
+        _ => false,
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `a if cond else b` (evaluated to `va`, `vb`) when it is a value or the empty
+    /// string: the value's own.
+    pub(crate) fn or_empty_conditional(
+        &self,
+        cond: Node<'t>,
+        a: Node<'t>,
+        b: Node<'t>,
+        va: &Value<'t>,
+        vb: &Value<'t>,
+    ) -> Option<Value<'t>> {
+        let src = self.src();
+        let (x, present) = tested(cond, src)?;
+        let (given, given_v, other_v) = if present { (a, va, vb) } else { (b, vb, va) };
+        (matches!(given.kind_name(), "identifier" | "attribute")
+            && text(given, src) == x
+            && empty(other_v)
+            && stringish(given_v))
+        .then(|| given_v.clone())
+    }
+
+    /// `s or ''` (its operands evaluated to `l`, `r`): the value of `s`.
+    pub(crate) fn or_empty_bool(
+        &self,
+        left: Node<'t>,
+        l: &Value<'t>,
+        r: &Value<'t>,
+    ) -> Option<Value<'t>> {
+        (matches!(left.kind_name(), "identifier" | "attribute") && empty(r) && stringish(l))
+            .then(|| l.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lower;
+    use keylint_core::rules::{check, Settings};
+    use keylint_core::Rule;
+
+    fn rules(src: &str) -> Vec<Rule> {
+        check(&lower(src), &Settings::default())
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    #[test]
+    fn a_value_or_nothing_is_the_value() {
+        for part in [
+            "('' if p is None else p)",
+            "(p if p is not None else '')",
+            "(p if p else '')",
+            "('' if not p else p)",
+            "(p or '')",
+        ] {
+            let src = format!(
+                "import redis\nr = redis.Redis()\ndef f(p):\n    r.mget({part} + ':a', p + ':b')\n"
+            );
+            assert_eq!(rules(&src), vec![Rule::CrossSlotLikely], "{part}");
+        }
+    }
+
+    #[test]
+    fn another_test_or_a_tagged_default_stays_unknown() {
+        for part in [
+            "('' if q is None else p)",
+            "('{all}' if p is None else p)",
+            "(p if p is None else '')",
+            "(p or '{all}')",
+        ] {
+            let src = format!(
+                "import redis\nr = redis.Redis()\ndef f(p, q):\n    r.mget({part} + ':a', p + ':b')\n"
+            );
+            assert_eq!(rules(&src), vec![], "{part}");
+        }
+    }
+
+    #[test]
+    fn a_choice_with_a_braced_text_may_carry_a_tag() {
+        for part in ["('{all}' if s is None else s)", "(s or '{all}')"] {
+            let src = format!(
+                "import redis\nr = redis.Redis()\ndef f(s, n, m):\n    r.mget('e:' + {part} + ':' + n, 'e:' + {part} + ':' + m)\n"
+            );
+            assert_eq!(rules(&src), vec![], "{part}");
+        }
+        let src = "import redis\nr = redis.Redis()\ndef f(s, n, m):\n    r.mget('e:' + ('a' if s else 'b') + ':' + n, 'e:' + ('a' if s else 'b') + ':' + m)\n";
+        assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+    }
+}

@@ -645,6 +645,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.script_dict_entry(n, ctx) {
                     return v;
                 }
+                // `self._scripts[name]` of a dict that holds only registered scripts.
+                if let Some(v) = self.script_registry_entry(n, ctx) {
+                    return v;
+                }
                 // `self.options["namespace"]` of options filled from literal defaults.
                 if let Some(v) = self.options_subscript(n, ctx) {
                     return v;

@@ -47,6 +47,7 @@ mod retpipe;
 mod script;
 mod scriptdict;
 mod scriptparam;
+mod scriptreg;
 mod scriptsites;
 pub mod siblings;
 mod starbuild;

@@ -542,6 +542,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     fn annotated_value(&mut self, ann: Node<'t>) -> Option<Value<'t>> {
+        if let Some(v) = self.annotated_script(ann) {
+            return Some(v);
+        }
         match self.annotation(ann)? {
             AnnotatedAs::Client(k) => Some(Value::Client(k)),
             AnnotatedAs::Pipeline(k) => {

@@ -355,3 +355,56 @@ impl<'t> Analyzer<'t> {
         Some(())
     }
 }
+
+impl<'t> Analyzer<'t> {
+    /// A value annotated as redis-py's script class and nothing else (`script:
+    /// RedisScript` with `from redis.commands.core import Script as RedisScript`,
+    /// `Optional["redis.commands.core.Script"]`): a script object of no known body.
+    pub(crate) fn annotated_script(&mut self, ann: Node<'t>) -> Option<Value<'t>> {
+        let raw = text(ann, self.ix.src);
+        if !raw.contains("Script") {
+            return None;
+        }
+        let cleaned: String = raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+        let mut t = cleaned.trim();
+        if let Some(inner) = t
+            .strip_prefix("Optional[")
+            .and_then(|x| x.strip_suffix(']'))
+        {
+            t = inner.trim();
+        }
+        if let Some(left) = t.strip_suffix("None").map(str::trim_end) {
+            t = left.strip_suffix('|')?.trim_end();
+        }
+        if t.is_empty()
+            || !t
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            return None;
+        }
+        let first = t.split('.').next().unwrap_or(t);
+        let path = match self.ix.imports.get(first) {
+            Some(p) => format!("{p}{}", &t[first.len()..]),
+            None => return None,
+        };
+        let last = path.rsplit('.').next().unwrap_or("");
+        if !path.starts_with("redis.") || !matches!(last, "Script" | "AsyncScript") {
+            return None;
+        }
+        if let Some(&id) = self.script_by_node.get(&ann.id()) {
+            return Some(Value::Script(id));
+        }
+        let id = self.scripts.len();
+        self.scripts.push(ScriptInfo {
+            body: None,
+            func: None,
+            client: ClientKind::Unknown,
+            ext: None,
+            wrapper: None,
+            preamble: None,
+        });
+        self.script_by_node.insert(ann.id(), id);
+        Some(Value::Script(id))
+    }
+}

@@ -542,6 +542,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     fn annotated_value(&mut self, ann: Node<'t>) -> Option<Value<'t>> {
+        if let Some(v) = self.annotated_script(ann) {
+            return Some(v);
+        }
         match self.annotation(ann)? {
             AnnotatedAs::Client(k) => Some(Value::Client(k)),
             AnnotatedAs::Pipeline(k) => {
@@ -643,6 +646,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 // `self._scripts["claim"]`: an entry of a dict of registered scripts.
                 if let Some(v) = self.script_dict_entry(n, ctx) {
+                    return v;
+                }
+                // `self._scripts[name]` of a dict that holds only registered scripts.
+                if let Some(v) = self.script_registry_entry(n, ctx) {
                     return v;
                 }
                 // `self.options["namespace"]` of options filled from literal defaults.

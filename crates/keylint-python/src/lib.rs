@@ -50,6 +50,7 @@ mod scanpattern;
 mod script;
 mod scriptdict;
 mod scriptparam;
+mod scriptreg;
 mod scriptsites;
 pub mod siblings;
 mod starbuild;

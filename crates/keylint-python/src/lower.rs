@@ -165,6 +165,9 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) wrappers_seen: HashMap<FuncId, Option<crate::wrapscript::WrapperSig>>,
     /// Helpers that register the script their caller passes (`scriptparam.rs`).
     pub(crate) script_params_seen: HashMap<FuncId, Option<(usize, String)>>,
+    /// Dicts of registered scripts by name (`class.attr`, a global, `func:local`): the
+    /// script object an entry is (`scriptreg.rs`).
+    pub(crate) registries: HashMap<String, Option<ScriptId>>,
 }
 
 impl std::fmt::Debug for Analyzer<'_> {
@@ -231,6 +234,7 @@ impl<'t> Analyzer<'t> {
             frozen_dicts: HashMap::new(),
             wrappers_seen: HashMap::new(),
             script_params_seen: HashMap::new(),
+            registries: HashMap::new(),
         }
     }
 

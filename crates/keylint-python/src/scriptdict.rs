@@ -263,9 +263,7 @@ impl<'t> Analyzer<'t> {
             _ => return None,
         };
         let v = self.eval(given, &ctx.deeper());
-        if !matches!(&v, Value::Str(t) if t.as_bytes().is_some()) {
-            return None;
-        }
+        let named = matches!(&v, Value::Str(t) if t.as_bytes().is_some());
         let mut params = std::collections::HashMap::new();
         params.insert(param.name.clone(), v);
         let env = std::rc::Rc::new(crate::eval::Env {
@@ -278,7 +276,12 @@ impl<'t> Analyzer<'t> {
             env: Some(env),
             depth: ctx.depth + 2,
         };
-        self.script_dict_entry(sub, &inner)
+        let entry = if named {
+            self.script_dict_entry(sub, &inner)
+        } else {
+            None
+        };
+        entry.or_else(|| self.script_registry_entry(sub, &inner))
     }
 }
 

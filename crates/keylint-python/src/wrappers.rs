@@ -58,9 +58,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let defs = info.defs.get(name)?;
-        // `keys = keys or []`: the caller's value whenever it holds anything.
+        // `keys = keys or []`, `if keys is None: keys = []`: the caller's value
+        // whenever it holds anything.
         let or_empty = |d: &crate::index::Def<'t>| match d.kind {
-            DefKind::Expr(e) => self.or_empty(e, name),
+            DefKind::Expr(e) => self.or_empty(e, name) || self.empty_when_none(d.stmt, e, name),
             _ => false,
         };
         match defs.as_slice() {
@@ -86,6 +87,44 @@ impl<'t> crate::lower::Analyzer<'t> {
             && op.trim() == "or"
             && (matches!(r.kind_name(), "list" | "tuple" | "dictionary" | "none")
                 && self.ix.nav.named_children(r).next().is_none())
+    }
+
+    /// Whether `stmt` (`name = e`) is the only statement of an `if name is None:` or
+    /// `if not name:` with no other branch, and `e` is empty (`[]`, `()`, `{}`).
+    fn empty_when_none(&self, stmt: Node<'t>, e: Node<'t>, name: &str) -> bool {
+        let nav = self.ix.nav;
+        let src = self.ix.src;
+        if !matches!(e.kind_name(), "list" | "tuple" | "dictionary")
+            || nav.named_children(e).next().is_some()
+        {
+            return false;
+        }
+        // assignment → expression_statement → block → if_statement
+        let mut up = Some(stmt);
+        while let Some(x) = up {
+            if x.kind_name() == "block" {
+                break;
+            }
+            up = nav.parent(x);
+        }
+        let Some(block) = up else { return false };
+        let Some(cond_if) = nav.parent(block) else {
+            return false;
+        };
+        if cond_if.kind_name() != "if_statement"
+            || cond_if.field(Field::Consequence) != Some(block)
+            || nav.statements(block).len() != 1
+            || nav
+                .named_children(cond_if)
+                .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+        {
+            return false;
+        }
+        let Some(cond) = cond_if.field(Field::Condition) else {
+            return false;
+        };
+        let words: Vec<&str> = text(cond, src).split_whitespace().collect();
+        words == [name, "is", "None"] || words == ["not", name]
     }
 
     /// A multi-key command in a wrapper whose key arguments include parameters of the

@@ -1,0 +1,410 @@
+//! Registries of scripts: a dict that holds nothing but registered scripts, however
+//! the project fills it.
+//!
+//! ```python
+//! def _eval_script(self, name, keys=None, args=None):
+//!     if name not in self._scripts:
+//!         with open(path_of(name)) as f:
+//!             self._scripts[name] = self.redis.register_script(f.read())
+//!     return self._scripts[name](keys=keys, args=args)
+//! ```
+//!
+//! `self._scripts[name]` is a script whatever the name: every value that any code of
+//! the file puts in a dict of that name is a script object (`register_script(…)`, an
+//! item assignment, `update` with a display, a comprehension or a local dict filled
+//! the same way, `setdefault`, a whole assignment of such a dict, `{}` or `None`).
+//! Which script is not known (its body is not linked), but a call of it is a script
+//! call, refused by a cluster when its keys are in different slots whatever the body
+//! does, and a call through a wrapper's `keys` parameter is judged at the wrapper's
+//! call sites (`scriptsites.rs`).
+//!
+//! Nothing is resolved when one use of the dict may put anything else in it or hand it
+//! to code that may (an argument of a call, an alias, a `return`), when the dict's name
+//! does not say `script`, or when no value is seen at all.
+
+use crate::eval::{ClientKind, Ctx, ScriptInfo, Value};
+use crate::index::{text, DefKind, FuncId};
+use crate::lower::Analyzer;
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+/// Uses of one dict looked at before giving up.
+const MAX_USES: usize = 128;
+/// Local dicts followed through `update(local)` / `self.d = local`, one inside another.
+const MAX_NEST: u8 = 2;
+
+/// Where the values a registry holds are written: expressions evaluated in a function
+/// (or the module).
+type Values<'t> = Vec<(Node<'t>, Option<FuncId>)>;
+
+impl<'t> Analyzer<'t> {
+    /// `self._scripts[name]`, `cls._scripts[k]`, `SCRIPTS[k]`: a script object of no
+    /// known body when the dict is a registry of scripts (see the module doc).
+    pub(crate) fn script_registry_entry(
+        &mut self,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let src = self.ix.src;
+        let obj = n.field(Field::Value)?;
+        if !text(obj, src).to_ascii_lowercase().contains("script") || !self.mentions_redis {
+            return None;
+        }
+        let key = match obj.kind_name() {
+            // Per class: the uses that matter are those of the classes related to it.
+            "attribute" => format!(
+                "{:?}.{}",
+                ctx.func.and_then(|f| self.method_class(f)),
+                text(obj.field(Field::Attribute)?, src)
+            ),
+            "identifier" => {
+                let name = text(obj, src);
+                match ctx.func {
+                    Some(f) if self.ix.funcs[f].defs.contains_key(name) => format!("{f}:{name}"),
+                    _ if self.ix.module_defs.contains_key(name) => name.to_string(),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if let Some(found) = self.registries.get(&key) {
+            return found.map(Value::Script);
+        }
+        // Cycles (a value that reads the registry again) find nothing.
+        self.registries.insert(key.clone(), None);
+        let found = self.find_registry(obj, ctx);
+        self.registries.insert(key, found);
+        found.map(Value::Script)
+    }
+
+    fn find_registry(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<usize> {
+        let src = self.ix.src;
+        let mut values: Values<'t> = Vec::new();
+        match obj.kind_name() {
+            "attribute" => {
+                let attr = text(obj.field(Field::Attribute)?, src);
+                // In a method, the uses that matter are those of its class, its bases
+                // and subclasses, and of code outside any class; elsewhere, all.
+                let class = ctx.func.and_then(|f| self.method_class(f));
+                let related = |a: &Self, k: crate::index::ClassId| {
+                    class.is_none_or(|c| {
+                        k == c
+                            || a.ix.class_chain(k).contains(&c)
+                            || a.ix.class_chain(c).contains(&k)
+                    })
+                };
+                // `_scripts = {}` in a class body.
+                for k in 0..self.ix.classes.len() {
+                    if !related(self, k) {
+                        continue;
+                    }
+                    for d in self.ix.classes[k].defs.get(attr).into_iter().flatten() {
+                        let DefKind::Expr(e) = d.kind else {
+                            return None;
+                        };
+                        self.whole_value(e, None, &mut values, 0)?;
+                    }
+                }
+                for x in self.attr_uses(attr)? {
+                    let owner = self.ix.enclosing_func(x).and_then(|f| self.method_class(f));
+                    if owner.is_some_and(|k| !related(self, k)) {
+                        continue;
+                    }
+                    self.registry_use(x, &mut values, 0)?;
+                }
+            }
+            _ => {
+                let name = text(obj, src);
+                let scope = match ctx.func {
+                    Some(f) if self.ix.funcs[f].defs.contains_key(name) => Some(f),
+                    _ => None,
+                };
+                self.local_values(scope, name, &mut values, (0, None))?;
+            }
+        }
+        if values.is_empty() {
+            return None;
+        }
+        let mut client: Option<ClientKind> = None;
+        for (v, func) in values {
+            match self.eval(v, &Ctx::at(func)) {
+                Value::Script(s) => {
+                    let k = self.scripts[s].client;
+                    client = Some(match client {
+                        Some(c) if c != k => ClientKind::Unknown,
+                        _ => k,
+                    });
+                }
+                _ => return None,
+            }
+        }
+        let id = self.scripts.len();
+        self.scripts.push(ScriptInfo {
+            body: None,
+            func: None,
+            client: client.unwrap_or(ClientKind::Unknown),
+            ext: None,
+            wrapper: None,
+            preamble: None,
+        });
+        Some(id)
+    }
+
+    /// The class of method `f`, or of the method it is nested in.
+    fn method_class(&self, f: FuncId) -> Option<crate::index::ClassId> {
+        let mut cur = Some(f);
+        for _ in 0..16 {
+            let g = cur?;
+            if let Some(k) = self.ix.funcs[g].class {
+                return Some(k);
+            }
+            cur = self.ix.funcs[g].parent;
+        }
+        None
+    }
+
+    /// The values of a dict named `name` in function `scope` (or a module global):
+    /// its assignments and every use of the name there but `via`, the use that hands
+    /// it to the registry being followed.
+    fn local_values(
+        &self,
+        scope: Option<FuncId>,
+        name: &str,
+        values: &mut Values<'t>,
+        (nest, via): (u8, Option<Node<'t>>),
+    ) -> Option<()> {
+        let src = self.ix.src;
+        let (defs, body) = match scope {
+            Some(f) => (self.ix.funcs[f].defs.get(name)?, self.ix.funcs[f].body),
+            None => (self.ix.module_defs.get(name)?, self.ix.nav.root()),
+        };
+        for d in defs {
+            let DefKind::Expr(e) = d.kind else {
+                return None;
+            };
+            self.whole_value(e, scope, values, nest)?;
+        }
+        let nav = self.ix.nav;
+        let mut stack = vec![body];
+        let mut seen = 0;
+        while let Some(x) = stack.pop() {
+            stack.extend(nav.children(x));
+            if x.kind_name() != "identifier" || text(x, src) != name {
+                continue;
+            }
+            let Some(parent) = nav.parent(x) else {
+                continue;
+            };
+            // `obj.name`, `name=` of a keyword argument, a parameter: another name.
+            let other = match parent.kind_name() {
+                "attribute" => parent.field(Field::Attribute) == Some(x),
+                "keyword_argument" => parent.field(Field::Name) == Some(x),
+                "parameters"
+                | "default_parameter"
+                | "typed_parameter"
+                | "typed_default_parameter" => true,
+                _ => false,
+            };
+            if other || Some(x) == via {
+                continue;
+            }
+            seen += 1;
+            if seen > MAX_USES {
+                return None;
+            }
+            self.registry_use(x, values, nest)?;
+        }
+        Some(())
+    }
+
+    /// One use `x` of the dict: the values it writes, `None` when it may write
+    /// anything else or hand the dict on.
+    fn registry_use(&self, x: Node<'t>, values: &mut Values<'t>, nest: u8) -> Option<()> {
+        let nav = self.ix.nav;
+        let src = self.ix.src;
+        let func = self.ix.enclosing_func(x);
+        let parent = nav.parent(x)?;
+        match parent.kind_name() {
+            "subscript" if parent.field(Field::Value) == Some(x) => {
+                let up = nav.parent(parent)?;
+                match up.kind_name() {
+                    "assignment" if up.field(Field::Left) == Some(parent) => {
+                        values.push((up.field(Field::Right)?, func));
+                    }
+                    "augmented_assignment" if up.field(Field::Left) == Some(parent) => {
+                        return None;
+                    }
+                    // `del d[name]`, and any read.
+                    _ => {}
+                }
+            }
+            "attribute" if parent.field(Field::Object) == Some(x) => {
+                let m = text(parent.field(Field::Attribute)?, src);
+                let call = nav.parent(parent).filter(|c| {
+                    c.kind_name() == "call" && c.field(Field::Function) == Some(parent)
+                });
+                match (m, call) {
+                    ("update", Some(call)) => {
+                        for a in nav.named_children(call.field(Field::Arguments)?) {
+                            match a.kind_name() {
+                                "keyword_argument" => values.push((a.field(Field::Value)?, func)),
+                                "comment" => {}
+                                _ => self.whole_value(a, func, values, nest)?,
+                            }
+                        }
+                    }
+                    ("setdefault", Some(call)) => {
+                        let args: Vec<Node<'t>> = nav
+                            .named_children(call.field(Field::Arguments)?)
+                            .filter(|a| a.kind_name() != "comment")
+                            .collect();
+                        match args.as_slice() {
+                            [_, v] if v.kind_name() != "keyword_argument" => {
+                                values.push((*v, func))
+                            }
+                            _ => return None,
+                        }
+                    }
+                    (
+                        "get" | "keys" | "values" | "items" | "clear" | "pop" | "popitem" | "copy"
+                        | "__contains__" | "__getitem__",
+                        _,
+                    ) => {}
+                    _ => return None,
+                }
+            }
+            "assignment" if parent.field(Field::Left) == Some(x) => {
+                self.whole_value(parent.field(Field::Right)?, func, values, nest)?;
+            }
+            // `for name in d:`: a read.
+            "for_statement" if parent.field(Field::Right) == Some(x) => {}
+            // Handed on, aliased or changed in place: anything may be put in it.
+            "argument_list"
+            | "keyword_argument"
+            | "return_statement"
+            | "assignment"
+            | "augmented_assignment"
+            | "list"
+            | "tuple"
+            | "set"
+            | "pair"
+            | "dictionary"
+            | "yield"
+            | "named_expression"
+            | "lambda"
+            | "expression_list"
+            | "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "for_statement"
+            | "with_item"
+            | "as_pattern"
+            | "global_statement"
+            | "nonlocal_statement" => {
+                return None;
+            }
+            // `name in d`, `if d:`, `len(d)` is an argument (above): reads.
+            _ => {}
+        }
+        Some(())
+    }
+
+    /// A value assigned to the dict whole: `{}`, `None`, a display or comprehension
+    /// whose values are written down, or a local dict of the same function filled the
+    /// same way.
+    fn whole_value(
+        &self,
+        e: Node<'t>,
+        func: Option<FuncId>,
+        values: &mut Values<'t>,
+        nest: u8,
+    ) -> Option<()> {
+        let src = self.ix.src;
+        match e.kind_name() {
+            "none" => {}
+            "dictionary" => {
+                for p in self.ix.nav.named_children(e) {
+                    match p.kind_name() {
+                        "comment" => {}
+                        "pair" => values.push((p.field(Field::Value)?, func)),
+                        _ => return None,
+                    }
+                }
+            }
+            "dictionary_comprehension" => {
+                let body = e.field(Field::Body)?;
+                if body.kind_name() != "pair" {
+                    return None;
+                }
+                // Evaluated where the comprehension stands: its loop variables are
+                // unknown there, which a registration does not need.
+                values.push((body.field(Field::Value)?, func));
+            }
+            "call" if text(e, src).replace(' ', "") == "dict()" => {}
+            "identifier" if nest < MAX_NEST => {
+                let name = text(e, src);
+                let scope = match func {
+                    Some(f) if self.ix.funcs[f].defs.contains_key(name) => Some(f),
+                    Some(_) => return None,
+                    None => None,
+                };
+                self.local_values(scope, name, values, (nest + 1, Some(e)))?;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+impl<'t> Analyzer<'t> {
+    /// A value annotated as redis-py's script class and nothing else (`script:
+    /// RedisScript` with `from redis.commands.core import Script as RedisScript`,
+    /// `Optional["redis.commands.core.Script"]`): a script object of no known body.
+    pub(crate) fn annotated_script(&mut self, ann: Node<'t>) -> Option<Value<'t>> {
+        let raw = text(ann, self.ix.src);
+        if !raw.contains("Script") {
+            return None;
+        }
+        let cleaned: String = raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+        let mut t = cleaned.trim();
+        if let Some(inner) = t
+            .strip_prefix("Optional[")
+            .and_then(|x| x.strip_suffix(']'))
+        {
+            t = inner.trim();
+        }
+        if let Some(left) = t.strip_suffix("None").map(str::trim_end) {
+            t = left.strip_suffix('|')?.trim_end();
+        }
+        if t.is_empty()
+            || !t
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            return None;
+        }
+        let first = t.split('.').next().unwrap_or(t);
+        let path = match self.ix.imports.get(first) {
+            Some(p) => format!("{p}{}", &t[first.len()..]),
+            None => return None,
+        };
+        let last = path.rsplit('.').next().unwrap_or("");
+        if !path.starts_with("redis.") || !matches!(last, "Script" | "AsyncScript") {
+            return None;
+        }
+        if let Some(&id) = self.script_by_node.get(&ann.id()) {
+            return Some(Value::Script(id));
+        }
+        let id = self.scripts.len();
+        self.scripts.push(ScriptInfo {
+            body: None,
+            func: None,
+            client: ClientKind::Unknown,
+            ext: None,
+            wrapper: None,
+            preamble: None,
+        });
+        self.script_by_node.insert(ann.id(), id);
+        Some(Value::Script(id))
+    }
+}

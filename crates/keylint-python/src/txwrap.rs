@@ -314,6 +314,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 Watch::Forwarded => {
+                    // `*watches`, a local list that holds one key or none.
+                    if let Some(e) = self.one_or_none(w.rest, call, ctx) {
+                        if let Some(k) = self.key_use(&e, "WATCH", ctx) {
+                            keys.push(k);
+                        }
+                        continue;
+                    }
                     for e in pos.iter().skip(w.rest) {
                         // `*[key_for(i) for i in ids]`: the family, then an unknown count.
                         if e.star && e.each.is_empty() {
@@ -332,5 +339,134 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !keys.is_empty() {
             self.keys_event(pid, call, keys);
         }
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The one key a `*watches` argument may hold, when it is the only argument after
+    /// the callable and `watches` a local list of the caller's function made once
+    /// before the call, either `[x] if test else []` (or the other way round), or
+    /// `[]` with one `watches.append(x)` and no other use: the run that holds `x`
+    /// watches it with the others.
+    fn one_or_none(
+        &mut self,
+        rest: usize,
+        call: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<crate::eval::Elem<'t>> {
+        let args = self.all_args(call);
+        let [splat] = args.get(rest..)? else {
+            return None;
+        };
+        let ident = splat.named_child(0)?;
+        if splat.kind_name() != "list_splat" || ident.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(ident, self.src());
+        let f = ctx.func?;
+        let defs = self.ix.funcs[f].defs.get(name)?;
+        let [d] = defs.as_slice() else {
+            return None;
+        };
+        let crate::index::DefKind::Expr(v) = d.kind else {
+            return None;
+        };
+        if v.end_byte() >= call.start_byte() {
+            return None;
+        }
+        let nav = self.ix.nav;
+        let one_elem = |l: Node<'t>| -> Option<Option<Node<'t>>> {
+            if l.kind_name() != "list" {
+                return None;
+            }
+            let items: Vec<Node<'t>> = nav
+                .named_children(l)
+                .filter(|k| k.kind_name() != "comment")
+                .collect();
+            match items.as_slice() {
+                [] => Some(None),
+                [x] if x.kind_name() != "list_splat" => Some(Some(*x)),
+                _ => None,
+            }
+        };
+        // Every use of the name in the function: the definition, the splat, and
+        // for `[]` one `append`.
+        let uses = self.name_uses(f, name);
+        let x = match v.kind_name() {
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = nav
+                    .named_children(v)
+                    .filter(|k| k.kind_name() != "comment")
+                    .collect();
+                let [a, _, b] = kids.as_slice() else {
+                    return None;
+                };
+                if uses != 2 {
+                    return None;
+                }
+                match (one_elem(*a)?, one_elem(*b)?) {
+                    (Some(x), None) | (None, Some(x)) => x,
+                    _ => return None,
+                }
+            }
+            "list" if one_elem(v)?.is_none() => {
+                if uses != 3 {
+                    return None;
+                }
+                let calls = self.calls_in.get(&f).cloned().unwrap_or_default();
+                let mut found = None;
+                for c in calls {
+                    let Some(func) = c.field(Field::Function) else {
+                        continue;
+                    };
+                    if func.kind_name() != "attribute" {
+                        continue;
+                    }
+                    let (Some(o), Some(m)) =
+                        (func.field(Field::Object), func.field(Field::Attribute))
+                    else {
+                        continue;
+                    };
+                    if o.kind_name() != "identifier" || text(o, self.src()) != name {
+                        continue;
+                    }
+                    if text(m, self.src()) != "append" || found.is_some() {
+                        return None;
+                    }
+                    let args = arg_nodes(nav, c.field(Field::Arguments));
+                    let [a] = args.as_slice() else {
+                        return None;
+                    };
+                    if c.start_byte() < v.end_byte() || c.end_byte() > call.start_byte() {
+                        return None;
+                    }
+                    found = Some(*a);
+                }
+                found?
+            }
+            _ => return None,
+        };
+        let value = self.eval(x, ctx);
+        Some(crate::eval::Elem {
+            value,
+            node: x,
+            star: false,
+            each: Vec::new(),
+        })
+    }
+
+    /// How many times `name` is read or written in the body of `f` (nested scopes
+    /// included).
+    fn name_uses(&self, f: FuncId, name: &str) -> usize {
+        let mut count = 0;
+        let mut stack = vec![self.ix.funcs[f].body];
+        while let Some(x) = stack.pop() {
+            if x.kind_name() == "identifier" && text(x, self.src()) == name {
+                count += 1;
+                continue;
+            }
+            stack.extend(self.ix.nav.children(x));
+        }
+        count
     }
 }

@@ -144,8 +144,163 @@ impl<'t> crate::lower::Analyzer<'t> {
                 self.tested_class(cond.field(Field::Left)?, name, f, false)
                     .or_else(|| self.tested_class(cond.field(Field::Right)?, name, f, false))
             }
-            "call" if !negated => self.isinstance_call(cond, name, f),
+            "call" if !negated => self
+                .isinstance_call(cond, name, f)
+                .or_else(|| self.guard_helper_call(cond, name, f)),
             _ => None,
+        }
+    }
+
+    /// `self.is_same_kind(name, …)`: a method of the class that returns `False`
+    /// unless its parameter is an instance of a class (its body is `return test`,
+    /// or begins with `if not test: return False`, after assignments such as
+    /// `cls = cls or self.__class__`). The class is the one the test names: a class
+    /// of the file, `self.__class__` (the caller's class), or a parameter of the
+    /// method with that fallback, which the call fills with a class of the file or
+    /// leaves out.
+    fn guard_helper_call(&self, call: Node<'t>, name: &str, f: FuncId) -> Option<ClassId> {
+        let callee = call.field(Field::Function)?;
+        if callee.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = callee.field(Field::Object)?;
+        let caller_class = self.method_class(f)?;
+        let self_name = {
+            let mut cur = Some(f);
+            let mut found = None;
+            while let Some(id) = cur {
+                let info = &self.ix.funcs[id];
+                if info.class.is_some() {
+                    found = info.self_name();
+                    break;
+                }
+                cur = info.parent;
+            }
+            found?
+        };
+        if obj.kind_name() != "identifier" || text(obj, self.src()) != self_name {
+            return None;
+        }
+        let m = text(callee.field(Field::Attribute)?, self.src());
+        let helper = self
+            .ix
+            .class_chain(caller_class)
+            .iter()
+            .find_map(|&k| self.ix.classes[k].methods.get(m).copied())?;
+        let info = &self.ix.funcs[helper];
+        if !info.plainly_called() || info.is_classmethod() || info.params.iter().any(|p| p.star) {
+            return None;
+        }
+        let args: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(call.field(Field::Arguments)?)
+            .filter(|k| k.kind_name() != "comment")
+            .collect();
+        if args.iter().any(|a| a.kind_name() != "identifier") {
+            return None;
+        }
+        let at = args.iter().position(|a| text(*a, self.src()) == name)?;
+        let param = info.params.get(at + 1)?.name.clone();
+        let stmts = self.ix.nav.statements(info.body);
+        let mut fallback_self: Vec<String> = Vec::new();
+        for s in &stmts {
+            match s.kind_name() {
+                "return_statement" => {
+                    let e = s.named_child(0)?;
+                    let written = self.tested_written(e, &param)?;
+                    return self.guard_class(written, &fallback_self, info, &args, caller_class);
+                }
+                "if_statement" => {
+                    let returns_false = s
+                        .field(Field::Consequence)
+                        .map(|b| self.ix.nav.statements(b))
+                        .is_some_and(|b| {
+                            matches!(b.as_slice(), [r] if r.kind_name() == "return_statement"
+                                && r.named_child(0).is_some_and(|v| text(v, self.src()) == "False"))
+                        });
+                    let arms = self
+                        .ix
+                        .nav
+                        .named_children(*s)
+                        .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"));
+                    let cond = s.field(Field::Condition)?;
+                    if !returns_false || arms || cond.kind_name() != "not_operator" {
+                        return None;
+                    }
+                    let written = self.tested_written(cond.named_child(0)?, &param)?;
+                    return self.guard_class(written, &fallback_self, info, &args, caller_class);
+                }
+                "expression_statement" => {
+                    // `cls = cls or self.__class__`
+                    let a = s.named_child(0)?;
+                    if a.kind_name() != "assignment" {
+                        return None;
+                    }
+                    let (l, r) = (a.field(Field::Left)?, a.field(Field::Right)?);
+                    let t = text(r, self.src()).replace(' ', "");
+                    let lhs = text(l, self.src());
+                    if l.kind_name() != "identifier"
+                        || t != format!("{lhs}or{}.__class__", info.self_name()?)
+                    {
+                        return None;
+                    }
+                    fallback_self.push(lhs.to_string());
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The class argument of `isinstance(param, X)` as written, `test` being that
+    /// call alone.
+    fn tested_written(&self, test: Node<'t>, param: &str) -> Option<Node<'t>> {
+        if test.kind_name() != "call"
+            || text(test.field(Field::Function)?, self.src()) != "isinstance"
+            || self.ix.module_defs.contains_key("isinstance")
+        {
+            return None;
+        }
+        let args: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(test.field(Field::Arguments)?)
+            .collect();
+        match args.as_slice() {
+            [o, c] if o.kind_name() == "identifier" && text(*o, self.src()) == param => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// The class a guard helper's `isinstance` names for this call: a class of the
+    /// file, `self.__class__` (the caller's), or a parameter with that fallback,
+    /// filled by the call (`args`, after `self`) with a class of the file or not.
+    fn guard_class(
+        &self,
+        written: Node<'t>,
+        fallback_self: &[String],
+        info: &crate::index::FuncInfo<'t>,
+        args: &[Node<'t>],
+        caller_class: ClassId,
+    ) -> Option<ClassId> {
+        let w = text(written, self.src());
+        let self_name = info.self_name()?;
+        if w == format!("{self_name}.__class__") || w == format!("type({self_name})") {
+            return Some(caller_class);
+        }
+        if written.kind_name() != "identifier" {
+            return None;
+        }
+        let Some(i) = info.params.iter().skip(1).position(|p| p.name == w) else {
+            return (!info.defs.contains_key(w))
+                .then(|| self.ix.class_named(w))
+                .flatten();
+        };
+        match args.get(i) {
+            Some(a) => self.ix.class_named(text(*a, self.src())),
+            None if fallback_self.iter().any(|n| n == w) => Some(caller_class),
+            None => None,
         }
     }
 

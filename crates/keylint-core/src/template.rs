@@ -67,6 +67,24 @@ pub fn is_fresh_binding(binding: &str) -> bool {
 
 const FRESH: &str = "fresh:";
 
+/// The binding of a value the code that makes an object configures, and that is a
+/// fresh value when it configures nothing: an object's key set in its constructor
+/// from a parameter whose fallback is random (`self.key = key or uuid4().hex`). Its
+/// slot is unknown (the caller may give a key with a hash tag), but by default every
+/// object has a key of its own in a random slot. `id` is the value's identity; the
+/// marker survives qualifiers put in front of the binding (another object's key).
+pub fn fresh_default_binding(id: &str) -> String {
+    format!("{FRESH_DEFAULT}{id}")
+}
+
+/// Whether a binding is that of a value with a fresh default (see
+/// [`fresh_default_binding`]), also behind a qualifier.
+pub fn has_fresh_default(binding: &str) -> bool {
+    binding.contains(FRESH_DEFAULT)
+}
+
+const FRESH_DEFAULT: &str = "\u{2}fresh-default\u{2}";
+
 /// A value the linter cannot know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hole {

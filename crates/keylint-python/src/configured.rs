@@ -16,7 +16,7 @@ use crate::eval::{arg_nodes, Ctx, Value};
 use crate::index::{text, ClassId, DefKind, SelfAssign};
 use crate::syntax::{Field, NodeExt};
 use crate::tpl::{is_keylike_label, HoleInfo, Tpl};
-use keylint_core::template::Part;
+use keylint_core::template::{fresh_default_binding, is_fresh_binding, Part};
 use keylint_core::KeyUse;
 use tree_sitter::Node;
 
@@ -68,6 +68,21 @@ pub(crate) fn relabel<'t>(v: Value<'t>, name: &str) -> Value<'t> {
         Value::Str(mut t) => {
             if let [crate::tpl::TPart::Hole(h)] = t.parts.as_mut_slice() {
                 if h.binding.contains(CONFIGURED) {
+                    h.label = name.to_string();
+                }
+            }
+            Value::Str(t)
+        }
+        v => v,
+    }
+}
+
+/// A value with a fresh default alone (an object's key), labelled `name`.
+pub(crate) fn relabel_fresh_default<'t>(v: Value<'t>, name: &str) -> Value<'t> {
+    match v {
+        Value::Str(mut t) => {
+            if let [crate::tpl::TPart::Hole(h)] = t.parts.as_mut_slice() {
+                if keylint_core::template::has_fresh_default(&h.binding) {
                     h.label = name.to_string();
                 }
             }
@@ -200,8 +215,19 @@ impl<'t> crate::lower::Analyzer<'t> {
         // A literal, or a constant that is one (`DEFAULT_NAMESPACE`, also imported).
         let literal_like =
             |n: Node<'t>| matches!(n.kind_name(), "string" | "identifier" | "attribute");
+        let class = self.ix.classes[c].name.clone();
         let default = match fallback {
             Some(r) if literal_like(r) => self.literal_bytes(r, Some(a.func))?,
+            // `key or self._create_key()` with a method returning `uuid4().hex`: a
+            // random key for every object made without one.
+            Some(r) if self.fresh_fallback(r, a.func) => {
+                return Some(Value::Str(Tpl::hole(HoleInfo {
+                    label: label.to_string(),
+                    binding: fresh_default_binding(&format!("{class}.self.{attr}")),
+                    span: None,
+                    keylike: true,
+                })));
+            }
             Some(_) => return None,
             None => {
                 let d = p.default?;
@@ -211,8 +237,26 @@ impl<'t> crate::lower::Analyzer<'t> {
                 self.literal_bytes(d, parent)?
             }
         };
-        let class = self.ix.classes[c].name.clone();
         Some(configured(label, &format!("{class}.self.{attr}"), &default))
+    }
+
+    /// Whether `r`, the fallback of a constructor parameter, evaluated in the
+    /// constructor `func`, is a fresh random value (a uuid, a random token), written
+    /// there or returned by a method or function of the file.
+    fn fresh_fallback(&mut self, r: Node<'t>, func: crate::index::FuncId) -> bool {
+        if !matches!(r.kind_name(), "call" | "attribute" | "subscript") {
+            return false;
+        }
+        let v = self.eval(r, &Ctx::at(Some(func)));
+        let hole = match &v {
+            Value::Opaque(h) => Some(h),
+            Value::Str(t) => match t.parts.as_slice() {
+                [crate::tpl::TPart::Hole(h)] => Some(h),
+                _ => None,
+            },
+            _ => None,
+        };
+        hole.is_some_and(|h| is_fresh_binding(&h.binding))
     }
 
     /// `self.attr = options.get("namespace", DEFAULT)` in `__init__`, `options` a

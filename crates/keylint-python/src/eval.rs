@@ -2311,7 +2311,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 span: Some(n.byte_range()),
                 ..h
             }),
-            v => v,
+            // An object's key with a fresh default, named as this use writes it
+            // (`other.key` is not `self.key`).
+            v => crate::configured::relabel_fresh_default(v, text(n, self.src())),
         }
     }
 

@@ -89,15 +89,31 @@ impl<'t> crate::lower::Analyzer<'t> {
             let c = self.element_class(iter, ctx)?;
             return Some((c, format!("inst:{}", h?.binding)));
         }
-        let f = ctx.func?;
+        let mut f = ctx.func?;
+        // A closure reads the parameter of the function around it.
+        while !self.ix.funcs[f].defs.contains_key(name) {
+            let info = &self.ix.funcs[f];
+            if info.nonlocal.iter().any(|n| n == name) {
+                return None;
+            }
+            f = info.parent?;
+        }
         let defs = self.ix.funcs[f].defs.get(name)?;
         let [d] = defs.as_slice() else {
             return None;
         };
         let d = *d;
+        if Some(f) != ctx.func && !matches!(d.kind, DefKind::Param(_)) {
+            return None;
+        }
         match d.kind {
             DefKind::Param(_) => {
-                let c = self.annotated_class(d.annotation?, false)?;
+                // Annotated with the class, or tested with `isinstance` where it is read.
+                let c = match d.annotation {
+                    Some(a) => self.annotated_class(a, false),
+                    None => None,
+                }
+                .or_else(|| self.isinstance_guard(obj, name, f))?;
                 Some((c, format!("inst:{}", h?.binding)))
             }
             DefKind::Expr(e) if e.kind_name() == "call" => {

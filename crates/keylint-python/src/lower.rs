@@ -128,6 +128,10 @@ pub(crate) struct Analyzer<'t> {
     pub project: Option<&'t crate::project::Scope<'t>>,
     /// The calls of each function (not of the functions nested in it), in order.
     pub(crate) calls_in: HashMap<FuncId, Vec<Node<'t>>>,
+    /// Methods of the file read as transaction wrappers (`None`: not one).
+    pub(crate) tx_wrappers: HashMap<FuncId, Option<crate::txwrap::TxWrapper<'t>>>,
+    /// Calls of transaction wrappers, by call node, with the wrapper and its pipeline.
+    pub(crate) tx_wrapped: IdMap<usize, (crate::txwrap::TxWrapper<'t>, PipeId)>,
     /// The helper being followed for its caller's pipeline, if any.
     pub(crate) inline: Option<Inline<'t>>,
     /// Calls of followed helpers that may still be lowered.
@@ -178,9 +182,9 @@ impl std::fmt::Debug for Analyzer<'_> {
 
 /// A call's receiver.
 #[derive(Debug, Clone, Copy)]
-struct Recv {
-    client: ClientKind,
-    pipe: Option<PipeId>,
+pub(crate) struct Recv {
+    pub(crate) client: ClientKind,
+    pub(crate) pipe: Option<PipeId>,
 }
 
 impl<'t> Analyzer<'t> {
@@ -219,6 +223,8 @@ impl<'t> Analyzer<'t> {
             script_links: Vec::new(),
             project: None,
             calls_in: HashMap::new(),
+            tx_wrappers: HashMap::new(),
+            tx_wrapped: IdMap::default(),
             inline: None,
             recursions: 0,
             unseen_handoff: false,
@@ -366,7 +372,7 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    fn receiver(&mut self, obj: Node<'t>, m: &str, ctx: &Ctx<'t>) -> Option<Recv> {
+    pub(crate) fn receiver(&mut self, obj: Node<'t>, m: &str, ctx: &Ctx<'t>) -> Option<Recv> {
         let v = self.eval(obj, ctx);
         if let Value::SelfObj(c) = v {
             // `self.mget(…)` in a class derived from a redis-py client.
@@ -405,6 +411,10 @@ impl<'t> Analyzer<'t> {
             return;
         };
         if text(attr, self.src()) != "transaction" {
+            // `self._transaction(cb, other.key)`: a method that runs `cb` in one.
+            if self.inline.is_none() {
+                self.prepare_wrapped_transaction(call, attr, &ctx);
+            }
             return;
         }
         let Some(recv) = self.receiver(obj, "transaction", &ctx) else {
@@ -444,6 +454,9 @@ impl<'t> Analyzer<'t> {
         let Some(func) = call.field(Field::Function) else {
             return;
         };
+        if self.inline.is_none() && self.tx_wrapped.contains_key(&call.id()) {
+            return self.wrapped_transaction_watches(call, &ctx);
+        }
         let args = call.field(Field::Arguments);
         if func.kind_name() == "attribute" {
             if let (Some(obj), Some(attr)) =
@@ -939,6 +952,11 @@ impl<'t> Analyzer<'t> {
             }
         }
         (out, false)
+    }
+
+    /// Keys watched (or queued) on `pipe` at `node`.
+    pub(crate) fn keys_event(&mut self, pipe: PipeId, node: Node<'t>, keys: Vec<usize>) {
+        self.event(pipe, EvKind::Keys, node, keys);
     }
 
     fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {

@@ -10,7 +10,8 @@ use crate::diagnostic::{Finding, Severity};
 use crate::model::{CrossSlotPolicy, FileModel, KeyFamily, UnitKind};
 use crate::rule::RuleMeta;
 use crate::template::{
-    compare, HashInput, HoleKind, KeyTemplate, Lit, Part, SourceMap, SymPart, Verdict,
+    compare, fresh_binding, has_fresh_default, HashInput, Hole, HoleKind, KeyTemplate, Lit,
+    Part, SourceMap, SymPart, Verdict,
 };
 
 pub(crate) const META: RuleMeta = RuleMeta {
@@ -84,8 +85,12 @@ pub(super) fn explain_after_prefix(f: Finding, label: &str, origin: Option<&str>
     ))
 }
 
-/// Configured values as findings name them: each one's label and default.
+/// Configured values as findings name them: each one's label and default, as shown
+/// (a literal quoted, or [`FRESH_SHOWN`]).
 pub(super) type Configured = Vec<(String, String)>;
+
+/// How a fresh default is shown (see [`crate::template::fresh_default_binding`]).
+const FRESH_SHOWN: &str = "a fresh random value";
 
 /// Most keys of one unit given the defaults of their configured values.
 const MAX_CONFIGURED: usize = 64;
@@ -99,10 +104,19 @@ const MAX_CONFIGURED: usize = 64;
 /// default, as findings name them.
 pub(super) fn with_defaults(u: &UnitView<'_, '_>) -> Option<(usize, usize, Configured)> {
     let model = u.cx.model;
-    if model.configured_defaults.is_empty() {
+    let keys: Vec<usize> = u.unit.keys.iter().copied().take(MAX_CONFIGURED).collect();
+    let fresh_default = || {
+        keys.iter().any(|&k| {
+            model.keys[k]
+                .template
+                .parts
+                .iter()
+                .any(|p| matches!(p, Part::Hole(h) if has_fresh_default(&h.binding)))
+        })
+    };
+    if model.configured_defaults.is_empty() && !fresh_default() {
         return None;
     }
-    let keys: Vec<usize> = u.unit.keys.iter().copied().take(MAX_CONFIGURED).collect();
     let mut configured: Vec<Configured> = Vec::with_capacity(keys.len());
     let mut inputs: Vec<HashInput> = Vec::with_capacity(keys.len());
     for &k in &keys {
@@ -135,7 +149,9 @@ pub(super) fn with_defaults(u: &UnitView<'_, '_>) -> Option<(usize, usize, Confi
 }
 
 /// The hash input of a key once each configured value it holds takes its default,
-/// with those values' labels and defaults; `None` when it holds none.
+/// with those values' labels and defaults; `None` when it holds none. A value with a
+/// fresh default takes a fresh value of its own identity: two objects' keys are two
+/// random values, one object's key is one.
 pub(super) fn with_default_values(
     model: &FileModel,
     t: &KeyTemplate,
@@ -151,9 +167,23 @@ pub(super) fn with_default_values(
     let mut out = KeyTemplate::default();
     for p in &t.parts {
         match p {
+            Part::Hole(h) if has_fresh_default(&h.binding) => {
+                let shown = (h.label.clone(), FRESH_SHOWN.to_string());
+                if !named.contains(&shown) {
+                    named.push(shown);
+                }
+                out.parts.push(Part::Hole(Hole {
+                    binding: fresh_binding(&h.binding),
+                    kind: HoleKind::Fragment,
+                    ..h.clone()
+                }));
+            }
             Part::Hole(h) => match default_of(&h.binding) {
                 Some(d) => {
-                    let shown = (h.label.clone(), String::from_utf8_lossy(d).into_owned());
+                    let shown = (
+                        h.label.clone(),
+                        format!("{:?}", String::from_utf8_lossy(d).into_owned()),
+                    );
                     if !named.contains(&shown) {
                         named.push(shown);
                     }
@@ -178,20 +208,38 @@ pub(super) fn with_default_values(
 pub(super) fn explain_with_defaults(f: Finding, named: &[(String, String)]) -> Finding {
     let values = named
         .iter()
-        .map(|(l, d)| format!("`{l}` (default `{d:?}`)"))
+        .map(|(l, d)| {
+            if d == FRESH_SHOWN {
+                format!("`{l}` (by default {d})")
+            } else {
+                format!("`{l}` (default `{d}`)")
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ");
+    let fresh = named.iter().any(|(_, d)| d == FRESH_SHOWN);
     let (it, them) = if named.len() == 1 {
         ("this value", "it")
     } else {
         ("these values", "them")
     };
-    f.with_note(format!(
+    let f = f.with_note(format!(
         "these keys hold {values}, configured where the code does not show; with the \
          default{} the code gives, the keys are in different slots",
         if named.len() == 1 { "" } else { "s" }
-    ))
-    .with_note(format!(
+    ));
+    if fresh {
+        // A random key per object: what the caller may do instead is give the keys
+        // one tag, or hand the same object twice.
+        return f.with_note(
+            "a fresh default is a random key of each object, with no hash tag: it shares \
+             a slot with another key only by a 1-in-16384 chance, unless the code that \
+             makes the objects gives their keys one hash tag (`{…}`) on purpose, or \
+             both keys are those of one object"
+                .to_string(),
+        );
+    }
+    f.with_note(format!(
         "this holds unless {it} {} configured with a hash tag (`{{…}}`) that puts the keys \
          in one slot; a deployment that keeps {them} as written fails",
         if named.len() == 1 { "is" } else { "are" }

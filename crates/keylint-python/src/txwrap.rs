@@ -1,0 +1,472 @@
+//! Methods that run their caller's callable in redis-py's `transaction()`.
+//!
+//! A class often wraps the optimistic-locking loop once:
+//!
+//! ```python
+//! def _transaction(self, fn, *extra_keys):
+//!     results = []
+//!     def trans(pipe):
+//!         results.append(fn(pipe))
+//!     self.redis.transaction(trans, self.key, *extra_keys)
+//!     return results[0]
+//! ```
+//!
+//! and each operation hands it a closure and the other keys it watches:
+//! `self._transaction(eq_trans, other.key)`. Such a method of the file (a method of
+//! the caller's class or of a base of the file, reached through `self`) is a
+//! transaction entry point: its callable parameter is passed to `transaction()` (or
+//! called, with the pipeline, by a function nested in it that is passed there), and
+//! its `*args` parameter is splatted among the watched keys. At each call, the
+//! caller's callback receives the transaction's pipeline, and the keys watched are
+//! the method's own (`self.key`) with the caller's extra arguments in place of the
+//! splat: one unit per call, as for `client.transaction(fn, *watches)` written there.
+//! A `transaction` method of another kind of object (no client receiver), a method
+//! that does something else with its callable, or a splat of anything but its `*args`
+//! is not such an entry point.
+
+use crate::eval::ClientKind;
+use crate::eval::{arg_nodes, Ctx, Value};
+use crate::index::{text, FuncId};
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+/// A watched key of the wrapper's `transaction()` call.
+#[derive(Clone, Copy)]
+pub(crate) enum Watch<'t> {
+    /// An expression of the wrapper (`self.key`).
+    Own(Node<'t>),
+    /// The wrapper's `*args`: the caller's arguments after the callable.
+    Forwarded,
+}
+
+/// A method that runs its callable parameter in `client.transaction()`.
+#[derive(Clone)]
+pub(crate) struct TxWrapper<'t> {
+    /// The method.
+    pub func: FuncId,
+    /// Index of the callable among the arguments a caller writes (after `self`).
+    pub callable: usize,
+    /// Index of the `*args` parameter among them.
+    pub rest: usize,
+    /// The client's kind.
+    pub client: ClientKind,
+    /// The watched keys, in order.
+    pub watches: Vec<Watch<'t>>,
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The wrapper a call such as `self._transaction(cb, other.key)` calls, if any.
+    pub(crate) fn tx_wrapper_call(
+        &mut self,
+        call: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<TxWrapper<'t>> {
+        let func = call.field(Field::Function)?;
+        if func.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = func.field(Field::Object)?;
+        if !matches!(self.eval(obj, &ctx.deeper()), Value::SelfObj(_)) {
+            return None;
+        }
+        let Value::Func { id, bound: Some(_) } = self.eval(func, &ctx.deeper()) else {
+            return None;
+        };
+        if let Some(w) = self.tx_wrappers.get(&id) {
+            return w.clone();
+        }
+        // Not in progress twice (a wrapper that calls itself).
+        self.tx_wrappers.insert(id, None);
+        let w = self.tx_wrapper(id);
+        self.tx_wrappers.insert(id, w.clone());
+        w
+    }
+
+    /// Whether method `m` is a transaction wrapper, and how.
+    fn tx_wrapper(&mut self, m: FuncId) -> Option<TxWrapper<'t>> {
+        let info = self.ix.funcs[m].clone();
+        info.self_name()?;
+        if !info.plainly_called() || info.is_classmethod() {
+            return None;
+        }
+        let params = &info.params[1..];
+        let nav = self.ix.nav;
+        let rest = params.iter().position(|p| {
+            p.star
+                && nav
+                    .parent(p.node)
+                    .is_some_and(|s| s.kind_name() == "list_splat_pattern")
+        })?;
+        let rest_name = params[rest].name.clone();
+        // The callable: a plain parameter before `*args`.
+        let mut found = None;
+        for call in self.calls_in.get(&m).cloned().unwrap_or_default() {
+            let Some(f) = call.field(Field::Function) else {
+                continue;
+            };
+            if f.kind_name() != "attribute"
+                || f.field(Field::Attribute)
+                    .is_none_or(|a| text(a, self.src()) != "transaction")
+            {
+                continue;
+            }
+            if found.is_some() {
+                return None;
+            }
+            found = Some(call);
+        }
+        let call = found?;
+        let obj = call.field(Field::Function)?.field(Field::Object)?;
+        let recv = self.receiver(obj, "transaction", &Ctx::at(Some(m)))?;
+        if recv.pipe.is_some() {
+            return None;
+        }
+        let args = self.all_args(call);
+        let (first, watched) = args.split_first()?;
+        let callable = self.forwarded_callable(*first, m, params)?;
+        if params[callable].star || callable > rest {
+            return None;
+        }
+        let mut watches = Vec::new();
+        for &w in watched {
+            match w.kind_name() {
+                "list_splat" => {
+                    let inner = w.named_child(0)?;
+                    if inner.kind_name() != "identifier" || text(inner, self.src()) != rest_name {
+                        return None;
+                    }
+                    watches.push(Watch::Forwarded);
+                }
+                "keyword_argument" | "dictionary_splat" => return None,
+                _ => watches.push(Watch::Own(w)),
+            }
+        }
+        if !watches.iter().any(|w| matches!(w, Watch::Forwarded)) {
+            return None;
+        }
+        Some(TxWrapper {
+            func: m,
+            callable,
+            rest,
+            client: recv.client,
+            watches,
+        })
+    }
+
+    /// Every argument of a call as written, splats and keywords included.
+    fn all_args(&self, call: Node<'t>) -> Vec<Node<'t>> {
+        match call.field(Field::Arguments) {
+            Some(a) if a.kind_name() == "argument_list" => self
+                .ix
+                .nav
+                .named_children(a)
+                .filter(|k| k.kind_name() != "comment")
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The index (after `self`) of the parameter of `m` that `first`, the callback
+    /// passed to `transaction()`, runs: that parameter itself, or a function nested
+    /// in `m` whose body calls it with its own first parameter (`fn(pipe)`).
+    fn forwarded_callable(
+        &self,
+        first: Node<'t>,
+        m: FuncId,
+        params: &[crate::index::ParamInfo<'t>],
+    ) -> Option<usize> {
+        if first.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(first, self.src());
+        let is_param = |n: &str| params.iter().position(|p| p.name == n && !p.star);
+        if let Some(i) = is_param(name) {
+            // Not rebound in the method.
+            return (self.ix.funcs[m].defs.get(name)?.len() == 1).then_some(i);
+        }
+        let cb = self.callback_func(first, Some(m))?;
+        let pipe = self.ix.funcs[cb].params.first()?.name.clone();
+        let mut runs = None;
+        for call in self.calls_in.get(&cb).cloned().unwrap_or_default() {
+            let Some(f) = call.field(Field::Function) else {
+                continue;
+            };
+            if f.kind_name() != "identifier" {
+                continue;
+            }
+            let Some(i) = is_param(text(f, self.src())) else {
+                continue;
+            };
+            let args = arg_nodes(self.ix.nav, call.field(Field::Arguments));
+            let passes_pipe = matches!(args.as_slice(),
+                [a] if a.kind_name() == "identifier" && text(*a, self.src()) == pipe);
+            if !passes_pipe || runs.is_some_and(|r| r != i) {
+                return None;
+            }
+            runs = Some(i);
+        }
+        runs
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// At a call of a transaction wrapper: the caller's callback receives the
+    /// transaction's pipeline, as with `client.transaction(cb, …)` written here.
+    pub(crate) fn prepare_wrapped_transaction(
+        &mut self,
+        call: Node<'t>,
+        attr: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) {
+        let Some(obj) = call
+            .field(Field::Function)
+            .and_then(|f| f.field(Field::Object))
+        else {
+            return;
+        };
+        // Only `self.m(…)` in a method.
+        let is_self = ctx
+            .func
+            .and_then(|f| {
+                let mut cur = Some(f);
+                while let Some(id) = cur {
+                    let info = &self.ix.funcs[id];
+                    if info.class.is_some() {
+                        return info.self_name().map(str::to_string);
+                    }
+                    cur = info.parent;
+                }
+                None
+            })
+            .is_some_and(|s| obj.kind_name() == "identifier" && text(obj, self.src()) == s);
+        if !is_self {
+            return;
+        }
+        let Some(w) = self.tx_wrapper_call(call, ctx) else {
+            return;
+        };
+        let args = self.all_args(call);
+        // Positional arguments up to the callable.
+        if args.len() <= w.callable
+            || args[..=w.callable].iter().any(|a| {
+                matches!(
+                    a.kind_name(),
+                    "list_splat" | "dictionary_splat" | "keyword_argument"
+                )
+            })
+        {
+            return;
+        }
+        let cb = args[w.callable];
+        let target = if cb.kind_name() == "lambda" {
+            self.ix.func_by_node.get(&cb.id()).copied()
+        } else {
+            match self.eval(cb, ctx) {
+                Value::Func { id, bound: None } => Some(id),
+                _ => None,
+            }
+        };
+        let Some(target) = target else { return };
+        let Some(param) = self.ix.funcs[target].params.first() else {
+            return;
+        };
+        if param.star {
+            return;
+        }
+        let param = param.node.start_byte();
+        let pid = self.pipe_for(
+            call,
+            w.client,
+            crate::eval::Tx::Yes,
+            Some(attr.byte_range()),
+        );
+        self.pipes[pid].transaction_call = Some(call.byte_range());
+        self.param_override
+            .entry((target, param))
+            .or_insert(Value::Pipe(pid));
+        self.tx_wrapped.insert(call.id(), (w, pid));
+    }
+
+    /// The keys a call of a transaction wrapper watches: the wrapper's own, with
+    /// the caller's arguments after the callable in place of its `*args`.
+    pub(crate) fn wrapped_transaction_watches(&mut self, call: Node<'t>, ctx: &Ctx<'t>) {
+        let Some((w, pid)) = self.tx_wrapped.get(&call.id()).cloned() else {
+            return;
+        };
+        let (pos, kw) = self.call_args(call.field(Field::Arguments), ctx);
+        if !kw.is_empty() {
+            return;
+        }
+        let mut keys = Vec::new();
+        let own = Ctx::at(Some(w.func));
+        for watch in &w.watches {
+            match *watch {
+                Watch::Own(n) => {
+                    let value = self.eval(n, &own);
+                    let e = crate::eval::Elem {
+                        value,
+                        node: n,
+                        star: false,
+                        each: Vec::new(),
+                    };
+                    if let Some(k) = self.key_use(&e, "WATCH", &own) {
+                        keys.push(k);
+                    }
+                }
+                Watch::Forwarded => {
+                    // `*watches`, a local list that holds one key or none.
+                    if let Some(e) = self.one_or_none(w.rest, call, ctx) {
+                        if let Some(k) = self.key_use(&e, "WATCH", ctx) {
+                            keys.push(k);
+                        }
+                        continue;
+                    }
+                    for e in pos.iter().skip(w.rest) {
+                        // `*[key_for(i) for i in ids]`: the family, then an unknown count.
+                        if e.star && e.each.is_empty() {
+                            break;
+                        }
+                        if let Some(k) = self.key_use(e, "WATCH", ctx) {
+                            keys.push(k);
+                        }
+                        if e.star {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if !keys.is_empty() {
+            self.keys_event(pid, call, keys);
+        }
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The one key a `*watches` argument may hold, when it is the only argument after
+    /// the callable and `watches` a local list of the caller's function made once
+    /// before the call, either `[x] if test else []` (or the other way round), or
+    /// `[]` with one `watches.append(x)` and no other use: the run that holds `x`
+    /// watches it with the others.
+    fn one_or_none(
+        &mut self,
+        rest: usize,
+        call: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<crate::eval::Elem<'t>> {
+        let args = self.all_args(call);
+        let [splat] = args.get(rest..)? else {
+            return None;
+        };
+        let ident = splat.named_child(0)?;
+        if splat.kind_name() != "list_splat" || ident.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(ident, self.src());
+        let f = ctx.func?;
+        let defs = self.ix.funcs[f].defs.get(name)?;
+        let [d] = defs.as_slice() else {
+            return None;
+        };
+        let crate::index::DefKind::Expr(v) = d.kind else {
+            return None;
+        };
+        if v.end_byte() >= call.start_byte() {
+            return None;
+        }
+        let nav = self.ix.nav;
+        let one_elem = |l: Node<'t>| -> Option<Option<Node<'t>>> {
+            if l.kind_name() != "list" {
+                return None;
+            }
+            let items: Vec<Node<'t>> = nav
+                .named_children(l)
+                .filter(|k| k.kind_name() != "comment")
+                .collect();
+            match items.as_slice() {
+                [] => Some(None),
+                [x] if x.kind_name() != "list_splat" => Some(Some(*x)),
+                _ => None,
+            }
+        };
+        // Every use of the name in the function: the definition, the splat, and
+        // for `[]` one `append`.
+        let uses = self.name_uses(f, name);
+        let x = match v.kind_name() {
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = nav
+                    .named_children(v)
+                    .filter(|k| k.kind_name() != "comment")
+                    .collect();
+                let [a, _, b] = kids.as_slice() else {
+                    return None;
+                };
+                if uses != 2 {
+                    return None;
+                }
+                match (one_elem(*a)?, one_elem(*b)?) {
+                    (Some(x), None) | (None, Some(x)) => x,
+                    _ => return None,
+                }
+            }
+            "list" if one_elem(v)?.is_none() => {
+                if uses != 3 {
+                    return None;
+                }
+                let calls = self.calls_in.get(&f).cloned().unwrap_or_default();
+                let mut found = None;
+                for c in calls {
+                    let Some(func) = c.field(Field::Function) else {
+                        continue;
+                    };
+                    if func.kind_name() != "attribute" {
+                        continue;
+                    }
+                    let (Some(o), Some(m)) =
+                        (func.field(Field::Object), func.field(Field::Attribute))
+                    else {
+                        continue;
+                    };
+                    if o.kind_name() != "identifier" || text(o, self.src()) != name {
+                        continue;
+                    }
+                    if text(m, self.src()) != "append" || found.is_some() {
+                        return None;
+                    }
+                    let args = arg_nodes(nav, c.field(Field::Arguments));
+                    let [a] = args.as_slice() else {
+                        return None;
+                    };
+                    if c.start_byte() < v.end_byte() || c.end_byte() > call.start_byte() {
+                        return None;
+                    }
+                    found = Some(*a);
+                }
+                found?
+            }
+            _ => return None,
+        };
+        let value = self.eval(x, ctx);
+        Some(crate::eval::Elem {
+            value,
+            node: x,
+            star: false,
+            each: Vec::new(),
+        })
+    }
+
+    /// How many times `name` is read or written in the body of `f` (nested scopes
+    /// included).
+    fn name_uses(&self, f: FuncId, name: &str) -> usize {
+        let mut count = 0;
+        let mut stack = vec![self.ix.funcs[f].body];
+        while let Some(x) = stack.pop() {
+            if x.kind_name() == "identifier" && text(x, self.src()) == name {
+                count += 1;
+                continue;
+            }
+            stack.extend(self.ix.nav.children(x));
+        }
+        count
+    }
+}

@@ -156,6 +156,16 @@ pub(super) fn with_default_values(
     model: &FileModel,
     t: &KeyTemplate,
 ) -> Option<(HashInput, Configured)> {
+    let (out, named) = template_with_defaults(model, t)?;
+    Some((out.hash_input(), named))
+}
+
+/// The template of a key once each configured value it holds takes its default, with
+/// those values' labels and defaults; `None` when it holds none.
+pub(super) fn template_with_defaults(
+    model: &FileModel,
+    t: &KeyTemplate,
+) -> Option<(KeyTemplate, Configured)> {
     let default_of = |b: &str| {
         model
             .configured_defaults
@@ -200,7 +210,7 @@ pub(super) fn with_default_values(
     if named.is_empty() {
         return None;
     }
-    Some((out.hash_input(), named))
+    Some((out, named))
 }
 
 /// Why keys that differ with the defaults of configured values fail, and what is

@@ -9,6 +9,7 @@
 
 mod fresh_key;
 mod slot_units;
+mod unknown_tail;
 
 use crate::diagnostic::Finding;
 use crate::model::{FileModel, Script, ScriptMode};

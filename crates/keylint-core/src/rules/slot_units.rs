@@ -9,6 +9,7 @@
 //! says on its own is in its file; the anatomy of the finding (labels, the client's
 //! notes, the suggestion) is here.
 
+use super::unknown_tail::{self, Tail};
 use super::{cross_slot, cross_slot_likely, fresh_key, Context, FSTRING_TRAP};
 use crate::diagnostic::{Edit, Finding, Fix, Label, Severity};
 use crate::model::{
@@ -234,6 +235,9 @@ struct Detection<'m> {
     configured: Option<Vec<(String, String)>>,
     /// A key of the pair is hashed from a fresh random value: its label.
     fresh: Option<String>,
+    /// The pair is a key after values the code does not show next to a key whose
+    /// hashed text it shows: what the verdict rests on.
+    tail: Option<Tail>,
 }
 
 impl Detection<'_> {
@@ -252,6 +256,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     let mut around = None;
     let mut prefix_origin = None;
     let mut configured = None;
+    let mut tail = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
     } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
@@ -285,6 +290,14 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         // Likely: keys in different slots with the defaults of configured values.
         configured = Some(named);
         (Rule::CrossSlotLikely, a, b)
+    } else if let Some((a, b, t)) = unknown_tail::apart(u) {
+        // Likely: a key after values the code does not show, next to a key whose
+        // hashed text is known and holds no tag.
+        if !t.configured.is_empty() {
+            configured = Some(t.configured.clone());
+        }
+        tail = Some(t);
+        (Rule::CrossSlotLikely, a, b)
     } else {
         return None;
     };
@@ -317,6 +330,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         around,
         prefix_origin,
         configured,
+        tail,
     })
 }
 
@@ -466,6 +480,7 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
         // Nothing is refused; what is lost is said in the unit's notes.
         // (What a verdict after a prefix or around the caller's values assumes is said
         // all the same.)
+        (_, CrossSlotPolicy::NotAtomic) if d.tail.is_some() => f.with_severity(Severity::Warning),
         (_, CrossSlotPolicy::NotAtomic) => match (&d.under_prefix, &d.around, &d.configured) {
             (Some(label), _, _) => {
                 cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
@@ -480,6 +495,7 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             let client = cx.model.facts.client.refuses_cross_slot;
             f.with_note(refusal(&unit.kind, in_script, client.as_ref()))
         }
+        _ if d.tail.is_some() => f,
         _ => match (&d.under_prefix, &d.around) {
             (Some(label), _) => {
                 cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
@@ -493,6 +509,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
     };
     if let Some(label) = &d.fresh {
         f = fresh_key::explain(f, label);
+    }
+    if let Some(t) = &d.tail {
+        f = unknown_tail::explain(f, t, &cx.shown(t.keys.0), &cx.shown(t.keys.1));
     }
     if cx.fstring(d.anchor) && !d.family_only() && looks_like_fstring_trap(u) {
         f = f.with_note(FSTRING_TRAP);
@@ -885,6 +904,59 @@ mod tests {
         let tagged = vec![lit("{"), name(), lit("}")];
         let tagged_x = vec![lit("{"), name(), lit("}:x")];
         assert!(around(vec![tagged, tagged_x], &["name"]).is_empty());
+    }
+
+    /// One `MGET` unit over `keys`, under the unknown heads `heads`.
+    fn under_heads(keys: Vec<Vec<Part>>, heads: &[&str]) -> Vec<Finding> {
+        let mut m = testing::model(PY, "MGET", keys);
+        m.units
+            .push(mget((0..m.keys.len()).collect(), CrossSlotPolicy::Refused));
+        m.client_prefixes = heads.iter().map(|h| h.to_string()).collect();
+        testing::run(check, &m)
+    }
+
+    #[test]
+    fn a_value_after_text_next_to_a_known_untagged_key_is_a_likely_warning() {
+        let key = || hole("key", HoleKind::Opaque);
+        let out = under_heads(
+            vec![vec![lit("cache:"), key()], vec![lit("cache-index")]],
+            &[],
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert_eq!(out[0].severity, Severity::Warning);
+        assert!(
+            out[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("holds `key`, a value the code does not show")),
+            "{:?}",
+            out[0].notes
+        );
+        assert!(out[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("unless `key` carries")));
+        // Under one unknown head, the head is named too.
+        let ns = || hole("ns", HoleKind::Opaque);
+        let out = under_heads(
+            vec![vec![ns(), lit(":"), key()], vec![ns(), lit("-keys")]],
+            &["ns"],
+        );
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("both keys begin with `ns`")),
+            "{:?}",
+            out[0].notes
+        );
+        // Silent: the value alone, both keys with values, a tag in the literal key.
+        assert!(under_heads(vec![vec![key()], vec![lit("cache-index")]], &[]).is_empty());
+        let other = hole("other", HoleKind::Opaque);
+        assert!(under_heads(vec![vec![lit("a:"), key()], vec![lit("b:"), other]], &[]).is_empty());
+        assert!(under_heads(vec![vec![lit("a:"), key()], vec![lit("{x}:index")]], &[]).is_empty());
     }
 
     #[test]

@@ -164,7 +164,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let obj = callee.field(Field::Object)?;
-        let caller_class = self.method_class(f)?;
+        let caller_class = self.ix.method_class(f)?;
         let self_name = {
             let mut cur = Some(f);
             let mut found = None;
@@ -326,24 +326,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let written = text(*cls, self.src());
         if matches!(written, "self.__class__" | "type(self)") {
-            return self.method_class(f);
+            return self.ix.method_class(f);
         }
         if cls.kind_name() != "identifier" {
             return None;
         }
         self.ix.class_named(written)
-    }
-
-    /// The class whose method `f` is, or whose method `f` is nested in.
-    fn method_class(&self, f: FuncId) -> Option<ClassId> {
-        let mut cur = Some(f);
-        while let Some(id) = cur {
-            let info = &self.ix.funcs[id];
-            if let Some(c) = info.class {
-                return Some(c);
-            }
-            cur = info.parent;
-        }
-        None
     }
 }

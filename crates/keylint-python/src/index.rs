@@ -825,6 +825,20 @@ impl<'t> Index<'t> {
         bound
     }
 
+    /// The class whose method `f` is, or whose method `f` is nested in (a closure
+    /// defined in a method).
+    pub fn method_class(&self, f: FuncId) -> Option<ClassId> {
+        let mut cur = Some(f);
+        for _ in 0..16 {
+            let g = cur?;
+            if let Some(k) = self.funcs[g].class {
+                return Some(k);
+            }
+            cur = self.funcs[g].parent;
+        }
+        None
+    }
+
     /// The innermost function (or lambda) containing `n`, if any.
     pub fn enclosing_func(&self, n: Node<'t>) -> Option<FuncId> {
         let mut cur = self.nav.parent(n);

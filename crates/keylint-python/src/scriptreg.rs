@@ -54,7 +54,7 @@ impl<'t> Analyzer<'t> {
             // Per class: the uses that matter are those of the classes related to it.
             "attribute" => format!(
                 "{:?}.{}",
-                ctx.func.and_then(|f| self.method_class(f)),
+                ctx.func.and_then(|f| self.ix.method_class(f)),
                 text(obj.field(Field::Attribute)?, src)
             ),
             "identifier" => {
@@ -85,7 +85,7 @@ impl<'t> Analyzer<'t> {
                 let attr = text(obj.field(Field::Attribute)?, src);
                 // In a method, the uses that matter are those of its class, its bases
                 // and subclasses, and of code outside any class; elsewhere, all.
-                let class = ctx.func.and_then(|f| self.method_class(f));
+                let class = ctx.func.and_then(|f| self.ix.method_class(f));
                 let related = |a: &Self, k: crate::index::ClassId| {
                     class.is_none_or(|c| {
                         k == c
@@ -106,7 +106,10 @@ impl<'t> Analyzer<'t> {
                     }
                 }
                 for x in self.attr_uses(attr)? {
-                    let owner = self.ix.enclosing_func(x).and_then(|f| self.method_class(f));
+                    let owner = self
+                        .ix
+                        .enclosing_func(x)
+                        .and_then(|f| self.ix.method_class(f));
                     if owner.is_some_and(|k| !related(self, k)) {
                         continue;
                     }
@@ -148,19 +151,6 @@ impl<'t> Analyzer<'t> {
             preamble: None,
         });
         Some(id)
-    }
-
-    /// The class of method `f`, or of the method it is nested in.
-    fn method_class(&self, f: FuncId) -> Option<crate::index::ClassId> {
-        let mut cur = Some(f);
-        for _ in 0..16 {
-            let g = cur?;
-            if let Some(k) = self.ix.funcs[g].class {
-                return Some(k);
-            }
-            cur = self.ix.funcs[g].parent;
-        }
-        None
     }
 
     /// The values of a dict named `name` in function `scope` (or a module global):

@@ -41,6 +41,7 @@ pub mod methods;
 mod objtype;
 mod optdict;
 mod overrides;
+mod passobj;
 mod project;
 mod remake;
 mod retpipe;

@@ -2008,7 +2008,9 @@ impl<'t> Analyzer<'t> {
                 let Value::Opaque(h) = self.opaque(n, ctx) else {
                     return None;
                 };
-                let ident = format!("{}(ret:{})", c.qual, h.binding);
+                // Made again each pass of the loops its arguments vary with.
+                let marks = self.args_loop_marks(args, ctx);
+                let ident = format!("{}(ret:{}){marks}", c.qual, h.binding);
                 Some(Value::Ext(typed_instance(c, &h.label, ident)))
             }
             Fact::Class(c) if inst.is_none() => {

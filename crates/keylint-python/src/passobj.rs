@@ -7,9 +7,10 @@
 //! so the keys read from the object vary with them too, as a key built from the loop
 //! variable does.
 
-use crate::eval::{each_marker, Ctx, Value};
+use crate::eval::{each_marker, Ctx, Elem, Value};
+use crate::index::text;
 use crate::lower::Analyzer;
-use crate::syntax::NodeExt;
+use crate::syntax::{Field, NodeExt};
 use crate::tpl::Tpl;
 use tree_sitter::Node;
 
@@ -60,5 +61,42 @@ impl<'t> Analyzer<'t> {
             cur = self.ix.nav.parent(p);
         }
         false
+    }
+
+    /// `for ex in executions:` over a comprehension of objects of a project class
+    /// (`[Execution.from_key(k) for k in ks]`): one object per pass.
+    pub(crate) fn object_loop_var(
+        &mut self,
+        name: &str,
+        stmt: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let left = stmt.field(Field::Left)?;
+        if left.kind_name() != "identifier" || text(left, self.src()) != name {
+            return None;
+        }
+        let right = stmt.field(Field::Right)?;
+        let Value::Seq {
+            items,
+            family: true,
+        } = self.eval(right, &ctx.deeper())
+        else {
+            return None;
+        };
+        let [Elem {
+            value: Value::Ext(x),
+            each,
+            ..
+        }] = items.as_slice()
+        else {
+            return None;
+        };
+        // Only objects that change with the comprehension: `[X.make(k) for _ in
+        // range(n)]` makes the same object each time.
+        if !each.iter().any(|&c| x.ident().contains(&each_marker(c))) {
+            return None;
+        }
+        let ident = format!("{}{}", x.ident(), each_marker(stmt.start_byte()));
+        Some(Value::Ext(x.retyped(name, ident)))
     }
 }

@@ -287,6 +287,11 @@ impl Instance {
         typed_instance(self.class.clone(), owner, ident)
     }
 
+    /// The instance's identity.
+    pub(crate) fn ident(&self) -> &str {
+        &self.ident
+    }
+
     /// The class's qualified name.
     pub(crate) fn qual(&self) -> &str {
         &self.class.qual

@@ -2125,6 +2125,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         if def.stmt.kind_name() == "for_statement" {
+            // `for ex in executions:` over a comprehension of project objects.
+            if let Some(v) = self.object_loop_var(name, def.stmt, ctx) {
+                return Some(v);
+            }
             // `for key in r.scan_iter(match=…)`: a member of the keys found.
             if let Some(v) = self.scanned_loop_var(name, def.stmt, def.stmt.start_byte(), ctx) {
                 return Some(v);

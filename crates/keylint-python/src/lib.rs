@@ -44,6 +44,7 @@ mod objtype;
 mod optdict;
 mod orempty;
 mod overrides;
+mod passobj;
 mod project;
 mod remake;
 mod retpipe;

@@ -287,6 +287,11 @@ impl Instance {
         typed_instance(self.class.clone(), owner, ident)
     }
 
+    /// The instance's identity.
+    pub(crate) fn ident(&self) -> &str {
+        &self.ident
+    }
+
     /// The class's qualified name.
     pub(crate) fn qual(&self) -> &str {
         &self.class.qual
@@ -1602,13 +1607,16 @@ fn queued_fact(
     if cmds.is_empty() && !ends {
         return None;
     }
+    // A value a method computes itself belongs to its instance; one a module
+    // function computes (`pk = record["id"]`) is identified by the arguments it
+    // reads, which the call binds like the parameters.
     let cmds = cmds
         .into_iter()
         .map(|q| QueuedCmd {
             keys: q
                 .keys
                 .iter()
-                .map(|(cmd, t)| (cmd.clone(), sanitize(t, module_qual, true)))
+                .map(|(cmd, t)| (cmd.clone(), sanitize(t, module_qual, c.is_some())))
                 .collect(),
             levels: q.levels,
         })
@@ -2005,7 +2013,9 @@ impl<'t> Analyzer<'t> {
                 let Value::Opaque(h) = self.opaque(n, ctx) else {
                     return None;
                 };
-                let ident = format!("{}(ret:{})", c.qual, h.binding);
+                // Made again each pass of the loops its arguments vary with.
+                let marks = self.args_loop_marks(args, ctx);
+                let ident = format!("{}(ret:{}){marks}", c.qual, h.binding);
                 Some(Value::Ext(typed_instance(c, &h.label, ident)))
             }
             Fact::Class(c) if inst.is_none() => {
@@ -2456,6 +2466,38 @@ r = redis.Redis()\nr.mget(X, 'q:1')\nr.mget(make(), 'q:1')\nr.mget(Z, 'q:2')\n";
         // modules it imports alone (`X` is `Y + ':x'` with `a`'s `Y`, `make()`
         // returns `c`'s `Z + ':m'`); `c` is no cycle.
         assert_eq!(one[0].1.len(), 3, "{one:?}");
+    }
+
+    #[test]
+    fn a_module_function_may_build_its_keys_from_values_it_computes() {
+        // `pk` is computed by the function from what the call passes: the same
+        // record gives the same key, another record another one.
+        let utils = "def save(table, pipeline, record):\n    pk = record['id']\n    \
+name = f'{table}:row:{pk}'\n    pipeline.hset(name, mapping=record)\n    \
+pipeline.zadd(f'{table}:index', {name: 1})\n\n\
+def save_tagged(pipeline, record):\n    pk = record['id']\n    \
+pipeline.hset(f'row:{{{pk}}}', mapping=record)\n    pipeline.sadd(f'row:{{{pk}}}:f', 'a')\n";
+        let main = "import redis\nfrom .utils import save, save_tagged\n\n\
+def one(r: redis.Redis, record):\n    with r.pipeline(transaction=True) as p:\n        \
+save('book', p, record)\n        p.execute()\n\n\
+def same(r: redis.Redis, record):\n    with r.pipeline(transaction=True) as p:\n        \
+save_tagged(p, record)\n        save_tagged(p, record)\n        p.execute()\n\n\
+def two(r: redis.Redis, record, other):\n    with r.pipeline(transaction=True) as p:\n        \
+save_tagged(p, record)\n        save_tagged(p, other)\n        p.execute()\n";
+        let files = [
+            ("p/__init__.py", ""),
+            ("p/utils.py", utils),
+            ("p/main.py", main),
+        ];
+        let (findings, _) = lint(&files, "p/main.py");
+        assert_eq!(
+            findings,
+            [
+                "cross-slot-likely: slot 14062",
+                "cross-slot-likely: hashes other",
+            ],
+            "{findings:#?}"
+        );
     }
 
     #[test]

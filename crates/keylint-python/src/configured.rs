@@ -240,6 +240,51 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(configured(label, &format!("{class}.self.{attr}"), &default))
     }
 
+    /// The constructor parameter (index after `self`) that `self.attr = param or
+    /// <fresh>` of a class of `c`'s chain takes, the fallback a fresh random value
+    /// (`self._new_key()` returning `uuid4().hex`): the object of another module
+    /// reads the caller's literal there, else the fresh default.
+    pub(crate) fn fresh_default_param(&mut self, c: ClassId, attr: &str) -> Option<usize> {
+        let chain = self.ix.class_chain(c);
+        let assigns = chain
+            .iter()
+            .find_map(|&k| self.ix.classes[k].self_assigns.get(attr))?;
+        let [a] = assigns.as_slice() else {
+            return None;
+        };
+        let f = &self.ix.funcs[a.func];
+        if f.name != "__init__" {
+            return None;
+        }
+        let v = a.value?;
+        if v.kind_name() != "boolean_operator"
+            || v.field(Field::Operator)
+                .is_none_or(|o| text(o, self.src()) != "or")
+        {
+            return None;
+        }
+        let left = v.field(Field::Left)?;
+        if left.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(left, self.src());
+        // Named like a key, as a configured key is.
+        if !is_keylike_label(attr) && !is_keylike_label(name) {
+            return None;
+        }
+        // The parameter itself, never rebound in `__init__`.
+        if f.defs.get(name).is_none_or(|d| d.len() != 1) {
+            return None;
+        }
+        let i = f
+            .params
+            .iter()
+            .skip(1)
+            .position(|p| p.name == name && !p.star)?;
+        let (func, right) = (a.func, v.field(Field::Right)?);
+        self.fresh_fallback(right, func).then_some(i)
+    }
+
     /// Whether `r`, the fallback of a constructor parameter, evaluated in the
     /// constructor `func`, is a fresh random value (a uuid, a random token), written
     /// there or returned by a method or function of the file.

@@ -14,6 +14,7 @@
 
 mod aliases;
 mod attrlist;
+mod basefacts;
 mod buckets;
 mod builders;
 mod byuse;

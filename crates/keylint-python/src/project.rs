@@ -236,6 +236,10 @@ pub(crate) struct ClassFacts {
     methods: HashMap<String, Fact>,
     /// Methods that queue commands on a pipeline they receive.
     queues: HashMap<String, Arc<Queued>>,
+    /// Instance attributes set from a constructor parameter with a fresh fallback
+    /// (`self.key = key or self._new_key()`): the parameter's index. The attribute's
+    /// fact is the fresh default; a literal key the constructor is given wins.
+    fresh_keys: HashMap<String, usize>,
 }
 
 /// What a method queues on the pipeline it receives as a parameter.
@@ -1420,6 +1424,13 @@ fn class_fact(
                     .insert(name, Fact::Typed(x.class.clone()));
                 continue;
             }
+            // `self.key = key or self._new_key()`: the fresh default, one per object.
+            if let Some(i) = a.fresh_default_param(c, &name) {
+                let t = crate::basefacts::fresh_key(&cname, &name, module_qual);
+                out.fresh_keys.insert(name.clone(), i);
+                out.instance_attrs.insert(name, Fact::Str(t));
+                continue;
+            }
             match a.instance_attr(c, &name, dummy, &ctx, true) {
                 Value::Ext(x) => {
                     out.instance_attrs
@@ -2062,6 +2073,18 @@ impl<'t> Analyzer<'t> {
             .instance_attrs
             .get(attr)
             .or_else(|| x.class.class_attrs.get(attr));
+        if let Some(&i) = x.class.fresh_keys.get(attr) {
+            if let Some(t) = x.ctor.get(i).and_then(crate::basefacts::given_literal) {
+                return Value::Str(t);
+            }
+            if let Some(Fact::Str(t)) = fact {
+                let t = crate::basefacts::per_object(t, &format!("{}|", x.ident));
+                return crate::configured::relabel_fresh_default(
+                    Value::Str(t),
+                    text(n, self.src()),
+                );
+            }
+        }
         match fact {
             Some(Fact::Str(t)) => {
                 apply(t, &[], &[], Some(x)).map_or_else(|| self.opaque(n, ctx), Value::Str)

@@ -85,6 +85,23 @@ pub fn has_fresh_default(binding: &str) -> bool {
 
 const FRESH_DEFAULT: &str = "\u{2}fresh-default\u{2}";
 
+/// The binding of a *brace-free* value: one the linter cannot know but whose text
+/// never holds `{` or `}` (a Python class's name, an identifier). Unlike a fresh
+/// value it may equal other values, and two holes with equal bindings hold the same
+/// value; wherever it is in a key, it carries no hash tag of its own. The marker
+/// survives qualifiers put in front of the binding.
+pub fn brace_free_binding(id: &str) -> String {
+    format!("{BRACE_FREE}{id}")
+}
+
+/// Whether a binding is that of a brace-free value (see [`brace_free_binding`]), also
+/// behind a qualifier.
+pub fn is_brace_free_binding(binding: &str) -> bool {
+    binding.contains(BRACE_FREE)
+}
+
+const BRACE_FREE: &str = "\u{2}brace-free\u{2}";
+
 /// A value the linter cannot know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hole {

@@ -193,7 +193,8 @@ impl Tpl {
     /// A hole is [`HoleKind::Opaque`] when no literal byte precedes it (it begins the
     /// key, so it may be a prefix with its own tag) or when it reads like a key or a
     /// prefix; otherwise, and always for a fresh value
-    /// ([`crate::template::fresh_binding`]), it is a [`HoleKind::Fragment`]. Literal
+    /// ([`crate::template::fresh_binding`]) or a brace-free one
+    /// ([`crate::template::brace_free_binding`]), it is a [`HoleKind::Fragment`]. Literal
     /// bytes keep their source offsets only when they lie inside `use_span`: bytes
     /// from a constant defined elsewhere are reported at the key itself.
     pub fn to_key_template(&self, use_span: &Span) -> KeyTemplate {
@@ -209,8 +210,11 @@ impl Tpl {
                     push_lit(&mut parts, bytes, offs, use_span);
                 }
                 TPart::Hole(h) => {
-                    // A fresh value (a uuid) holds no brace wherever it is.
-                    let kind = if crate::template::is_fresh_binding(&h.binding) {
+                    // A fresh value (a uuid) or a brace-free one (a class name)
+                    // holds no brace wherever it is.
+                    let kind = if crate::template::is_fresh_binding(&h.binding)
+                        || crate::template::is_brace_free_binding(&h.binding)
+                    {
                         HoleKind::Fragment
                     } else if !seen_lit || h.keylike {
                         HoleKind::Opaque
@@ -313,6 +317,16 @@ mod tests {
             })
             .collect();
         assert_eq!(kinds, [HoleKind::Opaque, HoleKind::Fragment]);
+    }
+
+    #[test]
+    fn a_brace_free_value_is_a_fragment_even_first() {
+        let mut name = hole("model.__name__");
+        name.binding = crate::template::brace_free_binding("obj(model).__name__");
+        let mut t = Tpl::hole(name);
+        t.push(Tpl::text(b"__index"));
+        let k = t.to_key_template(&(0..0));
+        assert!(matches!(&k.parts[0], Part::Hole(h) if h.kind == HoleKind::Fragment));
     }
 
     #[test]

@@ -615,11 +615,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => Value::Unknown,
             },
             "identifier" => self.eval_name(n, ctx),
-            "attribute" => match self.fresh_value(n, ctx) {
+            "attribute" => match self
+                .fresh_value(n, ctx)
+                .or_else(|| self.class_name_value(n, ctx))
+            {
                 Some(v) => v,
                 None => self.eval_attribute(n, ctx),
             },
-            "call" => match self.fresh_value(n, ctx) {
+            "call" => match self
+                .fresh_value(n, ctx)
+                .or_else(|| self.class_name_value(n, ctx))
+            {
                 Some(v) => v,
                 None => self.eval_call_memo(n, ctx),
             },
@@ -2027,9 +2033,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 match v {
-                    // A fresh random value keeps its identity (see `fresh`).
+                    // A fresh random value keeps its identity (see `fresh`), and so
+                    // does a brace-free one (see `classname`).
                     Value::Opaque(ref h)
-                        if keylint_core::template::is_fresh_binding(&h.binding) =>
+                        if keylint_core::template::is_fresh_binding(&h.binding)
+                            || keylint_core::template::is_brace_free_binding(&h.binding) =>
                     {
                         v
                     }

@@ -19,6 +19,7 @@ mod buckets;
 mod builders;
 mod byuse;
 mod chunks;
+mod classname;
 mod cmexit;
 mod collections;
 mod condprefix;

@@ -2024,6 +2024,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.filled_collection(name, def, e, use_node, ctx) {
                     return v;
                 }
+                // `PREFIX = cfg.get("redis_prefix")`: the setting's head, by this name.
+                if let Some(h) = self
+                    .config_head(e, ctx)
+                    .and_then(|v| crate::heads::bound_head(&v, name, use_node.byte_range()))
+                {
+                    return h;
+                }
                 let v = self.eval(e, &ctx.deeper());
                 if let Value::Foreign = v {
                     // `connection = instrument(connection)` of a parameter declared
@@ -2031,6 +2038,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(k) = ctx.func.and_then(|f| self.declared_client(f, name)) {
                         return Value::Client(k);
                     }
+                }
+                // A configured head keeps its identity under the name (see `heads`).
+                if let Some(h) = crate::heads::bound_head(&v, name, use_node.byte_range()) {
+                    return h;
                 }
                 match v {
                     // A fresh random value keeps its identity (see `fresh`), and so
@@ -2360,6 +2371,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                         env: None,
                         depth: ctx.depth + 1,
                     };
+                    // `self.prefix = conf["key_prefix"]`: the setting's head.
+                    if let Some(h) = self.config_head(v, &actx) {
+                        values.push(h);
+                        continue;
+                    }
                     match self.eval(v, &actx) {
                         // Project analysis: a constructor parameter keeps
                         // its mark.
@@ -2444,12 +2460,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                             Value::Opaque(h) if h.binding.starts_with('\u{1}') => {
                                 Value::Opaque(h.clone())
                             }
-                            Value::Opaque(h) => Value::Opaque(HoleInfo {
-                                label: label.clone(),
-                                binding: binding.clone(),
-                                span: Some(n.byte_range()),
-                                keylike: h.keylike || is_keylike_label(&label),
-                            }),
+                            v @ Value::Opaque(h) => {
+                                crate::heads::bound_head(v, &label, n.byte_range()).unwrap_or_else(
+                                    || {
+                                        Value::Opaque(HoleInfo {
+                                            label: label.clone(),
+                                            binding: binding.clone(),
+                                            span: Some(n.byte_range()),
+                                            keylike: h.keylike || is_keylike_label(&label),
+                                        })
+                                    },
+                                )
+                            }
                             v => crate::configured::relabel(v.clone(), &label),
                         };
                     }

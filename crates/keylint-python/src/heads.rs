@@ -10,7 +10,9 @@
 //!   `app.conf.key_prefix`, `settings.CACHE_PREFIX`, `os.environ["APP_PREFIX"]`,
 //!   `os.getenv("APP_PREFIX")`; the hole's binding carries a marker, so that it survives
 //!   being copied into another module's facts (a module constant `PREFIX =
-//!   cfg.get("prefix")` read through an imported key builder);
+//!   cfg.get("prefix")` read through an imported key builder); a name or an attribute
+//!   bound to such a read (a module constant, a local, `self.prefix` set once) holds
+//!   that same head under its own name ([`bound_head`]);
 //! - a parameter of the function the keys are built in, also through the key builders
 //!   it calls with it (a project id, a queue's name).
 //!
@@ -36,6 +38,34 @@ const CONFIG_HEAD: &str = "\u{5}config-head\u{5}";
 /// The binding of a configured head whose own identity is `id`.
 pub(crate) fn mark_config(id: String) -> String {
     format!("{CONFIG_HEAD}{id}")
+}
+
+/// Whether `binding` is that of a configured head (a setting named like a key or a
+/// prefix, read with no default in view).
+pub(crate) fn is_config_head(binding: &str) -> bool {
+    binding.contains(CONFIG_HEAD)
+}
+
+/// The value of a name or an attribute (`name`, written at `span`) bound to `v`:
+/// when `v` is a configured head, that same head under the name (`PREFIX =
+/// cfg.get("redis_prefix")`, `prefix = settings.CACHE_PREFIX`, `self.prefix =
+/// conf["key_prefix"]`): every read of the binding is the one setting it holds.
+pub(crate) fn bound_head<'t>(
+    v: &Value<'t>,
+    name: &str,
+    span: std::ops::Range<usize>,
+) -> Option<Value<'t>> {
+    match v {
+        Value::Opaque(h) if is_config_head(&h.binding) => {
+            Some(Value::Opaque(crate::tpl::HoleInfo {
+                label: name.to_string(),
+                binding: h.binding.clone(),
+                span: Some(span),
+                keylike: h.keylike || is_keylike_label(name),
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// Names of objects that hold configuration (compared lower-case, leading `_` aside).
@@ -150,7 +180,7 @@ pub(crate) fn heads_of(keys: &[KeyUse], callers: &HashSet<String>) -> Vec<(Strin
         if out.iter().any(|(b, _)| *b == h.binding) {
             continue;
         }
-        let origin = if h.binding.contains(CONFIG_HEAD) {
+        let origin = if is_config_head(&h.binding) {
             "a setting read from configuration"
         } else if callers.contains(&h.binding)
             || root_of(&h.binding).is_some_and(|r| callers.contains(r))
@@ -196,6 +226,16 @@ fn root_of(binding: &str) -> Option<&str> {
 }
 
 impl<'t> crate::lower::Analyzer<'t> {
+    /// The configured head that `e` reads (see [`is_config_read`]), as an unknown
+    /// value marked as such: what a name or attribute bound to `e` holds.
+    pub(crate) fn config_head(&self, e: Node<'t>, ctx: &crate::eval::Ctx<'t>) -> Option<Value<'t>> {
+        if !is_config_read(self.ix.nav, e, self.src()) {
+            return None;
+        }
+        let v = self.opaque(e, ctx);
+        matches!(&v, Value::Opaque(h) if is_config_head(&h.binding)).then_some(v)
+    }
+
     /// Inside a followed key builder (`env`), the value that `n` computes from alone,
     /// as its label and binding: `n` reads one parameter the call binds, and that
     /// parameter holds one unknown value. Such a value is the same wherever it is

@@ -205,6 +205,35 @@ pub fn substitute(t: &KeyTemplate, keys: &[Option<KeyTemplate>]) -> Option<KeyTe
     changed.then_some(KeyTemplate { parts })
 }
 
+/// A key of the body that is `ARGV[i]` as it is, where the call passes the same value
+/// as `KEYS[j]`, is that declared key: the script touches nothing undeclared there.
+fn declare_argv_keys(model: &mut FileModel, call: &ScriptCall, body: &LinkedBody) {
+    let Some(merged) = &body.merged_keys else {
+        return;
+    };
+    for (k, key) in body.lua.keys.iter().enumerate() {
+        if key.origin != KeyOrigin::Undeclared {
+            continue;
+        }
+        let [Part::Hole(h)] = key.template.parts.as_slice() else {
+            continue;
+        };
+        let Some(i) = h
+            .binding
+            .strip_prefix("ARGV[")
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        if let Some(Some(j)) = i.checked_sub(1).and_then(|i| call.argv_keys.get(i)) {
+            if let Some(&m) = merged.get(k) {
+                model.keys[m].origin = KeyOrigin::Declared(*j);
+            }
+        }
+    }
+}
+
 /// What a frontend knows about one script call.
 #[derive(Debug, Clone)]
 pub struct ScriptCall {
@@ -220,6 +249,11 @@ pub struct ScriptCall {
     pub passed: Option<(usize, Span)>,
     /// The call's numkeys as the server reads it, when known, and where it is.
     pub numkeys: Option<(Numkeys, Span)>,
+    /// For each `ARGV[i]` (`ARGV[1]` first): `Some(j)` when the call passes the very
+    /// same value as `KEYS[j]` (`keys=[q, h], args=[q, h]`, one expression with no
+    /// call in it written twice). A key the script reaches through that `ARGV[i]` is
+    /// declared.
+    pub argv_keys: Vec<Option<usize>>,
 }
 
 /// A lowered body and where its keys went in the calling file's model.
@@ -267,6 +301,7 @@ pub fn link_call(model: &mut FileModel, call: &ScriptCall, body: Option<&LinkedB
     });
     let Some(body) = body else { return };
     let lua = &body.lua;
+    declare_argv_keys(model, call, body);
     // Keys derived from the declared ones, judged with the caller's keys (not when
     // the call is refused anyway for its numkeys).
     let refused = call.numkeys.as_ref().is_some_and(|(n, _)| n.refused());

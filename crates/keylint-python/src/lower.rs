@@ -1701,8 +1701,17 @@ impl<'t> Analyzer<'t> {
         self.link(
             unit, body, func, &key_args, aligned, None, None, call, passed,
         );
+        let argv_keys = match &self.scripts[id].wrapper {
+            None => same_values(
+                &key_args,
+                script_arg(&pos, &kw, &(1, "args".to_string())),
+                self.src(),
+            ),
+            Some(_) => Vec::new(),
+        };
         if let Some(l) = self.script_links.last_mut() {
             l.ext = self.scripts[id].ext.clone();
+            l.argv_keys = argv_keys;
         }
         match recv.pipe {
             Some(p) => self.event(p, EvKind::Keys, call, keys),
@@ -1810,6 +1819,7 @@ impl<'t> Analyzer<'t> {
             numkeys: fact,
             call,
             ext: None,
+            argv_keys: Vec::new(),
         });
     }
 
@@ -2710,6 +2720,33 @@ fn script_arg<'t>(
         .filter(|e| !e.star && !pos.iter().take(at.0 + 1).any(|x| x.star))
         .cloned()
         .or_else(|| kw.iter().find(|(k, _)| *k == at.1).map(|(_, e)| e.clone()))
+}
+
+/// For each value a script call passes in `args` (a list or tuple display), the
+/// `KEYS[j]` (1-based) it passes the very same value as: one expression with no call,
+/// no operator and no comprehension in it (a name, an attribute, a subscript by a
+/// literal), written the same way in both lists.
+fn same_values(key_args: &[Elem<'_>], args: Option<Elem<'_>>, src: &str) -> Vec<Option<usize>> {
+    let (items, _) = passed_script_keys(args.as_ref());
+    let plain = |n: Node<'_>| {
+        let t = text(n, src);
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | '"' | '\''))
+    };
+    items
+        .iter()
+        .map(|a| {
+            if !plain(a.node) {
+                return None;
+            }
+            let t = text(a.node, src);
+            key_args
+                .iter()
+                .position(|k| text(k.node, src) == t)
+                .map(|j| j + 1)
+        })
+        .collect()
 }
 
 /// The keys a script call passes: those known before any `*splat`, and how many

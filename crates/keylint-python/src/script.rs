@@ -55,6 +55,8 @@ pub(crate) struct Link<'t> {
     pub call: Node<'t>,
     /// The body's text, when the script was registered in another module.
     pub ext: Option<std::sync::Arc<str>>,
+    /// For each `ARGV[i]`, the `KEYS[j]` the call passes the very same value as.
+    pub argv_keys: Vec<Option<usize>>,
 }
 
 /// A script body known at lint time.
@@ -618,6 +620,7 @@ fn link_call(a: &mut Analyzer<'_>, link: &Link<'_>, body: Option<&Lowered>) {
         key_spans: link.key_nodes.iter().map(|n| n.byte_range()).collect(),
         passed: link.passed.clone(),
         numkeys: link.numkeys.clone(),
+        argv_keys: link.argv_keys.clone(),
     };
     script_link::link_call(&mut a.model, &call, body);
 }

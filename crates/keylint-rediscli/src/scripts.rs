@@ -118,6 +118,7 @@ pub(crate) fn link(model: &mut FileModel, pending: &[Pending<'_>]) {
         };
         let passed = n.zip(p.keys.as_ref());
         let call = ScriptCall {
+            argv_keys: Vec::new(),
             anchor: cmd.args[0].span.clone(),
             span: cmd.span.clone(),
             keys: passed.map_or(Vec::new(), |(_, ks)| ks.iter().map(|&k| Some(k)).collect()),

@@ -510,6 +510,7 @@ impl<'t> Analyzer<'t> {
             .zip(body_index.into_iter().skip(registered.len()))
         {
             let call = ScriptCall {
+                argv_keys: Vec::new(),
                 anchor: self.model.units[link.unit].anchor.clone(),
                 span: link.call.byte_range(),
                 keys: link.keys.clone(),

@@ -1231,18 +1231,7 @@ impl<'t> Analyzer<'t> {
                 "watch" => {
                     let (pos, _) = self.call_args(args, ctx);
                     let mut keys = Vec::new();
-                    for e in &pos {
-                        // `*[key_for(i) for i in ids]`: the family, then an unknown count.
-                        if e.star && e.each.is_empty() {
-                            break;
-                        }
-                        if let Some(k) = self.key_use(e, "WATCH", ctx) {
-                            keys.push(k);
-                        }
-                        if e.star {
-                            break;
-                        }
-                    }
+                    self.watched_keys(&pos, ctx, &mut keys);
                     return self.event(pipe, EvKind::Keys, call, keys);
                 }
                 _ => {}
@@ -2747,6 +2736,25 @@ fn same_values(key_args: &[Elem<'_>], args: Option<Elem<'_>>, src: &str) -> Vec<
                 .map(|j| j + 1)
         })
         .collect()
+}
+
+impl<'t> Analyzer<'t> {
+    /// The keys of `WATCH`'s arguments, appended to `keys`: each key, and for a splat
+    /// (`*[key_for(i) for i in ids]`) its family, then nothing more (the count after it
+    /// is unknown).
+    pub(crate) fn watched_keys(&mut self, args: &[Elem<'t>], ctx: &Ctx<'t>, keys: &mut Vec<usize>) {
+        for e in args {
+            if e.star && e.each.is_empty() {
+                break;
+            }
+            if let Some(k) = self.key_use(e, "WATCH", ctx) {
+                keys.push(k);
+            }
+            if e.star {
+                break;
+            }
+        }
+    }
 }
 
 /// The keys a script call passes: those known before any `*splat`, and how many

@@ -321,18 +321,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         }
                         continue;
                     }
-                    for e in pos.iter().skip(w.rest) {
-                        // `*[key_for(i) for i in ids]`: the family, then an unknown count.
-                        if e.star && e.each.is_empty() {
-                            break;
-                        }
-                        if let Some(k) = self.key_use(e, "WATCH", ctx) {
-                            keys.push(k);
-                        }
-                        if e.star {
-                            break;
-                        }
-                    }
+                    self.watched_keys(pos.get(w.rest..).unwrap_or_default(), ctx, &mut keys);
                 }
             }
         }

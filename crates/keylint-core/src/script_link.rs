@@ -188,12 +188,7 @@ pub fn substitute(t: &KeyTemplate, keys: &[Option<KeyTemplate>]) -> Option<KeyTe
     let mut changed = false;
     for p in &t.parts {
         if let Part::Hole(h) = p {
-            if let Some(i) = h
-                .binding
-                .strip_prefix("KEYS[")
-                .and_then(|r| r.strip_suffix(']'))
-                .and_then(|n| n.parse::<usize>().ok())
-            {
+            if let Some(i) = script_index(&h.binding, "KEYS") {
                 let caller = keys.get(i.checked_sub(1)?)?.as_ref()?;
                 parts.extend(caller.parts.iter().cloned());
                 changed = true;
@@ -203,6 +198,16 @@ pub fn substitute(t: &KeyTemplate, keys: &[Option<KeyTemplate>]) -> Option<KeyTe
         parts.push(p.clone());
     }
     changed.then_some(KeyTemplate { parts })
+}
+
+/// `i` of a hole bound to `KEYS[i]` (or `ARGV[i]`, with `table` `"ARGV"`).
+fn script_index(binding: &str, table: &str) -> Option<usize> {
+    binding
+        .strip_prefix(table)?
+        .strip_prefix('[')?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
 }
 
 /// A key of the body that is `ARGV[i]` as it is, where the call passes the same value
@@ -218,12 +223,7 @@ fn declare_argv_keys(model: &mut FileModel, call: &ScriptCall, body: &LinkedBody
         let [Part::Hole(h)] = key.template.parts.as_slice() else {
             continue;
         };
-        let Some(i) = h
-            .binding
-            .strip_prefix("ARGV[")
-            .and_then(|r| r.strip_suffix(']'))
-            .and_then(|n| n.parse::<usize>().ok())
-        else {
+        let Some(i) = script_index(&h.binding, "ARGV") else {
             continue;
         };
         if let Some(Some(j)) = i.checked_sub(1).and_then(|i| call.argv_keys.get(i)) {

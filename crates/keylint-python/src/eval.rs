@@ -2156,6 +2156,19 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(v) = self.bucket_loop_var(name, def.stmt, ctx) {
                 return Some(v);
             }
+            // `for mid in message_ids:`: an id per pass, brace-free.
+            let binding = format!(
+                "{}:{name}#{version}{}",
+                self.scope_tag(ctx),
+                each_marker(def.stmt.start_byte())
+            );
+            if crate::idloop::loops_over_ids(def.stmt, name, self.src()) {
+                return Some(self.opaque_named(
+                    name,
+                    keylint_core::template::brace_free_binding(&binding),
+                    Some(use_node.byte_range()),
+                ));
+            }
             // A loop variable: one value per pass of the loop.
             return Some(self.opaque_named(
                 name,

@@ -34,6 +34,7 @@ mod frontend;
 mod globals;
 mod guards;
 mod heads;
+mod idloop;
 mod index;
 mod keyflow;
 mod keyoptions;

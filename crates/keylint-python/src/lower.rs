@@ -1019,6 +1019,15 @@ impl<'t> Analyzer<'t> {
                 int_tpl = Tpl::hole(h.clone());
                 &int_tpl
             }
+            // An id taken from a collection named like ids, one per pass
+            // (`for mid in message_ids: pipe.hgetall(mid)`): brace-free, hashed whole.
+            Value::Opaque(h)
+                if keylint_core::template::is_brace_free_binding(&h.binding)
+                    && h.binding.contains("@each") =>
+            {
+                int_tpl = Tpl::hole(h.clone());
+                &int_tpl
+            }
             _ => return None,
         };
         for p in &tpl.parts {

@@ -39,6 +39,11 @@ pub(crate) const MAX_HOPS: usize = 8;
 /// The binding prefix of a hole that stands for a key builder's parameter.
 pub(crate) const PARAM: char = '\u{1}';
 
+/// The binding prefix of a hole that a joining key builder puts in front of every
+/// key it makes (its namespace): a prefix whose value the code does not show, like
+/// a client's `keyPrefix`.
+pub(crate) const PREFIX: char = '\u{2}';
+
 /// The project analysis of one run: module facts computed on demand and shared by
 /// every thread.
 pub struct Project {
@@ -107,6 +112,45 @@ pub(crate) enum ForeignPrefix {
 pub(crate) struct Builder {
     pub(crate) params: usize,
     pub(crate) body: Tpl,
+    /// A builder that joins every argument it is given after its body (`params` is
+    /// then 0): `key('queue', q)` of `<ns>` joined by `:` is `<ns>:queue:<q>`.
+    pub(crate) joined: Option<Joined>,
+}
+
+/// How a joining builder adds its arguments.
+#[derive(Debug)]
+pub(crate) struct Joined {
+    /// The separator between the parts.
+    pub(crate) sep: Vec<u8>,
+    /// Which parts a `filter` leaves out before the join.
+    pub(crate) drop: DropParts,
+}
+
+/// Which parts a joining builder's `filter` leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DropParts {
+    /// No filter.
+    Never,
+    /// `String(p)` / `p !== ''`: empty strings.
+    Empty,
+    /// `String(p).trim()`: empty or blank strings.
+    Blank,
+    /// `p` / `Boolean`: every falsy value (`''`, `0`, `null`, …).
+    Falsy,
+}
+
+impl DropParts {
+    /// Whether a part whose text is `b` is left out; `None` when that depends on
+    /// what the text was made from (`0` the number or `\"0\"` the string).
+    pub(crate) fn drops(self, b: &[u8]) -> Option<bool> {
+        match self {
+            DropParts::Never => Some(false),
+            DropParts::Empty => Some(b.is_empty()),
+            DropParts::Blank => Some(b.iter().all(|c| c.is_ascii_whitespace())),
+            DropParts::Falsy if b == b"0" || b == b"NaN" => None,
+            DropParts::Falsy => Some(b.is_empty()),
+        }
+    }
 }
 
 /// A class of another module.
@@ -338,6 +382,23 @@ pub(crate) fn detach(t: &Tpl, module: &str) -> Tpl {
 /// A builder's template with its parameters replaced by `args`; `None` when a
 /// parameter is out of range.
 pub(crate) fn substitute(b: &Builder, args: &[Tpl]) -> Option<Tpl> {
+    if let Some(j) = &b.joined {
+        let mut out = b.body.clone();
+        let mut first = out.parts.is_empty();
+        for a in args {
+            if let Some(bytes) = a.as_bytes() {
+                if j.drop.drops(&bytes)? {
+                    continue;
+                }
+            }
+            if !first {
+                out.push(Tpl::text(&j.sep));
+            }
+            out.push(a.clone());
+            first = false;
+        }
+        return Some(out);
+    }
     if args.len() != b.params {
         return None;
     }
@@ -534,6 +595,67 @@ mod tests {
     }
 
     #[test]
+    fn joining_key_methods_of_other_modules() {
+        let conn = (
+            "src/conn.ts",
+            "import { Redis, Cluster } from 'ioredis';\n\
+             export class Connection {\n\
+               redis: Redis;\n\
+               constructor(public options: any) { this.redis = new Redis(); }\n\
+               key(arg: any, arg2?: any, arg3?: any): string {\n\
+                 let args: any[];\n\
+                 args = arguments.length >= 1 ? [].slice.call(arguments, 0) : [];\n\
+                 if (Array.isArray(this.options.namespace)) {\n\
+                   args.unshift(...this.options.namespace);\n\
+                 } else {\n\
+                   args.unshift(this.options.namespace);\n\
+                 }\n\
+                 args = args.filter((e: any) => {\n\
+                   return String(e).trim();\n\
+                 });\n\
+                 return args.join(':');\n\
+               }\n\
+               rest(...parts: string[]) { return [this.options.ns, ...parts].join(':'); }\n\
+               tagged(...parts: string[]) { return ['{q}', ...parts].join(':'); }\n\
+               odd(...parts: string[]) { parts.push('x'); return parts.join(':'); }\n\
+             }\n",
+        );
+        let main = (
+            "src/main.ts",
+            "import { Connection } from './conn';\n\
+             class Worker {\n\
+               private connection: Connection;\n\
+               constructor(o: any) { this.connection = new Connection(o); }\n\
+               async run(q: string) {\n\
+                 await this.connection.redis.multi().sadd(this.connection.key('queues'), q).rpush(this.connection.key('queue', q), 'x').exec();\n\
+                 await this.connection.redis.multi().incr(this.connection.rest('a')).incr(this.connection.rest('b')).exec();\n\
+                 await this.connection.redis.mget(this.connection.tagged('a'), this.connection.tagged('b'));\n\
+                 await this.connection.redis.mget(this.connection.odd('a'), this.connection.odd('b'));\n\
+                 await this.connection.redis.mget(this.connection.key('a', ''), this.connection.key('a'));\n\
+               }\n\
+             }\n\
+             export declare interface Merged { connection: Connection; other: Other; }\n\
+             export class Merged {\n\
+               constructor(private w: any) {}\n\
+               connect() { this.connection = this.w.connection; this.other = this.w.other; }\n\
+               async run() {\n\
+                 await this.connection.redis.multi().incr(this.connection.key('a')).incr(this.connection.key('b')).exec();\n\
+                 await this.other.redis.multi().incr(this.other.key('a')).incr(this.other.key('b')).exec();\n\
+               }\n\
+             }\n",
+        );
+        let (rules, _) = lint(&[conn, main], "src/main.ts");
+        assert_eq!(
+            rules,
+            [
+                "cross-slot-likely",
+                "cross-slot-likely",
+                "cross-slot-likely"
+            ]
+        );
+    }
+
+    #[test]
     fn a_client_prefix_of_another_module_is_one_prefix() {
         let redis = (
             "src/redis.ts",
@@ -621,7 +743,11 @@ mod tests {
         body.push(hole(&format!("{PARAM}0")));
         body.push(Tpl::text(b":"));
         body.push(hole("this.prefix@C"));
-        let b = Builder { params: 1, body };
+        let b = Builder {
+            params: 1,
+            body,
+            joined: None,
+        };
         let out = substitute(&b, &[Tpl::text(b"7")]).unwrap();
         assert_eq!(out.parts.len(), 2);
         assert!(matches!(&out.parts[0], TPart::Lit { bytes, .. } if bytes == b"job:7:"));

@@ -587,9 +587,70 @@ impl<'t> Analyzer<'t> {
                 stack.push(c);
             }
         }
+        // TypeScript merges an interface of the class's name into the class: its
+        // property signatures are members of the instance, with their types.
+        if class.kind() == "class_declaration" {
+            if let Some(cname) = class.child_by_field_name("name") {
+                let cname = text(cname, self.src);
+                for sig in self.merged_interface_members(cname) {
+                    let (Some(p), Some(ty)) = (
+                        sig.child_by_field_name("name"),
+                        sig.child_by_field_name("type"),
+                    ) else {
+                        continue;
+                    };
+                    let name = text(p, self.src).to_string();
+                    sites.entry(name).or_default().push(Site::Type(ty));
+                }
+            }
+        }
         let sites = std::rc::Rc::new(sites);
         self.member_sites.insert(class.id(), sites.clone());
         Some(sites)
+    }
+
+    /// The property signatures of the file's top-level interfaces named `name`
+    /// (`export declare interface Worker { connection: Connection; … }` beside
+    /// `class Worker`).
+    fn merged_interface_members(&self, name: &str) -> Vec<Node<'t>> {
+        let mut out = Vec::new();
+        let mut c = self.root.walk();
+        for top in self.root.named_children(&mut c) {
+            let decl = match top.kind() {
+                "export_statement" => top.child_by_field_name("declaration"),
+                _ => Some(top),
+            };
+            let Some(decl) = decl else { continue };
+            // `declare interface X {…}` is an ambient declaration around it.
+            let decl = if decl.kind() == "ambient_declaration" {
+                let mut c2 = decl.walk();
+                let inner = decl
+                    .named_children(&mut c2)
+                    .find(|d| d.kind() == "interface_declaration");
+                match inner {
+                    Some(d) => d,
+                    None => continue,
+                }
+            } else {
+                decl
+            };
+            if decl.kind() != "interface_declaration"
+                || decl
+                    .child_by_field_name("name")
+                    .is_none_or(|n| text(n, self.src) != name)
+            {
+                continue;
+            }
+            let Some(body) = decl.child_by_field_name("body") else {
+                continue;
+            };
+            let mut c3 = body.walk();
+            out.extend(
+                body.named_children(&mut c3)
+                    .filter(|m| m.kind() == "property_signature"),
+            );
+        }
+        out
     }
 
     /// The names of the members a class gives values to, sorted.
@@ -607,6 +668,9 @@ impl<'t> Analyzer<'t> {
     pub(super) fn class_member(&mut self, class: Node<'t>, name: &str) -> Option<Value<'t>> {
         let sites = self.member_sites(class)?;
         let mut values: Vec<Value<'t>> = Vec::new();
+        // Declared as an instance of a class of another module: TypeScript checks
+        // that every value given is one, so a value the code does not show is too.
+        let mut declared_instance = false;
         for site in sites.get(name).into_iter().flatten() {
             match *site {
                 Site::Value(v) => {
@@ -617,6 +681,7 @@ impl<'t> Analyzer<'t> {
                     if let Some(c) = self.client_type(ty) {
                         values.push(Value::Client(c));
                     } else if let Some(v) = self.foreign_typed(ty) {
+                        declared_instance = true;
                         values.push(v);
                     }
                 }
@@ -628,6 +693,13 @@ impl<'t> Analyzer<'t> {
             }
         }
         values.retain(|v| !matches!(v, Value::Null));
+        if declared_instance {
+            for v in values.iter_mut() {
+                if matches!(v, Value::Object(props) if props.is_empty()) {
+                    *v = Value::Unknown;
+                }
+            }
+        }
         if let Some(v) = same_instance(&values) {
             return Some(v);
         }

@@ -410,7 +410,12 @@ impl<'t> Analyzer<'t> {
             .iter()
             .find(|p| !matches!(p, TPart::Lit { bytes, .. } if bytes.is_empty()))
         {
-            Some(TPart::Hole(h)) if this::is_prefix_label(&h.label) => Some(h.clone()),
+            Some(TPart::Hole(h))
+                if this::is_prefix_label(&h.label)
+                    || h.binding.starts_with(crate::modules::PREFIX) =>
+            {
+                Some(h.clone())
+            }
             _ => None,
         };
         let shared = |lib: Lib| match lib {

@@ -565,6 +565,7 @@ impl<'t> Analyzer<'t> {
             Value::Str(t) => Some(Fact::Builder(Arc::new(Builder {
                 params: params.len(),
                 body: detach(&t, module),
+                joined: None,
             }))),
             Value::Client(c) => Some(Fact::Factory(self.client_fact(c, module))),
             _ => None,
@@ -641,6 +642,8 @@ impl<'t> Analyzer<'t> {
             }
             if let Some(Fact::Builder(b)) = self.function_fact(m, module) {
                 out.methods.insert(name, b);
+            } else if let Some(b) = self.joined_builder(m, module) {
+                out.methods.insert(name, Arc::new(b));
             }
         }
         out

@@ -314,6 +314,7 @@ mod clients;
 mod commands;
 mod imports;
 mod index;
+mod joined;
 mod lists;
 mod nodescripts;
 mod objects;

@@ -501,6 +501,22 @@ impl<'t> Analyzer<'t> {
                 }
             }
         }
+        // A method of an object of a class of another module that runs scripts over
+        // keys this call passes.
+        if func.kind_name() == "attribute" && self.project.is_some() && self.inline.is_none() {
+            if let (Some(obj), Some(attr)) =
+                (func.field(Field::Object), func.field(Field::Attribute))
+            {
+                let v = self.eval(obj, &ctx);
+                if let Some(w) = self
+                    .typed_ext(obj, &v, &ctx)
+                    .and_then(|x| x.script_wrap(text(attr, self.src())))
+                {
+                    self.ext_script_wrapper_call(&w, call, attr, &ctx);
+                    return;
+                }
+            }
+        }
         // A function of another module of the project
         // (`worker_registration.register(self, pipeline)`).
         if matches!(func.kind_name(), "identifier" | "attribute")

@@ -236,6 +236,8 @@ pub(crate) struct ClassFacts {
     methods: HashMap<String, Fact>,
     /// Methods that queue commands on a pipeline they receive.
     queues: HashMap<String, Arc<Queued>>,
+    /// Methods that run scripts over keys their caller passes (`scriptsites.rs`).
+    scripts: HashMap<String, Arc<crate::scriptsites::ScriptWrap>>,
     /// Instance attributes set from a constructor parameter with a fresh fallback
     /// (`self.key = key or self._new_key()`): the parameter's index. The attribute's
     /// fact is the fresh default; a literal key the constructor is given wins.
@@ -279,6 +281,11 @@ impl Instance {
     /// Whether method `m` queues commands on a pipeline it receives.
     pub(crate) fn has_queue(&self, m: &str) -> bool {
         self.class.queues.contains_key(m)
+    }
+
+    /// The scripts method `m` runs over keys its caller passes.
+    pub(crate) fn script_wrap(&self, m: &str) -> Option<Arc<crate::scriptsites::ScriptWrap>> {
+        self.class.scripts.get(m).cloned()
     }
 
     /// Whether the class has a fact for method `m` (a key builder, a factory).
@@ -1462,12 +1469,54 @@ fn class_fact(
             out.methods.insert(name.clone(), f);
         }
         if is_instance_method {
+            if let Some(w) = script_wrap_fact(a, m, &cname, &name) {
+                out.scripts.insert(name.clone(), Arc::new(w));
+            }
             if let Some(q) = queued_fact(a, m, Some(c), module_qual) {
                 out.queues.insert(name, Arc::new(q));
             }
         }
     }
     out
+}
+
+/// The scripts method `m` runs over keys its caller passes, with their bodies'
+/// text (see `scriptsites.rs`), when there is any.
+fn script_wrap_fact(
+    a: &mut Analyzer<'_>,
+    m: FuncId,
+    cname: &str,
+    name: &str,
+) -> Option<crate::scriptsites::ScriptWrap> {
+    let mut calls = Vec::new();
+    for (id, keys, client_param, line) in a.wrapped_scripts(m) {
+        // A body not known (a script object known by its type) is judged by its
+        // keys alone.
+        let text = match script_text(a, id) {
+            Some(Fact::Script(text, _)) => Some(text),
+            _ => None,
+        };
+        calls.push(crate::scriptsites::WrappedScript {
+            text,
+            keys,
+            client_param,
+            line,
+        });
+    }
+    if calls.is_empty() {
+        return None;
+    }
+    let params = a.ix.funcs[m]
+        .params
+        .iter()
+        .skip(1)
+        .map(|p| p.name.clone())
+        .collect();
+    Some(crate::scriptsites::ScriptWrap {
+        name: format!("{cname}.{name}"),
+        params,
+        calls,
+    })
 }
 
 /// The constructor's parameters, which stand for the arguments of each instance,
@@ -1862,6 +1911,39 @@ impl<'t> Analyzer<'t> {
             }
             _ => Value::Symbol(path),
         }
+    }
+
+    /// The key the key-builder method `m` of `x` builds from `args` (templates of
+    /// the values passed), with as many arguments as its signature or `*parts` take.
+    pub(crate) fn ext_builder_apply(
+        &mut self,
+        x: &Instance,
+        m: &str,
+        args: Vec<Tpl>,
+    ) -> Option<Tpl> {
+        let Some(Fact::Builder(b)) = x.class.methods.get(m) else {
+            return None;
+        };
+        if !b.instance || b.family.is_some() || args.len() < b.params.len() {
+            return None;
+        }
+        let ret = if b.star.is_empty() {
+            if args.len() != b.params.len() {
+                return None;
+            }
+            &b.ret
+        } else {
+            b.star.get(args.len() - b.params.len())?
+        };
+        let bound: Vec<(Tpl, String)> = args
+            .into_iter()
+            .map(|t| {
+                let id = fingerprint(&Value::Str(t.clone()));
+                (t, id)
+            })
+            .collect();
+        let exts = vec![None; bound.len()];
+        apply(ret, &bound, &exts, Some(x))
     }
 
     /// Whether `path` (an annotation's name) is a class of another project module

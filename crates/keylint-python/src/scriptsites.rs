@@ -173,3 +173,352 @@ impl<'t> crate::lower::Analyzer<'t> {
         });
     }
 }
+
+/// A script a method runs with keys among its parameters, as a fact of its class that
+/// other modules apply at their calls of the method (`self.scripts.zpoppush(src, dst)`
+/// on an object of the class): the body's text, and per `KEYS[i]` the parameter
+/// (after `self`) that brings it, if any.
+#[derive(Debug)]
+pub(crate) struct WrappedScript {
+    /// The body's text, when it is known.
+    pub(crate) text: Option<std::sync::Arc<str>>,
+    pub(crate) keys: Vec<Option<WrapKey>>,
+    /// The parameter that may bring another client or pipeline (`client=client`).
+    pub(crate) client_param: Option<usize>,
+    /// The line of the script call in the method's module.
+    pub(crate) line: usize,
+}
+
+/// Where a wrapped script's key comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum WrapKey {
+    /// The parameter (after `self`) as it is.
+    Param(usize),
+    /// The key the callable parameter `func` builds from these arguments
+    /// (`key_func("task", id)`, a builder the caller passes).
+    Built { func: usize, args: Vec<WrapArg> },
+}
+
+/// An argument of a key builder a wrapper calls through its parameter.
+#[derive(Debug, Clone)]
+pub(crate) enum WrapArg {
+    Param(usize),
+    /// Literal text (a string or a constant of the module).
+    Text(Vec<u8>),
+}
+
+/// The scripts one method runs over keys its caller passes.
+#[derive(Debug)]
+pub(crate) struct ScriptWrap {
+    /// The class and method, as the note names them.
+    pub(crate) name: String,
+    /// The parameters after `self`.
+    pub(crate) params: Vec<String>,
+    pub(crate) calls: Vec<WrappedScript>,
+}
+
+/// A script call of a method over keys its caller passes: the script, per `KEYS[i]`
+/// where it comes from, the client parameter and the line.
+pub(crate) type WrappedCall = (ScriptId, Vec<Option<WrapKey>>, Option<usize>, usize);
+
+/// Script calls of one method read for its class's facts, at most.
+const MAX_WRAPPED_CALLS: usize = 16;
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The registered scripts method `m` calls with a list of keys that holds its
+    /// parameters (nothing else assigns them): the script, per key the parameter
+    /// (after `self`), the client parameter and the line. A call that splats, passes
+    /// the keys whole or runs on a client of its own choosing is left out.
+    pub(crate) fn wrapped_scripts(&mut self, m: crate::index::FuncId) -> Vec<WrappedCall> {
+        let info = self.ix.funcs[m].clone();
+        if info.is_lambda
+            || !info.plainly_called()
+            || info.name == "__init__"
+            || info.is_classmethod()
+            || info.self_name().is_none()
+            || info.params.iter().any(|p| p.star)
+        {
+            return Vec::new();
+        }
+        if !self.calls_indexed {
+            self.index_calls();
+        }
+        let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        let ctx = Ctx::at(Some(m));
+        let mut out = Vec::new();
+        for call in calls {
+            if out.len() >= MAX_WRAPPED_CALLS {
+                break;
+            }
+            let Some(func) = call.field(Field::Function) else {
+                continue;
+            };
+            if func.kind_name() != "attribute" || !self.passes_key_list(call) {
+                continue;
+            }
+            let Value::Script(id) = self.eval(func, &ctx) else {
+                continue;
+            };
+            if self.scripts[id].wrapper.is_some() {
+                continue;
+            }
+            let (pos, kw) = self.call_args(call.field(Field::Arguments), &ctx);
+            if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
+                continue;
+            }
+            let arg = |at: usize, name: &str| {
+                pos.get(at)
+                    .or_else(|| kw.iter().find(|(k, _)| k == name).map(|(_, e)| e))
+                    .cloned()
+            };
+            let Some(keys_arg) = arg(0, "keys") else {
+                continue;
+            };
+            if keys_arg.node.kind_name() != "list" {
+                continue;
+            }
+            let items: Vec<Node<'t>> = self.ix.nav.named_children(keys_arg.node).collect();
+            if items
+                .iter()
+                .any(|n| matches!(n.kind_name(), "list_splat" | "comment"))
+            {
+                continue;
+            }
+            let keys: Vec<Option<WrapKey>> =
+                items.iter().map(|n| self.wrap_key(m, *n, &ctx)).collect();
+            if keys.iter().flatten().count() < 2 {
+                continue;
+            }
+            let client_param = match arg(2, "client") {
+                None => None,
+                Some(e) if matches!(e.value, Value::Null) => None,
+                Some(e) => match self.wrapper_param(m, e.node) {
+                    Some(i) => Some(i - 1),
+                    None => continue,
+                },
+            };
+            let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
+            out.push((id, keys, client_param, line));
+        }
+        out
+    }
+
+    /// Whether a call passes a list display first or as `keys=`, as a script call
+    /// over keys would (read before anything is evaluated).
+    fn passes_key_list(&self, call: Node<'t>) -> bool {
+        let Some(args) = call.field(Field::Arguments) else {
+            return false;
+        };
+        let src = self.ix.src;
+        self.ix
+            .nav
+            .named_children(args)
+            .enumerate()
+            .any(|(i, a)| match a.kind_name() {
+                "list" => i == 0,
+                "keyword_argument" => {
+                    a.field(Field::Name)
+                        .is_some_and(|n| crate::index::text(n, src) == "keys")
+                        && a.field(Field::Value)
+                            .is_some_and(|v| v.kind_name() == "list")
+                }
+                _ => false,
+            })
+    }
+
+    /// What key `n` (an element of a wrapped script's keys in method `m`) is: a
+    /// parameter, or a key built by a callable parameter from parameters and literal
+    /// text, directly or through a local assigned once.
+    fn wrap_key(&mut self, m: crate::index::FuncId, n: Node<'t>, ctx: &Ctx<'t>) -> Option<WrapKey> {
+        if let Some(i) = self.wrapper_param(m, n) {
+            return Some(WrapKey::Param(i - 1));
+        }
+        let call = match n.kind_name() {
+            "call" => n,
+            "identifier" => {
+                let defs = self.ix.funcs[m]
+                    .defs
+                    .get(crate::index::text(n, self.ix.src))?;
+                let [d] = defs.as_slice() else { return None };
+                let crate::index::DefKind::Expr(e) = d.kind else {
+                    return None;
+                };
+                e
+            }
+            _ => return None,
+        };
+        if call.kind_name() != "call" {
+            return None;
+        }
+        let func = self.wrapper_param(m, call.field(Field::Function)?)? - 1;
+        let (pos, kw) = self.call_args(call.field(Field::Arguments), ctx);
+        if !kw.is_empty() || pos.iter().any(|e| e.star) {
+            return None;
+        }
+        let mut args = Vec::new();
+        for e in &pos {
+            if let Some(i) = self.wrapper_param(m, e.node) {
+                args.push(WrapArg::Param(i - 1));
+                continue;
+            }
+            match &e.value {
+                Value::Str(t) => {
+                    let mut bytes = Vec::new();
+                    for p in &t.parts {
+                        match p {
+                            crate::tpl::TPart::Lit { bytes: b, .. } => bytes.extend_from_slice(b),
+                            crate::tpl::TPart::Hole(_) => return None,
+                        }
+                    }
+                    args.push(WrapArg::Text(bytes));
+                }
+                _ => return None,
+            }
+        }
+        Some(WrapKey::Built { func, args })
+    }
+
+    /// A call of a method of an object of another module's class that runs scripts
+    /// over keys its caller passes (`self.scripts.zpoppush(self._key(Q, q),
+    /// self._key(A, q))`): each script is judged here with this call's keys in the
+    /// places of `KEYS[i]` and reported at the call. A call that splats, or passes a
+    /// client or pipeline of its own where the method takes one, is not judged.
+    /// The key the builder a call passes (`key_func=self.tiger._key`, a key-builder
+    /// method of another module's object) makes from `args`.
+    fn built_by_arg<'a>(
+        &mut self,
+        f: &Elem<'t>,
+        args: &[WrapArg],
+        given: &dyn Fn(usize) -> Option<&'a Elem<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Elem<'t>>
+    where
+        't: 'a,
+    {
+        if f.node.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = f.node.field(Field::Object)?;
+        let m = crate::index::text(f.node.field(Field::Attribute)?, self.ix.src);
+        let v = self.eval(obj, ctx);
+        let x = self.typed_ext(obj, &v, ctx)?;
+        let mut tpls = Vec::new();
+        for a in args {
+            tpls.push(match a {
+                WrapArg::Text(b) => crate::tpl::Tpl::text(b),
+                WrapArg::Param(i) => {
+                    let e = given(*i)?;
+                    match &e.value {
+                        Value::Str(_) | Value::Opaque(_) | Value::Unknown => {}
+                        _ => return None,
+                    }
+                    self.to_tpl(&e.value, e.node, ctx)
+                }
+            });
+        }
+        let t = self.ext_builder_apply(&x, m, tpls)?;
+        Some(Elem {
+            value: Value::Str(t),
+            node: f.node,
+            star: false,
+            each: Vec::new(),
+        })
+    }
+
+    pub(crate) fn ext_script_wrapper_call(
+        &mut self,
+        wrap: &ScriptWrap,
+        call: Node<'t>,
+        attr: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) {
+        if ctx.env.is_some() || self.inline.is_some() {
+            return;
+        }
+        let (spos, skw) = self.call_args(call.field(Field::Arguments), ctx);
+        if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
+            return;
+        }
+        if spos.len() > wrap.params.len() || skw.iter().any(|(k, _)| !wrap.params.contains(k)) {
+            return;
+        }
+        let given = |i: usize| -> Option<&Elem<'t>> {
+            spos.get(i).or_else(|| {
+                skw.iter()
+                    .find(|(k, _)| *k == wrap.params[i])
+                    .map(|(_, e)| e)
+            })
+        };
+        let site_line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
+        let lines: Vec<String> = wrap.calls.iter().map(|w| w.line.to_string()).collect();
+        let note = format!(
+            "`{}` runs {} over the keys it is given ({} {} of its module): judged here \
+             with the keys that this call (line {site_line}) passes",
+            wrap.name,
+            if lines.len() == 1 {
+                "a script"
+            } else {
+                "scripts"
+            },
+            if lines.len() == 1 { "line" } else { "lines" },
+            lines.join(", "),
+        );
+        for w in &wrap.calls {
+            if w.client_param
+                .and_then(given)
+                .is_some_and(|e| !matches!(e.value, Value::Null))
+            {
+                continue;
+            }
+            let elems: Vec<Option<Elem<'t>>> = w
+                .keys
+                .iter()
+                .map(|k| match k {
+                    Some(WrapKey::Param(i)) => given(*i).cloned(),
+                    Some(WrapKey::Built { func, args }) => {
+                        self.built_by_arg(given(*func)?, args, &given, ctx)
+                    }
+                    None => None,
+                })
+                .collect();
+            let aligned: Vec<Option<usize>> = elems
+                .iter()
+                .map(|e| e.as_ref().and_then(|e| self.key_use(e, "EVALSHA", ctx)))
+                .collect();
+            let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+            if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+                continue;
+            }
+            let unit = self.push_unit(
+                UnitKind::Script,
+                "script",
+                call.byte_range(),
+                attr.byte_range(),
+                keys,
+                CrossSlotPolicy::Refused,
+            );
+            self.model.unit_notes.push(UnitNote {
+                unit,
+                note: note.clone(),
+            });
+            // Each `KEYS[i]` the call does not bring is shown at the call.
+            let key_args: Vec<Elem<'t>> = elems
+                .iter()
+                .map(|e| {
+                    e.clone().unwrap_or(Elem {
+                        value: Value::Unknown,
+                        node: call,
+                        star: false,
+                        each: Vec::new(),
+                    })
+                })
+                .collect();
+            if let Some(text) = &w.text {
+                self.link(unit, None, None, &key_args, aligned, None, None, call, None);
+                if let Some(l) = self.script_links.last_mut() {
+                    l.ext = Some(text.clone());
+                }
+            }
+        }
+    }
+}

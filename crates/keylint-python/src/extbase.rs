@@ -9,10 +9,11 @@
 //! unknown value, the same in every attribute of the same object, so
 //! `feed.items:<feed>` and `feed.publishes:<feed>` are two keys of one feed.
 
-use crate::eval::Ctx;
+use crate::eval::{ClientKind, Ctx};
 use crate::index::{text, ClassId};
-use crate::project::Fact;
+use crate::project::{ClassFacts, Fact};
 use crate::syntax::{Field, NodeExt};
+use std::sync::Arc;
 use tree_sitter::Node;
 
 impl<'t> crate::lower::Analyzer<'t> {
@@ -26,32 +27,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<crate::eval::Value<'t>> {
-        let project = self.project?;
         let chain = self.ix.class_chain(c);
         let mut found = None;
-        for &k in &chain {
-            for b in &self.ix.classes[k].bases {
-                let simple = b.rsplit('.').next().unwrap_or(b);
-                if self.ix.class_named(simple).is_some() {
-                    continue;
-                }
-                let first = b.split(['.', '[']).next().unwrap_or(b);
-                let Some(p) = self.ix.imports.get(first) else {
-                    continue;
-                };
-                let path = format!("{p}{}", &b[first.len()..]);
-                let path = path.split('[').next().unwrap_or(&path).to_string();
-                let Some(Fact::Class(cf)) = project.lookup(&path) else {
-                    continue;
-                };
-                if !crate::project::class_has_instance_attr(&cf, attr) {
-                    continue;
-                }
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(cf);
+        for cf in self.imported_bases(c) {
+            if !crate::project::class_has_instance_attr(&cf, attr) {
+                continue;
             }
+            if found.is_some() {
+                return None;
+            }
+            found = Some(cf);
         }
         let cf = found?;
         let ident = format!("{}.self", self.ix.classes[c].name);
@@ -61,6 +46,66 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident));
         Some(self.ext_attr(&inst, attr, n, ctx))
+    }
+
+    /// The facts of the bases that class `c` of this file (or a class of its chain)
+    /// imports from other modules of the project.
+    pub(crate) fn imported_bases(&self, c: ClassId) -> Vec<Arc<ClassFacts>> {
+        let mut out = Vec::new();
+        for k in self.ix.class_chain(c) {
+            for b in &self.ix.classes[k].bases {
+                out.extend(self.imported_class(b));
+            }
+        }
+        out
+    }
+
+    /// The facts of base `b` as a class's bases name it (`Base`, `mod.Base`,
+    /// `Base[T]`), when it is imported from a module of the project and no class of
+    /// this file has its name.
+    fn imported_class(&self, b: &str) -> Option<Arc<ClassFacts>> {
+        let project = self.project?;
+        let simple = b.rsplit('.').next().unwrap_or(b);
+        let simple = simple.split('[').next().unwrap_or(simple);
+        if self.ix.class_named(simple).is_some() {
+            return None;
+        }
+        let first = b.split(['.', '[']).next().unwrap_or(b);
+        let p = self.ix.imports.get(first)?;
+        let path = format!("{p}{}", &b[first.len()..]);
+        let path = path.split('[').next().unwrap_or(&path).to_string();
+        match project.lookup(&path) {
+            Some(Fact::Class(cf)) => Some(cf),
+            _ => None,
+        }
+    }
+
+    /// The imported base whose constructor the constructor of class `c` (or of a
+    /// class of its chain) calls with arguments that bind every parameter of it: the
+    /// base's attributes are then built from this constructor's own parameters, the
+    /// same values as the attributes the class builds itself.
+    pub(crate) fn bound_imported_base(&mut self, c: ClassId) -> Option<Arc<ClassFacts>> {
+        let chain = self.ix.class_chain(c);
+        let (target, args) = self.base_ctor_call(&chain, &Ctx::at(None))?;
+        let base = self.imported_class(&target)?;
+        crate::project::based_instance(base.clone(), args, String::new())?;
+        Some(base)
+    }
+
+    /// Attribute `attr` of class `c`, which no code of this file writes, as a
+    /// registry of scripts that exactly one imported base fills: the client kind of
+    /// its scripts.
+    pub(crate) fn imported_base_registry(&self, c: ClassId, attr: &str) -> Option<ClientKind> {
+        let mut found = None;
+        for cf in self.imported_bases(c) {
+            if let Some(k) = crate::project::class_script_registry(&cf, attr) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(k);
+            }
+        }
+        found
     }
 
     /// The arguments the constructor of a class of `chain` passes to its imported
@@ -73,6 +118,17 @@ impl<'t> crate::lower::Analyzer<'t> {
         chain: &[ClassId],
         ctx: &Ctx<'t>,
     ) -> Option<Vec<(crate::tpl::Tpl, String)>> {
+        self.base_ctor_call(chain, ctx).map(|(_, args)| args)
+    }
+
+    /// The base whose constructor the constructor of a class of `chain` calls (as
+    /// written among the class's bases: `super()` reaches the first), and the
+    /// arguments of that call (see `base_ctor_args`).
+    fn base_ctor_call(
+        &mut self,
+        chain: &[ClassId],
+        ctx: &Ctx<'t>,
+    ) -> Option<(String, Vec<(crate::tpl::Tpl, String)>)> {
         let (owner, init) = chain
             .iter()
             .find_map(|&k| self.ix.classes[k].methods.get("__init__").map(|&m| (k, m)))?;
@@ -130,12 +186,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 list.remove(0);
             }
+            let target = if is_super {
+                self.ix.classes[owner].bases.first()?.clone()
+            } else {
+                text(obj, self.src()).to_string()
+            };
             if found.is_some() {
                 return None;
             }
-            found = Some(list);
+            found = Some((target, list));
         }
-        let list = found?;
+        let (target, list) = found?;
         let ictx = Ctx {
             func: Some(init),
             env: None,
@@ -155,6 +216,6 @@ impl<'t> crate::lower::Analyzer<'t> {
             };
             out.push((t, id));
         }
-        Some(out)
+        Some((target, out))
     }
 }

@@ -242,6 +242,9 @@ pub(crate) struct ClassFacts {
     /// (`self.key = key or self._new_key()`): the parameter's index. The attribute's
     /// fact is the fresh default; a literal key the constructor is given wins.
     fresh_keys: HashMap<String, usize>,
+    /// Instance attributes that are registries of scripts (`scriptreg.rs`): the
+    /// client kind of the scripts they hold.
+    script_registries: HashMap<String, ClientKind>,
 }
 
 /// What a method queues on the pipeline it receives as a parameter.
@@ -1406,7 +1409,28 @@ fn class_fact(
         Some((ps, kw)) => (Some(ps), kw),
         None => (None, false),
     };
-    let (class_level, attrs, methods) = class_members(a, c);
+    let (class_level, mut attrs, methods) = class_members(a, c);
+    // Attributes of bases imported from other modules, read through them: the
+    // registries of scripts always; the other attributes only when this class's
+    // constructor binds the base's parameters, so that the base's keys and this
+    // class's own are built from the same values (`extbase.rs`).
+    if let Some(base) = a.bound_imported_base(c) {
+        attrs.extend(base.instance_attrs.keys().cloned());
+    }
+    for base in a.imported_bases(c) {
+        attrs.extend(base.script_registries.keys().cloned());
+    }
+    attrs.sort();
+    attrs.dedup();
+    for name in &attrs {
+        if !a.mentions_redis || !name.to_ascii_lowercase().contains("script") {
+            continue;
+        }
+        if let Some(id) = a.attr_registry(Some(c), name) {
+            out.script_registries
+                .insert(name.clone(), a.scripts[id].client);
+        }
+    }
     let ctx = Ctx::at(None);
     for name in class_level {
         match a.class_attr(c, &name, dummy, &ctx) {
@@ -1849,6 +1873,12 @@ pub(crate) fn class_has_instance_attr(c: &ClassFacts, attr: &str) -> bool {
         c.instance_attrs.get(attr),
         Some(Fact::Str(_) | Fact::Int(_) | Fact::Client(_) | Fact::Typed(_))
     )
+}
+
+/// The client kind of the scripts in attribute `attr` of class `c`, when it is a
+/// registry of scripts.
+pub(crate) fn class_script_registry(c: &ClassFacts, attr: &str) -> Option<ClientKind> {
+    c.script_registries.get(attr).copied()
 }
 
 /// An object of class `c` made by a subclass's constructor, which passes the

@@ -23,7 +23,7 @@
 //! does not say `script`, or when no value is seen at all.
 
 use crate::eval::{ClientKind, Ctx, ScriptInfo, Value};
-use crate::index::{text, DefKind, FuncId};
+use crate::index::{text, ClassId, DefKind, FuncId};
 use crate::lower::Analyzer;
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
@@ -52,11 +52,11 @@ impl<'t> Analyzer<'t> {
         }
         let key = match obj.kind_name() {
             // Per class: the uses that matter are those of the classes related to it.
-            "attribute" => format!(
-                "{:?}.{}",
-                ctx.func.and_then(|f| self.ix.method_class(f)),
-                text(obj.field(Field::Attribute)?, src)
-            ),
+            "attribute" => {
+                let class = ctx.func.and_then(|f| self.ix.method_class(f));
+                let attr = text(obj.field(Field::Attribute)?, src);
+                return self.attr_registry(class, attr).map(Value::Script);
+            }
             "identifier" => {
                 let name = text(obj, src);
                 match ctx.func {
@@ -77,57 +77,85 @@ impl<'t> Analyzer<'t> {
         found.map(Value::Script)
     }
 
+    /// `self.<attr>` read in a method of `class` (or outside any class): the registry
+    /// of scripts it is, memoised per class and attribute. When no code of the file
+    /// writes the attribute, a base class of another project module that fills it
+    /// with scripts (its facts, `project.rs`) makes it one.
+    pub(crate) fn attr_registry(&mut self, class: Option<ClassId>, attr: &str) -> Option<usize> {
+        let key = format!("{class:?}.{attr}");
+        if let Some(found) = self.registries.get(&key) {
+            return *found;
+        }
+        self.registries.insert(key.clone(), None);
+        let mut values: Values<'t> = Vec::new();
+        let found = match self.attr_values(class, attr, &mut values) {
+            Some(()) if values.is_empty() => class.and_then(|c| {
+                let client = self.imported_base_registry(c, attr)?;
+                Some(self.new_registry(client))
+            }),
+            Some(()) => self.registry_of(values),
+            None => None,
+        };
+        self.registries.insert(key, found);
+        found
+    }
+
+    /// The values every use of attribute `attr` in the file writes, for methods of
+    /// `class` and the classes related to it (its bases and subclasses) and code
+    /// outside any class; `None` when a use may write anything else.
+    fn attr_values(
+        &self,
+        class: Option<ClassId>,
+        attr: &str,
+        values: &mut Values<'t>,
+    ) -> Option<()> {
+        let related = |a: &Self, k: crate::index::ClassId| {
+            class.is_none_or(|c| {
+                k == c || a.ix.class_chain(k).contains(&c) || a.ix.class_chain(c).contains(&k)
+            })
+        };
+        // `_scripts = {}` in a class body.
+        for k in 0..self.ix.classes.len() {
+            if !related(self, k) {
+                continue;
+            }
+            for d in self.ix.classes[k].defs.get(attr).into_iter().flatten() {
+                let DefKind::Expr(e) = d.kind else {
+                    return None;
+                };
+                self.whole_value(e, None, values, 0)?;
+            }
+        }
+        for x in self.attr_uses(attr)? {
+            let owner = self
+                .ix
+                .enclosing_func(x)
+                .and_then(|f| self.ix.method_class(f));
+            if owner.is_some_and(|k| !related(self, k)) {
+                continue;
+            }
+            self.registry_use(x, values, 0)?;
+        }
+        Some(())
+    }
+
     fn find_registry(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<usize> {
         let src = self.ix.src;
         let mut values: Values<'t> = Vec::new();
-        match obj.kind_name() {
-            "attribute" => {
-                let attr = text(obj.field(Field::Attribute)?, src);
-                // In a method, the uses that matter are those of its class, its bases
-                // and subclasses, and of code outside any class; elsewhere, all.
-                let class = ctx.func.and_then(|f| self.ix.method_class(f));
-                let related = |a: &Self, k: crate::index::ClassId| {
-                    class.is_none_or(|c| {
-                        k == c
-                            || a.ix.class_chain(k).contains(&c)
-                            || a.ix.class_chain(c).contains(&k)
-                    })
-                };
-                // `_scripts = {}` in a class body.
-                for k in 0..self.ix.classes.len() {
-                    if !related(self, k) {
-                        continue;
-                    }
-                    for d in self.ix.classes[k].defs.get(attr).into_iter().flatten() {
-                        let DefKind::Expr(e) = d.kind else {
-                            return None;
-                        };
-                        self.whole_value(e, None, &mut values, 0)?;
-                    }
-                }
-                for x in self.attr_uses(attr)? {
-                    let owner = self
-                        .ix
-                        .enclosing_func(x)
-                        .and_then(|f| self.ix.method_class(f));
-                    if owner.is_some_and(|k| !related(self, k)) {
-                        continue;
-                    }
-                    self.registry_use(x, &mut values, 0)?;
-                }
-            }
-            _ => {
-                let name = text(obj, src);
-                let scope = match ctx.func {
-                    Some(f) if self.ix.funcs[f].defs.contains_key(name) => Some(f),
-                    _ => None,
-                };
-                self.local_values(scope, name, &mut values, (0, None))?;
-            }
-        }
+        let name = text(obj, src);
+        let scope = match ctx.func {
+            Some(f) if self.ix.funcs[f].defs.contains_key(name) => Some(f),
+            _ => None,
+        };
+        self.local_values(scope, name, &mut values, (0, None))?;
         if values.is_empty() {
             return None;
         }
+        self.registry_of(values)
+    }
+
+    /// A registry whose entries are written by `values`, when every one is a script.
+    fn registry_of(&mut self, values: Values<'t>) -> Option<usize> {
         let mut client: Option<ClientKind> = None;
         for (v, func) in values {
             match self.eval(v, &Ctx::at(func)) {
@@ -141,16 +169,21 @@ impl<'t> Analyzer<'t> {
                 _ => return None,
             }
         }
+        Some(self.new_registry(client.unwrap_or(ClientKind::Unknown)))
+    }
+
+    /// A script object of no known body on a client of kind `client`.
+    fn new_registry(&mut self, client: ClientKind) -> usize {
         let id = self.scripts.len();
         self.scripts.push(ScriptInfo {
             body: None,
             func: None,
-            client: client.unwrap_or(ClientKind::Unknown),
+            client,
             ext: None,
             wrapper: None,
             preamble: None,
         });
-        Some(id)
+        id
     }
 
     /// The values of a dict named `name` in function `scope` (or a module global):

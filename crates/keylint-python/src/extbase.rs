@@ -10,26 +10,23 @@
 //! `feed.items:<feed>` and `feed.publishes:<feed>` are two keys of one feed.
 
 use crate::eval::Ctx;
+use crate::guards::GuardFact;
 use crate::index::{text, ClassId};
-use crate::project::Fact;
+use crate::project::{ClassFacts, Fact};
 use crate::syntax::{Field, NodeExt};
+use crate::txwrap::WrapperFact;
+use std::sync::Arc;
 use tree_sitter::Node;
 
 impl<'t> crate::lower::Analyzer<'t> {
-    /// `self.attr` in a method of class `c` of this file, read from a base class of
-    /// another project module, when exactly one such base is found and it has the
-    /// attribute.
-    pub(crate) fn imported_base_attr(
-        &mut self,
-        c: ClassId,
-        attr: &str,
-        n: Node<'t>,
-        ctx: &Ctx<'t>,
-    ) -> Option<crate::eval::Value<'t>> {
-        let project = self.project?;
-        let chain = self.ix.class_chain(c);
-        let mut found = None;
-        for &k in &chain {
+    /// The facts of the base classes of class `c` (and of its bases of this file)
+    /// that are imported from other modules of the project, in order.
+    pub(crate) fn imported_bases(&self, c: ClassId) -> Vec<Arc<ClassFacts>> {
+        let Some(project) = self.project else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for &k in &self.ix.class_chain(c) {
             for b in &self.ix.classes[k].bases {
                 let simple = b.rsplit('.').next().unwrap_or(b);
                 if self.ix.class_named(simple).is_some() {
@@ -41,20 +38,63 @@ impl<'t> crate::lower::Analyzer<'t> {
                 };
                 let path = format!("{p}{}", &b[first.len()..]);
                 let path = path.split('[').next().unwrap_or(&path).to_string();
-                let Some(Fact::Class(cf)) = project.lookup(&path) else {
-                    continue;
-                };
-                if !crate::project::class_has_instance_attr(&cf, attr) {
-                    continue;
+                if let Some(Fact::Class(cf)) = project.lookup(&path) {
+                    out.push(cf);
                 }
+            }
+        }
+        out
+    }
+
+    /// The one imported base of class `c` for which `pick` gives something.
+    fn one_imported_base<T>(
+        &self,
+        c: ClassId,
+        pick: impl Fn(&Arc<ClassFacts>) -> Option<T>,
+    ) -> Option<T> {
+        let mut found = None;
+        for cf in self.imported_bases(c) {
+            if let Some(t) = pick(&cf) {
                 if found.is_some() {
                     return None;
                 }
-                found = Some(cf);
+                found = Some(t);
             }
         }
-        let cf = found?;
-        let ident = format!("{}.self", self.ix.classes[c].name);
+        found
+    }
+
+    /// The guard helper `m` (`self._same_kind(other, Base)`) of a base class of
+    /// another module, for a class `c` of this file whose classes do not define `m`.
+    pub(crate) fn imported_guard(&self, c: ClassId, m: &str) -> Option<GuardFact> {
+        self.one_imported_base(c, |cf| cf.guard(m).cloned())
+    }
+
+    /// The transaction wrapper `m` (`self._transaction(fn, *keys)`) of a base class
+    /// of another module, for a class `c` of this file whose classes do not define
+    /// `m`.
+    pub(crate) fn imported_wrapper(&self, c: ClassId, m: &str) -> Option<WrapperFact> {
+        self.one_imported_base(c, |cf| cf.tx_wrapper(m).cloned())
+    }
+
+    /// `self.attr` in a method of class `c` of this file, read from a base class of
+    /// another project module, when exactly one such base is found and it has the
+    /// attribute.
+    pub(crate) fn imported_base_attr(
+        &mut self,
+        c: ClassId,
+        attr: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<crate::eval::Value<'t>> {
+        self.project?;
+        let chain = self.ix.class_chain(c);
+        let cf = self.one_imported_base(c, |cf| {
+            crate::project::class_has_instance_attr(cf, attr).then(|| cf.clone())
+        })?;
+        // One object whichever class of the chain reads it (a method of a subclass
+        // calling a helper of its base of this file reads the same `self`).
+        let ident = format!("{}.self", cf.qual_name());
         let inst = match self.base_ctor_args(&chain, ctx) {
             Some(args) => crate::project::based_instance(cf.clone(), args, ident.clone()),
             None => None,

@@ -10,9 +10,11 @@
 //! `feed.items:<feed>` and `feed.publishes:<feed>` are two keys of one feed.
 
 use crate::eval::{ClientKind, Ctx};
+use crate::guards::GuardFact;
 use crate::index::{text, ClassId};
 use crate::project::{ClassFacts, Fact};
 use crate::syntax::{Field, NodeExt};
+use crate::txwrap::WrapperFact;
 use std::sync::Arc;
 use tree_sitter::Node;
 
@@ -27,19 +29,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<crate::eval::Value<'t>> {
+        self.project?;
         let chain = self.ix.class_chain(c);
-        let mut found = None;
-        for cf in self.imported_bases(c) {
-            if !crate::project::class_has_instance_attr(&cf, attr) {
-                continue;
-            }
-            if found.is_some() {
-                return None;
-            }
-            found = Some(cf);
-        }
-        let cf = found?;
-        let ident = format!("{}.self", self.ix.classes[c].name);
+        let cf = self.one_imported_base(c, |cf| {
+            crate::project::class_has_instance_attr(cf, attr).then(|| cf.clone())
+        })?;
+        // One object whichever class of the chain reads it (a method of a subclass
+        // calling a helper of its base of this file reads the same `self`).
+        let ident = format!("{}.self", cf.qual_name());
         let inst = match self.base_ctor_args(&chain, ctx) {
             Some(args) => crate::project::based_instance(cf.clone(), args, ident.clone()),
             None => None,
@@ -58,6 +55,37 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         out
+    }
+
+    /// The one imported base of class `c` for which `pick` gives something.
+    fn one_imported_base<T>(
+        &self,
+        c: ClassId,
+        pick: impl Fn(&Arc<ClassFacts>) -> Option<T>,
+    ) -> Option<T> {
+        let mut found = None;
+        for cf in self.imported_bases(c) {
+            if let Some(t) = pick(&cf) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(t);
+            }
+        }
+        found
+    }
+
+    /// The guard helper `m` (`self._same_kind(other, Base)`) of a base class of
+    /// another module, for a class `c` of this file whose classes do not define `m`.
+    pub(crate) fn imported_guard(&self, c: ClassId, m: &str) -> Option<GuardFact> {
+        self.one_imported_base(c, |cf| cf.guard(m).cloned())
+    }
+
+    /// The transaction wrapper `m` (`self._transaction(fn, *keys)`) of a base class
+    /// of another module, for a class `c` of this file whose classes do not define
+    /// `m`.
+    pub(crate) fn imported_wrapper(&self, c: ClassId, m: &str) -> Option<WrapperFact> {
+        self.one_imported_base(c, |cf| cf.tx_wrapper(m).cloned())
     }
 
     /// The facts of base `b` as a class's bases name it (`Base`, `mod.Base`,

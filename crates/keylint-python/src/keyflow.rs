@@ -113,7 +113,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some(a) => self.annotated_class(a, false),
                     None => None,
                 }
-                .or_else(|| self.isinstance_guard(obj, name, f))?;
+                .or_else(|| self.isinstance_guard(obj, name, f).and_then(|t| t.local()))?;
                 Some((c, format!("inst:{}", h?.binding)))
             }
             DefKind::Expr(e) if e.kind_name() == "call" => {

@@ -245,6 +245,34 @@ pub(crate) struct ClassFacts {
     /// Instance attributes that are registries of scripts (`scriptreg.rs`): the
     /// client kind of the scripts they hold.
     script_registries: HashMap<String, ClientKind>,
+    /// Methods that return `False` unless a parameter is an instance of a class
+    /// (`guards.rs`).
+    guards: HashMap<String, crate::guards::GuardFact>,
+    /// Methods that run their callable parameter in `client.transaction()`
+    /// (`txwrap.rs`).
+    tx_wrappers: HashMap<String, crate::txwrap::WrapperFact>,
+}
+
+impl ClassFacts {
+    /// The guard helper method `m`, if it is one.
+    pub(crate) fn guard(&self, m: &str) -> Option<&crate::guards::GuardFact> {
+        self.guards.get(m)
+    }
+
+    /// The transaction wrapper method `m`, if it is one.
+    pub(crate) fn tx_wrapper(&self, m: &str) -> Option<&crate::txwrap::WrapperFact> {
+        self.tx_wrappers.get(m)
+    }
+
+    /// The class's qualified name.
+    pub(crate) fn qual_name(&self) -> &str {
+        &self.qual
+    }
+
+    /// Not a client class.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.client.is_none()
+    }
 }
 
 /// What a method queues on the pipeline it receives as a parameter.
@@ -1496,6 +1524,16 @@ fn class_fact(
             if let Some(w) = script_wrap_fact(a, m, &cname, &name) {
                 out.scripts.insert(name.clone(), Arc::new(w));
             }
+            // A class it names by a name of this module is not carried.
+            let guard = a
+                .guard_fact(m)
+                .filter(|g| !matches!(g.of, crate::guards::GuardOf::Named(_)));
+            if let Some(g) = guard {
+                out.guards.insert(name.clone(), g);
+            }
+            if let Some(w) = a.wrapper_fact(m) {
+                out.tx_wrappers.insert(name.clone(), w);
+            }
             if let Some(q) = queued_fact(a, m, Some(c), module_qual) {
                 out.queues.insert(name, Arc::new(q));
             }
@@ -2302,8 +2340,14 @@ impl<'t> Analyzer<'t> {
         let c = match d.annotation {
             Some(a) => self.annotated_project_class(a)?,
             // `def __init__(self, driver)` that every constructor call fills with
-            // `self` of one class.
-            None => self.ctor_flow_class(f, name)?,
+            // `self` of one class; or tested with `isinstance` against a class of
+            // another module where it is read.
+            None => self.ctor_flow_class(f, name).or_else(|| {
+                match self.isinstance_guard(obj, name, f)? {
+                    crate::guards::Tested::Ext(c) => Some(c),
+                    crate::guards::Tested::Local(_) => None,
+                }
+            })?,
         };
         // The value's own identity, not its class's: the same object passed on to a
         // function that annotates it with another class is the same instance.

@@ -23,6 +23,11 @@
 //! A `transaction` method of another kind of object (no client receiver), a method
 //! that does something else with its callable, or a splat of anything but its `*args`
 //! is not such an entry point.
+//!
+//! A wrapper of a base class of another module travels in that class's facts
+//! ([`WrapperFact`]) when each key it watches itself is an attribute of `self`
+//! (`self.key`): at a call in a subclass, that attribute is read on the caller's
+//! `self`, as the subclass sees it.
 
 use crate::eval::ClientKind;
 use crate::eval::{arg_nodes, Ctx, Value};
@@ -31,19 +36,33 @@ use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
 
 /// A watched key of the wrapper's `transaction()` call.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum Watch<'t> {
     /// An expression of the wrapper (`self.key`).
     Own(Node<'t>),
+    /// An attribute of `self`, read on the caller's object (a wrapper of another
+    /// module).
+    SelfAttr(String),
     /// The wrapper's `*args`: the caller's arguments after the callable.
     Forwarded,
+}
+
+/// A transaction wrapper of a class, as its module's facts keep it.
+#[derive(Debug, Clone)]
+pub(crate) struct WrapperFact {
+    callable: usize,
+    rest: usize,
+    client: ClientKind,
+    /// The watched keys, in order: an attribute of `self`, or `None` for the
+    /// forwarded `*args`.
+    watches: Vec<Option<String>>,
 }
 
 /// A method that runs its callable parameter in `client.transaction()`.
 #[derive(Clone)]
 pub(crate) struct TxWrapper<'t> {
-    /// The method.
-    pub func: FuncId,
+    /// The method, when it is of this file.
+    pub func: Option<FuncId>,
     /// Index of the callable among the arguments a caller writes (after `self`).
     pub callable: usize,
     /// Index of the `*args` parameter among them.
@@ -66,11 +85,32 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let obj = func.field(Field::Object)?;
-        if !matches!(self.eval(obj, &ctx.deeper()), Value::SelfObj(_)) {
+        let Value::SelfObj(c) = self.eval(obj, &ctx.deeper()) else {
             return None;
-        }
+        };
         let Value::Func { id, bound: Some(_) } = self.eval(func, &ctx.deeper()) else {
-            return None;
+            // A method no class of the file defines: one of an imported base.
+            let m = text(func.field(Field::Attribute)?, self.src());
+            let defined = self
+                .ix
+                .class_chain(c)
+                .iter()
+                .any(|&k| self.ix.classes[k].defs.contains_key(m));
+            if defined {
+                return None;
+            }
+            let w = self.imported_wrapper(c, m)?;
+            return Some(TxWrapper {
+                func: None,
+                callable: w.callable,
+                rest: w.rest,
+                client: w.client,
+                watches: w
+                    .watches
+                    .into_iter()
+                    .map(|a| a.map_or(Watch::Forwarded, Watch::SelfAttr))
+                    .collect(),
+            });
         };
         if let Some(w) = self.tx_wrappers.get(&id) {
             return w.clone();
@@ -80,6 +120,39 @@ impl<'t> crate::lower::Analyzer<'t> {
         let w = self.tx_wrapper(id);
         self.tx_wrappers.insert(id, w.clone());
         w
+    }
+
+    /// Method `m` as its module's facts keep a transaction wrapper: each key it
+    /// watches itself must be an attribute of `self`.
+    pub(crate) fn wrapper_fact(&mut self, m: FuncId) -> Option<WrapperFact> {
+        if !self.calls_indexed {
+            self.index_calls();
+        }
+        let w = self.tx_wrapper(m)?;
+        let self_name = self.ix.funcs[m].self_name()?.to_string();
+        let mut watches = Vec::new();
+        for watch in &w.watches {
+            watches.push(match watch {
+                Watch::Forwarded => None,
+                Watch::SelfAttr(a) => Some(a.clone()),
+                Watch::Own(n) => {
+                    let obj = n.field(Field::Object)?;
+                    if n.kind_name() != "attribute"
+                        || obj.kind_name() != "identifier"
+                        || text(obj, self.src()) != self_name
+                    {
+                        return None;
+                    }
+                    Some(text(n.field(Field::Attribute)?, self.src()).to_string())
+                }
+            });
+        }
+        Some(WrapperFact {
+            callable: w.callable,
+            rest: w.rest,
+            client: w.client,
+            watches,
+        })
     }
 
     /// Whether method `m` is a transaction wrapper, and how.
@@ -145,7 +218,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         Some(TxWrapper {
-            func: m,
+            func: Some(m),
             callable,
             rest,
             client: recv.client,
@@ -266,14 +339,21 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => None,
             }
         };
-        let Some(target) = target else { return };
-        let Some(param) = self.ix.funcs[target].params.first() else {
-            return;
+        // The pipeline's parameter of the callback; a callback the code does not
+        // pin down (chosen in several arms) still runs after the WATCH of the
+        // wrapper's keys, which is one unit on its own.
+        let param = match target {
+            Some(target) => {
+                let Some(param) = self.ix.funcs[target].params.first() else {
+                    return;
+                };
+                if param.star {
+                    return;
+                }
+                Some((target, param.node.start_byte()))
+            }
+            None => None,
         };
-        if param.star {
-            return;
-        }
-        let param = param.node.start_byte();
         let pid = self.pipe_for(
             call,
             w.client,
@@ -281,9 +361,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             Some(attr.byte_range()),
         );
         self.pipes[pid].transaction_call = Some(call.byte_range());
-        self.param_override
-            .entry((target, param))
-            .or_insert(Value::Pipe(pid));
+        if let Some(param) = param {
+            self.param_override.entry(param).or_insert(Value::Pipe(pid));
+        }
         self.tx_wrapped.insert(call.id(), (w, pid));
     }
 
@@ -298,10 +378,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             return;
         }
         let mut keys = Vec::new();
-        let own = Ctx::at(Some(w.func));
+        let own = Ctx::at(w.func);
         for watch in &w.watches {
-            match *watch {
+            match watch {
                 Watch::Own(n) => {
+                    let n = *n;
                     let value = self.eval(n, &own);
                     let e = crate::eval::Elem {
                         value,
@@ -310,6 +391,32 @@ impl<'t> crate::lower::Analyzer<'t> {
                         each: Vec::new(),
                     };
                     if let Some(k) = self.key_use(&e, "WATCH", &own) {
+                        keys.push(k);
+                    }
+                }
+                Watch::SelfAttr(attr) => {
+                    // `self.key` of the caller's object, as its class reads it.
+                    let Some(c) = ctx.func.and_then(|f| self.ix.method_class(f)) else {
+                        continue;
+                    };
+                    let Some(obj) = call
+                        .field(Field::Function)
+                        .and_then(|f| f.field(Field::Object))
+                    else {
+                        continue;
+                    };
+                    let value = self.instance_attr(c, attr, obj, ctx, true);
+                    let value = crate::configured::relabel_fresh_default(
+                        value,
+                        &format!("{}.{attr}", text(obj, self.src())),
+                    );
+                    let e = crate::eval::Elem {
+                        value,
+                        node: obj,
+                        star: false,
+                        each: Vec::new(),
+                    };
+                    if let Some(k) = self.key_use(&e, "WATCH", ctx) {
                         keys.push(k);
                     }
                 }

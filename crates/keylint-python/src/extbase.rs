@@ -26,10 +26,29 @@ impl<'t> crate::lower::Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<crate::eval::Value<'t>> {
-        let project = self.project?;
         let chain = self.ix.class_chain(c);
+        let cf =
+            self.imported_base_with(c, |cf| crate::project::class_has_instance_attr(cf, attr))?;
+        let ident = format!("{}.self", self.ix.classes[c].name);
+        let inst = match self.base_ctor_args(&chain, ctx) {
+            Some(args) => crate::project::based_instance(cf.clone(), args, ident.clone()),
+            None => None,
+        }
+        .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident));
+        Some(self.ext_attr(&inst, attr, n, ctx))
+    }
+
+    /// The one base class of another project module, among the bases of class `c` and
+    /// of its bases in this file, whose facts satisfy `has`; `None` when none or
+    /// several do.
+    fn imported_base_with(
+        &self,
+        c: ClassId,
+        has: impl Fn(&crate::project::ClassFacts) -> bool,
+    ) -> Option<std::sync::Arc<crate::project::ClassFacts>> {
+        let project = self.project?;
         let mut found = None;
-        for &k in &chain {
+        for k in self.ix.class_chain(c) {
             for b in &self.ix.classes[k].bases {
                 let simple = b.rsplit('.').next().unwrap_or(b);
                 if self.ix.class_named(simple).is_some() {
@@ -44,7 +63,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 let Some(Fact::Class(cf)) = project.lookup(&path) else {
                     continue;
                 };
-                if !crate::project::class_has_instance_attr(&cf, attr) {
+                if !has(&cf) {
                     continue;
                 }
                 if found.is_some() {
@@ -53,14 +72,28 @@ impl<'t> crate::lower::Analyzer<'t> {
                 found = Some(cf);
             }
         }
-        let cf = found?;
-        let ident = format!("{}.self", self.ix.classes[c].name);
-        let inst = match self.base_ctor_args(&chain, ctx) {
-            Some(args) => crate::project::based_instance(cf.clone(), args, ident.clone()),
-            None => None,
+        found
+    }
+
+    /// `cls.m(…)`, `Cls.m(…)` or `self.m(…)` in class `c` of this file, where no class
+    /// of the file on the way defines `m` and one imported base declares what `m`
+    /// returns whatever object it is called on: a client (`-> Redis`) or an object of
+    /// a project class (`def get_store(cls) -> AbstractStore`).
+    pub(crate) fn imported_base_call(
+        &mut self,
+        c: ClassId,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<crate::eval::Value<'t>> {
+        if self.defines(c, m).is_some() {
+            return None;
         }
-        .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident));
-        Some(self.ext_attr(&inst, attr, n, ctx))
+        let returns = |f: &Fact| matches!(f, Fact::Returns(_) | Fact::Factory(_));
+        let cf = self.imported_base_with(c, |cf| cf.method(m).is_some_and(returns))?;
+        let fact = cf.method(m)?.clone();
+        self.call_fact(fact, None, args, n, ctx)
     }
 
     /// The arguments the constructor of a class of `chain` passes to its imported

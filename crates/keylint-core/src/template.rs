@@ -102,6 +102,17 @@ pub fn is_brace_free_binding(binding: &str) -> bool {
 
 const BRACE_FREE: &str = "\u{2}brace-free\u{2}";
 
+/// `binding` without the markers that say what kind of value it is (brace-free, fresh
+/// default): what is left names where the value comes from, for a frontend that gives
+/// its own meaning to the marker's delimiter.
+pub fn without_value_markers(binding: &str) -> std::borrow::Cow<'_, str> {
+    if is_brace_free_binding(binding) || has_fresh_default(binding) {
+        std::borrow::Cow::Owned(binding.replace(BRACE_FREE, "").replace(FRESH_DEFAULT, ""))
+    } else {
+        std::borrow::Cow::Borrowed(binding)
+    }
+}
+
 /// A value the linter cannot know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hole {

@@ -2434,6 +2434,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                         .iter()
                         .any(|d| d == "property" || d == "cached_property")
                 {
+                    // A declared return type says what comes back (`def
+                    // redis_store(self) -> Optional[Redis]`), as for a call.
+                    if let Some(ret) = self.ix().funcs[m].node.field(Field::ReturnType) {
+                        match self.annotation(ret) {
+                            Some(AnnotatedAs::Client(k)) => return Value::Client(k),
+                            Some(AnnotatedAs::Pipeline(k)) => {
+                                let k = self.effective(k);
+                                return Value::Pipe(self.pipe_for(n, k, Tx::Unknown, None));
+                            }
+                            None => {}
+                        }
+                    }
                     return self
                         .call_builder(m, Some(c), Vec::new(), Vec::new(), ctx)
                         .unwrap_or_else(|| opaque(self));
@@ -2629,6 +2641,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                         if let Some((x, meth)) = self.bound_ext_method(c, m, ctx) {
                             return self.ext_call(&x, &meth, args, n, ctx);
                         }
+                    }
+                    // `cls.get_store()`: a method of a base class of another module
+                    // that declares what it returns.
+                    if let Some(v) = self.imported_base_call(c, m, args, n, ctx) {
+                        return v;
                     }
                     let callee = match recv {
                         Value::Class(_) => self.class_attr(c, m, func, ctx),

@@ -45,6 +45,29 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(self.ext_attr(&inst, attr, n, ctx))
     }
 
+    /// `cls.m(…)`, `Cls.m(…)` or `self.m(…)` in class `c` of this file, where no class
+    /// of the file on the way defines `m` and one imported base declares what `m`
+    /// returns whatever object it is called on: a client (`-> Redis`) or an object of
+    /// a project class (`def get_store(cls) -> AbstractStore`).
+    pub(crate) fn imported_base_call(
+        &mut self,
+        c: ClassId,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<crate::eval::Value<'t>> {
+        if self.defines(c, m).is_some() {
+            return None;
+        }
+        let returns = |f: &Fact| matches!(f, Fact::Returns(_) | Fact::Factory(_));
+        let cf = self.one_imported_base(c, |cf| {
+            cf.method(m).is_some_and(returns).then(|| cf.clone())
+        })?;
+        let fact = cf.method(m)?.clone();
+        self.call_fact(fact, None, args, n, ctx)
+    }
+
     /// The facts of the bases that class `c` of this file (or a class of its chain)
     /// imports from other modules of the project.
     pub(crate) fn imported_bases(&self, c: ClassId) -> Vec<Arc<ClassFacts>> {
@@ -124,16 +147,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// registry of scripts that exactly one imported base fills: the client kind of
     /// its scripts.
     pub(crate) fn imported_base_registry(&self, c: ClassId, attr: &str) -> Option<ClientKind> {
-        let mut found = None;
-        for cf in self.imported_bases(c) {
-            if let Some(k) = crate::project::class_script_registry(&cf, attr) {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(k);
-            }
-        }
-        found
+        self.one_imported_base(c, |cf| crate::project::class_script_registry(cf, attr))
     }
 
     /// The arguments the constructor of a class of `chain` passes to its imported

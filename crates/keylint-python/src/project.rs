@@ -275,6 +275,13 @@ impl ClassFacts {
     }
 }
 
+impl ClassFacts {
+    /// The fact of method `m` of the class (or of its bases), if it has one.
+    pub(crate) fn method(&self, m: &str) -> Option<&Fact> {
+        self.methods.get(m)
+    }
+}
+
 /// What a method queues on the pipeline it receives as a parameter.
 #[derive(Debug)]
 pub(crate) struct Queued {
@@ -1765,10 +1772,10 @@ fn sanitize(t: &Tpl, qual: &str, instance: bool) -> Tpl {
                 // A key of the instance a parameter brings is resolved with it.
                 let of_param = h.binding.starts_with("\u{1}i");
                 if !of_param && exact_marker(&h.binding).is_none_or(|(k, _)| k != 'c' && k != 'p') {
-                    if !h.binding.starts_with(QUALIFIED) && !h.binding.starts_with(INSTANCE) {
+                    if !h.binding.starts_with(QUALIFIED) && !instance_bound(&h.binding) {
                         h.binding = format!("{qual}{}", h.binding);
                     }
-                    if instance && !h.binding.starts_with(INSTANCE) {
+                    if instance && !instance_bound(&h.binding) {
                         h.binding = format!("{INSTANCE}{}", h.binding);
                     }
                 }
@@ -1779,19 +1786,38 @@ fn sanitize(t: &Tpl, qual: &str, instance: bool) -> Tpl {
     out
 }
 
+/// Whether `b` is already the binding of one instance's value. A value marker in
+/// front (a class's name is brace-free) shares the delimiter but is no instance.
+fn instance_bound(b: &str) -> bool {
+    keylint_core::template::without_value_markers(b).starts_with(INSTANCE)
+}
+
 /// Whether every marker left in `b` stands for the instance a parameter brings
 /// (kind `i`): such a binding is resolved where the fact is applied in turn.
 fn only_instance_markers(b: &str) -> bool {
+    // A value marker (a class's name, `obj(<param>).__name__`, is brace-free) is
+    // delimited like an instance's binding but says what the value is, not whose.
+    let b = keylint_core::template::without_value_markers(b);
     if b.contains(INSTANCE) {
         return false;
     }
-    let mut rest = b;
+    let mut rest: &str = &b;
     while let Some(start) = rest.find('\u{1}') {
         let after = &rest[start + 1..];
         let Some(end) = after.find('\u{1}') else {
             return false;
         };
-        if !matches!(exact_marker(&rest[start..start + end + 2]), Some(('i', _))) {
+        // A parameter of the function being summarised, passed on whole to the
+        // fact applied inside it (`get_key(model)` in a helper summarised for its
+        // callers): the identity the call gave it, resolved where that helper's
+        // own fact is applied.
+        let passed_on = rest[..start].ends_with('<') && after[end + 1..].starts_with('>');
+        let ok = match exact_marker(&rest[start..start + end + 2]) {
+            Some(('i', _)) => true,
+            Some(('p' | 'c', _)) => passed_on,
+            _ => false,
+        };
+        if !ok {
             return false;
         }
         rest = &after[end + 1..];
@@ -1892,7 +1918,15 @@ fn apply(
                     // share when that argument is the caller's value.
                     if let Some(a) = from {
                         h.binding = crate::heads::derived(&a.binding, h.binding);
-                        h.label = a.label;
+                        h.label = match h.label.split_once('.') {
+                            // `model.__name__` read on the caller's `cls`: `cls.__name__`.
+                            Some((_, rest))
+                                if keylint_core::template::is_brace_free_binding(&h.binding) =>
+                            {
+                                format!("{}.{rest}", a.label)
+                            }
+                            _ => a.label,
+                        };
                     }
                     out.push(Tpl::hole(h));
                 }
@@ -2437,6 +2471,7 @@ mod tests {
         assert_eq!(rebind(&i0, &args, &[], None), None);
         assert!(only_instance_markers(&i0));
         assert!(!only_instance_markers(&marker('p', 0)));
+        assert!(only_instance_markers(&format!("obj(<{}>)", marker('p', 0))));
     }
 }
 

@@ -47,6 +47,7 @@ mod optdict;
 mod orempty;
 mod overrides;
 mod passobj;
+mod passthru;
 mod project;
 mod remake;
 mod retpipe;

@@ -903,7 +903,7 @@ impl<'t> Index<'t> {
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
-        if name.is_empty() || self.funcs[f].nonlocal.iter().any(|x| *x == name) {
+        if name.is_empty() || self.funcs[f].nonlocal.contains(&name) {
             return false;
         }
         !self.any_enclosing_loop(d.stmt, |_| true)

@@ -185,6 +185,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             (true, Some(c)) => Scope::Class(c),
             _ if is_call && chain.kind_name() == "identifier" => Scope::File,
             _ => match func {
+                // A module name the function (and the functions around it) does
+                // not bind, or declares `global`: the same object in every function.
+                Some(f) if self.module_name_in(root_name, f) => Scope::File,
                 Some(f) => Scope::Func(f),
                 None => Scope::File,
             },
@@ -197,6 +200,29 @@ impl<'t> crate::lower::Analyzer<'t> {
             t.push_str("()");
         }
         Some((scope, t))
+    }
+
+    /// Whether `name`, read in function `f`, is a module name: bound at module
+    /// level, and bound by neither `f` nor a function around it unless declared
+    /// `global` there.
+    fn module_name_in(&self, name: &str, f: FuncId) -> bool {
+        if !self.ix.module_defs.contains_key(name) {
+            return false;
+        }
+        let mut cur = Some(f);
+        let mut depth = 0;
+        while let Some(g) = cur {
+            let info = &self.ix.funcs[g];
+            if info.defs.contains_key(name) && !info.nonlocal.iter().any(|x| x == name) {
+                return false;
+            }
+            cur = info.parent;
+            depth += 1;
+            if depth > 16 {
+                return false;
+            }
+        }
+        true
     }
 
     /// Whether `n`, an unknown receiver, is a client known by its use.

@@ -686,13 +686,82 @@ impl<'t> crate::lower::Analyzer<'t> {
                             self.opaque(n, ctx)
                         }
                     }
-                    _ => self.opaque(n, ctx),
+                    _ => self
+                        .indexed_by_loop_var(n, value, ctx)
+                        .unwrap_or_else(|| self.opaque(n, ctx)),
                 }
             }
             "conditional_expression" => self.eval_conditional(n, ctx),
             "boolean_operator" => self.eval_bool_op(n, ctx),
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// `xs[i]` with `i` a loop variable (`for i in range(len(xs)):`) and `xs` the
+    /// same in every pass: one item per pass, like `for x in xs:`.
+    fn indexed_by_loop_var(
+        &mut self,
+        n: Node<'t>,
+        value: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let value = value?;
+        let idx: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(n)
+            .filter(|c| *c != value && c.kind_name() != "comment")
+            .collect();
+        let [idx] = idx.as_slice() else {
+            return None;
+        };
+        if idx.kind_name() != "identifier" {
+            return None;
+        }
+        let Value::Opaque(h) = self.eval(*idx, &ctx.deeper()) else {
+            return None;
+        };
+        if !h.binding.contains("@each") {
+            return None;
+        }
+        // The base must not itself change from pass to pass.
+        if self.reads_loop_var(value, ctx) {
+            return None;
+        }
+        let base = text(value, self.src());
+        Some(Value::Opaque(HoleInfo {
+            keylike: is_keylike_label(base),
+            binding: format!("{}[{base}]", h.binding),
+            label: text(n, self.src()).to_string(),
+            span: Some(n.byte_range()),
+        }))
+    }
+
+    /// Whether an identifier in `n` evaluates to a loop variable.
+    fn reads_loop_var(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        let mut stack = vec![n];
+        let mut seen = 0usize;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 32 {
+                return true;
+            }
+            if x.kind_name() == "identifier" {
+                let parent_attr = self.ix.nav.parent(x).is_some_and(|p| {
+                    p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x)
+                });
+                if !parent_attr {
+                    if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
+                        if h.binding.contains("@each") {
+                            return true;
+                        }
+                    }
+                }
+                continue;
+            }
+            stack.extend(self.ix.nav.named_children(x));
+        }
+        false
     }
 
     /// `a if c else b`: the arm a bound test picks, the pipeline a function makes when
@@ -708,6 +777,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         if let Some(v) = self.or_empty_conditional(kids[1], kids[0], kids[2], &a, &b) {
             return v;
+        }
+        let text_like = |v: &Value<'t>| matches!(v, Value::Str(_) | Value::Opaque(_));
+        if text_like(&a) && text_like(&b) {
+            if let Some(v) = self.head_choice(n, ctx) {
+                return v;
+            }
         }
         match (&a, &b) {
             (Value::Client(x), Value::Client(y)) => Value::Client(x.merge(*y)),
@@ -734,6 +809,88 @@ impl<'t> crate::lower::Analyzer<'t> {
                 v
             }
         }
+    }
+
+    /// Whether `n` is a module name that a function assigns under `global`.
+    pub(crate) fn set_in_functions(&self, n: Node<'t>) -> bool {
+        if n.kind_name() != "identifier" {
+            return false;
+        }
+        let name = text(n, self.src());
+        self.ix.module_defs.contains_key(name)
+            && self
+                .ix
+                .funcs
+                .iter()
+                .any(|f| f.nonlocal.iter().any(|x| x == name) && f.defs.contains_key(name))
+    }
+
+    /// Whether module function `id` returns a copy of its list argument's items
+    /// (read once per function).
+    fn copies_items(&mut self, id: FuncId) -> bool {
+        if let Some(&b) = self.copies_items_seen.get(&id) {
+            return b;
+        }
+        let info = &self.ix.funcs[id];
+        let b =
+            info.parent.is_none() && crate::passthru::copies_items(self.ix.nav, self.ix.src, info);
+        self.copies_items_seen.insert(id, b);
+        b
+    }
+
+    /// `(PREFIX + SEP) if PREFIX != "" else ""`: a choice that reads nothing but
+    /// literals and module names that setters rebind (one value each for the run),
+    /// one of them a head (a prefix the setter's caller chooses): one value for the
+    /// run too, computed from that head, which every key built on it begins with.
+    /// Anything else read (a parameter, a local, a call) leaves the choice unknown.
+    fn head_choice(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let mut head: Option<HoleInfo> = None;
+        let mut stack = vec![n];
+        let mut seen = 0usize;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 64 {
+                return None;
+            }
+            match x.kind_name() {
+                "identifier" => match self.eval(x, &ctx.deeper()) {
+                    Value::Str(t) if t.as_bytes().is_some() => {}
+                    Value::Opaque(h) if h.binding.contains("global-rebound:") => {
+                        if crate::heads::is_config_head(&h.binding) {
+                            match &head {
+                                Some(p) if p.binding != h.binding => return None,
+                                _ => head = Some(h),
+                            }
+                        }
+                    }
+                    _ => return None,
+                },
+                "string" => {
+                    if nav
+                        .named_children(x)
+                        .any(|c| c.kind_name() == "interpolation")
+                    {
+                        return None;
+                    }
+                }
+                "conditional_expression"
+                | "binary_operator"
+                | "comparison_operator"
+                | "parenthesized_expression"
+                | "boolean_operator"
+                | "not_operator" => stack.extend(nav.named_children(x)),
+                "comment" => {}
+                _ => return None,
+            }
+        }
+        let head = head?;
+        Some(Value::Opaque(HoleInfo {
+            label: text(n, self.src()).to_string(),
+            binding: crate::heads::derived(&head.binding, format!("choice@{}", n.start_byte())),
+            span: Some(n.byte_range()),
+            keylike: true,
+        }))
     }
 
     /// `a or b`, `a and b`: a client either way, or the caller's pipeline / the one
@@ -1339,12 +1496,44 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !rebound {
             return v;
         }
+        let binding = format!("global-rebound:{name}");
+        // `def set_prefix(ch): global PREFIX; PREFIX = ch`: a prefix the caller of
+        // the setter chooses, one value for the run, which every key built on it
+        // begins with: a head (`heads.rs`), as a configured prefix is.
+        let binding = if is_keylike_label(name) && self.set_from_params(name) {
+            crate::heads::mark_config(binding)
+        } else {
+            binding
+        };
         Value::Opaque(HoleInfo {
             label: name.to_string(),
-            binding: format!("global-rebound:{name}"),
+            binding,
             span: Some(n.byte_range()),
             keylike: true,
         })
+    }
+
+    /// Whether every function that rebinds module name `name` under `global` assigns
+    /// it one of its own parameters, as it is (`PREFIX = ch`): a setter.
+    fn set_from_params(&self, name: &str) -> bool {
+        let src = self.src();
+        self.ix
+            .funcs
+            .iter()
+            .filter(|f| f.nonlocal.iter().any(|x| x == name))
+            .filter_map(|f| f.defs.get(name).map(|d| (f, d)))
+            .all(|(f, defs)| {
+                defs.iter().all(|d| match d.kind {
+                    DefKind::Expr(e) => {
+                        e.kind_name() == "identifier"
+                            && f.params.iter().any(|p| !p.star && p.name == text(e, src))
+                            && f.defs.get(text(e, src)).is_some_and(|ds| {
+                                ds.iter().all(|d| matches!(d.kind, DefKind::Param(_)))
+                            })
+                    }
+                    _ => false,
+                })
+            })
     }
 
     /// [`Self::eval_module_name`] before a function rebinds the name.
@@ -2679,6 +2868,21 @@ impl<'t> crate::lower::Analyzer<'t> {
                         span: Some(n.byte_range()),
                     });
                 }
+                // `SEP.join(parts)` with `SEP` a module string that a setter rebinds
+                // (`def set_sep(ch): global SEP; SEP = ch`): the parts with that one
+                // separator of the run between them. A separator is no key: like
+                // an id, it is taken to hold no brace.
+                Value::Opaque(ref h)
+                    if m == "join"
+                        && h.binding.starts_with("global-rebound:")
+                        && !crate::heads::is_config_head(&h.binding) =>
+                {
+                    let sep = Tpl::hole(HoleInfo {
+                        keylike: false,
+                        ..h.clone()
+                    });
+                    return self.str_join(&sep, args, n, ctx);
+                }
                 Value::Opaque(_) | Value::Unknown | Value::Foreign => {
                     if let Some(v) = self.unknown_receiver_method(obj, &recv, m, args, n, ctx) {
                         return v;
@@ -2883,6 +3087,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.handed_back(id, bound, n, args, ctx) {
                     return v;
                 }
+                // `ensure_str(parts)`: the parts again, item by item (`passthru.rs`).
+                if bound.is_none() && self.copies_items(id) {
+                    if let [one] = arg_nodes(self.ix.nav, args).as_slice() {
+                        if !matches!(one.kind_name(), "list_splat" | "dictionary_splat") {
+                            let v = self.eval(*one, &ctx.deeper());
+                            if matches!(v, Value::Seq { .. }) {
+                                return v;
+                            }
+                        }
+                    }
+                }
                 let (pos, kw) = self.call_args(args, ctx);
                 let v = match self.call_builder(id, bound, pos, kw, ctx) {
                     Some(v) => self.pipe_at_site(v, id, n),
@@ -3012,6 +3227,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             Value::Opaque(_) | Value::Unknown
                 if self.is_receiver_name(n) || self.known_by_use(n) =>
             {
+                Value::Client(ClientKind::Unknown)
+            }
+            // `redis = None` until a function assigns it under `global` (a
+            // `configure(redis_instance)`): the client the file's uses show.
+            Value::Null if self.set_in_functions(n) && self.known_by_use(n) => {
                 Value::Client(ClientKind::Unknown)
             }
             // `from app.extensions import redis`, `current_app.redis`: a name imported
@@ -3260,6 +3480,46 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
+    /// `sep.join(parts)` over a list whose items are known one by one.
+    fn str_join(
+        &mut self,
+        s: &Tpl,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let a = arg_nodes(self.ix.nav, args);
+        if a.len() != 1 {
+            return self.opaque(n, ctx);
+        }
+        match self.eval(a[0], &ctx.deeper()) {
+            Value::Seq {
+                items,
+                family: false,
+            } if items.iter().all(|e| !e.star) => {
+                let mut out = Tpl::default();
+                for (i, e) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(s.clone());
+                    }
+                    match &e.value {
+                        Value::Str(t) => out.push(t.clone()),
+                        Value::Opaque(h) => out.push(Tpl::hole(h.clone())),
+                        // A value from another library (`os.environ.get(…)`):
+                        // a string, or the join fails at run time.
+                        v @ (Value::Foreign | Value::Unknown) => {
+                            out.push(Tpl::hole(self.hole_of(v, e.node, ctx)));
+                        }
+                        // `join` needs strings: anything else fails at run time.
+                        _ => return self.opaque(n, ctx),
+                    }
+                }
+                Value::Str(out)
+            }
+            _ => self.opaque(n, ctx),
+        }
+    }
+
     fn str_method(
         &mut self,
         s: &Tpl,
@@ -3273,38 +3533,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Some(t) => Value::Str(t),
                 None => self.opaque(n, ctx),
             },
-            "join" => {
-                let a = arg_nodes(self.ix.nav, args);
-                if a.len() != 1 || s.as_bytes().is_none() {
-                    return self.opaque(n, ctx);
-                }
-                match self.eval(a[0], &ctx.deeper()) {
-                    Value::Seq {
-                        items,
-                        family: false,
-                    } if items.iter().all(|e| !e.star) => {
-                        let mut out = Tpl::default();
-                        for (i, e) in items.iter().enumerate() {
-                            if i > 0 {
-                                out.push(s.clone());
-                            }
-                            match &e.value {
-                                Value::Str(t) => out.push(t.clone()),
-                                Value::Opaque(h) => out.push(Tpl::hole(h.clone())),
-                                // A value from another library (`os.environ.get(…)`):
-                                // a string, or the join fails at run time.
-                                v @ (Value::Foreign | Value::Unknown) => {
-                                    out.push(Tpl::hole(self.hole_of(v, e.node, ctx)));
-                                }
-                                // `join` needs strings: anything else fails at run time.
-                                _ => return self.opaque(n, ctx),
-                            }
-                        }
-                        Value::Str(out)
-                    }
-                    _ => self.opaque(n, ctx),
-                }
-            }
+            "join" if s.as_bytes().is_some() => self.str_join(s, args, n, ctx),
             "encode" | "decode" => {
                 let a = arg_nodes(self.ix.nav, args);
                 let utf8 = a.first().is_none_or(|x| {
@@ -3607,11 +3836,50 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let fact = crate::project::global_fact(self, name, "");
-        self.in_progress.remove(&guard);
-        match fact {
+        let v = match fact {
             Some(crate::project::Fact::Client(k)) => Some(Value::Client(k)),
-            _ => None,
+            _ => self.global_pipe(name),
+        };
+        self.in_progress.remove(&guard);
+        v
+    }
+
+    /// `p = None` at module level and `global p; p = r.pipeline()` in one function
+    /// (a script's `main()`), never assigned anything else: every function that
+    /// queues commands on `p` queues them on that one pipeline. What a function
+    /// queues between two of its own `execute()` calls is one batch, whatever was
+    /// queued before it ran.
+    fn global_pipe(&mut self, name: &str) -> Option<Value<'t>> {
+        let module = self.ix.module_defs.get(name)?.clone();
+        if !module
+            .iter()
+            .all(|d| matches!(d.kind, DefKind::Expr(e) if e.kind_name() == "none"))
+        {
+            return None;
         }
+        let mut found = None;
+        for f in 0..self.ix.funcs.len() {
+            if !self.ix.funcs[f].nonlocal.iter().any(|x| x == name) {
+                continue;
+            }
+            let Some(defs) = self.ix.funcs[f].defs.get(name).cloned() else {
+                continue;
+            };
+            for d in defs {
+                let DefKind::Expr(e) = d.kind else {
+                    return None;
+                };
+                if found.is_some() || e.kind_name() != "call" {
+                    return None;
+                }
+                let v = self.eval(e, &Ctx::at(Some(f)));
+                if !self.made_pipe(&v) {
+                    return None;
+                }
+                found = Some(v);
+            }
+        }
+        found
     }
 
     /// `self.queue.connection` where every assignment of `self.queue` constructs one

@@ -180,7 +180,9 @@ pub(crate) fn heads_of(keys: &[KeyUse], callers: &HashSet<String>) -> Vec<(Strin
         if out.iter().any(|(b, _)| *b == h.binding) {
             continue;
         }
-        let origin = if is_config_head(&h.binding) {
+        let origin = if is_config_head(&h.binding) && h.binding.contains("global-rebound:") {
+            "a module value that a setter function assigns at run time"
+        } else if is_config_head(&h.binding) {
             "a setting read from configuration"
         } else if callers.contains(&h.binding)
             || root_of(&h.binding).is_some_and(|r| callers.contains(r))

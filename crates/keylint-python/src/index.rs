@@ -886,6 +886,29 @@ impl<'t> Index<'t> {
         false
     }
 
+    /// Whether `d`, a plain assignment to a name in the function that `use_node` is
+    /// read in, is made at most once per call (no loop around it in the function)
+    /// and binds a local (not a name declared `global` or `nonlocal`).
+    fn sole_local_def(&self, d: &Def<'t>, use_node: Node<'t>) -> bool {
+        if !matches!(d.kind, DefKind::Expr(_)) || d.stmt.kind_name() != "assignment" {
+            return false;
+        }
+        let Some(f) = self.enclosing_func(d.stmt) else {
+            return false;
+        };
+        if self.enclosing_func(use_node) != Some(f) {
+            return false;
+        }
+        let name: String = self.src[d.pos..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() || self.funcs[f].nonlocal.contains(&name) {
+            return false;
+        }
+        !self.any_enclosing_loop(d.stmt, |_| true)
+    }
+
     /// The class named `name` in this file, following a simple name.
     pub fn class_named(&self, name: &str) -> Option<ClassId> {
         self.class_by_name
@@ -1067,6 +1090,12 @@ impl<'t> Index<'t> {
                 }
                 _ => break,
             }
+        }
+        // The one definition a function makes of a local, outside any loop: a read
+        // after it that runs at all reads that value (else Python raises
+        // `UnboundLocalError`), whatever branch or `try` the definition sits in.
+        if !dominates && defs.len() == 1 && self.sole_local_def(nearest, use_node) {
+            dominates = true;
         }
         if !dominates {
             return Err(version);

@@ -48,6 +48,7 @@ mod optdict;
 mod orempty;
 mod overrides;
 mod passobj;
+mod passthru;
 mod project;
 mod remake;
 mod retpipe;

@@ -162,6 +162,9 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) choices: crate::keyoptions::Choices,
     /// What the file writes through `globals()` (`globals.rs`), read on first need.
     pub(crate) globals_rewrite: std::cell::OnceCell<crate::globals::Rewrite>,
+    /// Module functions by id: whether each returns a copy of its list argument's
+    /// items (`passthru.rs`).
+    pub(crate) copies_items_seen: HashMap<FuncId, bool>,
     /// Module dicts by name: whether nothing in the file writes them.
     pub(crate) frozen_dicts: HashMap<String, bool>,
     /// Module functions by id: the script objects they return when they wrap
@@ -237,6 +240,7 @@ impl<'t> Analyzer<'t> {
             given: HashSet::new(),
             choices: Default::default(),
             globals_rewrite: std::cell::OnceCell::new(),
+            copies_items_seen: HashMap::new(),
             frozen_dicts: HashMap::new(),
             wrappers_seen: HashMap::new(),
             script_params_seen: HashMap::new(),

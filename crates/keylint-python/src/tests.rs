@@ -1841,9 +1841,22 @@ def configure(p):
     PREFIX = p
 def f():
     r.rename(KEY_A, KEY_B)
-    r.rename(PREFIX + "a", PREFIX + "b")
 "#;
     assert_eq!(rules(rebound), vec![]);
+    // A prefix the setter takes from its caller as it is (`PREFIX = p`) is one value
+    // of the run that both keys begin with: likely, never proven (it may carry a
+    // tag).
+    let set = r#"
+import redis
+r = redis.Redis()
+PREFIX = "app:"
+def configure(p):
+    global PREFIX
+    PREFIX = p
+def f():
+    r.rename(PREFIX + "a", PREFIX + "b")
+"#;
+    assert_eq!(rules(set), vec![Rule::CrossSlotLikely]);
     // A function that only reads them, or rebinds a local of the same name, changes
     // nothing.
     let read = r#"

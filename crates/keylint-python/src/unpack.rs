@@ -3,6 +3,10 @@
 //! list the value evaluates to, when it evaluates to one with exactly as many
 //! elements as there are targets (a key builder returning `key, f"{key}-type"`).
 //!
+//! A loop variable unpacked in the loop's body (`for pair in pairs: key, val =
+//! pair`) gives each name one value per pass of the loop, as `for key, val in
+//! pairs:` does.
+//!
 //! The literal form `a, b = x, y` is paired by the index already; this is the form
 //! where the right side is any other expression. A starred target, a nested
 //! pattern, a comprehension (one element standing for many) or a length that does
@@ -42,10 +46,26 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let at = targets.iter().position(|t| t.start_byte() == def.pos)?;
+        let v = self.eval(right, &ctx.deeper());
+        // `key, val = keyval` with `keyval` a loop variable (a tuple per pass): each
+        // name is one value per pass of that loop, like `for key, val in pairs:`.
+        if let Value::Opaque(h) = &v {
+            if matches!(right.kind_name(), "identifier" | "subscript")
+                && h.binding.contains("@each")
+            {
+                let label = crate::index::text(targets[at], self.src()).to_string();
+                return Some(Value::Opaque(crate::tpl::HoleInfo {
+                    keylike: crate::tpl::is_keylike_label(&label),
+                    binding: format!("{}[{at}]", h.binding),
+                    label,
+                    span: Some(targets[at].byte_range()),
+                }));
+            }
+        }
         let Value::Seq {
             items,
             family: false,
-        } = self.eval(right, &ctx.deeper())
+        } = v
         else {
             return None;
         };

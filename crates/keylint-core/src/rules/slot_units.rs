@@ -18,6 +18,7 @@ use crate::model::{
 use crate::rule::Rule;
 use crate::suggest::{suggest_tag, NoSuggestion, TagSuggestion};
 use crate::template::{HashInput, KeyTemplate, SymPart};
+use crate::Span;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
@@ -463,10 +464,28 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
             format!("`{}` takes every member", unit.name),
         ));
     }
+    // Keys gathered before the call (a list filled in a loop, keys bound lines above)
+    // leave the call itself unlabelled: point at it, so that the reader sees which
+    // call is refused.
+    if extra.is_none() && !unit.anchor.is_empty() && !shows(&f, &unit.span) {
+        let said = match unit.kind {
+            UnitKind::Command => format!("the `{}` is sent here", unit.name),
+            UnitKind::Transaction => start_label.to_string(),
+            UnitKind::Script => "the script is run here".to_string(),
+        };
+        f = f.with_secondary(Label::new(unit.anchor.clone(), said));
+    }
     for l in extra.into_iter().flatten() {
         f = f.with_secondary(Label::new(l.span.clone(), l.label.clone()));
     }
     f
+}
+
+/// True when a label of `f` lies inside `span`.
+fn shows(f: &Finding, span: &Span) -> bool {
+    std::iter::once(&f.primary)
+        .chain(&f.secondary)
+        .any(|l| span.start <= l.span.start && l.span.end <= span.end)
 }
 
 /// Why the keys must share a slot, what the client does with the unit, and the
@@ -729,6 +748,31 @@ mod tests {
             keys,
             policy,
         }
+    }
+
+    #[test]
+    fn keys_built_before_the_call_label_the_call_too() {
+        let keys = || vec![vec![lit("a:{1}")], vec![lit("b:{2}")]];
+        let said = |m: &FileModel| -> Vec<String> {
+            let out = testing::run(check, m);
+            assert_eq!(out.len(), 1);
+            out[0].secondary.iter().map(|l| l.message.clone()).collect()
+        };
+        // Keys inside the call: their labels show it.
+        let mut m = testing::model(PY, "MGET", keys());
+        m.units.push(mget(vec![0, 1], CrossSlotPolicy::Refused));
+        assert!(!said(&m).iter().any(|l| l.contains("is sent here")));
+        // Keys built before the call (ten bytes apart, at 0 and 10): the call is labelled.
+        let mut m = testing::model(PY, "MGET", keys());
+        let mut unit = mget(vec![0, 1], CrossSlotPolicy::Refused);
+        unit.span = 40..60;
+        unit.anchor = 40..44;
+        m.units.push(unit);
+        assert!(
+            said(&m).contains(&"the `MGET` is sent here".to_string()),
+            "{:?}",
+            said(&m)
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! about the keys. A name of any other origin, or candidates whose keys differ, stay
 //! unknown.
 
-use crate::eval::{arg_nodes, Ctx};
+use crate::eval::arg_nodes;
 use crate::index::{text, DefKind};
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
@@ -24,9 +24,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// `getattr(obj, name)` (the callee of a call) with `name` one of a few literal
     /// method names that all pass keys alike: the object and the first name.
     pub(crate) fn getattr_method(
-        &mut self,
+        &self,
         callee: Node<'t>,
-        ctx: &Ctx<'t>,
+        func: Option<crate::index::FuncId>,
     ) -> Option<(Node<'t>, &'t str)> {
         if callee.kind_name() != "call" {
             return None;
@@ -49,7 +49,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let mut names: Vec<&'t str> = Vec::new();
-        if !self.literal_names(*name, ctx.func, 0, &mut names) || names.is_empty() {
+        if !self.literal_names(*name, func, 0, &mut names) || names.is_empty() {
             return None;
         }
         let first = names[0];

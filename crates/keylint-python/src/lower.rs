@@ -490,7 +490,7 @@ impl<'t> Analyzer<'t> {
         }
         // `getattr(pipe, kind)(dest, keys)` with `kind` one of a few literal names.
         if func.kind_name() == "call" {
-            if let Some((obj, m)) = self.getattr_method(func, &ctx) {
+            if let Some((obj, m)) = self.getattr_method(func, ctx.func) {
                 if let Some(recv) = self.receiver(obj, m, &ctx) {
                     if self.inline.is_none() || recv.pipe.is_some_and(|p| self.followed(p)) {
                         self.client_call(recv, m, func, call, args, &ctx);

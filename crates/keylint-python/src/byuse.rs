@@ -254,14 +254,23 @@ impl<'t> crate::lower::Analyzer<'t> {
             let Some(func) = call.field(Field::Function) else {
                 continue;
             };
-            if func.kind_name() != "attribute" {
-                continue;
-            }
-            let (Some(obj), Some(attr)) = (func.field(Field::Object), func.field(Field::Attribute))
-            else {
+            // `getattr(pipe, kind)(…)` with `kind` one of a few literal names
+            // (`cmdnames.rs`): that command, received by `pipe`.
+            let (obj, m) = if func.kind_name() == "call" {
+                match self.getattr_method(func, self.ix.enclosing_func(call)) {
+                    Some(x) => x,
+                    None => continue,
+                }
+            } else if func.kind_name() == "attribute" {
+                let (Some(obj), Some(attr)) =
+                    (func.field(Field::Object), func.field(Field::Attribute))
+                else {
+                    continue;
+                };
+                (obj, text(attr, src))
+            } else {
                 continue;
             };
-            let m = text(attr, src);
             // Down a chain of commands (`pipe.set(…).expire(…)`) to what receives it,
             // stopping at a `pipeline(…)` that makes it.
             let mut cur = obj;

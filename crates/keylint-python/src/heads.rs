@@ -99,7 +99,7 @@ pub(crate) fn is_config_object(n: Node<'_>, src: &str) -> bool {
 }
 
 /// The text of a plain string literal (no interpolation), without its quotes.
-fn plain_string<'t>(nav: &Nav<'t>, n: Node<'t>, src: &'t str) -> Option<&'t str> {
+pub(crate) fn plain_string<'t>(nav: &Nav<'t>, n: Node<'t>, src: &'t str) -> Option<&'t str> {
     if n.kind_name() != "string"
         || nav
             .named_children(n)

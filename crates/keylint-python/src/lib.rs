@@ -20,6 +20,7 @@ mod builders;
 mod byuse;
 mod chunks;
 mod classname;
+mod cmdnames;
 mod cmexit;
 mod collections;
 mod condprefix;

@@ -488,6 +488,17 @@ impl<'t> Analyzer<'t> {
                 }
             }
         }
+        // `getattr(pipe, kind)(dest, keys)` with `kind` one of a few literal names.
+        if func.kind_name() == "call" {
+            if let Some((obj, m)) = self.getattr_method(func, ctx.func) {
+                if let Some(recv) = self.receiver(obj, m, &ctx) {
+                    if self.inline.is_none() || recv.pipe.is_some_and(|p| self.followed(p)) {
+                        self.client_call(recv, m, func, call, args, &ctx);
+                    }
+                    return;
+                }
+            }
+        }
         // A method of an object of a class of another module of the project.
         if func.kind_name() == "attribute" && self.project.is_some() && self.passes_pipe(args, &ctx)
         {

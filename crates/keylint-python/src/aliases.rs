@@ -23,11 +23,7 @@ pub(crate) fn module_alias(a: &crate::lower::Analyzer<'_>, name: &str) -> Option
         return None;
     }
     // A name a function rebinds (`global scope_b`) is not one function.
-    if a.ix
-        .funcs
-        .iter()
-        .any(|f| f.nonlocal.iter().any(|n| n == name))
-    {
+    if a.ix.declared_in_function(name) {
         return None;
     }
     let target = text(e, a.ix.src);

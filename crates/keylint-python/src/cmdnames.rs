@@ -204,12 +204,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// A module name bound only to literal names, and rebound by no function.
     fn module_literal_names(&self, name: &str, depth: u32, out: &mut Vec<&'t str>) -> bool {
-        if self
-            .ix
-            .funcs
-            .iter()
-            .any(|f| f.nonlocal.iter().any(|x| x == name))
-        {
+        if self.ix.declared_in_function(name) {
             return false;
         }
         let Some(defs) = self.ix.module_defs.get(name) else {
@@ -224,12 +219,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// The one value of a module name that no function rebinds.
     fn module_value(&self, name: &str) -> Option<Node<'t>> {
-        if self
-            .ix
-            .funcs
-            .iter()
-            .any(|f| f.nonlocal.iter().any(|x| x == name))
-        {
+        if self.ix.declared_in_function(name) {
             return None;
         }
         match self.ix.module_defs.get(name)?.as_slice() {

@@ -817,12 +817,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return false;
         }
         let name = text(n, self.src());
-        self.ix.module_defs.contains_key(name)
-            && self
-                .ix
-                .funcs
-                .iter()
-                .any(|f| f.nonlocal.iter().any(|x| x == name) && f.defs.contains_key(name))
+        self.ix.module_defs.contains_key(name) && self.ix.rebound_in_function(name)
     }
 
     /// Whether module function `id` returns a copy of its list argument's items
@@ -1488,12 +1483,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         ) {
             return v;
         }
-        let rebound = self
-            .ix
-            .funcs
-            .iter()
-            .any(|f| f.nonlocal.iter().any(|x| x == name) && f.defs.contains_key(name));
-        if !rebound {
+        if !self.ix.rebound_in_function(name) {
             return v;
         }
         let binding = format!("global-rebound:{name}");
@@ -3823,12 +3813,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// `global` (`def configure(url): global client; client = Redis.from_url(url)`):
     /// the client every assignment makes, `None` aside (the project analysis's rule).
     fn configured_global(&mut self, name: &str) -> Option<Value<'t>> {
-        let assigned = self
-            .ix()
-            .funcs
-            .iter()
-            .any(|f| f.nonlocal.iter().any(|x| x == name) && f.defs.contains_key(name));
-        if !assigned {
+        if !self.ix().rebound_in_function(name) {
             return None;
         }
         let guard = (3u8, 0, fxhash(name));

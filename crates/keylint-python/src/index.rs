@@ -917,6 +917,20 @@ impl<'t> Index<'t> {
             .or_else(|| self.classes.iter().position(|c| c.name == name))
     }
 
+    /// Whether some function declares module name `name` `global` (or `nonlocal`).
+    pub(crate) fn declared_in_function(&self, name: &str) -> bool {
+        self.funcs
+            .iter()
+            .any(|f| f.nonlocal.iter().any(|x| x == name))
+    }
+
+    /// Whether some function declares `name` `global` (or `nonlocal`) and assigns it.
+    pub(crate) fn rebound_in_function(&self, name: &str) -> bool {
+        self.funcs
+            .iter()
+            .any(|f| f.nonlocal.iter().any(|x| x == name) && f.defs.contains_key(name))
+    }
+
     /// The class and its base classes defined in this file, nearest first.
     pub fn class_chain(&self, c: ClassId) -> Vec<ClassId> {
         let mut out = vec![c];

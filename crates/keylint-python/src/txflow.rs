@@ -119,13 +119,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let name = text(n, self.src());
         let info = &self.ix.funcs[f];
-        if info.params.iter().any(|p| p.name == name)
-            || self
-                .ix
-                .funcs
-                .iter()
-                .any(|g| g.nonlocal.iter().any(|x| x == name))
-        {
+        if info.params.iter().any(|p| p.name == name) || self.ix.declared_in_function(name) {
             return None;
         }
         let defs = info.defs.get(name)?.clone();
@@ -419,12 +413,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(defs) = info.defs.get(name) else {
             return false;
         };
-        if self
-            .ix
-            .funcs
-            .iter()
-            .any(|f| f.nonlocal.iter().any(|x| x == name))
-        {
+        if self.ix.declared_in_function(name) {
             return false;
         }
         let mut bound = params.clone();

@@ -33,25 +33,7 @@ fn filter_kind(a: &Analyzer<'_>, cb: Node<'_>) -> Option<DropParts> {
     if cb.kind() != "arrow_function" && cb.kind() != "function_expression" {
         return None;
     }
-    let param = match cb.child_by_field_name("parameter") {
-        Some(p) => p,
-        None => {
-            let ps = cb.child_by_field_name("parameters")?;
-            let mut c = ps.walk();
-            let v: Vec<Node<'_>> = ps
-                .named_children(&mut c)
-                .filter(|p| p.kind() != "comment")
-                .collect();
-            let [p] = v[..] else { return None };
-            match p.kind() {
-                "identifier" => p,
-                "required_parameter" => p
-                    .child_by_field_name("pattern")
-                    .filter(|x| x.kind() == "identifier")?,
-                _ => return None,
-            }
-        }
-    };
+    let (_, param) = sole_plain_param(cb)?;
     let p = text(param, a.src);
     let body = lone_statement(cb.child_by_field_name("body")?, "return_statement")?;
     let e: String = text(unwrap_expr(body), a.src)

@@ -29,29 +29,7 @@ impl<'t> Analyzer<'t> {
         if list.kind() != "array" || f.kind() != "arrow_function" {
             return None;
         }
-        let param = match f.child_by_field_name("parameter") {
-            Some(p) => p,
-            None => {
-                let params = f.child_by_field_name("parameters")?;
-                let mut c = params.walk();
-                let ps: Vec<Node<'t>> = params
-                    .named_children(&mut c)
-                    .filter(|p| p.kind() != "comment")
-                    .collect();
-                let [p] = ps[..] else { return None };
-                let simple = match p.kind() {
-                    "identifier" => true,
-                    "required_parameter" => p
-                        .child_by_field_name("pattern")
-                        .is_some_and(|x| x.kind() == "identifier"),
-                    _ => false,
-                };
-                if !simple {
-                    return None;
-                }
-                p
-            }
-        };
+        let (param, _) = sole_plain_param(f)?;
         let body = lone_statement(f.child_by_field_name("body")?, "return_statement")?;
         let mut c = list.walk();
         let elems: Vec<Node<'t>> = list

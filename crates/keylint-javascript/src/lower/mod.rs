@@ -280,6 +280,29 @@ fn is_function(kind: &str) -> bool {
     )
 }
 
+/// The one plain parameter of a function written `x => …`, `(x) => …` or `(x: T) => …`
+/// (comments aside): the parameter as declared, and the identifier that names it.
+fn sole_plain_param(f: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    if let Some(p) = f.child_by_field_name("parameter") {
+        return Some((p, p));
+    }
+    let params = f.child_by_field_name("parameters")?;
+    let mut c = params.walk();
+    let ps: Vec<Node<'_>> = params
+        .named_children(&mut c)
+        .filter(|p| p.kind() != "comment")
+        .collect();
+    let [p] = ps[..] else { return None };
+    let ident = match p.kind() {
+        "identifier" => p,
+        "required_parameter" => p
+            .child_by_field_name("pattern")
+            .filter(|x| x.kind() == "identifier")?,
+        _ => return None,
+    };
+    Some((p, ident))
+}
+
 fn unwrap_expr(mut n: Node<'_>) -> Node<'_> {
     loop {
         match n.kind() {

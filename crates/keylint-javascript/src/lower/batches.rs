@@ -217,11 +217,7 @@ impl<'t> Analyzer<'t> {
             if e.kind() != "array" {
                 continue;
             }
-            let mut c2 = e.walk();
-            let items: Vec<Node<'t>> = e
-                .named_children(&mut c2)
-                .filter(|x| x.kind() != "comment")
-                .collect();
+            let items: Vec<Node<'t>> = named_kids(e);
             if items.is_empty() || items.iter().any(|x| x.kind() == "spread_element") {
                 continue;
             }

@@ -184,11 +184,7 @@ impl<'t> Analyzer<'t> {
         let Some(args) = n.child_by_field_name("arguments") else {
             return Prefix::None;
         };
-        let mut c = args.walk();
-        let args: Vec<Node<'t>> = args
-            .named_children(&mut c)
-            .filter(|a| a.kind() != "comment")
-            .collect();
+        let args: Vec<Node<'t>> = named_kids(args);
         let mut found = Prefix::None;
         for a in args {
             match self.options_prefix(a, lib, 0) {

@@ -525,11 +525,7 @@ impl<'t> Analyzer<'t> {
             Some(p) => vec![p],
             None => {
                 let ps = func.child_by_field_name("parameters")?;
-                let mut c = ps.walk();
-                let v: Vec<Node<'t>> = ps
-                    .named_children(&mut c)
-                    .filter(|p| p.kind() != "comment")
-                    .collect();
+                let v: Vec<Node<'t>> = named_kids(ps);
                 v
             }
         };

@@ -71,11 +71,7 @@ fn is_args_array(a: &Analyzer<'_>, n: Node<'_>, rest: Option<&str>) -> bool {
     match n.kind() {
         "identifier" => is_args(n),
         "array" => {
-            let mut c = n.walk();
-            let v: Vec<Node<'_>> = n
-                .named_children(&mut c)
-                .filter(|x| x.kind() != "comment")
-                .collect();
+            let v: Vec<Node<'_>> = named_kids(n);
             matches!(v[..], [s] if s.kind() == "spread_element"
                 && s.named_child(0).is_some_and(is_args))
         }
@@ -144,11 +140,7 @@ fn only_statement(n: Node<'_>) -> Option<Node<'_>> {
     if n.kind() != "statement_block" {
         return Some(n);
     }
-    let mut c = n.walk();
-    let v: Vec<Node<'_>> = n
-        .named_children(&mut c)
-        .filter(|x| x.kind() != "comment")
-        .collect();
+    let v: Vec<Node<'_>> = named_kids(n);
     let [s] = v[..] else { return None };
     Some(s)
 }
@@ -164,11 +156,7 @@ impl<'t> Analyzer<'t> {
             return None;
         }
         let params = func.child_by_field_name("parameters")?;
-        let mut c = params.walk();
-        let ps: Vec<Node<'t>> = params
-            .named_children(&mut c)
-            .filter(|p| p.kind() != "comment")
-            .collect();
+        let ps: Vec<Node<'t>> = named_kids(params);
         // Parameters are documentation only (the body reads `arguments`), or one rest
         // parameter; none has a default value, which `arguments` would not hold.
         let mut rest: Option<&'t str> = None;
@@ -199,11 +187,7 @@ impl<'t> Analyzer<'t> {
         if body.kind() != "statement_block" {
             return None;
         }
-        let mut c = body.walk();
-        let stmts: Vec<Node<'t>> = body
-            .named_children(&mut c)
-            .filter(|s| s.kind() != "comment")
-            .collect();
+        let stmts: Vec<Node<'t>> = named_kids(body);
         let (last, before) = stmts.split_last()?;
         if last.kind() != "return_statement" {
             return None;
@@ -231,11 +215,7 @@ impl<'t> Analyzer<'t> {
             if !before.is_empty() {
                 return None;
             }
-            let mut c = joined.walk();
-            let els: Vec<Node<'t>> = joined
-                .named_children(&mut c)
-                .filter(|x| x.kind() != "comment")
-                .collect();
+            let els: Vec<Node<'t>> = named_kids(joined);
             let (tail, heads) = els.split_last()?;
             if tail.kind() != "spread_element" || !is_args_array(self, tail.named_child(0)?, rest) {
                 return None;

@@ -31,11 +31,7 @@ impl<'t> Analyzer<'t> {
         }
         let (param, _) = sole_plain_param(f)?;
         let body = lone_statement(f.child_by_field_name("body")?, "return_statement")?;
-        let mut c = list.walk();
-        let elems: Vec<Node<'t>> = list
-            .named_children(&mut c)
-            .filter(|e| e.kind() != "comment")
-            .collect();
+        let elems: Vec<Node<'t>> = named_kids(list);
         if elems.is_empty()
             || elems.len() > MAX_MAPPED
             || elems.iter().any(|e| e.kind() == "spread_element")

@@ -280,6 +280,14 @@ fn is_function(kind: &str) -> bool {
     )
 }
 
+/// The named children of `n`, comments aside.
+fn named_kids(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|k| k.kind() != "comment")
+        .collect()
+}
+
 /// The one plain parameter of a function written `x => …`, `(x) => …` or `(x: T) => …`
 /// (comments aside): the parameter as declared, and the identifier that names it.
 fn sole_plain_param(f: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
@@ -287,11 +295,7 @@ fn sole_plain_param(f: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
         return Some((p, p));
     }
     let params = f.child_by_field_name("parameters")?;
-    let mut c = params.walk();
-    let ps: Vec<Node<'_>> = params
-        .named_children(&mut c)
-        .filter(|p| p.kind() != "comment")
-        .collect();
+    let ps: Vec<Node<'_>> = named_kids(params);
     let [p] = ps[..] else { return None };
     let ident = match p.kind() {
         "identifier" => p,
@@ -570,11 +574,7 @@ pub(super) fn lone_statement<'t>(body: Node<'t>, kind: &str) -> Option<Node<'t>>
     if body.kind() != "statement_block" {
         return Some(body);
     }
-    let mut c = body.walk();
-    let stmts: Vec<Node<'t>> = body
-        .named_children(&mut c)
-        .filter(|s| s.kind() != "comment")
-        .collect();
+    let stmts: Vec<Node<'t>> = named_kids(body);
     let [st] = stmts[..] else { return None };
     if st.kind() != kind {
         return None;

@@ -262,11 +262,7 @@ impl<'t> Analyzer<'t> {
         if ret.kind() != "array" {
             return None;
         }
-        let mut c = ret.walk();
-        let elems: Vec<Node<'t>> = ret
-            .named_children(&mut c)
-            .filter(|e| e.kind() != "comment")
-            .collect();
+        let elems: Vec<Node<'t>> = named_kids(ret);
         let mut keys = Vec::new();
         for e in elems.iter().take(n) {
             let e = unwrap_expr(*e);

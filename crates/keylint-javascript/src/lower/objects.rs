@@ -179,11 +179,7 @@ impl<'t> Analyzer<'t> {
             Some(p) => p,
             None => {
                 let ps = func.child_by_field_name("parameters")?;
-                let mut c = ps.walk();
-                let list: Vec<Node<'t>> = ps
-                    .named_children(&mut c)
-                    .filter(|p| p.kind() != "comment")
-                    .collect();
+                let list: Vec<Node<'t>> = named_kids(ps);
                 let [p] = list[..] else { return None };
                 p
             }

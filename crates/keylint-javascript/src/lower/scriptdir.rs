@@ -565,11 +565,7 @@ impl<'t> Analyzer<'t> {
         let body = func.child_by_field_name("body")?;
         if depth == 0 {
             let params = func.child_by_field_name("parameters")?;
-            let mut c = params.walk();
-            let ps: Vec<Node<'t>> = params
-                .named_children(&mut c)
-                .filter(|p| p.kind() != "comment")
-                .collect();
+            let ps: Vec<Node<'t>> = named_kids(params);
             let forwards = match ps.as_slice() {
                 [] => self.mentions(body, "arguments"),
                 [p] => p.kind() == "rest_pattern",

@@ -254,11 +254,7 @@ impl<'t> Analyzer<'t> {
         let Some(params) = cb.child_by_field_name("parameters") else {
             return;
         };
-        let mut c = params.walk();
-        let ps: Vec<Node<'t>> = params
-            .named_children(&mut c)
-            .filter(|p| p.kind() != "comment")
-            .collect();
+        let ps: Vec<Node<'t>> = named_kids(params);
         let Some(sha) = ps.get(1).and_then(|&p| match p.kind() {
             "identifier" => Some(p),
             _ => p

@@ -295,11 +295,7 @@ impl<'t> Analyzer<'t> {
             return Value::Unknown;
         };
         let expr = if body.kind() == "statement_block" {
-            let mut c = body.walk();
-            let stmts: Vec<Node<'t>> = body
-                .named_children(&mut c)
-                .filter(|s| s.kind() != "comment")
-                .collect();
+            let stmts: Vec<Node<'t>> = named_kids(body);
             match stmts[..] {
                 [ret] if ret.kind() == "return_statement" => match ret.named_child(0) {
                     Some(e) => e,

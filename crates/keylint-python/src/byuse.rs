@@ -27,6 +27,12 @@
 //! (with its bases in the file) defines every method the receiver is called with, it
 //! may be an instance of that wrapper, whose methods are followed instead.
 //!
+//! An attribute of `self` known by its use in one class is a client in every class of
+//! its family in the file (its bases and subclasses there) when every class of the
+//! family uses it only with methods a redis-py client has ([`ByUse::attr_in_family`]);
+//! the project facts carry such an attribute to subclasses and owners of objects of
+//! the class in other modules (`project.rs`).
+//!
 //! A receiver named like a pipeline (`pipe`, `p`, `tx`, `batch`) or a cache (`cache`,
 //! `self._cache`: cache objects prefix the keys they are given) is never taken.
 //!
@@ -86,6 +92,21 @@ pub(crate) type RecvKey = (Scope, String);
 #[derive(Debug, Default)]
 pub(crate) struct ByUse {
     clients: HashSet<RecvKey>,
+    /// Attributes of `self` (`self.conn`) per class of the file: the methods each
+    /// receives in the class's methods, and whether that is evidence of a client.
+    attrs: HashMap<(ClassId, String), AttrUse>,
+    /// Each class of the file with the classes of the file it inherits from or that
+    /// inherit from it (itself first).
+    families: HashMap<ClassId, Vec<ClassId>>,
+}
+
+/// How one attribute of `self` is used in one class.
+#[derive(Debug, Default)]
+struct AttrUse {
+    /// Some use shows a client (see the module notes).
+    evidence: bool,
+    /// Every method it receives is one a redis-py client has.
+    only_client: bool,
 }
 
 impl ByUse {
@@ -93,6 +114,61 @@ impl ByUse {
     pub(crate) fn contains(&self, key: &RecvKey) -> bool {
         self.clients.contains(key)
     }
+
+    /// Whether attribute `attr` of `self` is a client in every method of class `c`:
+    /// some class of its family (its bases and subclasses in the file) shows it is
+    /// one by its use, and every class of the family uses it only with methods a
+    /// redis-py client has.
+    fn attr_in_family(&self, c: ClassId, attr: &str) -> bool {
+        if pipeline_like(attr) || attr.to_ascii_lowercase().contains("cache") {
+            return false;
+        }
+        let one = [c];
+        let family = self.families.get(&c).map_or(&one[..], |f| &f[..]);
+        let mut evidence = false;
+        for &k in family {
+            if let Some(u) = self.attrs.get(&(k, attr.to_string())) {
+                if !u.only_client {
+                    return false;
+                }
+                evidence |= u.evidence;
+            }
+        }
+        evidence
+    }
+}
+
+/// Whether a redis-py client has method `m`: a command, or one of the client's own
+/// methods (pipelines, transactions, scripts, locks, pub/sub, scans).
+fn client_method(m: &str) -> bool {
+    is_command(m)
+        || ONLY_REDIS.contains(&m)
+        || matches!(
+            m,
+            "pipeline"
+                | "transaction"
+                | "execute_command"
+                | "register_script"
+                | "eval"
+                | "evalsha"
+                | "script_load"
+                | "script_exists"
+                | "pubsub"
+                | "publish"
+                | "lock"
+                | "scan_iter"
+                | "hscan_iter"
+                | "sscan_iter"
+                | "zscan_iter"
+                | "ping"
+                | "info"
+                | "close"
+                | "aclose"
+                | "flushdb"
+                | "flushall"
+                | "dbsize"
+                | "time"
+        )
 }
 
 /// Whether a method name is a redis-py command (what a pipeline queues).
@@ -100,6 +176,13 @@ pub(crate) fn is_command(m: &str) -> bool {
     crate::methods::table().method(m).is_some()
         || crate::methods::single_key_command(m).is_some()
         || matches!(m, "delete" | "unlink" | "exists" | "touch")
+}
+
+/// `attr` when a receiver's text is one attribute of a name (`self.conn`).
+fn self_attr_name(t: &str) -> Option<&str> {
+    let (root, attr) = t.split_once('.')?;
+    (!root.is_empty() && !attr.is_empty() && !attr.contains(['.', '(', '[']) && !root.contains('('))
+        .then_some(attr)
 }
 
 /// A name that reads like a pipeline or transaction, never taken for a client.
@@ -231,7 +314,45 @@ impl<'t> crate::lower::Analyzer<'t> {
         if by_use.clients.is_empty() {
             return false;
         }
-        self.recv_key(n, true).is_some_and(|k| by_use.contains(&k))
+        let Some(k) = self.recv_key(n, true) else {
+            return false;
+        };
+        if by_use.contains(&k) {
+            return true;
+        }
+        // `self.conn` where a base or a subclass of the file shows the client.
+        match (&k.0, self_attr_name(&k.1)) {
+            (Scope::Class(c), Some(attr)) => by_use.attr_in_family(*c, attr),
+            _ => false,
+        }
+    }
+
+    /// Whether attribute `attr` of class `c`'s objects is a client by its use in the
+    /// class and its family of the file (see [`ByUse::attr_in_family`]).
+    pub(crate) fn attr_known_by_use(&self, c: ClassId, attr: &str) -> bool {
+        let by_use = self.by_use.get_or_init(|| self.collect_by_use());
+        by_use.attr_in_family(c, attr)
+    }
+
+    /// Each class of the file with its bases and subclasses in the file.
+    fn class_families(&self) -> HashMap<ClassId, Vec<ClassId>> {
+        let n = self.ix.classes.len();
+        let chains: Vec<Vec<ClassId>> = (0..n).map(|c| self.ix.class_chain(c as ClassId)).collect();
+        let mut out: HashMap<ClassId, Vec<ClassId>> = HashMap::new();
+        for (k, chain) in chains.iter().enumerate() {
+            let k = k as ClassId;
+            for &b in chain.iter().skip(1) {
+                let f = out.entry(k).or_insert_with(|| vec![k]);
+                if !f.contains(&b) {
+                    f.push(b);
+                }
+                let f = out.entry(b).or_insert_with(|| vec![b]);
+                if !f.contains(&k) {
+                    f.push(k);
+                }
+            }
+        }
+        out
     }
 
     /// Reads the evidence of the whole file.
@@ -351,6 +472,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 evidence.insert(call.clone());
             }
         }
+        // Attributes of `self`, per class: what they receive, and whether they are
+        // known by their use.
+        for (k, ms) in &called {
+            let (Scope::Class(c), Some(attr)) = (&k.0, self_attr_name(&k.1)) else {
+                continue;
+            };
+            let u = out.attrs.entry((*c, attr.to_string())).or_default();
+            u.only_client =
+                ms.iter().all(|m| client_method(m)) && !self.a_file_class_defines_all(ms);
+        }
         for k in evidence {
             if handles.contains(&k) {
                 continue;
@@ -359,7 +490,17 @@ impl<'t> crate::lower::Analyzer<'t> {
             if self.a_file_class_defines_all(ms) {
                 continue;
             }
+            if let (Scope::Class(c), Some(attr)) = (&k.0, self_attr_name(&k.1)) {
+                let u = out.attrs.entry((*c, attr.to_string())).or_insert(AttrUse {
+                    evidence: false,
+                    only_client: true,
+                });
+                u.evidence = true;
+            }
             out.clients.insert(k);
+        }
+        if !out.attrs.is_empty() {
+            out.families = self.class_families();
         }
         // A name assigned once the result of a call known to give a client is one,
         // wherever it is assigned (`connection = self.connection(i)` in a method that

@@ -3636,7 +3636,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let rets = builder_returns(self.ix.nav, self.src(), &info)
             .or_else(|| crate::builders::memo_return(self.ix.nav, self.src(), &info))
-            .or_else(|| crate::memoglobal::memo_global_return(self.ix.nav, self.src(), &info))?;
+            .or_else(|| crate::memoglobal::memo_global_return(self.ix.nav, self.src(), &info))
+            .or_else(|| {
+                let chain = bound.or(info.class).map(|c| self.ix().class_chain(c))?;
+                crate::memoglobal::memo_attr_return(self.ix(), self.src(), &info, &chain)
+            })?;
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }

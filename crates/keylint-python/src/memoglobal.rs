@@ -3,7 +3,10 @@
 //! `if POOL is None:`). Every call returns what the first one stored, so the call is
 //! read as that value, like the memoising accessor of an attribute
 //! (`builders::memo_return`). Any other statement in the body, an `else` arm, or a
-//! test that reads anything but the global leaves the function unread.
+//! test that reads anything but the global leaves the function unread. The same
+//! shape on an attribute of `self` (`if self._conn is None: self._conn = …` / `return
+//! self._conn`) is read when the attribute is assigned nothing but `None` elsewhere
+//! ([`memo_attr_return`]).
 
 use crate::index::text;
 use crate::syntax::{Field, NodeExt};
@@ -74,4 +77,134 @@ pub(crate) fn memo_global_return<'t>(
         return None;
     }
     Some(vec![asg.field(Field::Right)?])
+}
+
+/// The value a lazy attribute accessor stores and returns: `if self._client is
+/// None:` (or `if not self._client:`) / `self._client = redis.Redis(…)` / `return
+/// self._client`, or `try: return self._client` / `except AttributeError:
+/// self._client = …; return self._client`, as a one-element list of returned
+/// expressions, when every other
+/// assignment of the attribute in the classes of `chain` is `None` (the constructor's
+/// `self._client = None`). Every call returns what the first one stored. `None` for
+/// any other body, or an attribute assigned anything else elsewhere.
+pub(crate) fn memo_attr_return<'t>(
+    ix: &crate::index::Index<'t>,
+    src: &'t str,
+    info: &crate::index::FuncInfo<'t>,
+    chain: &[crate::index::ClassId],
+) -> Option<Vec<Node<'t>>> {
+    let nav = ix.nav;
+    let receiver = info.self_name()?;
+    if info.is_lambda || info.params.len() != 1 || chain.is_empty() {
+        return None;
+    }
+    // `return self.x`: the attribute's name.
+    let returned_attr = |ret: Node<'t>| -> Option<&'t str> {
+        if ret.kind_name() != "return_statement" {
+            return None;
+        }
+        let returned = ret.named_child(0)?;
+        let obj = returned.field(Field::Object)?;
+        if returned.kind_name() != "attribute"
+            || obj.kind_name() != "identifier"
+            || text(obj, src) != receiver
+        {
+            return None;
+        }
+        Some(text(returned.field(Field::Attribute)?, src))
+    };
+    // `self.x = value`: the value.
+    let stored = |set: Node<'t>, attr: &str| -> Option<Node<'t>> {
+        let asg = set.named_child(0)?;
+        if set.kind_name() != "expression_statement" || asg.kind_name() != "assignment" {
+            return None;
+        }
+        let left = asg.field(Field::Left)?;
+        let left_text: String = text(left, src).split_whitespace().collect();
+        if left.kind_name() != "attribute" || left_text != format!("{receiver}.{attr}") {
+            return None;
+        }
+        asg.field(Field::Right)
+    };
+    let stmts = nav.statements(info.body);
+    let (attr, value) = match stmts.as_slice() {
+        // `if self.x is None: self.x = value` / `return self.x`.
+        [test, ret] if test.kind_name() == "if_statement" => {
+            let attr = returned_attr(*ret)?;
+            let name = format!("{receiver}.{attr}");
+            if nav
+                .named_children(*test)
+                .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+            {
+                return None;
+            }
+            let cond = test.field(Field::Condition)?;
+            let cond_text: String = text(cond, src)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if ![
+                format!("not {name}"),
+                format!("{name} is None"),
+                format!("{name} == None"),
+            ]
+            .contains(&cond_text)
+            {
+                return None;
+            }
+            let body = nav.statements(test.field(Field::Consequence)?);
+            let [set] = body.as_slice() else {
+                return None;
+            };
+            (attr, stored(*set, attr)?)
+        }
+        // `try: return self.x` / `except AttributeError: self.x = value; return
+        // self.x`.
+        [tr] if tr.kind_name() == "try_statement" => {
+            let parts: Vec<Node<'t>> = nav
+                .named_children(*tr)
+                .filter(|c| c.kind_name() != "comment")
+                .collect();
+            let [body, handler] = parts.as_slice() else {
+                return None;
+            };
+            if body.kind_name() != "block" || handler.kind_name() != "except_clause" {
+                return None;
+            }
+            let [ret] = nav.statements(*body)[..] else {
+                return None;
+            };
+            let attr = returned_attr(ret)?;
+            let hparts: Vec<Node<'t>> = nav
+                .named_children(*handler)
+                .filter(|c| c.kind_name() != "comment")
+                .collect();
+            let [caught, block] = hparts.as_slice() else {
+                return None;
+            };
+            if text(*caught, src) != "AttributeError" || block.kind_name() != "block" {
+                return None;
+            }
+            let [set, ret2] = nav.statements(*block)[..] else {
+                return None;
+            };
+            if returned_attr(ret2) != Some(attr) {
+                return None;
+            }
+            (attr, stored(set, attr)?)
+        }
+        _ => return None,
+    };
+    // Every other assignment of the attribute is `None`.
+    for &k in chain {
+        for a in ix.classes[k].self_assigns.get(attr).into_iter().flatten() {
+            match a.value {
+                Some(v) if v.id() == value.id() => {}
+                Some(v) if v.kind_name() == "none" => {}
+                Some(_) => return None,
+                None => {}
+            }
+        }
+    }
+    Some(vec![value])
 }

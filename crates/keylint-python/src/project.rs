@@ -1512,6 +1512,12 @@ fn class_fact(
                 Value::Client(k) => {
                     out.instance_attrs.insert(name, Fact::Client(k));
                 }
+                // `self.conn` set from a parameter and used in the class (and its
+                // family in the module) as only a redis client is used.
+                Value::Opaque(_) | Value::Unknown if a.attr_known_by_use(c, &name) => {
+                    out.instance_attrs
+                        .insert(name, Fact::Client(ClientKind::Unknown));
+                }
                 _ => {}
             }
         }

@@ -2061,7 +2061,9 @@ impl<'t> Analyzer<'t> {
             return Value::Symbol(path);
         };
         match scope.lookup(&path) {
-            Some(Fact::Str(t)) => Value::Str(t),
+            // A configured value alone is named as this use writes it
+            // (`settings_mod.KEY_PREFIX`), not by the setting it reads.
+            Some(Fact::Str(t)) => crate::configured::relabel(Value::Str(t), text(n, self.src())),
             Some(Fact::Int(i)) => Value::Int(i),
             Some(Fact::Client(k)) => Value::Client(k),
             Some(Fact::ScriptObj(text, k, wrapper)) => {

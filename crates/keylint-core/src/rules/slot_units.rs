@@ -556,8 +556,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
     // again between them): say so, or the finding reads as a key against itself.
     if !d.family_only() && d.fresh.is_none() && cx.shown(d.anchor) == cx.shown(d.culprit) {
         f = f.with_note(format!(
-            "both keys read `{}` here, but they are built from different values (the \
-             attributes of two objects, or a name assigned again between them)",
+            "both keys read `{}` here, but they are built from different values (such as \
+             one helper called with different arguments, two objects' attributes, or a \
+             name assigned again between them)",
             cx.shown(d.anchor)
         ));
     }

@@ -77,13 +77,27 @@ fn find_run(toks: &[Tok], run: &[Tok]) -> Option<(usize, usize)> {
 
 /// The narrowest hash tag the keys genuinely share, with the rewritten keys.
 pub fn suggest_tag(keys: &[&KeyTemplate], lang: Lang) -> Result<TagSuggestion, NoSuggestion> {
+    suggest_tag_with(keys, lang, &|_| None)
+}
+
+/// [`suggest_tag`], where `constant` says of a hole's binding that it is one value
+/// for the whole deployment (a configured prefix, `settings.KEY_PREFIX`), and whether
+/// its default holds a brace: no identity, as a constant segment is none; and a
+/// default with a brace (`"{}"`, `"{app}"`) would move the tag, so no rewrite.
+pub fn suggest_tag_with(
+    keys: &[&KeyTemplate],
+    lang: Lang,
+    constant: &dyn Fn(&str) -> Option<bool>,
+) -> Result<TagSuggestion, NoSuggestion> {
     if keys.is_empty() {
         return Err(NoSuggestion::NothingShared);
     }
     let all: Vec<Vec<Tok>> = keys.iter().map(|k| tokens(k)).collect();
     if all.iter().any(|t| {
-        t.iter()
-            .any(|x| matches!(x, Tok::Byte(b'{') | Tok::Byte(b'}')))
+        t.iter().any(|x| match x {
+            Tok::Byte(b) => matches!(b, b'{' | b'}'),
+            Tok::Hole(h) => constant(h) == Some(true),
+        })
     }) {
         return Err(NoSuggestion::NotRewritable);
     }
@@ -103,7 +117,7 @@ pub fn suggest_tag(keys: &[&KeyTemplate], lang: Lang) -> Result<TagSuggestion, N
                 continue;
             }
             let has_identity = run.iter().any(|t| match t {
-                Tok::Hole(_) => true,
+                Tok::Hole(b) => constant(b).is_none(),
                 Tok::Byte(b) => b.is_ascii_digit(),
             });
             let slot = if has_identity {
@@ -267,5 +281,107 @@ mod tests {
         );
         let s = suggest_tag(&[&a, &b], LUA_LANG).unwrap();
         assert_eq!(s.rewritten[0], "\"{user:\" .. uid .. \"}:cart\"");
+    }
+
+    /// A key of literal pieces and holes (`None` a hole of that name).
+    fn mk(pieces: &[(&str, bool)]) -> KeyTemplate {
+        KeyTemplate {
+            parts: pieces
+                .iter()
+                .map(|&(x, hole)| match hole {
+                    true => Part::Hole(Hole {
+                        label: x.into(),
+                        binding: x.into(),
+                        kind: HoleKind::Fragment,
+                        span: None,
+                    }),
+                    false => Part::Lit(Lit {
+                        bytes: x.as_bytes().to_vec(),
+                        map: SourceMap::None,
+                    }),
+                })
+                .collect(),
+        }
+    }
+
+    /// The bytes of a key once each hole takes `value(binding)`.
+    fn instantiate(t: &KeyTemplate, value: &dyn Fn(&str) -> String) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in &t.parts {
+            match p {
+                Part::Lit(l) => out.extend_from_slice(&l.bytes),
+                Part::Hole(h) => out.extend_from_slice(value(&h.binding).as_bytes()),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_suggested_tag_co_locates_the_keys() {
+        let sets: Vec<Vec<KeyTemplate>> = vec![
+            vec![
+                mk(&[("user:", false), ("uid", true), (":cart", false)]),
+                mk(&[("user:", false), ("uid", true), (":profile", false)]),
+            ],
+            vec![
+                mk(&[("prefix", true), (":failed:", false), ("ip", true)]),
+                mk(&[("prefix", true), (":blocked:", false), ("ip", true)]),
+            ],
+            vec![
+                mk(&[("a:", false), ("x", true), (":b:", false), ("y", true)]),
+                mk(&[("c:", false), ("x", true), (":d:", false), ("y", true)]),
+                mk(&[("x", true), (":", false), ("y", true)]),
+            ],
+            vec![
+                mk(&[("stats:1000:hits", false)]),
+                mk(&[("stats:1000:misses", false)]),
+            ],
+            vec![
+                mk(&[("q:", false), ("name", true)]),
+                mk(&[("q:", false), ("name", true), (":tmp", false)]),
+            ],
+        ];
+        // Values without braces, never empty (a tag of one empty value is no tag:
+        // an id is never empty).
+        let values: [&dyn Fn(&str) -> String; 3] = [
+            &|b| format!("{b}-1"),
+            &|b| format!("v:{}", b.len()),
+            &|_| ":".to_string(),
+        ];
+        for keys in &sets {
+            let refs: Vec<&KeyTemplate> = keys.iter().collect();
+            let s = suggest_tag(&refs, PY).unwrap_or_else(|e| panic!("{keys:?}: {e:?}"));
+            for value in values {
+                let slots: Vec<u16> = s
+                    .templates
+                    .iter()
+                    .map(|t| keyslot::key_slot(&instantiate(t, value)))
+                    .collect();
+                assert!(slots.windows(2).all(|w| w[0] == w[1]), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_constant_hole_is_no_identity() {
+        let a = mk(&[("prefix", true), (":failed:", false), ("ip", true)]);
+        let b = mk(&[("prefix", true), (":blocked:", false), ("ip", true)]);
+        // Either shared hole would do; `prefix` comes first.
+        assert_eq!(suggest_tag(&[&a, &b], PY).unwrap().tag, "<prefix>");
+        let app = |b: &str| (b == "prefix").then_some(false);
+        let s = suggest_tag_with(&[&a, &b], PY, &app).unwrap();
+        assert_eq!(s.tag, "<ip>");
+        let c = mk(&[("prefix", true), (":failed", false)]);
+        let d = mk(&[("prefix", true), (":blocked", false)]);
+        assert_eq!(
+            suggest_tag_with(&[&c, &d], PY, &app),
+            Err(NoSuggestion::OnlyConstant("<prefix>".into()))
+        );
+        // A default with braces (`{}` hashes nothing, `{app}` tags): a tag after it
+        // would not be the key's tag.
+        assert_eq!(
+            suggest_tag_with(&[&a, &b], PY, &|x| (x == "prefix").then_some(true)),
+            Err(NoSuggestion::NotRewritable)
+        );
     }
 }

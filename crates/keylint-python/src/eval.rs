@@ -2513,7 +2513,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if !self.in_progress.insert(guard) {
                     return self.opaque(n, ctx);
                 }
+                let exact = self.exact_class;
                 let v = self.instance_attr_inner(c, attr, n, ctx, instance);
+                // A string (a key, a prefix) that a subclass of another module of
+                // the project defines its own way: `self` may be one of its objects
+                // (`subclasses.rs`). Clients and methods are left as they are.
+                let v = match v {
+                    Value::Str(_) if !exact && self.overridden_elsewhere(c, attr) => self
+                        .opaque_named(
+                            text(n, self.src()),
+                            format!("{}.self.{attr}", self.ix().classes[c].name),
+                            Some(n.byte_range()),
+                        ),
+                    v => v,
+                };
                 self.in_progress.remove(&guard);
                 self.memo_attr.insert(key, v.clone());
                 v
@@ -3132,6 +3145,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                     || ix.classes[k].methods.contains_key(attr)
                     || ix.classes[k].self_assigns.contains_key(attr))
         })
+    }
+
+    /// Whether a class of another module of the project derived from `c` defines
+    /// `attr` itself.
+    fn overridden_elsewhere(&self, c: ClassId, attr: &str) -> bool {
+        if self.summarising {
+            return false;
+        }
+        let name = &self.ix().classes[c].name;
+        self.project
+            .is_some_and(|s| s.overridden_elsewhere(name, attr))
     }
 
     /// The method `m` of class `c` or a base class of this file.

@@ -63,6 +63,7 @@ pub mod siblings;
 mod starbuild;
 mod strdecl;
 mod strings;
+mod subclasses;
 mod supercall;
 mod swapctx;
 mod syntax;

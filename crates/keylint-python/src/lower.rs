@@ -108,6 +108,10 @@ pub(crate) struct Analyzer<'t> {
     func_of: IdMap<usize, Option<FuncId>>,
     /// The next attribute lookup is through a class's own name (`Cls.X`), not `self`.
     pub exact_class: bool,
+    /// The module is summarised for another module (its facts), not linted: a
+    /// subclass of that module is then `self`'s own class, and the overrides of
+    /// other subclasses say nothing of it (see `subclasses.rs`).
+    pub summarising: bool,
     /// False when only part of the file was parsed: names are then never resolved.
     pub resolve_names: bool,
     events: Vec<PipeEvent<'t>>,
@@ -217,6 +221,7 @@ impl<'t> Analyzer<'t> {
             steps: 0,
             func_of: IdMap::default(),
             exact_class: false,
+            summarising: false,
             resolve_names: true,
             events: Vec::new(),
             key_each: HashMap::new(),

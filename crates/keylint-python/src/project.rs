@@ -592,6 +592,8 @@ pub(crate) struct Scope<'p> {
     local: RefCell<HashMap<String, Option<Arc<ModuleFacts>>>>,
     lookups: RefCell<HashMap<String, Option<Fact>>>,
     resolved: RefCell<HashMap<(String, usize, String), Option<ModuleFile>>>,
+    /// What [`Scope::overridden_elsewhere`] found, by class and attribute.
+    overrides: RefCell<HashMap<(String, String), bool>>,
     deps: RefCell<Vec<ModuleDep>>,
     seen_deps: RefCell<HashSet<ModuleDep>>,
     reached: RefCell<HashSet<String>>,
@@ -616,6 +618,7 @@ impl<'p> Scope<'p> {
             local: RefCell::default(),
             lookups: RefCell::default(),
             resolved: RefCell::default(),
+            overrides: RefCell::default(),
             deps: RefCell::default(),
             seen_deps: RefCell::default(),
             reached: RefCell::default(),
@@ -901,6 +904,60 @@ impl<'p> Scope<'p> {
             && crate::ctorflow::constructions(src, root, class, true).is_some()
     }
 
+    /// Whether a class of another module of the project, derived from `class` (a
+    /// class of this module), defines `attr` its own way (see `subclasses.rs`). A
+    /// file that cannot be read or told counts as one that does.
+    pub(crate) fn overridden_elsewhere(&self, class: &str, attr: &str) -> bool {
+        if self.isolated {
+            return false;
+        }
+        let key = (class.to_string(), attr.to_string());
+        if let Some(&known) = self.overrides.borrow().get(&key) {
+            return known;
+        }
+        let loader = &self.project.loader;
+        let files = loader.mentions(&self.path, class);
+        self.note(ModuleDep::Mentions {
+            from: self.path.clone(),
+            word: class.to_string(),
+            found: files.clone(),
+        });
+        let mut found = false;
+        let mut parsed = 0usize;
+        for file in files.unwrap_or_default() {
+            if file == self.path {
+                continue;
+            }
+            self.note(ModuleDep::Read { path: file.clone() });
+            let Some(text) = loader.read(&file) else {
+                found = true;
+                break;
+            };
+            // A file that never writes the attribute's name, or no class header
+            // naming the class, cannot define it in a subclass.
+            if !text.contains(attr) || !crate::subclasses::may_derive(&text, class) {
+                continue;
+            }
+            parsed += 1;
+            let (limit, whole) = crate::parse_limit(&text);
+            let tree = match self.project.tree(&file, &text[..limit]) {
+                Some(t) if whole && parsed <= MAX_CALLER_FILES => t,
+                _ => {
+                    found = true;
+                    break;
+                }
+            };
+            if crate::subclasses::subclass_defines(&text[..limit], tree.root_node(), class, attr)
+                != Some(false)
+            {
+                found = true;
+                break;
+            }
+        }
+        self.overrides.borrow_mut().insert(key, found);
+        found
+    }
+
     fn callers_of(
         &self,
         class: &str,
@@ -987,6 +1044,7 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
     };
     let mut a = Analyzer::new(&nav, &source[..limit], options, Some(&files));
     a.project = Some(scope);
+    a.summarising = true;
     if a.ix.too_deep {
         return HashMap::new();
     }
@@ -2009,7 +2067,9 @@ impl<'t> Analyzer<'t> {
             return Value::Symbol(path);
         };
         match scope.lookup(&path) {
-            Some(Fact::Str(t)) => Value::Str(t),
+            // A configured value alone is named as this use writes it
+            // (`settings_mod.KEY_PREFIX`), not by the setting it reads.
+            Some(Fact::Str(t)) => crate::configured::relabel(Value::Str(t), text(n, self.src())),
             Some(Fact::Int(i)) => Value::Int(i),
             Some(Fact::Client(k)) => Value::Client(k),
             Some(Fact::ScriptObj(text, k, wrapper)) => {

@@ -498,6 +498,24 @@ pub fn finding_json(path: &str, loc: &mut Locator<'_>, f: &Finding) -> serde_jso
             "end_line": loc.locate(s.end).0,
         })
     });
+    // The suggested rewrite (`--fix-suggest`), as the text output shows it: the
+    // replacement of each span.
+    let fix = f.fix.as_ref().map(|fix| {
+        let edits: Vec<serde_json::Value> = fix
+            .edits
+            .iter()
+            .map(|e| {
+                let s = clamp(source, &e.span);
+                let (line, column) = loc.locate(s.start);
+                let (end_line, end_column) = loc.locate(s.end);
+                serde_json::json!({
+                    "line": line, "column": column, "end_line": end_line,
+                    "end_column": end_column, "replacement": e.replacement,
+                })
+            })
+            .collect();
+        serde_json::json!({ "title": fix.title, "edits": edits })
+    });
     serde_json::json!({
         "rule": f.rule.name(),
         "code": f.rule.code(),
@@ -513,6 +531,7 @@ pub fn finding_json(path: &str, loc: &mut Locator<'_>, f: &Finding) -> serde_jso
         "notes": f.notes,
         "help": f.help,
         "unit": unit,
+        "fix": fix,
     })
 }
 

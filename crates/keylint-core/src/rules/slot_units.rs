@@ -16,7 +16,7 @@ use crate::model::{
     ClientRefusal, CrossSlotPolicy, FileModel, KeyFamily, Unit, UnitKind, UnitLabel,
 };
 use crate::rule::Rule;
-use crate::suggest::{suggest_tag, NoSuggestion, TagSuggestion};
+use crate::suggest::{suggest_tag_with, NoSuggestion, TagSuggestion};
 use crate::template::{HashInput, KeyTemplate, SymPart};
 use crate::Span;
 use std::collections::hash_map::Entry;
@@ -53,14 +53,37 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     for l in &model.unit_labels {
         facts.labels.entry(l.unit).or_default().push(l);
     }
-    let mut reported: HashSet<usize> = HashSet::new();
+    // Each key of a reported unit, with the finding (its index in `out`) that
+    // reported it and the unit.
+    let mut reported: HashMap<usize, (usize, usize)> = HashMap::new();
     for (ui, unit) in model.units.iter().enumerate() {
         if unit.policy == CrossSlotPolicy::Split {
             // The client splits the call per slot: it works, only atomicity is lost.
             continue;
         }
         // A block whose own command was already reported would repeat that finding.
-        if unit.kind != UnitKind::Command && unit.keys.iter().any(|k| reported.contains(k)) {
+        if unit.kind != UnitKind::Command && unit.keys.iter().any(|k| reported.contains_key(k)) {
+            // Another path through the same block (the other arm of an `if`): a
+            // rewrite that leaves one of its keys as it is would cure one path and
+            // break the other, so it is not offered.
+            for k in &unit.keys {
+                let Some(&(i, by)) = reported.get(k) else {
+                    continue;
+                };
+                if model.units[by].span != unit.span || model.units[by].kind != unit.kind {
+                    continue;
+                }
+                let covers = |f: &Finding| {
+                    f.fix.as_ref().is_none_or(|fix| {
+                        unit.keys
+                            .iter()
+                            .all(|&o| fix.edits.iter().any(|e| e.span == model.keys[o].span))
+                    })
+                };
+                if !covers(&out[i]) {
+                    out[i].fix = None;
+                }
+            }
             continue;
         }
         let u = UnitView {
@@ -73,13 +96,13 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         };
         if let Some(d) = detect(&u) {
             let f = explain(&u, &d);
-            reported.extend(unit.keys.iter().copied());
+            reported.extend(unit.keys.iter().map(|&k| (k, (out.len(), ui))));
             out.push(suggest(&u, &d, f));
         } else if let Some((world, d, chosen)) = over_options(&u) {
             let w = UnitView { unit: &world, ..u };
             let mut f = explain(&w, &d);
             f.notes.push(chosen);
-            reported.extend(unit.keys.iter().copied());
+            reported.extend(unit.keys.iter().map(|&k| (k, (out.len(), ui))));
             // The keys shown are not the text written at their spans: no rewrite.
             let mut f = suggest(&w, &d, f);
             f.fix = None;
@@ -529,6 +552,16 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
     if let Some(label) = &d.fresh {
         f = fresh_key::explain(f, label);
     }
+    // Two keys shown alike whose values differ (two objects' keys, a name assigned
+    // again between them): say so, or the finding reads as a key against itself.
+    if !d.family_only() && d.fresh.is_none() && cx.shown(d.anchor) == cx.shown(d.culprit) {
+        f = f.with_note(format!(
+            "both keys read `{}` here, but they are built from different values (such as \
+             one helper called with different arguments, two objects' attributes, or a \
+             name assigned again between them)",
+            cx.shown(d.anchor)
+        ));
+    }
     if let Some(t) = &d.tail {
         f = unknown_tail::explain(f, t, &cx.shown(t.keys.0), &cx.shown(t.keys.1));
     }
@@ -631,7 +664,16 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
     let suggestion = if distinct.len() > MAX_SUGGESTED_KEYS {
         Err(NoSuggestion::NotRewritable)
     } else {
-        suggest_tag(&distinct, cx.syntax(d.anchor))
+        // A configured value is one value for the whole deployment: a tag on it
+        // alone would be a constant tag.
+        let configured = |b: &str| {
+            cx.model
+                .configured_defaults
+                .iter()
+                .find(|(x, _)| x == b)
+                .map(|(_, d)| d.contains(&b'{') || d.contains(&b'}'))
+        };
+        suggest_tag_with(&distinct, cx.syntax(d.anchor), &configured)
     };
     match suggestion {
         Ok(s) => {
@@ -657,6 +699,17 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                     .collect::<Vec<_>>()
                     .join(", ")
                     + "; renaming keys is a data migration: existing keys must be moved"
+            ))
+        }
+        // A configured value alone (`<self.namespace>`): one value for the deployment.
+        Err(NoSuggestion::OnlyConstant(c))
+            if c.len() > 2 && c.starts_with('<') && c.ends_with('>') && !c[1..].contains('<') =>
+        {
+            f.with_help(format!(
+                "the keys share only `{}`, one value for the whole deployment; a tag on it \
+                 would put that whole family on one slot, so split the operation per key or \
+                 give the keys a real shared identity",
+                &c[1..c.len() - 1]
             ))
         }
         Err(NoSuggestion::OnlyConstant(c)) => f.with_help(format!(

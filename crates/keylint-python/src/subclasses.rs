@@ -1,0 +1,226 @@
+//! Subclasses in other modules that define an attribute of their base their own way.
+//!
+//! In a method of `Plain`, `self.prefix` is `Plain.prefix` only if no subclass
+//! defines `prefix` again: `class TaggedPlain(Plain): prefix = "{plain}:"` in another
+//! module makes the base's keys tagged for its objects, so a verdict on the base's
+//! value alone may be false. The files of the project that mention the base's name
+//! (the reverse index, [`crate::ModuleLoader::mentions`]) are read for classes derived
+//! from it (directly, or through a class of the same file derived from it) that
+//! define the attribute: in their body (`prefix = …`, `def prefix(self)`) or on
+//! `self` in one of their methods (`self.prefix = …`).
+
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+/// Classes read in one file, at most: past it, the file is taken to override.
+const MAX_CLASSES: usize = 512;
+
+/// Whether a class of the file (`src`, `root`) derived from `class` defines `attr`;
+/// `None` when the file has too many classes to tell.
+pub(crate) fn subclass_defines(src: &str, root: Node<'_>, class: &str, attr: &str) -> Option<bool> {
+    let mut classes = Vec::new();
+    collect_classes(root, &mut classes)?;
+    let name_of = |c: Node<'_>| c.field(Field::Name).map(|n| &src[n.byte_range()]);
+    let mut derived: Vec<&str> = vec![class];
+    let mut done = vec![false; classes.len()];
+    // A subclass of a subclass of this file may come first: repeat until no class
+    // joins (at most once a class).
+    loop {
+        let mut grew = false;
+        for (i, &c) in classes.iter().enumerate() {
+            if done[i] || !bases(c, src).iter().any(|b| derived.contains(b)) {
+                continue;
+            }
+            done[i] = true;
+            grew = true;
+            if defines(c, src, attr) {
+                return Some(true);
+            }
+            if let Some(n) = name_of(c) {
+                derived.push(n);
+            }
+        }
+        if !grew {
+            return Some(false);
+        }
+    }
+}
+
+/// Whether a class header of `src` may name `class` among its bases: a line
+/// `class X(…class…)`, or a header whose bases go on past its line. A cheap test
+/// before a file is parsed.
+pub(crate) fn may_derive(src: &str, class: &str) -> bool {
+    src.lines().any(|line| {
+        let Some(rest) = line.trim_start().strip_prefix("class ") else {
+            return false;
+        };
+        let Some(open) = rest.find('(') else {
+            return false;
+        };
+        let bases = &rest[open..];
+        !bases.contains(')') || has_word(bases, class)
+    })
+}
+
+/// Whether `word` is in `s` as a whole identifier.
+fn has_word(s: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    s.match_indices(word).any(|(i, _)| {
+        !s[..i].chars().next_back().is_some_and(ident)
+            && !s[i + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+/// Every class definition of the tree, nested ones too.
+fn collect_classes<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) -> Option<()> {
+    let mut cursor = n.walk();
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        if n.kind_name() == "class_definition" {
+            if out.len() >= MAX_CLASSES {
+                return None;
+            }
+            out.push(n);
+        }
+        stack.extend(n.named_children(&mut cursor));
+    }
+    Some(())
+}
+
+/// The names of a class's bases as written last (`Plain`, `base.Plain` -> `Plain`).
+fn bases<'s>(c: Node<'_>, src: &'s str) -> Vec<&'s str> {
+    let Some(args) = c.field(Field::Superclasses) else {
+        return Vec::new();
+    };
+    let mut cursor = args.walk();
+    args.named_children(&mut cursor)
+        .filter_map(|b| match b.kind_name() {
+            "identifier" => Some(&src[b.byte_range()]),
+            "attribute" => b.field(Field::Attribute).map(|a| &src[a.byte_range()]),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether class `c` defines `attr`: assigned or defined in its body, or assigned
+/// on `self` anywhere in it (nested classes excluded).
+fn defines(c: Node<'_>, src: &str, attr: &str) -> bool {
+    let Some(body) = c.field(Field::Body) else {
+        return false;
+    };
+    let mut cursor = body.walk();
+    let mut stack: Vec<(Node<'_>, bool)> = body
+        .named_children(&mut cursor)
+        .map(|n| (n, true))
+        .collect();
+    while let Some((n, top)) = stack.pop() {
+        match n.kind_name() {
+            "class_definition" => continue,
+            "function_definition"
+                if top
+                    && n.field(Field::Name)
+                        .is_some_and(|x| &src[x.byte_range()] == attr) =>
+            {
+                return true;
+            }
+            "assignment" | "augmented_assignment" => {
+                if let Some(left) = n.field(Field::Left) {
+                    if top && left.kind_name() == "identifier" && &src[left.byte_range()] == attr {
+                        return true;
+                    }
+                    if assigns_self_attr(left, src, attr) {
+                        return true;
+                    }
+                }
+            }
+            _ => {}
+        }
+        // A decorated method or an assignment statement stays at the body's level.
+        let keeps = top
+            && matches!(
+                n.kind_name(),
+                "decorated_definition" | "expression_statement"
+            );
+        stack.extend(n.named_children(&mut cursor).map(|k| (k, keeps)));
+    }
+    false
+}
+
+/// Whether an assignment's target (`self.attr`, also in a tuple of targets) is
+/// `self.attr`.
+fn assigns_self_attr(target: Node<'_>, src: &str, attr: &str) -> bool {
+    match target.kind_name() {
+        "attribute" => {
+            target
+                .field(Field::Object)
+                .is_some_and(|o| &src[o.byte_range()] == "self")
+                && target
+                    .field(Field::Attribute)
+                    .is_some_and(|a| &src[a.byte_range()] == attr)
+        }
+        "pattern_list" | "tuple_pattern" | "list_pattern" => {
+            let mut cursor = target.walk();
+            let kids: Vec<Node<'_>> = target.named_children(&mut cursor).collect();
+            kids.into_iter().any(|k| assigns_self_attr(k, src, attr))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(src: &str, attr: &str) -> Option<bool> {
+        let tree = crate::syntax::tests::parse(src);
+        subclass_defines(src, tree.root_node(), "Plain", attr)
+    }
+
+    #[test]
+    fn finds_overrides_in_body_on_self_and_through_a_subclass() {
+        let src = r#"
+from shop import base
+
+class Tagged(base.Plain):
+    prefix = "{plain}:"
+
+class Later(Mid):
+    def __init__(self):
+        self.name, self.other = "a", "b"
+
+class Mid(Plain):
+    @property
+    def key(self):
+        return "k"
+
+class Unrelated(object):
+    items = "x"
+"#;
+        assert_eq!(check(src, "prefix"), Some(true));
+        assert_eq!(check(src, "name"), Some(true));
+        assert_eq!(check(src, "other"), Some(true));
+        assert_eq!(check(src, "key"), Some(true));
+        assert_eq!(check(src, "items"), Some(false));
+        assert_eq!(check(src, "absent"), Some(false));
+    }
+
+    #[test]
+    fn class_headers_that_may_name_the_base() {
+        assert!(may_derive("class A(base.Plain):\n    pass\n", "Plain"));
+        assert!(may_derive("  class A(\n    Plain,\n):\n", "Plain"));
+        assert!(!may_derive("class A(Plainer):\n", "Plain"));
+        assert!(!may_derive("class A:\n    x = Plain()\n", "Plain"));
+    }
+
+    #[test]
+    fn a_local_or_another_objects_attribute_is_no_override() {
+        let src = r#"
+class Sub(Plain):
+    def m(self, other):
+        prefix = "x"
+        other.prefix = "y"
+        return prefix
+"#;
+        assert_eq!(check(src, "prefix"), Some(false));
+    }
+}

@@ -311,6 +311,10 @@ pub struct FileModel {
     /// that begins with it: keys that differ after it differ in slot unless the
     /// prefix itself carries a hash tag.
     pub client_prefixes: Vec<String>,
+    /// Of [`FileModel::client_prefixes`]: those that keys may also begin with after
+    /// literal text with no `{` (`"q:" + name`, a constructor's argument stored on
+    /// `self`): keys that share that text and the prefix are judged after it too.
+    pub lead_prefixes: Vec<String>,
     /// Bindings of opaque holes that stand for a value the caller of the code passes
     /// in (a parameter of a function: a leaderboard's name, a cache key), as opposed
     /// to a value the code computes itself (a prefix it may tag for a cluster). Two
@@ -363,6 +367,7 @@ impl FileModel {
             unit_notes: Vec::new(),
             unit_labels: Vec::new(),
             client_prefixes: Vec::new(),
+            lead_prefixes: Vec::new(),
             caller_values: Vec::new(),
             prefix_origins: Vec::new(),
             configured_defaults: Vec::new(),

@@ -412,22 +412,37 @@ impl KeyTemplate {
         Some((t.hash_input(), assumed))
     }
 
-    /// The template without its leading hole when that hole's binding is one of
-    /// `bindings` (a client's prefix the code does not show), with that binding.
-    pub fn strip_leading_hole(&self, bindings: &[String]) -> Option<(KeyTemplate, String)> {
-        let at = self
-            .parts
-            .iter()
-            .position(|p| !matches!(p, Part::Lit(l) if l.bytes.is_empty()))?;
-        match &self.parts[at] {
-            Part::Hole(h) if bindings.contains(&h.binding) => Some((
-                KeyTemplate {
-                    parts: self.parts[at + 1..].to_vec(),
-                },
-                h.binding.clone(),
-            )),
-            _ => None,
+    /// The template after its head: a hole whose binding is one of `bindings` (a
+    /// client's prefix the code does not show, a value every key of a unit begins
+    /// with), first in the template or, when the binding is one of `after_text`,
+    /// after literal text with no `{` (`"q:" + name`). With the rest, the head's
+    /// binding and the literal text before it. Without a `{` in that text or in the
+    /// head, the hash tag of the key, if any, is in the rest.
+    pub fn strip_leading_hole(
+        &self,
+        bindings: &[String],
+        after_text: &[String],
+    ) -> Option<(KeyTemplate, String, Vec<u8>)> {
+        let mut lead: Vec<u8> = Vec::new();
+        for (at, p) in self.parts.iter().enumerate() {
+            match p {
+                Part::Lit(l) if !l.bytes.contains(&b'{') => lead.extend_from_slice(&l.bytes),
+                Part::Hole(h)
+                    if bindings.contains(&h.binding)
+                        && (lead.is_empty() || after_text.contains(&h.binding)) =>
+                {
+                    return Some((
+                        KeyTemplate {
+                            parts: self.parts[at + 1..].to_vec(),
+                        },
+                        h.binding.clone(),
+                        lead,
+                    ))
+                }
+                _ => return None,
+            }
         }
+        None
     }
 
     /// Source code that evaluates to this template, in the file's language, for a

@@ -2231,6 +2231,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                     {
                         v
                     }
+                    // `key = self.key` of a constructor argument stored on `self`:
+                    // the same head under this name (see `heads.rs`).
+                    Value::Opaque(ref h)
+                        if self.ctor_heads.iter().any(|(b, _)| *b == h.binding) =>
+                    {
+                        Value::Opaque(HoleInfo {
+                            label: name.to_string(),
+                            span: Some(use_node.byte_range()),
+                            ..h.clone()
+                        })
+                    }
                     Value::Opaque(_) | Value::Unknown => {
                         if let Some(a) = def.annotation {
                             if let Some(v) = self.annotated_value(a) {
@@ -2670,6 +2681,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                             only.and_then(|a| self.init_param_default(a, c, attr, &label))
                         {
                             return v;
+                        }
+                        // A constructor argument stored as it is, or after literal
+                        // text: a head that keys of the object may share.
+                        if let Some((head, origin)) = only.and_then(|a| {
+                            let v = assigned[0].clone();
+                            self.ctor_head(c, attr, a, &v, &binding)
+                        }) {
+                            if !self.ctor_heads.iter().any(|(b, _)| *b == head) {
+                                self.ctor_heads.push((head, origin));
+                            }
                         }
                         return match assigned[0] {
                             Value::Unknown => opaque(self),

@@ -28,7 +28,7 @@ use crate::syntax::{Field, Nav, NodeExt};
 use crate::tpl::{is_keylike_label, TPart};
 use keylint_core::template::Part;
 use keylint_core::KeyUse;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// The marker that begins a configured head's binding (after the qualifier that
@@ -163,36 +163,58 @@ pub(crate) fn is_config_read<'t>(nav: &Nav<'t>, n: Node<'t>, src: &'t str) -> bo
     }
 }
 
-/// The heads that keys of the file begin with: configured values and the caller's
-/// values (`callers`, the bindings of parameters read as they are), each with what it
-/// is as findings name it.
-pub(crate) fn heads_of(keys: &[KeyUse], callers: &HashSet<String>) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for k in keys {
-        let Some(Part::Hole(h)) = k
+/// The heads that keys of the file begin with: configured values, the caller's values
+/// (`callers`, the bindings of parameters read as they are) and constructor arguments
+/// stored on `self` (`ctor`, each binding with what it is; only these may follow
+/// literal text with no `{`), each with what it is as findings name it.
+pub(crate) fn heads_of(
+    keys: &[KeyUse],
+    callers: &HashSet<String>,
+    ctor: &[(String, String)],
+) -> Vec<(String, String)> {
+    fn head(k: &KeyUse) -> Option<&keylint_core::template::Hole> {
+        match k
             .template
             .parts
             .iter()
-            .find(|p| !matches!(p, Part::Lit(l) if l.bytes.is_empty()))
-        else {
+            .find(|p| !matches!(p, Part::Lit(l) if !l.bytes.contains(&b'{')))
+        {
+            Some(Part::Hole(h)) => Some(h),
+            _ => None,
+        }
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    for k in keys {
+        let Some(h) = head(k) else {
             continue;
         };
         if out.iter().any(|(b, _)| *b == h.binding) {
             continue;
         }
+        // After literal text, only a constructor's argument (see `ctor_head`).
+        let first = k
+            .template
+            .parts
+            .iter()
+            .find(|p| !matches!(p, Part::Lit(l) if l.bytes.is_empty()));
+        if !matches!(first, Some(Part::Hole(_))) && !ctor.iter().any(|(b, _)| *b == h.binding) {
+            continue;
+        }
         let origin = if is_config_head(&h.binding) && h.binding.contains("global-rebound:") {
-            "a module value that a setter function assigns at run time"
+            "a module value that a setter function assigns at run time".to_string()
         } else if is_config_head(&h.binding) {
-            "a setting read from configuration"
+            "a setting read from configuration".to_string()
+        } else if let Some((_, o)) = ctor.iter().find(|(b, _)| *b == h.binding) {
+            o.clone()
         } else if callers.contains(&h.binding)
             || root_of(&h.binding).is_some_and(|r| callers.contains(r))
             || held_by(&h.binding).is_some_and(|r| callers.contains(r))
         {
-            "a value the caller passes in"
+            "a value the caller passes in".to_string()
         } else {
             continue;
         };
-        out.push((h.binding.clone(), origin.to_string()));
+        out.push((h.binding.clone(), origin));
     }
     out
 }
@@ -255,6 +277,283 @@ impl<'t> crate::lower::Analyzer<'t> {
         let h = single_hole(env.params.get(*read)?)?;
         Some((h.label.clone(), h.binding.clone()))
     }
+}
+
+/// Whether `text` calls `class` (`Job(…)`, `jobs.Job(…)`) with arguments whose text
+/// holds a `{`; `None` when it cannot tell: a call whose parentheses do not close, a
+/// subclass of the class (`class Sub(Job)`, which may pass anything to it).
+pub(crate) fn tagged_calls(text: &str, class: &str) -> Option<bool> {
+    let bytes = text.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(at) = text[from..].find(class).map(|i| i + from) {
+        from = at + class.len();
+        let end = at + class.len();
+        if (at > 0 && ident(bytes[at - 1])) || bytes.get(end).is_some_and(|b| ident(*b)) {
+            continue;
+        }
+        let before = text[..at]
+            .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+        let after = text[end..].trim_start_matches([' ', '\t']);
+        if line.trim_start().starts_with("class ") {
+            // The class's own definition; or `class Sub(Job):`, naming it as a base.
+            if before.trim_end().ends_with("class") {
+                continue;
+            }
+            return None;
+        }
+        if !after.starts_with('(') {
+            continue;
+        }
+        let open = text.len() - after.len();
+        let mut depth = 0usize;
+        let mut close = None;
+        for (i, b) in bytes[open..].iter().enumerate() {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if text[open..close?].contains('{') {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// Names of the functions that construct an object again from inside its class.
+fn self_construction(f: &str) -> bool {
+    matches!(f, "cls" | "type(self)" | "self.__class__" | "type(cls)")
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The head that keys built on `self.attr` share (its binding) and what it is,
+    /// when the attribute's one assignment `a`, whose value is `v`, stores a
+    /// constructor argument: in `__init__` of a class of `c`'s chain, a parameter of
+    /// it with no default but `None`, never rebound there, either alone (the head is
+    /// the attribute, bound as `binding`) or after literal text with no `{` (`"q:" +
+    /// name`: the parameter's own value). Nothing else in the file writes the
+    /// attribute, and no construction of the class that the project shows passes a
+    /// value with a `{`: keys that differ after the head are then in different slots
+    /// unless the callers' values carry a hash tag, which is what the finding says.
+    pub(crate) fn ctor_head(
+        &mut self,
+        c: crate::index::ClassId,
+        attr: &str,
+        a: &crate::index::SelfAssign<'t>,
+        v: &Value<'t>,
+        binding: &str,
+    ) -> Option<(String, String)> {
+        let f = &self.ix.funcs[a.func];
+        let k = f.class?;
+        if f.name != "__init__" || !self.ix.class_chain(c).contains(&k) {
+            return None;
+        }
+        let scope = format!("f{}:", f.node.start_byte());
+        let (head, name) = match v {
+            // The parameter as it is (read in `__init__` as an unknown value).
+            Value::Opaque(_) | Value::Unknown if a.value?.kind_name() == "identifier" => {
+                (binding.to_string(), text(a.value?, self.src()).to_string())
+            }
+            Value::Str(t) => {
+                let h = t.parts.iter().find_map(|p| match p {
+                    TPart::Lit { bytes, .. } if !bytes.contains(&b'{') => None,
+                    TPart::Hole(h) => Some(Some(h)),
+                    TPart::Lit { .. } => Some(None),
+                })??;
+                let rest = h.binding.strip_prefix(&scope)?;
+                let (name, _) = rest.split_once('#')?;
+                (h.binding.clone(), name.to_string())
+            }
+            _ => return None,
+        };
+        let f = &self.ix.funcs[a.func];
+        let p = f
+            .params
+            .iter()
+            .skip(1)
+            .find(|p| p.name == name && !p.star)?;
+        if self
+            .param_override
+            .contains_key(&(a.func, p.node.start_byte()))
+            || p.default.is_some_and(|d| d.kind_name() != "none")
+        {
+            return None;
+        }
+        let defs = f.defs.get(&name)?;
+        if defs.len() != 1 || !matches!(defs[0].kind, crate::index::DefKind::Param(_)) {
+            return None;
+        }
+        // The one write of the attribute in the file.
+        let chain = self.ix.class_chain(c);
+        let assigns: usize = chain
+            .iter()
+            .filter_map(|&x| self.ix.classes[x].self_assigns.get(attr))
+            .map(Vec::len)
+            .sum();
+        if assigns != 1 || self.overridden_below(c, attr) {
+            return None;
+        }
+        // Writes of `self.attr` in classes apart from this one's are of their own
+        // objects; any other write may be of this one.
+        let apart: Vec<std::ops::Range<usize>> = (0..self.ix.classes.len())
+            .filter(|&x| {
+                !self.ix.class_chain(x).contains(&k) && !self.ix.class_chain(k).contains(&x)
+            })
+            .map(|x| self.ix.classes[x].node.byte_range())
+            .collect();
+        let (nav, src) = (self.ix.nav, self.src());
+        if src.contains("setattr(")
+            && (src.contains(&format!("\"{attr}\"")) || src.contains(&format!("'{attr}'")))
+        {
+            return None;
+        }
+        let all = self.attr_writes.get_or_init(|| writes(nav, src));
+        let others = all
+            .get(attr)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter(|(at, of_self)| !(*of_self && apart.iter().any(|r| r.contains(at))))
+            .count();
+        if others != 1 {
+            return None;
+        }
+        if !self.untagged_constructions(k) {
+            return None;
+        }
+        let origin = if head == binding {
+            format!("the constructor's `{name}` argument stored as it is")
+        } else {
+            format!(
+                "the constructor's `{name}` argument, stored in `self.{attr}` after literal text"
+            )
+        };
+        Some((head, origin))
+    }
+
+    /// Whether no construction of class `k` (or of a class of this file derived from
+    /// it) that the project shows passes a value with a `{`; false when the project
+    /// cannot be searched.
+    fn untagged_constructions(&mut self, k: crate::index::ClassId) -> bool {
+        if let Some(&v) = self.untagged_ctors.get(&k) {
+            return v;
+        }
+        let v = self.untagged_constructions_inner(k);
+        self.untagged_ctors.insert(k, v);
+        v
+    }
+
+    fn untagged_constructions_inner(&mut self, k: crate::index::ClassId) -> bool {
+        let family: Vec<crate::index::ClassId> = (0..self.ix.classes.len())
+            .filter(|&x| self.ix.class_chain(x).contains(&k))
+            .collect();
+        let names: Vec<String> = family
+            .iter()
+            .map(|&x| self.ix.classes[x].name.clone())
+            .collect();
+        let src = self.src();
+        let nav = self.ix.nav;
+        // Other files of the project.
+        if let Some(s) = self.project {
+            if s.tagged_elsewhere(&names) != Some(false) {
+                return false;
+            }
+        }
+        // This file: every construction, by name, from inside the class, or through
+        // `super().__init__(…)` of a derived class.
+        let mut stack = vec![nav.root()];
+        let mut args = Vec::new();
+        while let Some(n) = stack.pop() {
+            stack.extend(nav.named_children(n));
+            if n.kind_name() != "call" {
+                continue;
+            }
+            let Some(func) = n.field(Field::Function) else {
+                continue;
+            };
+            let ftext = text(func, src);
+            let last = ftext.rsplit('.').next().unwrap_or(ftext);
+            let within = self.ix.enclosing_func(n);
+            let constructs = names.iter().any(|x| x == last)
+                || self_construction(ftext)
+                || (last == "__init__"
+                    && within
+                        .and_then(|f| self.ix.funcs[f].class)
+                        .is_some_and(|c| family.contains(&c)));
+            if constructs {
+                for a in arg_nodes(nav, n.field(Field::Arguments)) {
+                    args.push((a, within));
+                }
+            }
+        }
+        for (arg, within) in args {
+            if text(arg, src).contains('{') {
+                return false;
+            }
+            let arg = match arg.kind_name() {
+                "keyword_argument" => match arg.field(Field::Value) {
+                    Some(v) => v,
+                    None => continue,
+                },
+                _ => arg,
+            };
+            if let Value::Str(t) = self.eval(arg, &crate::eval::Ctx::at(within)) {
+                if t.parts
+                    .iter()
+                    .any(|p| matches!(p, TPart::Lit { bytes, .. } if bytes.contains(&b'{')))
+                {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Where the file (`nav`, `src`) writes each attribute name (`x.attr = …`, `x.attr +=
+/// …`, a target of a tuple), each with whether the object is `self`: one walk of the
+/// file, read for every attribute.
+fn writes(nav: &Nav<'_>, src: &str) -> HashMap<String, Vec<(usize, bool)>> {
+    let mut out: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
+    let mut stack = vec![nav.root()];
+    while let Some(n) = stack.pop() {
+        stack.extend(nav.named_children(n));
+        if !matches!(n.kind_name(), "assignment" | "augmented_assignment") {
+            continue;
+        }
+        let Some(left) = n.field(Field::Left) else {
+            continue;
+        };
+        let mut targets = vec![left];
+        while let Some(t) = targets.pop() {
+            match t.kind_name() {
+                "attribute" => {
+                    let (Some(obj), Some(a)) = (t.field(Field::Object), t.field(Field::Attribute))
+                    else {
+                        continue;
+                    };
+                    let of_self = obj.kind_name() == "identifier" && text(obj, src) == "self";
+                    out.entry(text(a, src).to_string())
+                        .or_default()
+                        .push((t.start_byte(), of_self));
+                }
+                "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {
+                    targets.extend(nav.named_children(t));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// The one unknown value `v` is, if it is one.

@@ -161,6 +161,14 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) caller_values: HashSet<String>,
     /// The caller's values that keys hold, in the functions that take them.
     given: HashSet<String>,
+    /// Constructor arguments stored on `self` that keys may share as their head, by
+    /// binding, with what each is as findings name it (see `heads.rs`).
+    pub(crate) ctor_heads: Vec<(String, String)>,
+    /// Classes whose constructions, as the project shows them, pass no value with a
+    /// `{` (see `heads.rs`).
+    pub(crate) untagged_ctors: HashMap<crate::index::ClassId, bool>,
+    /// Where the file writes each attribute name (see `heads.rs`), read on first need.
+    pub(crate) attr_writes: std::cell::OnceCell<HashMap<String, Vec<(usize, bool)>>>,
     /// The ends of the one-of parts that builders with a return per arm give
     /// (`keyoptions.rs`).
     pub(crate) choices: crate::keyoptions::Choices,
@@ -243,6 +251,9 @@ impl<'t> Analyzer<'t> {
             by_use: std::cell::OnceCell::new(),
             caller_values: HashSet::new(),
             given: HashSet::new(),
+            ctor_heads: Vec::new(),
+            untagged_ctors: HashMap::new(),
+            attr_writes: std::cell::OnceCell::new(),
             choices: Default::default(),
             globals_rewrite: std::cell::OnceCell::new(),
             copies_items_seen: HashMap::new(),
@@ -356,7 +367,13 @@ impl<'t> Analyzer<'t> {
         given.sort();
         self.model.caller_values = given;
         // Unknown heads the keys share: configured values and the caller's values.
-        for (binding, origin) in crate::heads::heads_of(&self.model.keys, &self.caller_values) {
+        let heads = crate::heads::heads_of(&self.model.keys, &self.caller_values, &self.ctor_heads);
+        for (binding, origin) in heads {
+            if self.ctor_heads.iter().any(|(b, _)| *b == binding)
+                && !self.model.lead_prefixes.contains(&binding)
+            {
+                self.model.lead_prefixes.push(binding.clone());
+            }
             if !self.model.client_prefixes.contains(&binding) {
                 self.model.client_prefixes.push(binding.clone());
                 self.model.prefix_origins.push((binding, origin));

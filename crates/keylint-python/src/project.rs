@@ -958,6 +958,37 @@ impl<'p> Scope<'p> {
         found
     }
 
+    /// Whether some other file of the project constructs one of `classes` (classes
+    /// of this module) with an argument whose text holds a `{` (a tagged name, or a
+    /// value the text cannot show): `None` when the project's files cannot be
+    /// searched (no project, too many files, a file that cannot be read).
+    pub(crate) fn tagged_elsewhere(&self, classes: &[String]) -> Option<bool> {
+        if self.isolated {
+            return None;
+        }
+        let loader = &self.project.loader;
+        for class in classes {
+            let files = loader.mentions(&self.path, class);
+            self.note(ModuleDep::Mentions {
+                from: self.path.clone(),
+                word: class.to_string(),
+                found: files.clone(),
+            });
+            let files = files?;
+            if files.len() > MAX_CALLER_FILES {
+                return None;
+            }
+            for file in files.iter().filter(|f| **f != self.path) {
+                self.note(ModuleDep::Read { path: file.clone() });
+                let text = loader.read(file)?;
+                if crate::heads::tagged_calls(&text, class)? {
+                    return Some(true);
+                }
+            }
+        }
+        Some(false)
+    }
+
     fn callers_of(
         &self,
         class: &str,

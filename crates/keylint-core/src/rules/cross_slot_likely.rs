@@ -36,23 +36,26 @@ pub(super) fn symbolic(keys: &[usize], inputs: &[HashInput]) -> Option<(usize, u
 /// Two keys that differ after the one prefix the client prepends to every key and
 /// the code does not show (an ioredis `keyPrefix` set out of view): a pair proven or
 /// likely in different slots without it, with the prefix's label. Every key of the
-/// unit must begin with that same prefix. Without a `{` in the prefix, the keys are
+/// unit must begin with that same prefix, after the same literal text if any (`"q:" +
+/// name`, text with no `{`). Without a `{` in the prefix, the keys are
 /// hashed from their own tags, or whole with different bytes: different slots but
 /// for a 1-in-16384 chance. Keys in one slot without it stay silent.
-pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String, String)> {
+pub(super) fn after_prefix(
+    u: &UnitView<'_, '_>,
+) -> Option<(usize, usize, String, String, Vec<u8>)> {
     let keys = &u.unit.keys;
     let first = u.after_prefix[*keys.first()?].as_ref()?;
     if keys.len() < 2
         || !keys
             .iter()
-            .all(|&k| matches!(&u.after_prefix[k], Some((b, _)) if *b == first.0))
+            .all(|&k| matches!(&u.after_prefix[k], Some((b, lead, _)) if *b == first.0 && *lead == first.1))
     {
         return None;
     }
     let rest: Vec<HashInput> = u
         .after_prefix
         .iter()
-        .map(|a| a.as_ref().map_or(HashInput::Unknown, |(_, i)| i.clone()))
+        .map(|a| a.as_ref().map_or(HashInput::Unknown, |(_, _, i)| i.clone()))
         .collect();
     let (a, b) = super::cross_slot::proven(keys, &rest).or_else(|| symbolic(keys, &rest))?;
     let label = u.cx.model.keys[a]
@@ -63,16 +66,26 @@ pub(super) fn after_prefix(u: &UnitView<'_, '_>) -> Option<(usize, usize, String
             Part::Hole(h) if h.binding == first.0 => Some(h.label.clone()),
             _ => None,
         })?;
-    Some((a, b, label, first.0.clone()))
+    Some((a, b, label, first.0.clone(), first.1.clone()))
 }
 
 /// Why keys that differ after a client prefix the code does not show fail, and what
 /// is assumed.
-/// `origin` names what puts the prefix there when the code says it.
-pub(super) fn explain_after_prefix(f: Finding, label: &str, origin: Option<&str>) -> Finding {
+/// `origin` names what puts the prefix there when the code says it; `lead` is the
+/// literal text every key has before it, if any.
+pub(super) fn explain_after_prefix(
+    f: Finding,
+    label: &str,
+    origin: Option<&str>,
+    lead: Option<&str>,
+) -> Finding {
     let begins = match origin {
         Some(o) => format!("`{label}`, {o}, whose value"),
         None => format!("`{label}`, a prefix whose value"),
+    };
+    let begins = match lead {
+        Some(l) => format!("`{l}` and then {begins}"),
+        None => begins,
     };
     f.with_note(format!(
         "every key here begins with {begins} the code does not \

@@ -32,15 +32,17 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let model = cx.model;
     let inputs: Vec<HashInput> = model.keys.iter().map(|k| k.template.hash_input()).collect();
     // The hash input of each key after a client prefix the code does not show.
-    let after_prefix: Vec<Option<(String, HashInput)>> = model
+    let after_prefix: Vec<Option<(String, Vec<u8>, HashInput)>> = model
         .keys
         .iter()
         .map(|k| {
             if model.client_prefixes.is_empty() {
                 return None;
             }
-            let (rest, binding) = k.template.strip_leading_hole(&model.client_prefixes)?;
-            Some((binding, rest.hash_input()))
+            let (rest, binding, lead) = k
+                .template
+                .strip_leading_hole(&model.client_prefixes, &model.lead_prefixes)?;
+            Some((binding, lead, rest.hash_input()))
         })
         .collect();
     let mut facts = UnitFacts::default();
@@ -219,9 +221,9 @@ pub(super) struct UnitView<'a, 'm> {
     pub(super) unit: &'a Unit,
     /// The hash input of every key of the model.
     pub(super) inputs: &'a [HashInput],
-    /// Per key: the client prefix it begins with (see [`FileModel::client_prefixes`])
-    /// and the hash input of the rest.
-    pub(super) after_prefix: &'a [Option<(String, HashInput)>],
+    /// Per key: the client prefix it begins with (see [`FileModel::client_prefixes`]),
+    /// the literal text before it and the hash input of the rest.
+    pub(super) after_prefix: &'a [Option<(String, Vec<u8>, HashInput)>],
     pub(super) facts: &'a UnitFacts<'m>,
 }
 
@@ -254,6 +256,8 @@ struct Detection<'m> {
     around: Option<Vec<String>>,
     /// What puts that prefix before the keys, when it is not the client.
     prefix_origin: Option<String>,
+    /// The literal text every key of the unit has before that prefix, if any.
+    prefix_lead: Option<String>,
     /// The pair differs with the defaults of configured values: their labels and
     /// defaults.
     configured: Option<Vec<(String, String)>>,
@@ -279,6 +283,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     let mut under_prefix = None;
     let mut around = None;
     let mut prefix_origin = None;
+    let mut prefix_lead = None;
     let mut configured = None;
     let mut tail = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
@@ -300,9 +305,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         // value alone: the finding says so and offers the tag around it).
         around = Some(labels);
         (Rule::CrossSlotLikely, a, b)
-    } else if let Some((a, b, label, binding)) = cross_slot_likely::after_prefix(u) {
+    } else if let Some((a, b, label, binding, lead)) = cross_slot_likely::after_prefix(u) {
         // Likely: keys that differ after the one prefix the client gives them all.
         under_prefix = Some(label);
+        prefix_lead = (!lead.is_empty()).then(|| String::from_utf8_lossy(&lead).into_owned());
         prefix_origin =
             u.cx.model
                 .prefix_origins
@@ -353,6 +359,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         under_prefix,
         around,
         prefix_origin,
+        prefix_lead,
         configured,
         tail,
     })
@@ -398,7 +405,7 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
     // After a client prefix: a tag of the key's own is hashed alone (while the prefix
     // has none), else the whole key, prefix included.
     let describe = |k: usize| match (&d.under_prefix, &u.after_prefix[k]) {
-        (Some(label), Some((_, rest))) => match rest {
+        (Some(label), Some((_, _, rest))) => match rest {
             HashInput::Concrete { whole: true, .. } | HashInput::Symbolic { whole: true, .. } => {
                 format!("hashed whole, `{label}` included")
             }
@@ -524,9 +531,12 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
         // all the same.)
         (_, CrossSlotPolicy::NotAtomic) if d.tail.is_some() => f.with_severity(Severity::Warning),
         (_, CrossSlotPolicy::NotAtomic) => match (&d.under_prefix, &d.around, &d.configured) {
-            (Some(label), _, _) => {
-                cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
-            }
+            (Some(label), _, _) => cross_slot_likely::explain_after_prefix(
+                f,
+                label,
+                d.prefix_origin.as_deref(),
+                d.prefix_lead.as_deref(),
+            ),
             (None, Some(labels), _) => cross_slot_likely::explain_around(f, labels),
             (None, None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
             (None, None, None) => f,
@@ -539,9 +549,12 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
         }
         _ if d.tail.is_some() => f,
         _ => match (&d.under_prefix, &d.around) {
-            (Some(label), _) => {
-                cross_slot_likely::explain_after_prefix(f, label, d.prefix_origin.as_deref())
-            }
+            (Some(label), _) => cross_slot_likely::explain_after_prefix(
+                f,
+                label,
+                d.prefix_origin.as_deref(),
+                d.prefix_lead.as_deref(),
+            ),
             (None, Some(labels)) => cross_slot_likely::explain_around(f, labels),
             (None, None) => match &d.configured {
                 Some(named) => cross_slot_likely::explain_with_defaults(f, named),
@@ -639,7 +652,10 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             .iter()
             .filter_map(|&k| {
                 let t = &cx.model.keys[k].template;
-                Some(t.strip_leading_hole(&cx.model.client_prefixes)?.0)
+                Some(
+                    t.strip_leading_hole(&cx.model.client_prefixes, &cx.model.lead_prefixes)?
+                        .0,
+                )
             })
             .collect(),
         None => Vec::new(),

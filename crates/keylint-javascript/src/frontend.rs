@@ -97,6 +97,7 @@ impl Frontend for JavaScript {
         let options = Options {
             node_redis_major: input.loader.and_then(crate::package::node_redis_major),
             library: input.loader.and_then(crate::package::project_library),
+            ioredis_named: input.loader.is_some_and(crate::package::names_ioredis),
         };
         let loader: Option<&dyn FileLoader> = input.loader;
         let project = input

@@ -72,6 +72,12 @@ pub struct Options {
     /// receives Redis-only commands before `exec()`). `None`: no such receiver is
     /// taken for a client.
     pub library: Option<Library>,
+    /// Whether the nearest `package.json` that names `ioredis` or `redis` names
+    /// `ioredis` (alone or beside node-redis): a script of the script directory that
+    /// a method of the file runs by name (`this.execCommand(client, 'addJob', args)`
+    /// handing it to `client.runCommand(…)`) on a receiver named like a client is
+    /// then taken as run with its keys, whichever library the client is of.
+    pub ioredis_named: bool,
 }
 
 /// A Node.js client library.

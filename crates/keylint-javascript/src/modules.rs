@@ -177,6 +177,10 @@ pub(crate) enum Fact {
     Object(Vec<(String, Fact)>),
     /// A whole module (`import * as keys`, `const keys = require('./keys')`).
     Module(Arc<ModuleFacts>),
+    /// A type (`export type KeysMap = …`) whose values the module makes in one
+    /// function only: the object of keys that function returns (see
+    /// `Analyzer::key_map_type`). A value declared with the type is that object.
+    Shape(Vec<(String, Fact)>),
 }
 
 impl Project {

@@ -47,6 +47,24 @@ pub(crate) fn project_library(loader: &dyn FileLoader) -> Option<Library> {
     None
 }
 
+/// Whether the nearest `package.json` that names `ioredis` or `redis`
+/// (`@redis/client`) among its dependencies names `ioredis`.
+pub(crate) fn names_ioredis(loader: &dyn FileLoader) -> bool {
+    let mut path = String::from("package.json");
+    for _ in 0..MAX_LEVELS {
+        if let Some(text) = loader.load(&path, true) {
+            let io = dependency(&text, "ioredis").is_some();
+            let node = dependency(&text, "redis").is_some()
+                || dependency(&text, "@redis/client").is_some();
+            if io || node {
+                return io;
+            }
+        }
+        path.insert_str(0, "../");
+    }
+    false
+}
+
 /// The version range a `package.json` gives `redis`, if it names it.
 fn redis_dependency(text: &str) -> Option<String> {
     dependency(text, "redis")

@@ -799,6 +799,7 @@ fn node_redis_3_reads_arguments_flat_and_splits_nothing() {
     let o = Options {
         node_redis_major: Some(3),
         library: Some(Library::NodeRedis),
+        ioredis_named: false,
     };
     let src = "class Q {\n\
                  toKey(s) { return this.settings.keyPrefix + s; }\n\

@@ -238,6 +238,26 @@ impl<'t> Analyzer<'t> {
         }
         match self.imported_fact(t)? {
             Fact::Class(c) => Some(Value::Foreign(Fact::Instance(c))),
+            Fact::Shape(members) => {
+                // Its members share one head the caller gives, named in findings.
+                for (_, m) in &members {
+                    if let Fact::Str(s) = m {
+                        if let Some(TPart::Hole(h)) = s.parts.first() {
+                            let origin = format!("the caller's head of every key of `{t}`");
+                            if !self
+                                .model
+                                .prefix_origins
+                                .iter()
+                                .any(|(b, _)| *b == h.binding)
+                            {
+                                self.model.prefix_origins.push((h.binding.clone(), origin));
+                            }
+                            break;
+                        }
+                    }
+                }
+                Some(self.foreign_value(Fact::Object(members), ty))
+            }
             _ => None,
         }
     }
@@ -363,6 +383,15 @@ impl<'t> Analyzer<'t> {
                     if let Some(n) = d.child_by_field_name("name") {
                         if let Some(f) = self.fact_of_decl(d, module) {
                             out.named.insert(text(n, self.src).to_string(), f);
+                        }
+                    }
+                }
+                // A type whose values one function of the module makes.
+                "type_alias_declaration" | "interface_declaration" => {
+                    if let Some(n) = d.child_by_field_name("name") {
+                        let name = text(n, self.src).to_string();
+                        if let Some(f) = self.key_map_type(&name, module) {
+                            out.named.insert(name, f);
                         }
                     }
                 }
@@ -657,7 +686,7 @@ impl<'t> Analyzer<'t> {
 
 impl<'t> Analyzer<'t> {
     /// Whether a class of the file extends the class named `class` (one walk).
-    fn has_subclass(&self, class: &str) -> bool {
+    pub(super) fn has_subclass(&self, class: &str) -> bool {
         let mut stack = vec![self.root];
         let mut c = self.root.walk();
         while let Some(n) = stack.pop() {

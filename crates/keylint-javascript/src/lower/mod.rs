@@ -261,6 +261,8 @@ pub(crate) struct Analyzer<'t> {
     /// Scripts of node-redis clients' `scripts` options, by name (`None`: defined
     /// twice, or not read).
     node_scripts: HashMap<String, Option<nodescripts::NodeScript<'t>>>,
+    /// Parameters (by node id) whose function sets their properties (`keys.x = …`).
+    mutated_params: HashMap<usize, bool>,
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
@@ -342,6 +344,7 @@ mod commands;
 mod imports;
 mod index;
 mod joined;
+mod keymaps;
 mod lists;
 mod nodescripts;
 mod objects;
@@ -401,6 +404,7 @@ impl<'t> Analyzer<'t> {
             sha_fields: HashMap::new(),
             sha_params: HashMap::new(),
             node_scripts: HashMap::new(),
+            mutated_params: HashMap::new(),
         }
     }
 

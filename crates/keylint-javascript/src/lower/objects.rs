@@ -14,9 +14,22 @@ impl<'t> Analyzer<'t> {
             // A name whose properties are assigned somewhere else is known only when
             // its declaration and the loop that fills it are all there is.
             "identifier" => true,
-            "member_expression" => obj
-                .child_by_field_name("object")
-                .is_some_and(|o| o.kind() == "this"),
+            "member_expression" => match obj.child_by_field_name("object").map(unwrap_expr) {
+                Some(o) if o.kind() == "this" => true,
+                // `this.queue.keys`: an object of `this` (read as above) holding an
+                // object whose own properties the file assigns nowhere.
+                Some(o) if o.kind() == "member_expression" => {
+                    o.child_by_field_name("object")
+                        .is_some_and(|t| t.kind() == "this")
+                        && obj.child_by_field_name("property").is_some_and(|p| {
+                            let p = text(p, self.src);
+                            !self.mutated_fields.contains(p)
+                                && !self.mutated_fields.contains("*")
+                                && !self.assigned_fields.contains(p)
+                        })
+                }
+                _ => false,
+            },
             _ => false,
         };
         if !ok {

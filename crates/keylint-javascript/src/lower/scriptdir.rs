@@ -265,7 +265,15 @@ impl<'t> Analyzer<'t> {
         let c = match self.eval(cn) {
             Value::Client(c) => c,
             Value::Unknown if self.plain_receiver(cn) && client_like(cn, self.src) => {
-                match self.by_use_client() {
+                // A project on ioredis beside node-redis (client adapters): the script
+                // runs with its keys on either, so a client of unknown library is
+                // read as one of ioredis, whose unknown `keyPrefix` comes first.
+                let beside = self.options.ioredis_named.then_some(Client {
+                    lib: Lib::IoRedis,
+                    kind: Kind::Unknown,
+                    prefix: Prefix::Unknown,
+                });
+                match self.by_use_client().or(beside) {
                     Some(c) => c,
                     None => return false,
                 }

@@ -234,6 +234,11 @@ impl<'t> Analyzer<'t> {
                     let key = text(p, self.src).to_string();
                     let value = match self.lookup(&key, p) {
                         Decl::Value(v) => self.eval(v),
+                        // A parameter whose declared type is an object of keys.
+                        Decl::Param(_) => match self.identifier(p) {
+                            v @ Value::Object(_) => v,
+                            _ => Value::Unknown,
+                        },
                         _ => Value::Unknown,
                     };
                     props.push((
@@ -268,7 +273,15 @@ impl<'t> Analyzer<'t> {
             Decl::Value(v) => self.eval(v),
             Decl::Param(p) => match self.env.get(&p.id()) {
                 Some(v) => v.clone(),
-                None => self.typed(p),
+                // An object known by its type, unless the file sets its properties.
+                None => match self.typed(p) {
+                    Value::Object(_)
+                        if self.mutated_names.contains(&name) && self.param_mutated(p, &name) =>
+                    {
+                        Value::Unknown
+                    }
+                    v => v,
+                },
             },
             Decl::Assigned(decl, Some(init)) if unwrap_expr(init).kind() == "array" => self
                 .concat_grown(&name, decl, init, n)

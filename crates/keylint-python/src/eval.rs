@@ -65,6 +65,9 @@ pub(crate) struct PipeInfo {
     /// executes it): every command the block queues is one batch, unless the block
     /// executes it itself.
     pub at_block_end: bool,
+    /// The code does not show the client's kind (a parameter, a client known by
+    /// use): `client` is what the configured profile made of it.
+    pub kind_by_profile: bool,
 }
 
 /// Why a pipeline is, or is not, a transaction.
@@ -575,6 +578,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             transaction_call: None,
             origin: TxOrigin::Other,
             at_block_end: false,
+            kind_by_profile: false,
         });
         self.pipe_by_node.insert(node.id(), id);
         id
@@ -2996,6 +3000,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
                     (false, _) => TxOrigin::ClientDefault,
                 };
+                self.pipes[id].kind_by_profile = written == ClientKind::Unknown;
                 Value::Pipe(id)
             }
             "register_script" => Value::Script(self.script_for(n, args, k, ctx)),

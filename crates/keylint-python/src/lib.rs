@@ -50,6 +50,7 @@ mod orempty;
 mod overrides;
 mod passobj;
 mod passthru;
+mod pipetest;
 mod project;
 mod remake;
 mod retpipe;

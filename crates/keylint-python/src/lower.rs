@@ -892,6 +892,7 @@ impl<'t> Analyzer<'t> {
             transaction_call: None,
             origin: crate::eval::TxOrigin::Other,
             at_block_end: false,
+            kind_by_profile: false,
         });
         if let Some((name, c)) = self_name {
             params.insert(name, Value::SelfObj(c));
@@ -2221,11 +2222,14 @@ impl TxPlan {
     /// pipeline whose atomicity the code may rely on.
     fn of(info: &PipeInfo, evs: &[PipeEvent<'_>]) -> Option<TxPlan> {
         let has_multi = evs.iter().any(|e| e.kind == EvKind::Multi);
-        // `multi()` on a `pipeline()` whose kind the profile decided: the code
-        // relies on a transaction, which only a standalone `Redis` gives it
-        // (`RedisCluster`'s default pipeline refuses `watch()` and `multi()`).
-        let profile_multi =
-            has_multi && info.tx == Tx::No && info.origin == TxOrigin::ProfileDefault;
+        // `multi()` on a `pipeline()` whose kind the profile decided (also one
+        // written `transaction=False`): the code relies on a transaction, which only
+        // a standalone `Redis` gives it (`RedisCluster`'s pipeline refuses `watch()`
+        // and `multi()` unless it is made with `transaction=True`).
+        let profile_multi = has_multi
+            && info.tx == Tx::No
+            && (info.origin == TxOrigin::ProfileDefault
+                || (info.origin == TxOrigin::Written && info.kind_by_profile));
         let tx = match info.tx {
             Tx::Yes => true,
             Tx::No => has_multi && (info.client != ClientKind::Cluster || profile_multi),

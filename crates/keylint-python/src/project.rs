@@ -219,6 +219,10 @@ pub(crate) struct Builder {
     /// A builder whose last parameter is `*parts` (not in `params`): the template
     /// for each count of arguments the star takes (`starbuild.rs`); empty otherwise.
     star: Vec<Tpl>,
+    /// Trailing parameters defaulting to `None` that the template takes to be left
+    /// out (`return f"m:{ns}:{sid}" if ns else f"m:{sid}"`): a call that passes one
+    /// builds a key the fact does not know.
+    none_tail: Vec<String>,
 }
 
 /// A class of another module.
@@ -1239,6 +1243,74 @@ fn placeholders<'t>(a: &Analyzer<'t>, fid: FuncId, skip: usize) -> Option<Vec<El
     Some(out)
 }
 
+/// A key builder whose template holds when the call leaves out its trailing
+/// parameters that default to `None` (each then `None` in the body), the others
+/// being placeholders; `None` when there are none or the body builds no template.
+fn none_tail_builder(
+    a: &mut Analyzer<'_>,
+    fid: FuncId,
+    bound: Option<crate::index::ClassId>,
+    skip: usize,
+    qual: &str,
+    instance: bool,
+) -> Option<Builder> {
+    let info = a.ix.funcs[fid].clone();
+    let ps: Vec<_> = info.params.iter().skip(skip).collect();
+    let tail = ps
+        .iter()
+        .rev()
+        .take_while(|p| !p.star && p.default.is_some_and(|d| d.kind_name() == "none"))
+        .count();
+    if tail == 0 || tail == ps.len() || ps.iter().any(|p| p.star) {
+        return None;
+    }
+    let lead = ps.len() - tail;
+    let mut pos = placeholders(a, fid, skip)?;
+    for e in pos.iter_mut().skip(lead) {
+        e.value = Value::Null;
+    }
+    let Some(Value::Str(t)) = a.call_builder(fid, bound, pos, Vec::new(), &Ctx::at(None)) else {
+        return None;
+    };
+    let mut params = params(a, fid, skip, qual);
+    params.truncate(lead);
+    Some(Builder {
+        params,
+        ret: sanitize(&t, qual, instance),
+        instance,
+        family: None,
+        star: Vec::new(),
+        none_tail: ps[lead..].iter().map(|p| p.name.clone()).collect(),
+    })
+}
+
+/// Whether a call's arguments leave out every parameter of `tail`, after the
+/// `lead` parameters it may pass by position.
+fn leaves_out(
+    nav: &crate::syntax::Nav<'_>,
+    src: &str,
+    args: Option<Node<'_>>,
+    lead: usize,
+    tail: &[String],
+) -> bool {
+    let Some(args) = args else { return true };
+    let mut positional = 0;
+    for k in nav.named_children(args) {
+        match k.kind_name() {
+            "comment" => {}
+            "keyword_argument" => {
+                let named = k.field(Field::Name).map(|n| text(n, src));
+                if named.is_none_or(|n| tail.iter().any(|t| t == n)) {
+                    return false;
+                }
+            }
+            "list_splat" | "dictionary_splat" => return false,
+            _ => positional += 1,
+        }
+    }
+    positional <= lead
+}
+
 /// The parameters of `fid` after the first `skip`, with their defaults.
 fn params(a: &mut Analyzer<'_>, fid: FuncId, skip: usize, qual: &str) -> Vec<Param> {
     let info = a.ix.funcs[fid].clone();
@@ -1335,6 +1407,7 @@ fn body_fact(
                     instance,
                     family: None,
                     star: Vec::new(),
+                    none_tail: Vec::new(),
                 })));
             }
             // A list or dict comprehension of keys (`return {f"{path}:{n}": … for n
@@ -1347,6 +1420,7 @@ fn body_fact(
                         instance,
                         family: Some(shape),
                         star: Vec::new(),
+                        none_tail: Vec::new(),
                     })));
                 }
             }
@@ -1373,7 +1447,13 @@ fn body_fact(
                 instance,
                 family: None,
                 star,
+                none_tail: Vec::new(),
             })));
+        }
+        // `return f"m:{ns}:{sid}" if ns else f"m:{sid}"`, `ns=None`: the key of a call
+        // that leaves `ns` out.
+        if let Some(b) = none_tail_builder(a, fid, bound, skip, qual, instance) {
+            return Some(Fact::Builder(Arc::new(b)));
         }
     }
     // `if conn not in CACHE: CACHE[conn] = conn.register_script(LUA)`, `return
@@ -2291,6 +2371,11 @@ impl<'t> Analyzer<'t> {
                 )
             }
             Fact::Builder(b) if b.instance == inst.is_some() => {
+                if !b.none_tail.is_empty()
+                    && !leaves_out(self.ix.nav, self.src(), args, b.params.len(), &b.none_tail)
+                {
+                    return None;
+                }
                 let b2 = self.bind_args(&b.params, args, ctx)?;
                 let t = apply(&b.ret, &b2.args, &b2.exts, inst);
                 Some(match (t, b.family) {

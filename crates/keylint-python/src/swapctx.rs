@@ -111,6 +111,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
                 (false, _) => TxOrigin::ClientDefault,
             };
+            self.pipes[id].kind_by_profile = written == ClientKind::Unknown;
             // The batch runs when the block ends: every command queued in it counts.
             self.pipes[id].transaction_call = Some(stmt.byte_range());
             self.pipes[id].at_block_end = true;

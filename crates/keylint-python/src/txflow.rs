@@ -64,7 +64,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The truth of a condition, when it only tests parameters that `ctx` binds
-    /// against `None` (`pipeline is None`, `not pipe`, `pipeline`).
+    /// against `None` (`pipeline is None`, `not pipe`, `pipeline`) or against
+    /// redis-py's pipeline classes (`isinstance(pipe, Pipeline)`, `pipetest.rs`).
     pub(crate) fn truth(&mut self, c: Node<'t>, ctx: &Ctx<'t>) -> Option<bool> {
         let nav = self.ix.nav;
         match c.kind_name() {
@@ -78,6 +79,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Some(_) => None,
                 None => self.local_flag(c, ctx),
             },
+            // `isinstance(pipe, Pipeline)` of a pipeline the call passes.
+            "call" => {
+                let t = self.pipeline_test(c)?;
+                let v = self.bound_value(t.obj, ctx)?;
+                self.pipe_test_truth(&t, &v)
+            }
             "comparison_operator" => {
                 let kids: Vec<Node<'t>> = nav
                     .named_children(c)
@@ -218,7 +225,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     ///
     /// A test of a parameter the caller bound (`pipeline if pipeline is not None else
     /// r.pipeline()`) runs one arm. Lowered on its own, a function runs where its
-    /// `pipeline=None` parameter is not given: the pipeline it makes.
+    /// `pipeline=None` parameter is not given, or where the parameter an
+    /// `isinstance(conn, Pipeline)` test looks at is a client: the pipeline it makes.
     pub(crate) fn pick_arm(
         &mut self,
         cond: Node<'t>,
@@ -238,6 +246,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         if self.made_pipe(&va) && self.unbound_none_param(b, ctx) {
             return Ok(va);
+        }
+        // `conn if isinstance(conn, Pipeline) else conn.pipeline()`: lowered on its
+        // own, the function was given a client.
+        match self.pipe_test_default(cond, a, b, ctx) {
+            Some(true) if self.made_pipe(&vb) => return Ok(vb),
+            Some(false) if self.made_pipe(&va) => return Ok(va),
+            _ => {}
         }
         Err(Box::new((va, vb)))
     }
@@ -352,9 +367,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let info = &self.ix.funcs[f];
         let p = info.params.iter().find(|p| p.name == name)?;
-        if p.default.is_none_or(|d| d.kind_name() != "none") {
-            return None;
-        }
+        let none_default = p.default.is_some_and(|d| d.kind_name() == "none");
         let DefKind::Expr(e) = fill.kind else {
             return None;
         };
@@ -374,20 +387,30 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let cond = stmt.field(Field::Condition)?;
         let src = self.src();
-        let tests_name = match cond.kind_name() {
-            "not_operator" => nav
-                .named_children(cond)
-                .next()
-                .is_some_and(|a| a.kind_name() == "identifier" && text(a, src) == name),
-            "comparison_operator" => {
-                let t = text(cond, src)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                t == format!("{name} is None") || t == format!("{name} == None")
-            }
-            _ => false,
-        };
+        // `if not isinstance(conn, Pipeline): conn = conn.pipeline()`: lowered on
+        // its own, the function was given a client (any default).
+        let by_class = self.pipeline_test(cond).is_some_and(|t| {
+            !t.holds
+                && t.obj.kind_name() == "identifier"
+                && text(t.obj, src) == name
+                && self.unbound_object(t.obj, ctx)
+        });
+        let tests_name = by_class
+            || none_default
+                && match cond.kind_name() {
+                    "not_operator" => nav
+                        .named_children(cond)
+                        .next()
+                        .is_some_and(|a| a.kind_name() == "identifier" && text(a, src) == name),
+                    "comparison_operator" => {
+                        let t = text(cond, src)
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        t == format!("{name} is None") || t == format!("{name} == None")
+                    }
+                    _ => false,
+                };
         if !tests_name {
             return None;
         }

@@ -247,11 +247,12 @@ pub(crate) fn glob_fixed_part(pattern: &Tpl) -> Option<(Tpl, String)> {
 }
 
 impl<'t> crate::lower::Analyzer<'t> {
-    /// `client.scan_iter(match=pattern)` / `client.keys(pattern)`: the keys the
-    /// pattern matches, a family whose members share what the pattern fixes and
-    /// differ in what its wildcards match (`huey.r.<name>.*`: `huey.r.<name>.` · an
-    /// unknown rest, which may hold a hash tag of its own). `None` when the pattern
-    /// fixes nothing (`*`, no pattern: any key at all) or has no wildcard.
+    /// `client.scan_iter(match=pattern)` / `client.keys(pattern)` / the keys of
+    /// `client.scan(cursor, match=pattern)`: the keys the pattern matches, a family
+    /// whose members share what the pattern fixes and differ in what its wildcards
+    /// match (`huey.r.<name>.*`: `huey.r.<name>.` · an unknown rest, which may hold a
+    /// hash tag of its own). `None` when the pattern fixes nothing (`*`, no pattern:
+    /// any key at all) or has no wildcard.
     pub(crate) fn scan_family(
         &mut self,
         m: &str,
@@ -263,9 +264,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }
-        let name = if m == "keys" { "pattern" } else { "match" };
+        // `keys(pattern)`, `scan_iter(match)`, `scan(cursor, match)`.
+        let (at, name) = match m {
+            "keys" => (0, "pattern"),
+            "scan" => (1, "match"),
+            _ => (0, "match"),
+        };
         let pattern = pos
-            .first()
+            .get(at)
             .or_else(|| kw.iter().find(|(k, _)| k == name).map(|(_, e)| e))?;
         let (mut member, label) = match &pattern.value {
             Value::Str(t) => match glob_fixed_part(t) {
@@ -313,19 +319,26 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Option<Value<'t>> {
         let src = self.src();
         let left = stmt.field(Field::Left)?;
-        if left.kind_name() != "identifier" || text(left, src) != name {
-            return None;
-        }
         let right = stmt.field(Field::Right)?;
         let right = match right.kind_name() {
             "await" => right.named_child(0)?,
             _ => right,
         };
+        let right = match left.kind_name() {
+            "identifier" if text(left, src) == name => right,
+            // `for key, val in zip(keys, results):`, `for i, key in enumerate(keys):`:
+            // the name takes the members of the sequence zipped at its place.
+            "pattern_list" | "tuple_pattern" => self.zipped_at(left, right, name, ctx)?,
+            _ => return None,
+        };
         // A call (`scan_iter(…)`, a builder of the project) or a local that holds
         // a family (`keys = [k for k in r.scan_iter(…)]`, `keys = ["p:%s" % x for x
         // in xs]`, `keys = self.get_keys(args)`), or an attribute that holds one
         // (`for q in self.queues:` after `self.queues = [f"q:{n}" for n in names]`).
-        if !matches!(right.kind_name(), "call" | "identifier" | "attribute") {
+        if !matches!(
+            right.kind_name(),
+            "call" | "identifier" | "attribute" | "subscript"
+        ) {
             return None;
         }
         let right = match self.eval(right, &ctx.deeper()) {
@@ -333,12 +346,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             Value::Dict(items) => crate::chunks::dict_keys(items),
             v => v,
         };
-        let Value::Seq {
-            items,
-            family: true,
-        } = right
-        else {
-            return None;
+        let right_is_batch = right.is_batch();
+        // A family, or a list filled in a loop with members of one family.
+        let items = match right {
+            Value::Seq { items, .. } if right_is_batch => items,
+            _ => return None,
         };
         // `for chunk in chunks(keys, n)`: each piece is a family of its own.
         if let [Elem {
@@ -376,6 +388,61 @@ impl<'t> crate::lower::Analyzer<'t> {
             self.scan_sources.insert(id, s);
         }
         Some(Value::Str(t))
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// The sequence whose items `name` takes in `for a, b in zip(xs, ys)` (the
+    /// argument at the name's place) or `for i, x in enumerate(xs)` (`xs`, for the
+    /// second name): `None` for any other loop, a nested or starred target, a splat
+    /// or keyword among the arguments, or a `zip`/`enumerate` the module rebinds.
+    fn zipped_at(
+        &mut self,
+        left: Node<'t>,
+        right: Node<'t>,
+        name: &str,
+        ctx: &Ctx<'t>,
+    ) -> Option<Node<'t>> {
+        let src = self.src();
+        let nav = self.ix.nav;
+        let targets: Vec<Node<'t>> = nav
+            .named_children(left)
+            .filter(|t| t.kind_name() != "comment")
+            .collect();
+        if targets.iter().any(|t| t.kind_name() != "identifier") {
+            return None;
+        }
+        let at = targets.iter().position(|t| text(*t, src) == name)?;
+        if right.kind_name() != "call" {
+            return None;
+        }
+        let args = right.field(Field::Arguments)?;
+        if args.kind_name() != "argument_list" {
+            return None;
+        }
+        let items: Vec<Node<'t>> = nav
+            .named_children(args)
+            .filter(|c| c.kind_name() != "comment")
+            .collect();
+        if items.iter().any(|c| {
+            matches!(
+                c.kind_name(),
+                "keyword_argument" | "list_splat" | "dictionary_splat"
+            )
+        }) {
+            return None;
+        }
+        let func = right.field(Field::Function)?;
+        let Value::Symbol(path) = self.eval(func, &ctx.deeper()) else {
+            return None;
+        };
+        match path.as_str() {
+            "builtins.zip" if items.len() == targets.len() => items.get(at).copied(),
+            "builtins.enumerate" if targets.len() == 2 && at == 1 && items.len() == 1 => {
+                items.first().copied()
+            }
+            _ => None,
+        }
     }
 }
 

@@ -123,6 +123,51 @@ pub(crate) fn each_marker(id: usize) -> String {
     format!("@each{id};")
 }
 
+/// Whether a name is read only for its size or truth: `len(x)`, `not x`, `if x:`.
+fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
+    let Some(p) = nav.parent(x) else {
+        return false;
+    };
+    match p.kind_name() {
+        "not_operator" => true,
+        "if_statement" | "elif_clause" => p.field(Field::Condition) == Some(x),
+        "argument_list" => {
+            nav.named_children(p).count() == 1
+                && nav.parent(p).is_some_and(|c| {
+                    c.kind_name() == "call"
+                        && c.field(Field::Function)
+                            .is_some_and(|f| f.kind_name() == "identifier" && text(f, src) == "len")
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Whether a subscript takes a slice (`xs[a:b]`, `xs[:n]`) that may hold several
+/// items: not one with literal bounds at most one apart (`xs[:1]`, `xs[2:3]`).
+fn is_batch_slice(n: Node<'_>, src: &str) -> bool {
+    if n.named_child_count() != 2 {
+        return false;
+    }
+    let Some(s) = n.named_child(1).filter(|s| s.kind_name() == "slice") else {
+        return false;
+    };
+    let bounds: Vec<&str> = text(s, src).split(':').map(str::trim).collect();
+    let bound = |b: &str| -> Option<u64> {
+        if b.is_empty() {
+            Some(0)
+        } else {
+            b.parse().ok()
+        }
+    };
+    match (bounds.first().map(|b| bound(b)), bounds.get(1)) {
+        (Some(Some(start)), Some(stop)) if !stop.is_empty() => {
+            !matches!(stop.parse::<u64>(), Ok(stop) if stop <= start + 1)
+        }
+        _ => true,
+    }
+}
+
 /// What an expression may evaluate to.
 #[derive(Debug, Clone)]
 pub(crate) enum Value<'t> {
@@ -179,6 +224,21 @@ impl<'t> Value<'t> {
                 each,
             }],
             family: true,
+        }
+    }
+
+    /// Whether the value holds many members of one family and nothing else: a family
+    /// (a comprehension, the keys a pattern finds), or a list filled in a loop with
+    /// members of one family (`found.append(k)` for each `k` a `SCAN` finds,
+    /// `found.extend(keys)` for each batch it returns).
+    pub(crate) fn is_batch(&self) -> bool {
+        match self {
+            Value::Seq { family: true, .. } => true,
+            Value::Seq {
+                items,
+                family: false,
+            } => matches!(items.as_slice(), [e] if !e.star && !e.each.is_empty()),
+            _ => false,
         }
     }
 
@@ -670,6 +730,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 let value = n.field(Field::Value);
                 match value.map(|v| self.eval(v, &ctx.deeper())) {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
+                    // `keys[i : i + 100]` of a family of keys: a batch of its members.
+                    Some(fam) if fam.is_batch() && is_batch_slice(n, self.src()) => fam,
                     // `item[0]` of a loop variable (a row read back) varies with it,
                     // like `job.id`: a literal index only.
                     Some(Value::Opaque(h)) if h.binding.contains("@each") => {
@@ -1668,7 +1730,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match name {
             "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
-            | "format" | "sorted" | "set" | "map" => Value::Symbol(format!("builtins.{name}")),
+            | "format" | "sorted" | "set" | "map" | "iter" | "zip" | "enumerate" => {
+                Value::Symbol(format!("builtins.{name}"))
+            }
             _ => self.opaque_named(name, format!("global:{name}"), Some(n.byte_range())),
         }
     }
@@ -1793,6 +1857,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             if x.kind_name() == "identifier" && text(x, src) == name {
                 // `obj.keys` and `f(keys=…)` name something else.
                 if !crate::collections::names_variable(nav, x) {
+                    continue;
+                }
+                // `len(keys)`, `if not keys:`, `if keys:` read the list, leave it whole.
+                if reads_size(nav, src, x) {
                     continue;
                 }
                 let attr = nav.parent(x).filter(|a| {
@@ -3007,6 +3075,28 @@ impl<'t> crate::lower::Analyzer<'t> {
             "scan_iter" | "keys" => self
                 .scan_family(m, args, n, ctx)
                 .unwrap_or_else(|| self.opaque(n, ctx)),
+            // `cursor, keys = r.scan(cursor, match=…)`: the next cursor, then a
+            // batch of the keys the pattern matches.
+            "scan" => match self.scan_family(m, args, n, ctx) {
+                Some(keys) => Value::Seq {
+                    items: vec![
+                        Elem {
+                            value: self.opaque(n, ctx),
+                            node: n,
+                            star: false,
+                            each: Vec::new(),
+                        },
+                        Elem {
+                            value: keys,
+                            node: n,
+                            star: false,
+                            each: Vec::new(),
+                        },
+                    ],
+                    family: false,
+                },
+                None => self.opaque(n, ctx),
+            },
             _ => self.opaque(n, ctx),
         }
     }
@@ -3364,6 +3454,36 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some(v) => v,
                     None => self.opaque(n, ctx),
                 };
+            }
+            // `iter(keys)`, `islice(keys, n)`, `islice(it, a, b)` over a family of keys:
+            // members of that family.
+            "builtins.iter" | "itertools.islice" => {
+                let first = match args {
+                    Some(g) if g.kind_name() == "generator_expression" => Some(g),
+                    Some(a) => self
+                        .ix
+                        .nav
+                        .named_children(a)
+                        .find(|c| c.kind_name() != "comment")
+                        .filter(|c| {
+                            !matches!(
+                                c.kind_name(),
+                                "keyword_argument" | "list_splat" | "dictionary_splat"
+                            )
+                        }),
+                    None => None,
+                };
+                // `islice(keys, 1)`: one key at most.
+                let one = path == "itertools.islice"
+                    && matches!(arg_nodes(self.ix.nav, args).as_slice(),
+                        [_, stop] if text(*stop, self.src()).trim().parse::<u64>().is_ok_and(|s| s <= 1));
+                if let Some(a) = first.filter(|_| !one) {
+                    let v = self.eval(a, &ctx.deeper());
+                    if v.is_batch() {
+                        return v;
+                    }
+                }
+                return self.opaque(n, ctx);
             }
             "typing.cast" | "typing_extensions.cast" => {
                 let a = arg_nodes(self.ix.nav, args);

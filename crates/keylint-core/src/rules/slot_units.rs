@@ -735,14 +735,12 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
         )),
         // After a shared head the code does not show, what is left shares nothing, but
         // the head itself may be tagged where it is chosen.
-        Err(NoSuggestion::NothingShared) if d.under_prefix.is_some() => {
-            f.with_help(format!(
-                "after `{}` these keys share nothing; if that value names one entity \
+        Err(NoSuggestion::NothingShared) if d.under_prefix.is_some() => f.with_help(format!(
+            "after `{}` these keys share nothing; if that value names one entity \
                  whose keys belong together, give it a hash tag (`{{…}}`) where it is \
                  chosen, otherwise split the operation per key",
-                d.under_prefix.as_deref().unwrap_or_default()
-            ))
-        }
+            d.under_prefix.as_deref().unwrap_or_default()
+        )),
         Err(NoSuggestion::NothingShared) => f.with_help(
             "these keys share no identity that a hash tag could co-locate; split the \
              operation per key, or rename the keys around a shared identity",

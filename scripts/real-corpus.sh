@@ -85,17 +85,19 @@ while read -r name repo commit paths; do
     tarball=$(mktemp)
     if ! git --git-dir="$git_dir" archive --format=tar "$commit" >"$tarball" 2>/dev/null; then
         # A snapshot may lack the contents of some large files (test data over the
-        # store's size limit): take the linted paths and the top-level files alone.
+        # store's size limit): take what is linted and the top-level files alone.
         if [ "$paths" = "-" ]; then
             echo "missing: $repo at $commit lacks some file contents and lists no paths" >&2
             missing=$((missing + 1))
             rm -f "$tarball"
             continue
         fi
-        echo "  some file contents are missing: taking the linted paths and top-level files" >&2
+        # The whole top-level directory of each linted path is taken, since the
+        # analysis reads the modules a linted file imports.
+        echo "  some file contents are missing: taking the linted top-level directories and the top-level files" >&2
         mapfile -t top < <(git --git-dir="$git_dir" ls-tree "$commit" |
             awk -F '\t' '{ split($1, a, " "); if (a[2] == "blob") print $2 }')
-        IFS=',' read -r -a linted <<<"$paths"
+        mapfile -t linted < <(tr ',' '\n' <<<"$paths" | cut -d/ -f1 | sort -u)
         git --git-dir="$git_dir" archive --format=tar "$commit" -- "${top[@]}" "${linted[@]}" >"$tarball"
     fi
     tar -C "$dest" -xf "$tarball"

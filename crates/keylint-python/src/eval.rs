@@ -3166,7 +3166,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// Calls a value.
-    fn call_value(
+    pub(crate) fn call_value(
         &mut self,
         callee: Value<'t>,
         func: Node<'t>,
@@ -3388,6 +3388,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Value<'t> {
         if let Some(k) = constructor_kind(path) {
             return Value::Client(k);
+        }
+        // `FlaskRedis()`, `LocalProxy(lambda: client)` (`proxies.rs`).
+        if let Some(v) = self.proxy_client(path, args, n, ctx) {
+            return v;
         }
         // Project analysis: a factory, key builder or class of another module.
         if let Some(v) = self.project_call(path, args, n, ctx) {

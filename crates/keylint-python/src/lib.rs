@@ -52,6 +52,7 @@ mod passobj;
 mod passthru;
 mod pipetest;
 mod project;
+mod proxies;
 mod remake;
 mod retpipe;
 mod scanpattern;

@@ -860,6 +860,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 })
             }
             (Value::Pipe(x), Value::Pipe(y)) if x == y => a,
+            (Value::Pipe(x), Value::Pipe(y)) => match self.pipe_choice(n, *x, *y) {
+                Some(p) => Value::Pipe(p),
+                None => self.opaque(n, ctx),
+            },
             (Value::Client(k), Value::Null) | (Value::Null, Value::Client(k)) => Value::Client(*k),
             (Value::Str(x), Value::Str(y))
                 if x.as_bytes().is_some() && x.as_bytes() == y.as_bytes() =>
@@ -875,6 +879,43 @@ impl<'t> crate::lower::Analyzer<'t> {
                 v
             }
         }
+    }
+
+    /// `r.pipeline() if c else self.chain`: two pipelines of one kind (same client,
+    /// same transaction mode, decided the same way, neither a `with` block's nor a
+    /// `transaction(…)` callback's) are one pipeline of that kind, made at the
+    /// conditional expression `n`. Anything else stays unknown.
+    fn pipe_choice(&mut self, n: Node<'t>, x: PipeId, y: PipeId) -> Option<PipeId> {
+        if let Some(&id) = self.pipe_by_node.get(&n.id()) {
+            return Some(id);
+        }
+        let (a, b) = (&self.pipes[x], &self.pipes[y]);
+        let plain = |p: &PipeInfo| !p.at_block_end && p.transaction_call.is_none();
+        if !(plain(a) && plain(b))
+            || a.client != b.client
+            || a.tx != b.tx
+            || a.origin != b.origin
+            || a.kind_by_profile != b.kind_by_profile
+        {
+            return None;
+        }
+        let range = n.byte_range();
+        let inside = |p: &PipeInfo| {
+            p.created
+                .as_ref()
+                .is_some_and(|c| range.start <= c.start && c.end <= range.end)
+        };
+        let anchor = [a, b]
+            .into_iter()
+            .find(|p| inside(p))
+            .and_then(|p| p.anchor.clone());
+        let mut info = a.clone();
+        info.created = Some(range);
+        info.anchor = anchor;
+        let id = self.pipes.len();
+        self.pipes.push(info);
+        self.pipe_by_node.insert(n.id(), id);
+        Some(id)
     }
 
     /// Whether `n` is a module name that a function assigns under `global`.

@@ -12,6 +12,42 @@ use crate::index::text;
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
 
+/// The one statement of `if not NAME:` / `if NAME is None:` / `if NAME == None:`
+/// (`name` as written, spaces aside), an `if` with no `elif` or `else` arm; `None`
+/// for any other test or body.
+fn unset_guard<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    src: &'t str,
+    test: Node<'t>,
+    name: &str,
+) -> Option<Node<'t>> {
+    if nav
+        .named_children(test)
+        .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+    {
+        return None;
+    }
+    let cond = test.field(Field::Condition)?;
+    let cond_text: String = text(cond, src)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if ![
+        format!("not {name}"),
+        format!("{name} is None"),
+        format!("{name} == None"),
+    ]
+    .contains(&cond_text)
+    {
+        return None;
+    }
+    let body = nav.statements(test.field(Field::Consequence)?);
+    let [set] = body.as_slice() else {
+        return None;
+    };
+    Some(*set)
+}
+
 /// The value a lazy module-global accessor stores and returns, as a one-element
 /// list of returned expressions; `None` for any other body.
 pub(crate) fn memo_global_return<'t>(
@@ -43,31 +79,7 @@ pub(crate) fn memo_global_return<'t>(
     {
         return None;
     }
-    if nav
-        .named_children(*test)
-        .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
-    {
-        return None;
-    }
-    // `not POOL`, `POOL is None`, `POOL == None`.
-    let cond = test.field(Field::Condition)?;
-    let cond_text: String = text(cond, src)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if ![
-        format!("not {name}"),
-        format!("{name} is None"),
-        format!("{name} == None"),
-    ]
-    .contains(&cond_text)
-    {
-        return None;
-    }
-    let body = nav.statements(test.field(Field::Consequence)?);
-    let [set] = body.as_slice() else {
-        return None;
-    };
+    let set = unset_guard(nav, src, *test, name)?;
     let asg = set.named_child(0)?;
     if set.kind_name() != "expression_statement" || asg.kind_name() != "assignment" {
         return None;
@@ -131,32 +143,8 @@ pub(crate) fn memo_attr_return<'t>(
         // `if self.x is None: self.x = value` / `return self.x`.
         [test, ret] if test.kind_name() == "if_statement" => {
             let attr = returned_attr(*ret)?;
-            let name = format!("{receiver}.{attr}");
-            if nav
-                .named_children(*test)
-                .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
-            {
-                return None;
-            }
-            let cond = test.field(Field::Condition)?;
-            let cond_text: String = text(cond, src)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            if ![
-                format!("not {name}"),
-                format!("{name} is None"),
-                format!("{name} == None"),
-            ]
-            .contains(&cond_text)
-            {
-                return None;
-            }
-            let body = nav.statements(test.field(Field::Consequence)?);
-            let [set] = body.as_slice() else {
-                return None;
-            };
-            (attr, stored(*set, attr)?)
+            let set = unset_guard(nav, src, *test, &format!("{receiver}.{attr}"))?;
+            (attr, stored(set, attr)?)
         }
         // `try: return self.x` / `except AttributeError: self.x = value; return
         // self.x`.

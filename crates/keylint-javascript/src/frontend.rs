@@ -94,10 +94,12 @@ impl Frontend for JavaScript {
             .and_then(|n| n.rsplit('.').next())
             .and_then(Dialect::of_extension)
             .unwrap_or(Dialect::TypeScript);
+        // One walk up to the nearest package.json that names a client, for both.
+        let clients = input.loader.and_then(crate::package::nearest_clients);
         let options = Options {
             node_redis_major: input.loader.and_then(crate::package::node_redis_major),
-            library: input.loader.and_then(crate::package::project_library),
-            ioredis_named: input.loader.is_some_and(crate::package::names_ioredis),
+            library: clients.and_then(crate::package::library_of),
+            ioredis_named: clients.is_some_and(|(io, _)| io),
         };
         let loader: Option<&dyn FileLoader> = input.loader;
         let project = input

@@ -28,28 +28,24 @@ pub(crate) fn node_redis_major(loader: &dyn FileLoader) -> Option<u32> {
 /// The client library of the nearest `package.json` that names `ioredis` or `redis`
 /// (`@redis/client`) among its dependencies; `None` when none does, or the nearest
 /// names both.
-pub(crate) fn project_library(loader: &dyn FileLoader) -> Option<Library> {
-    let mut path = String::from("package.json");
-    for _ in 0..MAX_LEVELS {
-        if let Some(text) = loader.load(&path, true) {
-            let io = dependency(&text, "ioredis").is_some();
-            let node = dependency(&text, "redis").is_some()
-                || dependency(&text, "@redis/client").is_some();
-            match (io, node) {
-                (true, false) => return Some(Library::IoRedis),
-                (false, true) => return Some(Library::NodeRedis),
-                (true, true) => return None,
-                (false, false) => {}
-            }
-        }
-        path.insert_str(0, "../");
+#[cfg(test)]
+fn project_library(loader: &dyn FileLoader) -> Option<Library> {
+    nearest_clients(loader).and_then(library_of)
+}
+
+/// The one client library `(ioredis, node-redis)` names, if only one is named.
+pub(crate) fn library_of((io, node): (bool, bool)) -> Option<Library> {
+    match (io, node) {
+        (true, false) => Some(Library::IoRedis),
+        (false, true) => Some(Library::NodeRedis),
+        _ => None,
     }
-    None
 }
 
 /// Whether the nearest `package.json` that names `ioredis` or `redis`
-/// (`@redis/client`) among its dependencies names `ioredis`.
-pub(crate) fn names_ioredis(loader: &dyn FileLoader) -> bool {
+/// (`@redis/client`) among its dependencies names each: `(ioredis, node-redis)`;
+/// `None` when none within reach does.
+pub(crate) fn nearest_clients(loader: &dyn FileLoader) -> Option<(bool, bool)> {
     let mut path = String::from("package.json");
     for _ in 0..MAX_LEVELS {
         if let Some(text) = loader.load(&path, true) {
@@ -57,12 +53,12 @@ pub(crate) fn names_ioredis(loader: &dyn FileLoader) -> bool {
             let node = dependency(&text, "redis").is_some()
                 || dependency(&text, "@redis/client").is_some();
             if io || node {
-                return io;
+                return Some((io, node));
             }
         }
         path.insert_str(0, "../");
     }
-    false
+    None
 }
 
 /// The version range a `package.json` gives `redis`, if it names it.

@@ -536,30 +536,17 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    /// A function of this module: a key builder or a client factory.
-    fn function_fact(&mut self, func: Node<'t>, module: &str) -> Option<Fact> {
-        let plain = {
-            let mut c = func.walk();
-            let p = func
-                .children(&mut c)
-                .all(|k| !matches!(k.kind(), "async" | "*" | "get" | "set" | "static"));
-            p
-        };
-        if !plain {
-            return None;
-        }
-        let body = func.child_by_field_name("body")?;
-        let expr = lone_statement(body, "return_statement")?;
-        let params: Vec<Node<'t>> = match func.child_by_field_name("parameter") {
-            Some(p) => vec![p],
-            None => {
-                let ps = func.child_by_field_name("parameters")?;
-                let v: Vec<Node<'t>> = named_kids(ps);
-                v
-            }
-        };
+    /// `expr` evaluated with each of `params` (plain identifiers, or TypeScript
+    /// `required_parameter`s around one) bound to the caller's value in its place
+    /// (`{PARAM}i`), the bindings undone afterwards; `None`, with nothing bound, when
+    /// a parameter is of another form.
+    pub(super) fn eval_with_param_holes(
+        &mut self,
+        params: &[Node<'t>],
+        expr: Node<'t>,
+    ) -> Option<Value<'t>> {
         let mut names = Vec::new();
-        for p in &params {
+        for p in params {
             let id = match p.kind() {
                 "identifier" => *p,
                 "required_parameter" => p
@@ -586,7 +573,32 @@ impl<'t> Analyzer<'t> {
                 None => self.env.remove(&id),
             };
         }
-        match v {
+        Some(v)
+    }
+
+    /// A function of this module: a key builder or a client factory.
+    fn function_fact(&mut self, func: Node<'t>, module: &str) -> Option<Fact> {
+        let plain = {
+            let mut c = func.walk();
+            let p = func
+                .children(&mut c)
+                .all(|k| !matches!(k.kind(), "async" | "*" | "get" | "set" | "static"));
+            p
+        };
+        if !plain {
+            return None;
+        }
+        let body = func.child_by_field_name("body")?;
+        let expr = lone_statement(body, "return_statement")?;
+        let params: Vec<Node<'t>> = match func.child_by_field_name("parameter") {
+            Some(p) => vec![p],
+            None => {
+                let ps = func.child_by_field_name("parameters")?;
+                let v: Vec<Node<'t>> = named_kids(ps);
+                v
+            }
+        };
+        match self.eval_with_param_holes(&params, expr)? {
             Value::Str(t) => Some(Fact::Builder(Arc::new(Builder {
                 params: params.len(),
                 body: detach(&t, module),

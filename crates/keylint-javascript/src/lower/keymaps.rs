@@ -7,7 +7,7 @@
 //! differ in the literal name after it.
 
 use super::*;
-use crate::modules::{detach, Fact, PARAM, PREFIX};
+use crate::modules::{detach, Fact, PREFIX};
 
 /// Functions of a module looked at for the producer of a type, at most.
 const MAX_FUNCS: usize = 4096;
@@ -54,31 +54,7 @@ impl<'t> Analyzer<'t> {
         }
         // The parameters are the caller's values.
         let params: Vec<Node<'t>> = named_kids(producer.child_by_field_name("parameters")?);
-        let mut saved = Vec::new();
-        for (i, p) in params.iter().enumerate() {
-            let id = match p.kind() {
-                "identifier" => *p,
-                "required_parameter" => p
-                    .child_by_field_name("pattern")
-                    .filter(|x| x.kind() == "identifier")?,
-                _ => return None,
-            };
-            let label = text(id, self.src).to_string();
-            let hole = Tpl::hole(HoleInfo {
-                keylike: is_keylike_label(&label),
-                label,
-                binding: format!("{PARAM}{i}"),
-                span: None,
-            });
-            saved.push((p.id(), self.env.insert(p.id(), Value::Str(hole))));
-        }
-        let v = self.eval(returned);
-        for (id, old) in saved {
-            match old {
-                Some(v) => self.env.insert(id, v),
-                None => self.env.remove(&id),
-            };
-        }
+        let v = self.eval_with_param_holes(&params, returned)?;
         let Value::Object(props) = v else {
             return None;
         };

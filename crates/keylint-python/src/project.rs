@@ -891,6 +891,18 @@ impl<'p> Scope<'p> {
         }
     }
 
+    /// The project's files that mention `word` (see `FileLoader::mentions`), noted as
+    /// a dependency of this module's facts.
+    fn noted_mentions(&self, word: &str) -> Option<Vec<String>> {
+        let files = self.project.loader.mentions(&self.path, word);
+        self.note(ModuleDep::Mentions {
+            from: self.path.clone(),
+            word: word.to_string(),
+            found: files.clone(),
+        });
+        files
+    }
+
     /// Whether every construction of `class`, a module-level class of this module,
     /// is in this module's `text`: no other file of the project mentions the class,
     /// and every mention here is understood (see `ctorflow.rs`).
@@ -898,12 +910,7 @@ impl<'p> Scope<'p> {
         if self.isolated {
             return false;
         }
-        let files = self.project.loader.mentions(&self.path, class);
-        self.note(ModuleDep::Mentions {
-            from: self.path.clone(),
-            word: class.to_string(),
-            found: files.clone(),
-        });
+        let files = self.noted_mentions(class);
         files.is_some_and(|f| f == [self.path.clone()])
             && crate::ctorflow::constructions(src, root, class, true).is_some()
     }
@@ -920,12 +927,7 @@ impl<'p> Scope<'p> {
             return known;
         }
         let loader = &self.project.loader;
-        let files = loader.mentions(&self.path, class);
-        self.note(ModuleDep::Mentions {
-            from: self.path.clone(),
-            word: class.to_string(),
-            found: files.clone(),
-        });
+        let files = self.noted_mentions(class);
         let mut found = false;
         let mut parsed = 0usize;
         for file in files.unwrap_or_default() {
@@ -972,12 +974,7 @@ impl<'p> Scope<'p> {
         }
         let loader = &self.project.loader;
         for class in classes {
-            let files = loader.mentions(&self.path, class);
-            self.note(ModuleDep::Mentions {
-                from: self.path.clone(),
-                word: class.to_string(),
-                found: files.clone(),
-            });
+            let files = self.noted_mentions(class);
             let files = files?;
             if files.len() > MAX_CALLER_FILES {
                 return None;

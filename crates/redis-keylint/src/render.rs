@@ -470,6 +470,15 @@ impl<'a> Locator<'a> {
         };
         (line + 1, col + 1)
     }
+
+    /// The 1-based line, column, end line and end column of a span, clamped to the
+    /// source.
+    pub fn locate_span(&mut self, span: &Span) -> (usize, usize, usize, usize) {
+        let s = clamp(self.source, span);
+        let (line, column) = self.locate(s.start);
+        let (end_line, end_column) = self.locate(s.end);
+        (line, column, end_line, end_column)
+    }
 }
 
 /// The JSON value of one finding in the file at `path`.
@@ -482,9 +491,7 @@ pub fn finding_json(path: &str, loc: &mut Locator<'_>, f: &Finding) -> serde_jso
         .secondary
         .iter()
         .map(|l| {
-            let s = clamp(source, &l.span);
-            let (line, column) = loc.locate(s.start);
-            let (end_line, end_column) = loc.locate(s.end);
+            let (line, column, end_line, end_column) = loc.locate_span(&l.span);
             serde_json::json!({
                 "line": line, "column": column, "end_line": end_line, "end_column": end_column,
                 "message": l.message,
@@ -505,9 +512,7 @@ pub fn finding_json(path: &str, loc: &mut Locator<'_>, f: &Finding) -> serde_jso
             .edits
             .iter()
             .map(|e| {
-                let s = clamp(source, &e.span);
-                let (line, column) = loc.locate(s.start);
-                let (end_line, end_column) = loc.locate(s.end);
+                let (line, column, end_line, end_column) = loc.locate_span(&e.span);
                 serde_json::json!({
                     "line": line, "column": column, "end_line": end_line,
                     "end_column": end_column, "replacement": e.replacement,

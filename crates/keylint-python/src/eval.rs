@@ -433,11 +433,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             None => (label, binding),
         };
         // A setting read with no default in view: a head its keys may share.
-        let binding = if crate::heads::is_config_read(self.ix.nav, n, self.src()) {
-            crate::heads::mark_config(binding)
-        } else {
-            binding
-        };
+        let binding =
+            if crate::heads::is_config_read(self.ix.nav, n, self.src(), &self.ix().imports) {
+                crate::heads::mark_config(binding)
+            } else {
+                binding
+            };
         Value::Opaque(HoleInfo {
             keylike: is_keylike_label(&label),
             label,

@@ -98,6 +98,17 @@ pub(crate) fn is_config_object(n: Node<'_>, src: &str) -> bool {
     CONFIG_NAMES.contains(&name.as_str()) || CONFIG_SUFFIXES.iter().any(|s| name.ends_with(s))
 }
 
+/// Whether the file imports the standard library's settings reader (`configparser`,
+/// Python 2's `ConfigParser`, or either through `six.moves`), whose `get(section,
+/// option)` takes no default as its second argument.
+fn imports_configparser(imports: &HashMap<String, String>) -> bool {
+    imports.values().any(|p| {
+        let module = p.strip_prefix("six.moves.").unwrap_or(p);
+        let first = module.split('.').next().unwrap_or(module);
+        first == "configparser" || first == "ConfigParser"
+    })
+}
+
 /// The text of a plain string literal (no interpolation), without its quotes.
 pub(crate) fn plain_string<'t>(nav: &Nav<'t>, n: Node<'t>, src: &'t str) -> Option<&'t str> {
     if n.kind_name() != "string"
@@ -120,7 +131,12 @@ pub(crate) fn plain_string<'t>(nav: &Nav<'t>, n: Node<'t>, src: &'t str) -> Opti
 /// Whether `n` reads a setting named like a key or a prefix from configuration, with
 /// no default in view: `X[“name”]`, `X.get(“name”)` (one argument), `X.name` with `X`
 /// an object that holds configuration, or `os.getenv(“name”)`.
-pub(crate) fn is_config_read<'t>(nav: &Nav<'t>, n: Node<'t>, src: &'t str) -> bool {
+pub(crate) fn is_config_read<'t>(
+    nav: &Nav<'t>,
+    n: Node<'t>,
+    src: &'t str,
+    imports: &HashMap<String, String>,
+) -> bool {
     match n.kind_name() {
         "subscript" => {
             let kids: Vec<Node<'t>> = nav.named_children(n).collect();
@@ -142,10 +158,23 @@ pub(crate) fn is_config_read<'t>(nav: &Nav<'t>, n: Node<'t>, src: &'t str) -> bo
                 return false;
             };
             let args = arg_nodes(nav, n.field(Field::Arguments));
-            let [entry] = args.as_slice() else {
-                return false;
+            let entry = match args.as_slice() {
+                [entry] => *entry,
+                // `config.get("redis", "key_prefix")` of a `configparser` parser: a
+                // section and an option, no default (with a dict, the second
+                // argument would be a default, so the file must import the module).
+                [section, entry]
+                    if plain_string(nav, *section, src).is_some()
+                        && n.field(Field::Arguments).is_some_and(|a| {
+                            nav.named_children(a).all(|k| k.kind_name() == "string")
+                        })
+                        && imports_configparser(imports) =>
+                {
+                    *entry
+                }
+                _ => return false,
             };
-            let Some(name) = plain_string(nav, *entry, src) else {
+            let Some(name) = plain_string(nav, entry, src) else {
                 return false;
             };
             if !is_keylike_label(name) {
@@ -253,7 +282,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// The configured head that `e` reads (see [`is_config_read`]), as an unknown
     /// value marked as such: what a name or attribute bound to `e` holds.
     pub(crate) fn config_head(&self, e: Node<'t>, ctx: &crate::eval::Ctx<'t>) -> Option<Value<'t>> {
-        if !is_config_read(self.ix.nav, e, self.src()) {
+        if !is_config_read(self.ix.nav, e, self.src(), &self.ix.imports) {
             return None;
         }
         let v = self.opaque(e, ctx);

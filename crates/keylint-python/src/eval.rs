@@ -2606,11 +2606,55 @@ impl<'t> crate::lower::Analyzer<'t> {
                     span: Some(n.byte_range()),
                 })
             }
+            Value::Opaque(h) if self.caller_attr_base(&h, obj, ctx) => {
+                match self.member_client(obj, attr_name, n, ctx) {
+                    Some(v) => v,
+                    None => {
+                        // `model._namespace` of a parameter `model`: one value for
+                        // every key of the function that begins with it.
+                        let v = self.opaque(n, ctx);
+                        if let Value::Opaque(a) = &v {
+                            self.caller_attrs.insert(a.binding.clone());
+                        }
+                        v
+                    }
+                }
+            }
             Value::Opaque(_) | Value::Unknown | Value::Foreign => self
                 .member_client(obj, attr_name, n, ctx)
                 .unwrap_or_else(|| self.opaque(n, ctx)),
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// Whether `h`, the value of `obj`, is a value the caller passes in (or an
+    /// attribute read on one) through a name that the function binds only as its
+    /// parameter: `model` or `model.meta` where `model` is a parameter never rebound,
+    /// outside a followed call and any loop variable.
+    fn caller_attr_base(&self, h: &HoleInfo, obj: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        if ctx.env.is_some() || h.binding.contains("@each") {
+            return false;
+        }
+        if !(self.caller_values.contains(&h.binding) || self.caller_attrs.contains(&h.binding)) {
+            return false;
+        }
+        let Some(f) = ctx.func else {
+            return false;
+        };
+        let mut root = obj;
+        while root.kind_name() == "attribute" {
+            let Some(o) = root.field(Field::Object) else {
+                return false;
+            };
+            root = o;
+        }
+        root.kind_name() == "identifier"
+            && self.ix.funcs[f]
+                .defs
+                .get(text(root, self.src()))
+                .is_some_and(|d| {
+                    d.len() == 1 && matches!(d[0].kind, crate::index::DefKind::Param(_))
+                })
     }
 
     /// `self.attr` (instance) or `Cls.attr` (class) in class `c`.

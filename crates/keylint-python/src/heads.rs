@@ -193,12 +193,14 @@ pub(crate) fn is_config_read<'t>(
 }
 
 /// The heads that keys of the file begin with: configured values, the caller's values
-/// (`callers`, the bindings of parameters read as they are) and constructor arguments
+/// (`callers`, the bindings of parameters read as they are; `caller_attrs`, attributes
+/// read on them, `model._namespace`) and constructor arguments
 /// stored on `self` (`ctor`, each binding with what it is; only these may follow
 /// literal text with no `{`), each with what it is as findings name it.
 pub(crate) fn heads_of(
     keys: &[KeyUse],
     callers: &HashSet<String>,
+    caller_attrs: &HashSet<String>,
     ctor: &[(String, String)],
 ) -> Vec<(String, String)> {
     fn head(k: &KeyUse) -> Option<&keylint_core::template::Hole> {
@@ -240,6 +242,8 @@ pub(crate) fn heads_of(
             || held_by(&h.binding).is_some_and(|r| callers.contains(r))
         {
             "a value the caller passes in".to_string()
+        } else if caller_attrs.contains(&h.binding) {
+            "an attribute of an object the caller passes in".to_string()
         } else {
             continue;
         };

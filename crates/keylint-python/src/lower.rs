@@ -159,6 +159,10 @@ pub(crate) struct Analyzer<'t> {
     /// Bindings of parameters' values: what the caller of a function passes in (see
     /// [`FileModel::caller_values`]).
     pub(crate) caller_values: HashSet<String>,
+    /// Bindings of attributes read on the caller's values (`model._namespace` of a
+    /// parameter `model` the function never rebinds): one value for every key of the
+    /// function that begins with it (see `heads.rs`).
+    pub(crate) caller_attrs: HashSet<String>,
     /// The caller's values that keys hold, in the functions that take them.
     given: HashSet<String>,
     /// Constructor arguments stored on `self` that keys may share as their head, by
@@ -250,6 +254,7 @@ impl<'t> Analyzer<'t> {
             calls_indexed: false,
             by_use: std::cell::OnceCell::new(),
             caller_values: HashSet::new(),
+            caller_attrs: HashSet::new(),
             given: HashSet::new(),
             ctor_heads: Vec::new(),
             untagged_ctors: HashMap::new(),
@@ -367,7 +372,12 @@ impl<'t> Analyzer<'t> {
         given.sort();
         self.model.caller_values = given;
         // Unknown heads the keys share: configured values and the caller's values.
-        let heads = crate::heads::heads_of(&self.model.keys, &self.caller_values, &self.ctor_heads);
+        let heads = crate::heads::heads_of(
+            &self.model.keys,
+            &self.caller_values,
+            &self.caller_attrs,
+            &self.ctor_heads,
+        );
         for (binding, origin) in heads {
             if self.ctor_heads.iter().any(|(b, _)| *b == binding)
                 && !self.model.lead_prefixes.contains(&binding)

@@ -1763,6 +1763,31 @@ class Store:
 }
 
 #[test]
+fn an_attribute_of_a_parameter_is_a_head_its_keys_share() {
+    let src = r#"
+import redis
+def f(r: redis.Redis, model):
+    r.sunionstore(model._namespace + ":a", [model._namespace + ":b"])
+def g(r: redis.Redis, model, other):
+    first = model._namespace + ":a"
+    model = other
+    r.sunionstore(first, [model._namespace + ":b"])
+"#;
+    let m = lower(src);
+    assert_eq!(
+        m.prefix_origins
+            .iter()
+            .filter(|(_, o)| o == "an attribute of an object the caller passes in")
+            .count(),
+        1,
+        "{:?}",
+        m.prefix_origins
+    );
+    // `g` rebinds `model`: its two reads are not one value.
+    assert_eq!(rules(src), vec![Rule::CrossSlotLikely]);
+}
+
+#[test]
 fn a_builder_value_that_reads_only_the_fixed_argument_is_one_value() {
     // `coll` reads `collection`, the same for every key: the keys differ in `key`.
     let src = r#"

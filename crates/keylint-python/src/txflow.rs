@@ -586,28 +586,53 @@ impl<'t> crate::lower::Analyzer<'t> {
         let f = ctx.func?;
         let name = text(callee, self.src());
         let defs = self.ix.funcs[f].defs.get(name)?.clone();
-        let (def, _) = self
-            .ix
-            .reaching_def(&defs, callee, callee.start_byte())
-            .ok()?;
-        let crate::index::DefKind::Expr(e) = def.kind else {
-            return None;
-        };
-        let arms: Vec<Node<'t>> = match e.kind_name() {
-            "attribute" => vec![e],
-            "conditional_expression" => {
-                let kids: Vec<Node<'t>> = self.ix.nav.named_children(e).collect();
-                let [a, cond, b] = kids.as_slice() else {
+        let at = callee.start_byte();
+        let exprs: Vec<Node<'t>> = match self.ix.reaching_def(&defs, callee, at) {
+            Ok((def, _)) => {
+                let crate::index::DefKind::Expr(e) = def.kind else {
                     return None;
                 };
-                match self.truth(*cond, ctx) {
-                    Some(true) => vec![*a],
-                    Some(false) => vec![*b],
-                    None => vec![*a, *b],
-                }
+                vec![e]
             }
-            _ => return None,
+            // `intersect = pipe.zunionstore` before a loop and `intersect =
+            // pipe.zinterstore` at the end of its body: whichever definition reaches,
+            // when every definition of the name binds a method of one object that
+            // takes its keys in the same places (and one comes before the call).
+            Err(_) => {
+                if !defs.iter().any(|d| d.pos < at) {
+                    return None;
+                }
+                let mut all = Vec::new();
+                for d in &defs {
+                    let crate::index::DefKind::Expr(e) = d.kind else {
+                        return None;
+                    };
+                    if e.kind_name() != "attribute" || !self.fixed_object(f, e) {
+                        return None;
+                    }
+                    all.push(e);
+                }
+                all
+            }
         };
+        let mut arms: Vec<Node<'t>> = Vec::new();
+        for e in exprs {
+            match e.kind_name() {
+                "attribute" => arms.push(e),
+                "conditional_expression" => {
+                    let kids: Vec<Node<'t>> = self.ix.nav.named_children(e).collect();
+                    let [a, cond, b] = kids.as_slice() else {
+                        return None;
+                    };
+                    match self.truth(*cond, ctx) {
+                        Some(true) => arms.push(*a),
+                        Some(false) => arms.push(*b),
+                        None => arms.extend([*a, *b]),
+                    }
+                }
+                _ => return None,
+            }
+        }
         let src = self.src();
         let mut out: Option<(Node<'t>, &'t str)> = None;
         for arm in arms {
@@ -620,17 +645,55 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => out = Some((obj, m)),
                 Some((o, first)) => {
                     let same_obj = text(o, src) == text(obj, src);
-                    let same_keys = first == m
-                        || (crate::methods::table().method(first).is_none()
-                            && crate::methods::table().method(m).is_none()
-                            && crate::methods::single_key_command(first).is_some()
-                            && crate::methods::single_key_command(m).is_some());
-                    if !(same_obj && same_keys) {
+                    if !(same_obj && same_key_places(first, m)) {
                         return None;
                     }
                 }
             }
         }
         out
+    }
+
+    /// Whether the object of the bound method `e` (`pipe` of `pipe.zunionstore`) is
+    /// one value throughout function `f`: a name the function binds at most once (or a
+    /// parameter it never rebinds), or an attribute of `self`.
+    fn fixed_object(&self, f: crate::index::FuncId, e: Node<'t>) -> bool {
+        let Some(obj) = e.field(Field::Object) else {
+            return false;
+        };
+        let src = self.src();
+        match obj.kind_name() {
+            "identifier" => self.ix.funcs[f]
+                .defs
+                .get(text(obj, src))
+                .is_some_and(|d| d.len() == 1),
+            "attribute" => obj.field(Field::Object).is_some_and(|o| {
+                o.kind_name() == "identifier"
+                    && text(o, src) == "self"
+                    && obj.field(Field::Attribute).is_some()
+            }),
+            _ => false,
+        }
+    }
+}
+
+/// Whether methods `a` and `b` take their keys in the same places, so that a call
+/// through a name bound to either is judged the same: the same method, two multi-key
+/// methods of the table with the same key parameters and the same behaviour on a
+/// cluster (`zunionstore` and `zinterstore`), or two one-key commands.
+fn same_key_places(a: &str, b: &str) -> bool {
+    let t = crate::methods::table();
+    if a == b {
+        return true;
+    }
+    match (t.method(a), t.method(b)) {
+        (Some(x), Some(y)) => {
+            x.params == y.params && x.cluster == y.cluster && x.pipeline == y.pipeline
+        }
+        (None, None) => {
+            crate::methods::single_key_command(a).is_some()
+                && crate::methods::single_key_command(b).is_some()
+        }
+        _ => false,
     }
 }

@@ -1357,8 +1357,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                         t.push(Tpl::hole(self.hole_of(&y, r, ctx)));
                         Value::Str(t)
                     }
-                    _ => self.opaque(n, ctx),
+                    (x, y) => self
+                        .shifted_each(n, (l, &x), (r, &y), ctx)
+                        .unwrap_or_else(|| self.opaque(n, ctx)),
                 }
+            }
+            "-" => {
+                let a = self.eval(l, &ctx.deeper());
+                let b = self.eval(r, &ctx.deeper());
+                self.shifted_each(n, (l, &a), (r, &b), ctx)
+                    .unwrap_or_else(|| self.opaque(n, ctx))
             }
             "%" => {
                 let a = self.eval(l, &ctx.deeper());
@@ -1398,6 +1406,42 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// `now - i` or `i + 1` in a loop or comprehension over `i`
+    /// (`["online/%d" % (now - i) for i in range(n)]`): the sum or difference of the
+    /// loop's variable and a value that stays the same from pass to pass differs from
+    /// pass to pass as the variable does, so it carries the variable's marker. `None`
+    /// when neither or both operands vary, or when the other operand reads a loop's
+    /// variable.
+    fn shifted_each(
+        &mut self,
+        n: Node<'t>,
+        (l, a): (Node<'t>, &Value<'t>),
+        (r, b): (Node<'t>, &Value<'t>),
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let each = |v: &Value<'t>| matches!(v, Value::Opaque(h) if h.binding.contains("@each"));
+        let fixed = |v: &Value<'t>| match v {
+            Value::Int(_) => true,
+            Value::Opaque(h) => !h.binding.contains("@each"),
+            _ => false,
+        };
+        let (var, other) = match (each(a), each(b)) {
+            (true, false) if fixed(b) => (a, r),
+            (false, true) if fixed(a) => (b, l),
+            _ => return None,
+        };
+        if self.reads_loop_var(other, ctx) {
+            return None;
+        }
+        let Value::Opaque(h) = var else { return None };
+        let Value::Opaque(mut o) = self.opaque(n, ctx) else {
+            return None;
+        };
+        o.binding = format!("{}({})", o.binding, h.binding);
+        o.keylike = false;
+        Some(Value::Opaque(o))
     }
 
     /// `"fmt" % args`, for `%s`, `%d`, `%i`, `%%` and named `%(x)s`.

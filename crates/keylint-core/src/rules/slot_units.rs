@@ -1173,7 +1173,7 @@ mod option_tests {
         assert!(out[0]
             .notes
             .iter()
-            .any(|n| n.contains("one of several keys")));
+            .any(|n| n.contains("whichever arm of the code")));
     }
 
     #[test]

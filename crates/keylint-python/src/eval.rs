@@ -871,15 +871,39 @@ impl<'t> crate::lower::Analyzer<'t> {
             {
                 a
             }
-            _ => {
-                let mut v = self.opaque(n, ctx);
-                if let Value::Opaque(h) = &mut v {
-                    h.keylike |=
-                        crate::orempty::may_carry_tag(&a) || crate::orempty::may_carry_tag(&b);
+            // `"a:%s" % x if c else "b:%s" % x`: one of two keys.
+            (Value::Str(_), Value::Str(_)) => {
+                let name = self
+                    .ix
+                    .nav
+                    .parent(n)
+                    .filter(|p| p.kind_name() == "assignment")
+                    .and_then(|p| p.field(Field::Left))
+                    .filter(|l| l.kind_name() == "identifier")
+                    .map_or("one-of", |l| text(l, self.src()));
+                match self.one_of(name, vec![a.clone(), b.clone()]) {
+                    Some(v) => v,
+                    None => self.tagged_opaque(n, &a, &b, ctx),
                 }
-                v
             }
+            _ => self.tagged_opaque(n, &a, &b, ctx),
         }
+    }
+
+    /// The opaque value of a conditional expression whose arms are `a` and `b`, a
+    /// part that may carry a hash tag when either arm may.
+    fn tagged_opaque(
+        &mut self,
+        n: Node<'t>,
+        a: &Value<'t>,
+        b: &Value<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let mut v = self.opaque(n, ctx);
+        if let Value::Opaque(h) = &mut v {
+            h.keylike |= crate::orempty::may_carry_tag(a) || crate::orempty::may_carry_tag(b);
+        }
+        v
     }
 
     /// `r.pipeline() if c else self.chain`: two pipelines of one kind (same client,
@@ -1334,8 +1358,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                         t.push(Tpl::hole(self.hole_of(&y, r, ctx)));
                         Value::Str(t)
                     }
-                    _ => self.opaque(n, ctx),
+                    (x, y) => self
+                        .shifted_each(n, (l, &x), (r, &y), ctx)
+                        .unwrap_or_else(|| self.opaque(n, ctx)),
                 }
+            }
+            "-" => {
+                let a = self.eval(l, &ctx.deeper());
+                let b = self.eval(r, &ctx.deeper());
+                self.shifted_each(n, (l, &a), (r, &b), ctx)
+                    .unwrap_or_else(|| self.opaque(n, ctx))
             }
             "%" => {
                 let a = self.eval(l, &ctx.deeper());
@@ -1375,6 +1407,42 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// `now - i` or `i + 1` in a loop or comprehension over `i`
+    /// (`["online/%d" % (now - i) for i in range(n)]`): the sum or difference of the
+    /// loop's variable and a value that stays the same from pass to pass differs from
+    /// pass to pass as the variable does, so it carries the variable's marker. `None`
+    /// when neither or both operands vary, or when the other operand reads a loop's
+    /// variable.
+    fn shifted_each(
+        &mut self,
+        n: Node<'t>,
+        (l, a): (Node<'t>, &Value<'t>),
+        (r, b): (Node<'t>, &Value<'t>),
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let each = |v: &Value<'t>| matches!(v, Value::Opaque(h) if h.binding.contains("@each"));
+        let fixed = |v: &Value<'t>| match v {
+            Value::Int(_) => true,
+            Value::Opaque(h) => !h.binding.contains("@each"),
+            _ => false,
+        };
+        let (var, other) = match (each(a), each(b)) {
+            (true, false) if fixed(b) => (a, r),
+            (false, true) if fixed(a) => (b, l),
+            _ => return None,
+        };
+        if self.reads_loop_var(other, ctx) {
+            return None;
+        }
+        let Value::Opaque(h) = var else { return None };
+        let Value::Opaque(mut o) = self.opaque(n, ctx) else {
+            return None;
+        };
+        o.binding = format!("{}({})", o.binding, h.binding);
+        o.keylike = false;
+        Some(Value::Opaque(o))
     }
 
     /// `"fmt" % args`, for `%s`, `%d`, `%i`, `%%` and named `%(x)s`.
@@ -1733,6 +1801,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                             if let Some(v) = crate::builders::join_families(name, va, vb, a) {
                                 return v;
                             }
+                        }
+                        // `if c: key = "a:%s" % x` / `else: key = "b:%s" % x` (also with
+                        // `elif` arms): one of several keys.
+                        if let Some(v) = self.arms_one_of(name, &defs, use_node, at, &scope_ctx) {
+                            return v;
                         }
                         // `key = …` then `if prefix: key = prefix + key`.
                         if let Some(v) = self.if_no_else(name, &defs, use_node, at, &scope_ctx) {
@@ -3993,6 +4066,32 @@ impl<'t> crate::lower::Analyzer<'t> {
             return Some(self.eval(*ret, inner));
         }
         let values = rets.into_iter().map(|r| self.eval(r, inner)).collect();
+        self.one_of(name, values)
+    }
+
+    /// The value of `name` at `at` when its reaching definitions are one plain
+    /// assignment in each arm of an `if`/`elif`/`else` ([`Self::if_arm_values`]) and
+    /// every arm assigns a string: one of those strings ([`Self::one_of`]). `None`
+    /// for any other shape or value, and when a condition decides the arm.
+    fn arms_one_of(
+        &mut self,
+        name: &str,
+        defs: &[Def<'t>],
+        use_node: Node<'t>,
+        at: usize,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let arms = self.if_arm_values(defs, use_node, at)?;
+        if arms.len() < 2 {
+            return None;
+        }
+        let mut values = Vec::with_capacity(arms.len());
+        for (_, e) in arms {
+            match self.eval(e, &ctx.deeper()) {
+                v @ Value::Str(_) => values.push(v),
+                _ => return None,
+            }
+        }
         self.one_of(name, values)
     }
 

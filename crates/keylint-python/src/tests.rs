@@ -452,7 +452,8 @@ def f(r, flag, items):
 "#,
     );
     let shown: Vec<String> = m.keys.iter().map(|k| k.template.display(LANG)).collect();
-    assert_eq!(shown, ["\"{u}:a\"", "\"p:q\""]);
+    // `j`, assigned in both arms, is one of the two keys: its use and each option.
+    assert_eq!(shown, ["\"{u}:a\"", "j(…)", "\"a\"", "\"b\"", "\"p:q\""]);
 }
 
 #[test]

@@ -12,6 +12,9 @@ use crate::index::{text, Def, DefKind};
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
 
+/// Most arms of an `if`/`elif`/`else` whose values a name is read as one of.
+const MAX_ARMS: usize = 6;
+
 impl<'t> crate::lower::Analyzer<'t> {
     /// Whether `call`, in the function `ctx` lowers, is in an arm of an `if` (or a
     /// conditional expression) that cannot run with the parameters `ctx` binds.
@@ -280,28 +283,55 @@ impl<'t> crate::lower::Analyzer<'t> {
         use_node: Node<'t>,
         at: usize,
     ) -> Option<(Node<'t>, Node<'t>, Node<'t>)> {
+        match self.if_arm_values(defs, use_node, at)?.as_slice() {
+            [(Some(cond), a), (None, b)] => Some((*cond, *a, *b)),
+            _ => None,
+        }
+    }
+
+    /// At `at`, a name whose reaching definitions are one plain assignment in each
+    /// arm of an `if`/`elif`…/`else` that dominates the use: each arm's condition
+    /// (`None` for the `else`) and assigned value, in order. `None` for any other
+    /// shape (an arm without the assignment or leaving the block, another
+    /// definition between the `if` and the use, or after it in a loop around both).
+    pub(crate) fn if_arm_values(
+        &self,
+        defs: &[Def<'t>],
+        use_node: Node<'t>,
+        at: usize,
+    ) -> Option<Vec<(Option<Node<'t>>, Node<'t>)>> {
         let nav = self.ix.nav;
         let last = defs.iter().filter(|d| d.pos < at).max_by_key(|d| d.pos)?;
         let arm = self.ix.enclosing_block(last.stmt)?;
         let up = nav.parent(arm)?;
         let stmt = match up.kind_name() {
-            "else_clause" => nav.parent(up)?,
+            "else_clause" | "elif_clause" => nav.parent(up)?,
             _ => up,
         };
         if stmt.kind_name() != "if_statement" || stmt.end_byte() > at {
             return None;
         }
-        let cond = stmt.field(Field::Condition)?;
-        let then_arm = stmt.field(Field::Consequence)?;
-        let alts: Vec<Node<'t>> = nav
-            .named_children(stmt)
-            .filter(|c| matches!(c.kind_name(), "else_clause" | "elif_clause"))
-            .collect();
-        let [alt] = alts.as_slice() else { return None };
-        if alt.kind_name() != "else_clause" {
+        let mut arms: Vec<(Option<Node<'t>>, Node<'t>)> = vec![(
+            Some(stmt.field(Field::Condition)?),
+            stmt.field(Field::Consequence)?,
+        )];
+        let mut has_else = false;
+        for c in nav.named_children(stmt) {
+            match c.kind_name() {
+                "elif_clause" => arms.push((
+                    Some(c.field(Field::Condition)?),
+                    c.field(Field::Consequence)?,
+                )),
+                "else_clause" => {
+                    has_else = true;
+                    arms.push((None, c.field(Field::Body)?));
+                }
+                _ => {}
+            }
+        }
+        if !has_else || arms.len() > MAX_ARMS {
             return None;
         }
-        let else_arm = alt.field(Field::Body)?;
         // The `if` dominates the use, and no definition comes between them.
         let outer = self.ix.enclosing_block(stmt)?;
         let inside = |n: Node<'t>, pos: usize| n.start_byte() <= pos && pos < n.end_byte();
@@ -341,9 +371,25 @@ impl<'t> crate::lower::Analyzer<'t> {
             });
             (!leaves).then_some(e)
         };
-        let a = value_in(then_arm)?;
-        let b = value_in(else_arm)?;
-        Some((cond, a, b))
+        // An arm that only leaves (`else: raise ValueError(…)`) does not reach the use.
+        let only_leaves = |arm: Node<'t>| {
+            !defs.iter().any(|d| inside(arm, d.pos))
+                && nav
+                    .named_children(arm)
+                    .filter(|s| s.kind_name() != "comment")
+                    .last()
+                    .is_some_and(|s| {
+                        matches!(s.kind_name(), "return_statement" | "raise_statement")
+                    })
+        };
+        let mut out = Vec::with_capacity(arms.len());
+        for (cond, arm) in arms {
+            if only_leaves(arm) {
+                continue;
+            }
+            out.push((cond, value_in(arm)?));
+        }
+        Some(out)
     }
 
     /// A pipeline made by a `pipeline()` call (not one known only by an annotation).

@@ -179,19 +179,33 @@ fn over_options<'m>(u: &UnitView<'_, 'm>) -> Option<(Unit, Detection<'m>, String
         }
     }
     let (unit, d) = found?;
-    let mut names: Vec<String> = Vec::new();
-    for (at, _) in &choices {
+    // Each key and the keys it may be: "`k(…)` is one of `a:<x>` or `b:<x>`".
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut said: Vec<String> = Vec::new();
+    for (at, opts) in &choices {
         let n = format!("`{}`", u.cx.shown(u.unit.keys[at[0]]));
-        if !names.contains(&n) {
-            names.push(n);
+        let shown: Vec<String> = opts
+            .iter()
+            .map(|&o| format!("`{}`", u.cx.shown(o)))
+            .collect();
+        let list = match shown.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => shown.join(""),
+        };
+        if seen.iter().any(|(a, b)| *a == n && *b == list) {
+            continue;
         }
+        said.push(match seen.is_empty() {
+            true => format!("{n} is one of {list}"),
+            false => format!("and {n} one of {list}"),
+        });
+        seen.push((n, list));
     }
-    let one = choices.len() == 1;
+    let one = seen.len() == 1;
     let chosen = format!(
-        "{} {} one of several keys, whichever arm of the code that builds {} a run takes; \
+        "{}, whichever arm of the code that builds {} a run takes; \
          every {} gives this verdict, and one is shown",
-        names.join(", "),
-        if one { "is" } else { "are each" },
+        said.join(" "),
         if one { "it" } else { "them" },
         if one {
             "one of them"
@@ -1159,7 +1173,7 @@ mod option_tests {
         assert!(out[0]
             .notes
             .iter()
-            .any(|n| n.contains("one of several keys")));
+            .any(|n| n.contains("whichever arm of the code")));
     }
 
     #[test]

@@ -194,6 +194,122 @@ pub(crate) fn loops_to_block<'t>(
     None
 }
 
+/// What may stand between an append and the loop around it when the append is
+/// filtered: conditions and the handlers of a `try`.
+const FILTERS: &[&str] = &[
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "try_statement",
+    "except_clause",
+    "finally_clause",
+];
+
+/// Like [`loops_to_block`], but conditions ([`FILTERS`]) may stand between `node`
+/// and the outermost loop: `node` runs at most once per pass. `None` when no loop is
+/// crossed, when a condition stands outside every loop, or when a block inside the
+/// innermost loop leaves it after `node` (`found.append(k); break`, `return`): such a
+/// loop adds one element at most.
+pub(crate) fn filtered_loops_to_block<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    node: Node<'t>,
+    block: Node<'t>,
+    use_node: Node<'t>,
+    through: &[&str],
+) -> Option<Vec<usize>> {
+    let mut each = Vec::new();
+    // A condition seen since the last loop crossed.
+    let mut filtered = false;
+    let mut child = node;
+    let mut cur = nav.parent(node);
+    while let Some(p) = cur {
+        if p == block {
+            return (!filtered && !each.is_empty()).then_some(each);
+        }
+        match p.kind_name() {
+            "for_statement" | "while_statement" => {
+                if p.start_byte() <= use_node.start_byte() && use_node.end_byte() <= p.end_byte() {
+                    return None;
+                }
+                each.push(p.start_byte());
+                filtered = false;
+            }
+            "block" if each.is_empty() => {
+                // Statements after the one that holds `node`, inside the loop body.
+                let leaves = nav
+                    .named_children(p)
+                    .filter(|c| c.start_byte() >= child.end_byte())
+                    .any(|c| leaves_loop(nav, c));
+                let is_body = nav
+                    .parent(p)
+                    .is_some_and(|l| matches!(l.kind_name(), "for_statement" | "while_statement"));
+                if leaves && !is_body {
+                    return None;
+                }
+            }
+            k if FILTERS.contains(&k) => filtered = true,
+            k if through.contains(&k) => {}
+            _ => return None,
+        }
+        child = p;
+        cur = nav.parent(p);
+    }
+    None
+}
+
+/// Whether a statement leaves the loop around it: a `break` or `return` not inside
+/// a nested loop or function.
+fn leaves_loop<'t>(nav: &crate::syntax::Nav<'t>, stmt: Node<'t>) -> bool {
+    let mut stack = vec![stmt];
+    while let Some(x) = stack.pop() {
+        match x.kind_name() {
+            "break_statement" | "return_statement" => return true,
+            "for_statement"
+            | "while_statement"
+            | "function_definition"
+            | "lambda"
+            | "class_definition" => {}
+            _ => stack.extend(nav.named_children(x)),
+        }
+    }
+    false
+}
+
+/// Whether a value added to a list (appended, or its elements when `extend`) under
+/// a filter in loops `each` is made of members of a family varying with one of the
+/// loops: a key, or a tuple holding one (`(key, ttl)`).
+pub(crate) fn adds_varying_members(value: &Value<'_>, each: &[usize], extend: bool) -> bool {
+    let varies = |v: &Value<'_>, each: &[usize]| {
+        match v {
+        Value::Str(t) => t.parts.iter().any(|p| {
+            matches!(p, TPart::Hole(h) if each.iter().any(|&e| h.binding.contains(&each_marker(e))))
+        }),
+        _ => false,
+    }
+    };
+    let member = |v: &Value<'_>, each: &[usize]| match v {
+        Value::Seq {
+            items,
+            family: false,
+        } => !items.iter().any(|e| e.star) && items.iter().any(|e| varies(&e.value, each)),
+        v => varies(v, each),
+    };
+    if !extend {
+        return member(value, each);
+    }
+    match value {
+        Value::Seq { items, .. } => {
+            !items.is_empty()
+                && items.iter().all(|e| {
+                    let mut all = e.each.clone();
+                    all.extend(each.iter().copied());
+                    !e.star && member(&e.value, &all)
+                })
+        }
+        _ => false,
+    }
+}
+
 /// Whether the identifier `x` names a variable: not the attribute of `obj.x`, nor the
 /// keyword of `f(x=…)`.
 pub(crate) fn names_variable<'t>(nav: &crate::syntax::Nav<'t>, x: Node<'t>) -> bool {
@@ -324,11 +440,20 @@ impl<'t> crate::lower::Analyzer<'t> {
             "await" => right.named_child(0)?,
             _ => right,
         };
+        // `(place, count)` of the name among the targets of `for key, ttl in pairs:`
+        // over a list of tuples: the name takes the items at its place.
+        let mut unpack: Option<(usize, usize)> = None;
         let right = match left.kind_name() {
             "identifier" if text(left, src) == name => right,
             // `for key, val in zip(keys, results):`, `for i, key in enumerate(keys):`:
             // the name takes the members of the sequence zipped at its place.
-            "pattern_list" | "tuple_pattern" => self.zipped_at(left, right, name, ctx)?,
+            "pattern_list" | "tuple_pattern" => match self.zipped_at(left, right, name, ctx) {
+                Some(r) => r,
+                None => {
+                    unpack = Some(self.target_place(left, name)?);
+                    right
+                }
+            },
             _ => return None,
         };
         // A call (`scan_iter(…)`, a builder of the project) or a local that holds
@@ -348,10 +473,27 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let right_is_batch = right.is_batch();
         // A family, or a list filled in a loop with members of one family.
-        let items = match right {
+        let mut items = match right {
             Value::Seq { items, .. } if right_is_batch => items,
             _ => return None,
         };
+        // Tuples of as many items as names: the item at the name's place.
+        if let Some((at, count)) = unpack {
+            let [Elem { value, .. }] = items.as_mut_slice() else {
+                return None;
+            };
+            let Value::Seq {
+                items: tuple,
+                family: false,
+            } = value
+            else {
+                return None;
+            };
+            if tuple.len() != count || tuple.iter().any(|e| e.star) {
+                return None;
+            }
+            *value = tuple.swap_remove(at).value;
+        }
         // `for chunk in chunks(keys, n)`: each piece is a family of its own.
         if let [Elem {
             value: chunk @ Value::Seq { family: true, .. },
@@ -392,10 +534,28 @@ impl<'t> crate::lower::Analyzer<'t> {
 }
 
 impl<'t> crate::lower::Analyzer<'t> {
+    /// The place of `name` among the targets of `for a, b in …` and their count;
+    /// `None` when a target is nested or starred.
+    fn target_place(&self, left: Node<'t>, name: &str) -> Option<(usize, usize)> {
+        let src = self.src();
+        let targets: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(left)
+            .filter(|t| t.kind_name() != "comment")
+            .collect();
+        if targets.iter().any(|t| t.kind_name() != "identifier") {
+            return None;
+        }
+        let at = targets.iter().position(|t| text(*t, src) == name)?;
+        Some((at, targets.len()))
+    }
+
     /// The sequence whose items `name` takes in `for a, b in zip(xs, ys)` (the
     /// argument at the name's place) or `for i, x in enumerate(xs)` (`xs`, for the
     /// second name): `None` for any other loop, a nested or starred target, a splat
-    /// or keyword among the arguments, or a `zip`/`enumerate` the module rebinds.
+    /// or keyword among the arguments (but `strict=`), or a `zip`/`enumerate` the
+    /// module rebinds.
     fn zipped_at(
         &mut self,
         left: Node<'t>,
@@ -420,9 +580,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         if args.kind_name() != "argument_list" {
             return None;
         }
+        // `zip(xs, ys, strict=True)` pairs the same items.
         let items: Vec<Node<'t>> = nav
             .named_children(args)
-            .filter(|c| c.kind_name() != "comment")
+            .filter(|c| {
+                c.kind_name() != "comment"
+                    && !(c.kind_name() == "keyword_argument"
+                        && c.field(Field::Name)
+                            .is_some_and(|k| text(k, src) == "strict"))
+            })
             .collect();
         if items.iter().any(|c| {
             matches!(

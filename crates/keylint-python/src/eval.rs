@@ -123,6 +123,19 @@ pub(crate) fn each_marker(id: usize) -> String {
     format!("@each{id};")
 }
 
+/// What may lie between an append to a list and the block of the list's definition
+/// besides loops.
+const APPEND_THROUGH: &[&str] = &[
+    "block",
+    "expression_statement",
+    "with_statement",
+    "with_clause",
+    "with_item",
+    "call",
+    "argument_list",
+    "attribute",
+];
+
 /// Whether a name is read only for its size or truth: `len(x)`, `not x`, `if x:`.
 fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
     let Some(p) = nav.parent(x) else {
@@ -795,6 +808,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         if self.reads_loop_var(value, ctx) {
             return None;
         }
+        // `keys[j]` of a family of keys (`for j, row in enumerate(rows):`): a member
+        // that varies with the index's loop.
+        if let Some(v) = self.member_at_loop_index(value, &h, ctx) {
+            return Some(v);
+        }
         let base = text(value, self.src());
         Some(Value::Opaque(HoleInfo {
             keylike: is_keylike_label(base),
@@ -802,6 +820,59 @@ impl<'t> crate::lower::Analyzer<'t> {
             label: text(n, self.src()).to_string(),
             span: Some(n.byte_range()),
         }))
+    }
+
+    /// The member of the family of keys `value` holds that `value[i]` reads when `i`
+    /// (`index`) is the variable of one loop: the member's varying holes now vary with
+    /// that loop. `None` when `value` holds no family or its member does not vary.
+    fn member_at_loop_index(
+        &mut self,
+        value: Node<'t>,
+        index: &HoleInfo,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let [id] = crate::collections::marked_loops(&Tpl::hole(index.clone()))[..] else {
+            return None;
+        };
+        if !matches!(value.kind_name(), "identifier" | "attribute") {
+            return None;
+        }
+        let base = self.eval(value, &ctx.deeper());
+        if !base.is_batch() {
+            return None;
+        }
+        let Value::Seq { items, .. } = base else {
+            return None;
+        };
+        let [Elem {
+            value: Value::Str(t),
+            each,
+            star: false,
+            ..
+        }] = items.as_slice()
+        else {
+            return None;
+        };
+        let mine = each_marker(id);
+        let mut varies = false;
+        let mut t = t.clone();
+        for p in &mut t.parts {
+            if let TPart::Hole(h) = p {
+                for &e in each {
+                    if h.binding.contains(&each_marker(e)) {
+                        varies = true;
+                        h.binding = h.binding.replace(&each_marker(e), &mine);
+                    }
+                }
+            }
+        }
+        if !varies {
+            return None;
+        }
+        if let Some(s) = each.iter().find_map(|e| self.scan_sources.get(e).copied()) {
+            self.scan_sources.insert(id, s);
+        }
+        Some(Value::Str(t))
     }
 
     /// Whether an identifier in `n` evaluates to a loop variable.
@@ -1875,7 +1946,11 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// `keys = [...]` followed by `keys.append(x)` calls before the use: the list
     /// with the appended elements, those appended in a loop standing for one element
     /// per pass. `None` (the list literal alone is used) when the name is used in any
-    /// other way before the use, or an append is under a condition.
+    /// other way before the use, or an append is under a condition outside a loop. An
+    /// append under a condition (an `if`, a `try`) inside a loop is followed when it
+    /// adds members of a family varying with the loop: the list then holds some of
+    /// those members, still a family (`for key, val in zip(keys, vals): if val:
+    /// stale.append(key)`).
     fn list_with_appends(
         &mut self,
         name: &str,
@@ -1900,24 +1975,32 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         for (call, arg, extend) in appends {
             // Loops between the list's block and the append; anything conditional
-            // (or a loop that also runs the use) and the list is not followed.
-            let each = crate::collections::loops_to_block(
+            // (or a loop that also runs the use) and the list is not followed, unless
+            // the condition is inside a loop and the append adds members of a
+            // family that vary with the loops (a filter keeps some of them).
+            let (each, filtered) = match crate::collections::loops_to_block(
                 nav,
                 call,
                 block,
                 use_node,
-                &[
-                    "block",
-                    "expression_statement",
-                    "with_statement",
-                    "with_clause",
-                    "with_item",
-                    "call",
-                    "argument_list",
-                    "attribute",
-                ],
-            )?;
+                APPEND_THROUGH,
+            ) {
+                Some(each) => (each, false),
+                None => (
+                    crate::collections::filtered_loops_to_block(
+                        nav,
+                        call,
+                        block,
+                        use_node,
+                        APPEND_THROUGH,
+                    )?,
+                    true,
+                ),
+            };
             let value = self.eval(arg, &ctx.deeper());
+            if filtered && !crate::collections::adds_varying_members(&value, &each, extend) {
+                return None;
+            }
             if !extend {
                 items.push(Elem {
                     value,

@@ -2777,7 +2777,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             Value::Opaque(_) | Value::Unknown | Value::Foreign => self
-                .member_client(obj, attr_name, n, ctx)
+                .module_attr_client(obj, attr_name, ctx)
+                .or_else(|| self.member_client(obj, attr_name, n, ctx))
                 .unwrap_or_else(|| self.opaque(n, ctx)),
             _ => self.opaque(n, ctx),
         }

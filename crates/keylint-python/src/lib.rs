@@ -36,6 +36,7 @@ mod globals;
 mod guards;
 mod heads;
 mod idloop;
+mod importscan;
 mod index;
 mod keyflow;
 mod keyoptions;
@@ -44,6 +45,7 @@ mod lower;
 mod mapped;
 mod memoglobal;
 pub mod methods;
+mod modattr;
 mod objtype;
 mod optdict;
 mod orempty;
@@ -79,6 +81,7 @@ mod wrappers;
 mod wrapscript;
 
 pub use frontend::{options, Python, FRONTEND, LANG};
+pub use importscan::{scan_imports, ScannedImport};
 /// Which redis-py client a call site uses when the code does not show it:
 /// `redis.cluster.RedisCluster` ([`ClientProfile::Cluster`]) refuses cross-slot
 /// multi-key calls, splits `delete`, `exists`, `touch`, `unlink`, and its

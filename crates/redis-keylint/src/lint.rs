@@ -40,7 +40,7 @@ pub struct Problem {
 
 /// Runs the frontend and the rules on one file's text: every finding, unfiltered.
 pub fn lint_source(lang: Lang, source: &str, config: &Config) -> Vec<Finding> {
-    lint_source_with(lang, source, None, config, None, None).0
+    lint_source_with(lang, source, None, config, None, None, false).0
 }
 
 /// The settings of a run that the frontends read, under `config`.
@@ -93,9 +93,10 @@ fn lint_source_with(
     config: &Config,
     loader: Option<&dyn FileLoader>,
     project: Option<(&dyn Index, Option<&str>)>,
+    reached: bool,
 ) -> (Vec<Finding>, Vec<ModuleDep>) {
     let options = frontend_options(config);
-    if !lang.may_use_redis(source.as_bytes(), &options) {
+    if !reached && !lang.may_use_redis(source.as_bytes(), &options) {
         return (Vec::new(), Vec::new());
     }
     let lowered = lang.lower(&Input {
@@ -367,6 +368,21 @@ fn collect(
     Ok(jobs)
 }
 
+/// What the first wave learnt of a Python file for the second
+/// ([`crate::reach`]): whether it passed the prefilter, its module file when it did,
+/// and its imports.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The file passed the prefilter (it was linted in the first wave).
+    pub passed: bool,
+    /// Its module file (canonical path), when it passed.
+    pub module: Option<String>,
+    /// Its imports, read from its bytes.
+    pub imports: Vec<keylint_python::ScannedImport>,
+}
+
+/// [`process_file`] in the first wave: files that fail the prefilter are not
+/// parsed; a Python file's imports are read for the second wave.
 fn process(
     job: &Job,
     args: &CheckArgs,
@@ -374,6 +390,37 @@ fn process(
     cache: Option<&Cache>,
     projects: &Projects,
     buf: &mut Vec<u8>,
+) -> (Result<FileReport, Problem>, Option<Scan>) {
+    let mut scan = None;
+    let report = process_file(
+        job,
+        args,
+        selection,
+        cache,
+        projects,
+        buf,
+        Wave::First(&mut scan),
+    );
+    (report, scan)
+}
+
+/// Which wave a file is linted in.
+enum Wave<'a> {
+    /// Every file, through the prefilter; a Python file's [`Scan`] is written.
+    First(&'a mut Option<Scan>),
+    /// A file that failed the prefilter but is reached through imports: linted
+    /// without it (the file still does not mention Redis for the analysis).
+    Reached,
+}
+
+fn process_file(
+    job: &Job,
+    args: &CheckArgs,
+    selection: &CliSelection,
+    cache: Option<&Cache>,
+    projects: &Projects,
+    buf: &mut Vec<u8>,
+    mut wave: Wave<'_>,
 ) -> Result<FileReport, Problem> {
     let max = args
         .max_file_size
@@ -385,7 +432,19 @@ fn process(
         message,
     })?;
     let lang = job.lang;
-    if !lang.may_use_redis(buf, &frontend_options(&job.config)) {
+    let reached = matches!(wave, Wave::Reached);
+    let passed = reached || lang.may_use_redis(buf, &frontend_options(&job.config));
+    if let Wave::First(scan) = &mut wave {
+        if lang == keylint_python::LANG {
+            let text = std::str::from_utf8(buf).expect("checked by read_file");
+            **scan = Some(Scan {
+                passed,
+                module: None,
+                imports: keylint_python::scan_imports(text),
+            });
+        }
+    }
+    if !passed {
         // Nothing to report (a suppression comment names redis-keylint, so such a file
         // has none either): keep neither the text nor an allocation for it.
         return Ok(FileReport {
@@ -405,11 +464,25 @@ fn process(
         .reads_modules()
         .then(|| crate::project::module_name(&job.path))
         .flatten();
+    if let Wave::First(Some(scan)) = &mut wave {
+        scan.module.clone_from(&name);
+    }
     let index = projects.get(lang, &job.config);
     let project = index.as_deref().map(|i| (i, name.as_deref()));
     let file_name = job.path.to_str();
     let findings = match cache {
-        None => lint_source_with(lang, &source, file_name, &job.config, loader, project).0,
+        None => {
+            lint_source_with(
+                lang,
+                &source,
+                file_name,
+                &job.config,
+                loader,
+                project,
+                reached,
+            )
+            .0
+        }
         Some(cache) => {
             let key = cache.key(
                 lang,
@@ -428,6 +501,7 @@ fn process(
                         &job.config,
                         recorder.as_ref().map(|r| r as &dyn FileLoader),
                         project,
+                        reached,
                     );
                     let deps = recorder.map(Recorder::into_deps).unwrap_or_default();
                     cache.put(key, &findings, &deps, &modules, projects.loader());
@@ -474,7 +548,7 @@ fn run_jobs(
     let projects = Projects::default();
     // Workers get the stack the frontends need for deeply nested code, so they run
     // in place instead of on a thread of their own per file.
-    crate::par::map_ordered(
+    let first = crate::par::map_ordered(
         jobs,
         threads,
         crate::frontends::stack_size(),
@@ -483,7 +557,39 @@ fn run_jobs(
             Vec::new()
         },
         |buf, job| process(job, args, selection, cache, &projects, buf),
-    )
+    );
+    let (mut results, scans): (Vec<_>, Vec<_>) = first.into_iter().unzip();
+    // The second wave: Python files that never mention Redis but import, or are
+    // imported by, files that do.
+    let paths: Vec<&Path> = jobs.iter().map(|j| j.path.as_path()).collect();
+    let named: Vec<bool> = jobs.iter().map(|j| j.named).collect();
+    let reached = crate::reach::reached(&paths, &scans, &named, projects.loader());
+    if !reached.is_empty() {
+        let second = crate::par::map_ordered(
+            &reached,
+            threads,
+            crate::frontends::stack_size(),
+            |got_stack| {
+                BIG_STACK.set(got_stack);
+                Vec::new()
+            },
+            |buf, &i| {
+                process_file(
+                    &jobs[i],
+                    args,
+                    selection,
+                    cache,
+                    &projects,
+                    buf,
+                    Wave::Reached,
+                )
+            },
+        );
+        for (i, r) in reached.into_iter().zip(second) {
+            results[i] = r;
+        }
+    }
+    results
 }
 
 fn color_choice(args: &CheckArgs) -> termcolor::ColorChoice {
@@ -588,6 +694,7 @@ fn lint_stdin_in_project(
                     config,
                     loader.as_ref().map(|l| l as &dyn FileLoader),
                     index.as_deref().map(|i| (i, Some(module))),
+                    false,
                 )
                 .0
             })

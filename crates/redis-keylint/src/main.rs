@@ -13,6 +13,7 @@ mod lint;
 mod loader;
 mod par;
 mod project;
+mod reach;
 mod render;
 mod sarif;
 mod slot;

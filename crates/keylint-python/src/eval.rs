@@ -942,8 +942,21 @@ impl<'t> crate::lower::Analyzer<'t> {
             {
                 a
             }
-            // `"a:%s" % x if c else "b:%s" % x`: one of two keys.
-            (Value::Str(_), Value::Str(_)) => {
+            // `"a:%s" % x if c else "b:%s" % x`: one of two keys. Not when it is a
+            // part of a larger string (`f"p:{'a:' if c else ''}{x}"`, `pre + (a if c
+            // else b)`): there it stays an opaque part, which keeps the key a member
+            // of its family.
+            (Value::Str(_), Value::Str(_))
+                if !self.ix.nav.parent(n).is_some_and(|p| {
+                    matches!(p.kind_name(), "interpolation" | "binary_operator")
+                        || (p.kind_name() == "parenthesized_expression"
+                            && self
+                                .ix
+                                .nav
+                                .parent(p)
+                                .is_some_and(|q| q.kind_name() == "binary_operator"))
+                }) =>
+            {
                 let name = self
                     .ix
                     .nav

@@ -232,8 +232,12 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 }
 
-/// Whether methods `a` and `b` pass their keys the same way.
-fn same_key_shape(a: &str, b: &str) -> bool {
+/// Whether methods `a` and `b` pass their keys the same way, so that a call through
+/// a name bound to either is judged the same: the same method, two multi-key methods
+/// of the table with the same key parameters and the same behaviour on a cluster
+/// (`zunionstore` and `zinterstore`), or two one-key commands that both take their
+/// key first.
+pub(crate) fn same_key_shape(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }

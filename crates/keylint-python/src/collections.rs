@@ -565,14 +565,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Option<Node<'t>> {
         let src = self.src();
         let nav = self.ix.nav;
-        let targets: Vec<Node<'t>> = nav
-            .named_children(left)
-            .filter(|t| t.kind_name() != "comment")
-            .collect();
-        if targets.iter().any(|t| t.kind_name() != "identifier") {
-            return None;
-        }
-        let at = targets.iter().position(|t| text(*t, src) == name)?;
+        let (at, count) = self.target_place(left, name)?;
         if right.kind_name() != "call" {
             return None;
         }
@@ -603,8 +596,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         };
         match path.as_str() {
-            "builtins.zip" if items.len() == targets.len() => items.get(at).copied(),
-            "builtins.enumerate" if targets.len() == 2 && at == 1 && items.len() == 1 => {
+            "builtins.zip" if items.len() == count => items.get(at).copied(),
+            "builtins.enumerate" if count == 2 && at == 1 && items.len() == 1 => {
                 items.first().copied()
             }
             _ => None,

@@ -691,7 +691,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => out = Some((obj, m)),
                 Some((o, first)) => {
                     let same_obj = text(o, src) == text(obj, src);
-                    if !(same_obj && same_key_places(first, m)) {
+                    if !(same_obj && crate::cmdnames::same_key_shape(first, m)) {
                         return None;
                     }
                 }
@@ -720,26 +720,5 @@ impl<'t> crate::lower::Analyzer<'t> {
             }),
             _ => false,
         }
-    }
-}
-
-/// Whether methods `a` and `b` take their keys in the same places, so that a call
-/// through a name bound to either is judged the same: the same method, two multi-key
-/// methods of the table with the same key parameters and the same behaviour on a
-/// cluster (`zunionstore` and `zinterstore`), or two one-key commands.
-fn same_key_places(a: &str, b: &str) -> bool {
-    let t = crate::methods::table();
-    if a == b {
-        return true;
-    }
-    match (t.method(a), t.method(b)) {
-        (Some(x), Some(y)) => {
-            x.params == y.params && x.cluster == y.cluster && x.pipeline == y.pipeline
-        }
-        (None, None) => {
-            crate::methods::single_key_command(a).is_some()
-                && crate::methods::single_key_command(b).is_some()
-        }
-        _ => false,
     }
 }

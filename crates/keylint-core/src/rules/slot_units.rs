@@ -511,17 +511,43 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
     // Keys gathered before the call (a list filled in a loop, keys bound lines above)
     // leave the call itself unlabelled: point at it, so that the reader sees which
     // call is refused.
+    let said = match unit.kind {
+        UnitKind::Command => format!("the `{}` is sent here", unit.name),
+        UnitKind::Transaction => start_label.to_string(),
+        UnitKind::Script => "the script is run here".to_string(),
+    };
     if extra.is_none() && !unit.anchor.is_empty() && !shows(&f, &unit.span) {
-        let said = match unit.kind {
-            UnitKind::Command => format!("the `{}` is sent here", unit.name),
-            UnitKind::Transaction => start_label.to_string(),
-            UnitKind::Script => "the script is run here".to_string(),
-        };
-        f = f.with_secondary(Label::new(unit.anchor.clone(), said));
+        f = f.with_secondary(Label::new(unit.anchor.clone(), said.clone()));
     }
     for l in extra.into_iter().flatten() {
         f = f.with_secondary(Label::new(l.span.clone(), l.label.clone()));
     }
+    point_at_call(f, unit, said)
+}
+
+/// A finding whose key lies outside the unit (keys gathered before the call: a list
+/// filled in a loop, keys bound lines above) points at the call: the command, the
+/// script call or the caller's call of a wrapper. The key becomes the first secondary
+/// label, so the finding still shows it, and the reader lands on what is refused;
+/// `said` is what the call's label says when no label marks it yet.
+fn point_at_call(mut f: Finding, unit: &Unit, said: String) -> Finding {
+    let inside = |s: &Span| unit.span.start <= s.start && s.end <= unit.span.end;
+    if inside(&f.primary.span) || unit.anchor.is_empty() {
+        return f;
+    }
+    // The label of the call itself, else (a wrapper the frontend labelled) the first
+    // label inside the unit.
+    let at = f
+        .secondary
+        .iter()
+        .position(|l| l.span == unit.anchor)
+        .or_else(|| f.secondary.iter().position(|l| inside(&l.span)));
+    let call = match at {
+        Some(i) => f.secondary.remove(i),
+        None => Label::new(unit.anchor.clone(), said),
+    };
+    let key = std::mem::replace(&mut f.primary, call);
+    f.secondary.insert(0, key);
     f
 }
 

@@ -4,7 +4,8 @@
 //! key contains (same bytes, same holes) is the shared identity. A run is only
 //! proposed when it carries an identity — a hole (`uid`) or a segment with a digit
 //! (`1000`) — because a constant namespace (`stats`) as a tag would pile the whole
-//! family onto one slot.
+//! family onto one slot; and a run begins and ends with what it names, never with a
+//! separator, so that keys sharing only `:` are told they share nothing.
 
 use crate::template::{Hole, KeyTemplate, Lang, Lit, Part, SourceMap};
 
@@ -113,6 +114,12 @@ pub fn suggest_tag_with(
                 continue;
             }
             let run = &first[s..e];
+            // A tag begins and ends with what it names: a run that starts or ends
+            // with a separator (`:`, `-`) names nothing there, and one made only of
+            // separators (`{:}`) names nothing at all.
+            if !names_edge(&run[0]) || !names_edge(&run[run.len() - 1]) {
+                continue;
+            }
             if !all[1..].iter().all(|t| find_run(t, run).is_some()) {
                 continue;
             }
@@ -147,6 +154,15 @@ pub fn suggest_tag_with(
         rewritten: templates.iter().map(|t| t.display(lang)).collect(),
         templates,
     })
+}
+
+/// True when a token may begin or end a tag: a hole or a letter, digit or `_`, not
+/// a separator or other punctuation.
+fn names_edge(t: &Tok) -> bool {
+    match t {
+        Tok::Hole(_) => true,
+        Tok::Byte(b) => b.is_ascii_alphanumeric() || *b == b'_' || !b.is_ascii(),
+    }
 }
 
 fn render_tokens(key: &KeyTemplate, run: &[Tok]) -> String {
@@ -249,6 +265,37 @@ mod tests {
             suggest_tag(&[&b, &c], CLI),
             Err(NoSuggestion::NothingShared)
         );
+    }
+
+    #[test]
+    fn a_separator_is_no_tag() {
+        // `<ns>::` and `<ns>:` after their shared head: only `:` in common.
+        let a = lit("::");
+        let b = lit(":");
+        assert_eq!(
+            suggest_tag(&[&a, &b], CLI),
+            Err(NoSuggestion::NothingShared)
+        );
+        let c = lit("-:x");
+        let d = lit("-:y");
+        assert_eq!(
+            suggest_tag(&[&c, &d], CLI),
+            Err(NoSuggestion::NothingShared)
+        );
+        // After a head: `:<queue_type>` and `:<queue_type>:active` share the hole, and
+        // the tag is the hole, not the separator before it.
+        let e = mk(&[(":", false), ("queue_type", true)]);
+        let f = mk(&[(":", false), ("queue_type", true), (":active", false)]);
+        let s = suggest_tag(&[&e, &f], PY).unwrap();
+        assert_eq!(s.tag, "<queue_type>");
+        assert_eq!(
+            s.rewritten,
+            ["f\":{{{queue_type}}}\"", "f\":{{{queue_type}}}:active\""]
+        );
+        // A trailing separator is left out of the tag.
+        let g = mk(&[("user:", false), ("uid", true), (":", false)]);
+        let h = mk(&[("user:", false), ("uid", true), (":cart", false)]);
+        assert_eq!(suggest_tag(&[&g, &h], PY).unwrap().tag, "user:<uid>");
     }
 
     #[test]

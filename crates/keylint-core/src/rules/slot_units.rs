@@ -868,28 +868,36 @@ mod tests {
     }
 
     #[test]
-    fn keys_built_before_the_call_label_the_call_too() {
+    fn keys_built_before_the_call_point_at_the_call() {
         let keys = || vec![vec![lit("a:{1}")], vec![lit("b:{2}")]];
-        let said = |m: &FileModel| -> Vec<String> {
-            let out = testing::run(check, m);
+        let one = |m: &FileModel| -> Finding {
+            let mut out = testing::run(check, m);
             assert_eq!(out.len(), 1);
-            out[0].secondary.iter().map(|l| l.message.clone()).collect()
+            out.remove(0)
         };
-        // Keys inside the call: their labels show it.
+        // Keys inside the call: the finding points at a key, and no label marks the
+        // call.
         let mut m = testing::model(PY, "MGET", keys());
         m.units.push(mget(vec![0, 1], CrossSlotPolicy::Refused));
-        assert!(!said(&m).iter().any(|l| l.contains("is sent here")));
-        // Keys built before the call (ten bytes apart, at 0 and 10): the call is labelled.
+        let f = one(&m);
+        assert!(f.primary.message.starts_with("slot "), "{:?}", f.primary);
+        assert!(!f
+            .secondary
+            .iter()
+            .any(|l| l.message.contains("is sent here")));
+        // Keys built before the call (ten bytes apart, at 0 and 10): the finding
+        // points at the call, and both keys are secondary labels, the reported one
+        // first.
         let mut m = testing::model(PY, "MGET", keys());
         let mut unit = mget(vec![0, 1], CrossSlotPolicy::Refused);
         unit.span = 40..60;
         unit.anchor = 40..44;
         m.units.push(unit);
-        assert!(
-            said(&m).contains(&"the `MGET` is sent here".to_string()),
-            "{:?}",
-            said(&m)
-        );
+        let f = one(&m);
+        assert_eq!(f.primary.span, 40..44);
+        assert_eq!(f.primary.message, "the `MGET` is sent here");
+        assert_eq!(f.secondary.len(), 2, "{:?}", f.secondary);
+        assert!(f.secondary.iter().all(|l| l.message.starts_with("slot ")));
     }
 
     #[test]

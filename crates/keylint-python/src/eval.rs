@@ -3016,6 +3016,24 @@ impl<'t> crate::lower::Analyzer<'t> {
                             let v = assigned[0].clone();
                             self.ctor_head(c, attr, a, &v, &binding)
                         }) {
+                            // Stored as it is: the parameter's own value, under the
+                            // attribute's name.
+                            if head != binding
+                                && matches!(assigned[0], Value::Opaque(_) | Value::Unknown)
+                            {
+                                // Named as stored as it is, whichever attribute
+                                // was read first.
+                                match self.ctor_heads.iter_mut().find(|(b, _)| *b == head) {
+                                    Some(e) => e.1 = origin,
+                                    None => self.ctor_heads.push((head.clone(), origin)),
+                                }
+                                return Value::Opaque(HoleInfo {
+                                    label: label.clone(),
+                                    binding: head,
+                                    span: Some(n.byte_range()),
+                                    keylike: is_keylike_label(&label),
+                                });
+                            }
                             if !self.ctor_heads.iter().any(|(b, _)| *b == head) {
                                 self.ctor_heads.push((head, origin));
                             }

@@ -372,8 +372,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// when the attribute's one assignment `a`, whose value is `v`, stores a
     /// constructor argument: in `__init__` of a class of `c`'s chain, a parameter of
     /// it with no default but `None`, never rebound there, either alone (the head is
-    /// the attribute, bound as `binding`) or after literal text with no `{` (`"q:" +
-    /// name`: the parameter's own value). Nothing else in the file writes the
+    /// the parameter's own value when `__init__` reads it as one, which the attribute
+    /// then holds: keys built from `name` in `__init__` share it; else the attribute,
+    /// bound as `binding`) or after literal text with no `{` (`"q:" + name`: the
+    /// parameter's own value). Nothing else in the file writes the
     /// attribute, and no construction of the class that the project shows passes a
     /// value with a `{`: keys that differ after the head are then in different slots
     /// unless the callers' values carry a hash tag, which is what the finding says.
@@ -392,9 +394,20 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let scope = format!("f{}:", f.node.start_byte());
         let (head, name) = match v {
-            // The parameter as it is (read in `__init__` as an unknown value).
+            // The parameter as it is (read in `__init__` as an unknown value): the
+            // parameter's own value, which keys the constructor builds around it hold
+            // too (`self._name = name` next to `self._noti = name + "_noti"`).
             Value::Opaque(_) | Value::Unknown if a.value?.kind_name() == "identifier" => {
-                (binding.to_string(), text(a.value?, self.src()).to_string())
+                let name = text(a.value?, self.src()).to_string();
+                let at = crate::eval::Ctx {
+                    func: Some(a.func),
+                    env: None,
+                    depth: 0,
+                };
+                match self.eval(a.value?, &at) {
+                    Value::Opaque(h) if h.binding.starts_with(&scope) => (h.binding, name),
+                    _ => (binding.to_string(), name),
+                }
             }
             Value::Str(t) => {
                 let h = t.parts.iter().find_map(|p| match p {
@@ -463,7 +476,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !self.untagged_constructions(k) {
             return None;
         }
-        let origin = if head == binding {
+        let origin = if !matches!(v, Value::Str(_)) {
             format!("the constructor's `{name}` argument stored as it is")
         } else {
             format!(

@@ -1078,6 +1078,12 @@ impl<'t> Analyzer<'t> {
                 int_tpl = Tpl::hole(h.clone());
                 &int_tpl
             }
+            // A constructor's argument stored on `self` as it is (`self._name = name`),
+            // the head of the keys the object builds around it (see `heads.rs`).
+            Value::Opaque(h) if self.ctor_heads.iter().any(|(b, _)| *b == h.binding) => {
+                int_tpl = Tpl::hole(h.clone());
+                &int_tpl
+            }
             // A fresh random value as the whole key (`str(uuid4())` kept in a name).
             Value::Opaque(h) if keylint_core::template::is_fresh_binding(&h.binding) => {
                 int_tpl = Tpl::hole(h.clone());

@@ -1755,11 +1755,15 @@ class Store:
     // read through `self` in a method, and not one that is never a key.
     assert_eq!(m.caller_values.len(), 2, "{:?}", m.caller_values);
     // `g`'s keys share the caller's `prefix` and differ after it: likely too.
-    // (`both`'s `self.name` is a constructor argument stored as it is, a head, but a
-    // key that is that value alone is not one the code shows: silent.)
+    // `both`'s `self.name` is a constructor argument stored as it is, a head: the key
+    // that is that value alone and the key after it with `:b` differ after it: likely.
     assert_eq!(
         rules(src),
-        vec![Rule::CrossSlotLikely, Rule::CrossSlotLikely]
+        vec![
+            Rule::CrossSlotLikely,
+            Rule::CrossSlotLikely,
+            Rule::CrossSlotLikely
+        ]
     );
 }
 

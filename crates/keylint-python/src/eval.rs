@@ -3195,6 +3195,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                             return v;
                         }
                     }
+                    // `self._pipe()` after `self._pipe = self._redis.pipeline`.
+                    if matches!(recv, Value::SelfObj(_)) {
+                        if let Some(v) = self.bound_pipeline_call(c, m, func, args, n, ctx) {
+                            return v;
+                        }
+                    }
                     // `self._key(…)` after `self._key = tiger._key`.
                     if matches!(recv, Value::SelfObj(_)) {
                         if let Some((x, meth)) = self.bound_ext_method(c, m, ctx) {
@@ -3323,7 +3329,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// A method of a redis-py client: `pipeline()` makes a pipeline (its transaction
     /// mode and where that came from), `register_script` a script; anything else is
     /// opaque.
-    fn client_method(
+    pub(crate) fn client_method(
         &mut self,
         written: ClientKind,
         m: &str,
@@ -3539,7 +3545,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// Whether a class of another module of the project derived from `c` defines
     /// `attr` itself.
-    fn overridden_elsewhere(&self, c: ClassId, attr: &str) -> bool {
+    pub(crate) fn overridden_elsewhere(&self, c: ClassId, attr: &str) -> bool {
         if self.summarising {
             return false;
         }

@@ -15,6 +15,7 @@
 mod aliases;
 mod attrlist;
 mod basefacts;
+mod boundpipe;
 mod buckets;
 mod builders;
 mod byuse;

@@ -73,6 +73,114 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
+    /// The `*args` parameter of the function around `n` that the identifier `n` names
+    /// (never `**kwargs`), when nothing else in the function assigns that name: the
+    /// positional arguments a call site passes from that place on.
+    pub(crate) fn wrapper_star_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
+        if n.kind_name() != "identifier" {
+            return None;
+        }
+        let info = &self.ix.funcs[f];
+        let name = text(n, self.ix.src);
+        let idx = info.params.iter().position(|p| p.name == name)?;
+        let p = &info.params[idx];
+        let splat = self.ix.nav.parent(p.node)?;
+        if !p.star || splat.kind_name() != "list_splat_pattern" {
+            return None;
+        }
+        match info.defs.get(name)?.as_slice() {
+            [d] if matches!(d.kind, DefKind::Param(_)) => Some(idx),
+            _ => None,
+        }
+    }
+
+    /// The parameter (plain or `*args`) that a command argument passes on: the name
+    /// itself, or the name copied into a list or tuple (`list(sets)`, `tuple(keys)`),
+    /// which holds the same keys. The flag tells an `*args` parameter.
+    pub(crate) fn passed_param(&self, f: FuncId, n: Node<'t>) -> Option<(usize, bool)> {
+        let n = self.copied_name(n).unwrap_or(n);
+        if let Some(i) = self.wrapper_param(f, n) {
+            return Some((i, false));
+        }
+        self.wrapper_star_param(f, n).map(|i| (i, true))
+    }
+
+    /// `x` of `list(x)` or `tuple(x)` with one plain argument.
+    fn copied_name(&self, n: Node<'t>) -> Option<Node<'t>> {
+        if n.kind_name() != "call" {
+            return None;
+        }
+        let func = n.field(Field::Function)?;
+        if func.kind_name() != "identifier" || !matches!(text(func, self.ix.src), "list" | "tuple")
+        {
+            return None;
+        }
+        let args = n.field(Field::Arguments)?;
+        if args.kind_name() != "argument_list" {
+            return None;
+        }
+        let mut it = self.ix.nav.named_children(args);
+        let x = it.next()?;
+        (it.next().is_none() && x.kind_name() == "identifier").then_some(x)
+    }
+
+    /// Whether `n` runs only on one side of a test of the cluster mode: inside an `if`
+    /// (any arm) or conditional expression whose condition names a cluster
+    /// (`self._is_cluster`, `isinstance(client, RedisCluster)`), or after an `if` on
+    /// such a test that ends in `return`, `raise` or `continue` earlier in an enclosing
+    /// block. Such code splits its keys per slot in the cluster arm and runs the
+    /// multi-key command only where there is no cluster.
+    pub(crate) fn under_cluster_test(&self, n: Node<'t>) -> bool {
+        let nav = self.ix.nav;
+        let src = self.ix.src;
+        let names_cluster = |c: Node<'t>| text(c, src).to_ascii_lowercase().contains("cluster");
+        let cond_of = |x: Node<'t>| match x.kind_name() {
+            "if_statement" | "elif_clause" | "conditional_expression" => {
+                x.field(Field::Condition).or_else(|| {
+                    // `a if cond else b`: the middle child.
+                    (x.kind_name() == "conditional_expression")
+                        .then(|| nav.named_children(x).nth(1))
+                        .flatten()
+                })
+            }
+            _ => None,
+        };
+        let exits = |stmt: Node<'t>| {
+            stmt.field(Field::Consequence).is_some_and(|b| {
+                nav.statements(b).last().is_some_and(|l| {
+                    matches!(
+                        l.kind_name(),
+                        "return_statement" | "raise_statement" | "continue_statement"
+                    )
+                })
+            })
+        };
+        let mut cur = n;
+        while let Some(up) = nav.parent(cur) {
+            if cond_of(up).is_some_and(|c| c != cur && names_cluster(c)) {
+                return true;
+            }
+            if up.kind_name() == "block" {
+                for st in nav.statements(up) {
+                    if st.start_byte() >= cur.start_byte() {
+                        break;
+                    }
+                    if st.kind_name() == "if_statement"
+                        && st.field(Field::Condition).is_some_and(names_cluster)
+                        && exits(st)
+                    {
+                        return true;
+                    }
+                }
+            }
+            if matches!(up.kind_name(), "function_definition" | "lambda") {
+                break;
+            }
+            cur = up;
+        }
+        false
+    }
+
     /// Whether `e` is `name or <empty>` (`[]`, `()`, `{}`, `None`).
     fn or_empty(&self, e: Node<'t>, name: &str) -> bool {
         if e.kind_name() != "boolean_operator" {
@@ -145,12 +253,16 @@ impl<'t> crate::lower::Analyzer<'t> {
             return;
         }
         // The arguments of the command that are the wrapper's own parameters.
-        let param_of = |me: &Self, e: &Elem<'t>| me.wrapper_param(f, e.node);
+        let param_of = |me: &Self, e: &Elem<'t>| me.passed_param(f, e.node);
         if !pos
             .iter()
             .chain(kw.iter().map(|(_, e)| e))
             .any(|e| param_of(self, e).is_some())
         {
+            return;
+        }
+        // Code that asks whether it runs on a cluster handles that case itself.
+        if self.under_cluster_test(call) {
             return;
         }
         let Some((info, sites, skip_self)) = self.wrapper_sites(f) else {
@@ -164,7 +276,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
         for (site, site_func) in sites {
             // A recursive call passes the wrapper's own parameters: nothing new.
-            if site_func == Some(f) {
+            if site_func == Some(f) || self.under_cluster_test(site) {
                 continue;
             }
             let sctx = Ctx::at(site_func);
@@ -182,7 +294,23 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => continue,
             }
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
-            if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
+            // A splat at the site is followed only where it fills the wrapper's
+            // `*args`, and only when it holds known keys or one family.
+            let rest = info
+                .params
+                .iter()
+                .position(|p| {
+                    p.star
+                        && self.ix.nav.parent(p.node).map(|s| s.kind_name())
+                            == Some("list_splat_pattern")
+                })
+                .map(|i| i - skip_self);
+            let splat_ok = |i: usize, e: &Elem<'t>| {
+                !e.star || rest.is_some_and(|r| i >= r) && !matches!(e.value, Value::Unknown)
+            };
+            if !spos.iter().enumerate().all(|(i, e)| splat_ok(i, e))
+                || skw.iter().any(|(_, e)| e.star)
+            {
                 continue;
             }
             let Some((npos, nkw)) = self.site_args(f, &info, skip_self, (pos, kw), (&spos, &skw))
@@ -227,15 +355,45 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .or_else(|| skw.iter().find(|(k, _)| k == &p.name).map(|(_, e)| e))
                 .cloned()
         };
+        // What a site passes for an `*args` parameter: its positional arguments from
+        // that place on (none is nothing to follow).
+        let given_rest = |idx: usize| -> Option<Vec<Elem<'t>>> {
+            let from = idx.checked_sub(skip_self)?;
+            let rest = spos.get(from..)?;
+            (!rest.is_empty()).then(|| rest.to_vec())
+        };
         // The command's arguments with the site's values in place of parameters.
         let mut from_site = false;
         let mut ok = true;
         let mut npos: Vec<Elem<'t>> = Vec::new();
         for e in pos {
-            let Some(idx) = self.wrapper_param(f, e.node) else {
+            let Some((idx, star_param)) = self.passed_param(f, e.node) else {
                 npos.push(e.clone());
                 continue;
             };
+            if star_param {
+                // `*keys` spreads the site's arguments; `keys` or `list(keys)` passes
+                // them as one list.
+                let Some(items) = given_rest(idx) else {
+                    ok = false;
+                    break;
+                };
+                from_site = true;
+                if e.star {
+                    npos.extend(items);
+                } else {
+                    npos.push(Elem {
+                        value: Value::Seq {
+                            items,
+                            family: false,
+                        },
+                        node: e.node,
+                        star: false,
+                        each: Vec::new(),
+                    });
+                }
+                continue;
+            }
             let Some(g) = given(idx) else {
                 ok = false;
                 break;
@@ -256,8 +414,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut nkw: Vec<(String, Elem<'t>)> = Vec::new();
         for (k, e) in kw {
-            match self.wrapper_param(f, e.node) {
-                Some(idx) => match given(idx) {
+            match self.passed_param(f, e.node) {
+                Some((_, true)) => ok = false,
+                Some((idx, false)) => match given(idx) {
                     Some(g) => {
                         from_site = true;
                         nkw.push((k.clone(), g));

@@ -551,11 +551,37 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some((at, targets.len()))
     }
 
+    /// The place of `name` among the targets of `for a, (b, c) in …`, their count, and
+    /// the nested pattern at that place when the name is inside one (`(b, c)`);
+    /// `None` when a target is starred or neither a name nor a pattern of targets.
+    fn nested_place(&self, left: Node<'t>, name: &str) -> Option<(usize, usize, Option<Node<'t>>)> {
+        let src = self.src();
+        let nav = self.ix.nav;
+        let targets: Vec<Node<'t>> = nav
+            .named_children(left)
+            .filter(|t| t.kind_name() != "comment")
+            .collect();
+        let nested = |t: &Node<'t>| matches!(t.kind_name(), "tuple_pattern" | "pattern_list");
+        if targets
+            .iter()
+            .any(|t| t.kind_name() != "identifier" && !nested(t))
+        {
+            return None;
+        }
+        let at = targets.iter().position(|t| match t.kind_name() {
+            "identifier" => text(*t, src) == name,
+            _ => binds_name(nav, src, *t, name),
+        })?;
+        let inner = nested(&targets[at]).then_some(targets[at]);
+        Some((at, targets.len(), inner))
+    }
+
     /// The sequence whose items `name` takes in `for a, b in zip(xs, ys)` (the
     /// argument at the name's place) or `for i, x in enumerate(xs)` (`xs`, for the
-    /// second name): `None` for any other loop, a nested or starred target, a splat
-    /// or keyword among the arguments (but `strict=`), or a `zip`/`enumerate` the
-    /// module rebinds.
+    /// second name), also through nested targets over nested calls (`for i, (k, v)
+    /// in enumerate(zip(keys, values))`: `keys` for `k`): `None` for any other loop,
+    /// a starred target, a splat or keyword among the arguments (but `strict=`), or
+    /// a `zip`/`enumerate` the module rebinds.
     fn zipped_at(
         &mut self,
         left: Node<'t>,
@@ -565,7 +591,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Option<Node<'t>> {
         let src = self.src();
         let nav = self.ix.nav;
-        let (at, count) = self.target_place(left, name)?;
+        let (at, count, inner) = self.nested_place(left, name)?;
         if right.kind_name() != "call" {
             return None;
         }
@@ -595,14 +621,29 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Value::Symbol(path) = self.eval(func, &ctx.deeper()) else {
             return None;
         };
-        match path.as_str() {
+        let item = match path.as_str() {
             "builtins.zip" if items.len() == count => items.get(at).copied(),
             "builtins.enumerate" if count == 2 && at == 1 && items.len() == 1 => {
                 items.first().copied()
             }
             _ => None,
+        }?;
+        match inner {
+            None => Some(item),
+            // The nested pattern takes the items of that argument: a `zip` or an
+            // `enumerate` again, or nothing known.
+            Some(pattern) => self.zipped_at(pattern, item, name, ctx),
         }
     }
+}
+
+/// Whether a pattern of targets (`(k, v)`, nested at any depth) binds `name`.
+fn binds_name<'t>(nav: &crate::syntax::Nav<'t>, src: &str, pattern: Node<'t>, name: &str) -> bool {
+    nav.named_children(pattern).any(|t| match t.kind_name() {
+        "identifier" => text(t, src) == name,
+        "tuple_pattern" | "pattern_list" => binds_name(nav, src, t, name),
+        _ => false,
+    })
 }
 
 /// The loops and comprehensions (start offsets) whose markers a template's holes carry.

@@ -156,6 +156,35 @@ fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
     }
 }
 
+/// Whether `x` is read at a literal index (`keys[0]`, `keys[-1]`), not written
+/// there: one item of the list read, the list left whole (`if len(keys) == 1: key =
+/// keys[0]`).
+fn reads_item(nav: &Nav<'_>, x: Node<'_>) -> bool {
+    let Some(p) = nav.parent(x) else {
+        return false;
+    };
+    if p.kind_name() != "subscript" || p.field(Field::Value) != Some(x) {
+        return false;
+    }
+    let index = |i: Node<'_>| {
+        i.kind_name() == "integer"
+            || (i.kind_name() == "unary_operator"
+                && i.named_child(0).is_some_and(|n| n.kind_name() == "integer"))
+    };
+    if p.named_child_count() != 2 || !p.named_child(1).is_some_and(index) {
+        return false;
+    }
+    match nav.parent(p) {
+        Some(q) => match q.kind_name() {
+            "assignment" | "augmented_assignment" => q.field(Field::Left) != Some(p),
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "delete_statement"
+            | "for_statement" | "for_in_clause" => false,
+            _ => true,
+        },
+        None => false,
+    }
+}
+
 /// Whether a subscript takes a slice (`xs[a:b]`, `xs[:n]`) that may hold several
 /// items: not one with literal bounds at most one apart (`xs[:1]`, `xs[2:3]`).
 fn is_batch_slice(n: Node<'_>, src: &str) -> bool {
@@ -1462,7 +1491,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                         self.percent_dict(&fmt, r, ctx)
                             .map_or_else(|| self.opaque(n, ctx), Value::Str)
                     }
-                    Value::Str(fmt) if fmt.as_bytes().is_some() => {
+                    Value::Str(fmt)
+                        if fmt.as_bytes().is_some() || crate::modarms::percent_free(&fmt) =>
+                    {
                         let b = self.eval(r, &ctx.deeper());
                         self.percent_format(&fmt, b, r, ctx)
                             .map_or_else(|| self.opaque(n, ctx), Value::Str)
@@ -1537,9 +1568,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         args_node: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Tpl> {
-        let TPart::Lit { bytes, offs } = fmt.parts.first()? else {
-            return None;
-        };
         let positional: Vec<Elem<'t>> = match &args {
             Value::Seq {
                 items,
@@ -1564,28 +1592,38 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut out = Tpl::default();
         let mut next = 0usize;
-        let mut i = 0usize;
-        while i < bytes.len() {
-            if bytes[i] != b'%' {
-                out.push_byte(bytes[i], offs[i]);
-                i += 1;
+        // The literal parts, and the parts of a constant that is one of several
+        // strings (`modarms.rs`: no `%` in it), which stay as they are.
+        for part in &fmt.parts {
+            let TPart::Lit { bytes, offs } = part else {
+                out.push(Tpl {
+                    parts: vec![part.clone()],
+                });
                 continue;
+            };
+            let mut i = 0usize;
+            while i < bytes.len() {
+                if bytes[i] != b'%' {
+                    out.push_byte(bytes[i], offs[i]);
+                    i += 1;
+                    continue;
+                }
+                let &c = bytes.get(i + 1)?;
+                if c == b'%' {
+                    out.push_byte(b'%', offs[i]);
+                    i += 2;
+                    continue;
+                }
+                if c == b'(' {
+                    // Named fields need a dict literal; not followed.
+                    return None;
+                }
+                let j = percent_spec_end(bytes, i + 1);
+                let arg = positional.get(next)?;
+                next += 1;
+                out.push(self.percent_field(&arg.value, arg.node, bytes.get(i + 1..=j)?, ctx)?);
+                i = j + 1;
             }
-            let &c = bytes.get(i + 1)?;
-            if c == b'%' {
-                out.push_byte(b'%', offs[i]);
-                i += 2;
-                continue;
-            }
-            if c == b'(' {
-                // Named fields need a dict literal; not followed.
-                return None;
-            }
-            let j = percent_spec_end(bytes, i + 1);
-            let arg = positional.get(next)?;
-            next += 1;
-            out.push(self.percent_field(&arg.value, arg.node, bytes.get(i + 1..=j)?, ctx)?);
-            i = j + 1;
         }
         (next == positional.len()).then_some(out)
     }
@@ -1814,6 +1852,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         if let Some(k) = merge_clients(&vals) {
             return Value::Client(k);
+        }
+        // `if settings.TEST: BASE = "app.test.%s"` / `else: BASE = "app.%s"`.
+        if let Some(v) = self.module_one_of(name, &defs, &vals, n, ctx) {
+            return v;
         }
         self.opaque_named(name, format!("mod:{name}"), Some(n.byte_range()))
     }
@@ -2071,7 +2113,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     continue;
                 }
                 // `len(keys)`, `if not keys:`, `if keys:` read the list, leave it whole.
-                if reads_size(nav, src, x) {
+                if reads_size(nav, src, x) || reads_item(nav, x) {
                     continue;
                 }
                 let attr = nav.parent(x).filter(|a| {

@@ -46,6 +46,7 @@ mod lower;
 mod mapped;
 mod memoglobal;
 pub mod methods;
+mod modarms;
 mod modattr;
 mod objtype;
 mod optdict;

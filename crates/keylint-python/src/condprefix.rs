@@ -53,6 +53,44 @@ pub(crate) fn assigns_locals<'t>(
     any
 }
 
+/// The parameter that `stmt`, an `if` of a key builder's body with no other arm,
+/// rebinds: its body is nothing but one assignment `p = e` to a plain parameter (not
+/// `*args`, `**kwargs` or the receiver).
+pub(crate) fn rebinds_param<'t>(
+    nav: &Nav<'t>,
+    src: &'t str,
+    info: &FuncInfo<'t>,
+    stmt: Node<'t>,
+) -> Option<&'t str> {
+    if stmt.kind_name() != "if_statement"
+        || nav
+            .named_children(stmt)
+            .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+    {
+        return None;
+    }
+    let body: Vec<Node<'t>> = nav
+        .named_children(stmt.field(Field::Consequence)?)
+        .filter(|c| c.kind_name() != "comment")
+        .collect();
+    let [s] = body.as_slice() else {
+        return None;
+    };
+    let e = s.named_child(0)?;
+    if s.kind_name() != "expression_statement" || e.kind_name() != "assignment" {
+        return None;
+    }
+    let left = e.field(Field::Left)?;
+    e.field(Field::Right)?;
+    if left.kind_name() != "identifier" {
+        return None;
+    }
+    let name = crate::index::text(left, src);
+    let idx = info.params.iter().position(|p| p.name == name)?;
+    let receiver = idx == 0 && (info.class.is_some() || info.self_name() == Some(name));
+    (!info.params[idx].star && !receiver).then_some(name)
+}
+
 impl<'t> Analyzer<'t> {
     /// The value of `name` at `at` when its reaching definitions are one plain
     /// assignment in the only arm of an `if` before the use and the one assignment

@@ -1775,13 +1775,21 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// unknown here (a value with an identity, the same at every use). Clients and
     /// other objects keep their reading ([`Self::configured_global`]).
     fn rebound_global(&self, name: &str, v: Value<'t>, n: Node<'t>) -> Value<'t> {
-        if !matches!(
-            v,
-            Value::Str(_) | Value::Int(_) | Value::Seq { .. } | Value::Dict(_)
-        ) {
+        // `_ns: str = None` until `init(namespace)` sets it: only a setter's value can
+        // reach a use that works (`None + key` raises), so it is read as one.
+        let unset = matches!(v, Value::Null);
+        if !unset
+            && !matches!(
+                v,
+                Value::Str(_) | Value::Int(_) | Value::Seq { .. } | Value::Dict(_)
+            )
+        {
             return v;
         }
         if !self.ix.rebound_in_function(name) {
+            return v;
+        }
+        if unset && !(is_keylike_label(name) && self.set_from_params(name)) {
             return v;
         }
         let binding = format!("global-rebound:{name}");
@@ -1802,9 +1810,25 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// Whether every function that rebinds module name `name` under `global` assigns
-    /// it one of its own parameters, as it is (`PREFIX = ch`): a setter.
+    /// it one of its own parameters, as it is (`PREFIX = ch`) or followed by literal
+    /// text with no brace (`NS = namespace + ":"`): a setter.
     fn set_from_params(&self, name: &str) -> bool {
         let src = self.src();
+        let nav = self.ix.nav;
+        // `param + ":"`: the parameter, then text that cannot open or close a tag.
+        let param_of = |e: Node<'t>| -> Option<Node<'t>> {
+            if e.kind_name() == "identifier" {
+                return Some(e);
+            }
+            let (l, r) = (e.field(Field::Left)?, e.field(Field::Right)?);
+            let op = src.get(l.end_byte()..r.start_byte())?.trim();
+            let lit = crate::heads::plain_string(nav, r, src)?;
+            (e.kind_name() == "binary_operator"
+                && op == "+"
+                && l.kind_name() == "identifier"
+                && !lit.contains(['{', '}']))
+            .then_some(l)
+        };
         self.ix
             .funcs
             .iter()
@@ -1813,8 +1837,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             .all(|(f, defs)| {
                 defs.iter().all(|d| match d.kind {
                     DefKind::Expr(e) => {
-                        e.kind_name() == "identifier"
-                            && f.params.iter().any(|p| !p.star && p.name == text(e, src))
+                        let Some(e) = param_of(e) else {
+                            return false;
+                        };
+                        f.params.iter().any(|p| !p.star && p.name == text(e, src))
                             && f.defs.get(text(e, src)).is_some_and(|ds| {
                                 ds.iter().all(|d| matches!(d.kind, DefKind::Param(_)))
                             })
@@ -4022,16 +4048,28 @@ impl<'t> crate::lower::Analyzer<'t> {
             "join" if s.as_bytes().is_some() => self.str_join(s, args, n, ctx),
             "encode" | "decode" => {
                 let a = arg_nodes(self.ix.nav, args);
-                let utf8 = a.first().is_none_or(|x| {
-                    let t = text(*x, self.src())
-                        .to_ascii_lowercase()
-                        .replace(['-', '_', '"', '\''], "");
-                    t == "utf8"
+                let norm = |t: &str| t.to_ascii_lowercase().replace(['-', '_', '"', '\''], "");
+                // The codec named by a literal or by a module constant
+                // (`ENCODING = "ascii"`).
+                let codec = match a.first() {
+                    None => Some("utf8".to_string()),
+                    Some(x) if x.kind_name() == "identifier" => match self.eval(*x, ctx) {
+                        Value::Str(t) => t.as_bytes().map(|b| norm(&String::from_utf8_lossy(&b))),
+                        _ => None,
+                    },
+                    Some(x) => Some(norm(text(*x, self.src()))),
+                };
+                // ASCII text goes through an ASCII codec unchanged; any error handler
+                // (`errors="xmlcharrefreplace"`) only rewrites other characters, so
+                // braces, and with them hash tags, stay where they are.
+                let ascii_text = s.parts.iter().all(|p| match p {
+                    TPart::Lit { bytes, .. } => bytes.is_ascii(),
+                    TPart::Hole(_) => true,
                 });
-                if utf8 {
-                    Value::Str(s.clone())
-                } else {
-                    self.opaque(n, ctx)
+                match codec.as_deref() {
+                    Some("utf8") => Value::Str(s.clone()),
+                    Some("ascii" | "usascii") if ascii_text => Value::Str(s.clone()),
+                    _ => self.opaque(n, ctx),
                 }
             }
             "lower" | "upper" => match s.as_bytes() {
@@ -4130,13 +4168,20 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !plain_decorators(&info) {
             return None;
         }
-        let rets = builder_returns(self.ix.nav, self.src(), &info)
-            .or_else(|| crate::builders::memo_return(self.ix.nav, self.src(), &info))
-            .or_else(|| crate::memoglobal::memo_global_return(self.ix.nav, self.src(), &info))
-            .or_else(|| {
-                let chain = bound.or(info.class).map(|c| self.ix().class_chain(c))?;
-                crate::memoglobal::memo_attr_return(self.ix(), self.src(), &info, &chain)
-            })?;
+        let (rets, rebinds) = match builder_body(self.ix.nav, self.src(), &info) {
+            Some(b) => b,
+            None => (
+                crate::builders::memo_return(self.ix.nav, self.src(), &info)
+                    .or_else(|| {
+                        crate::memoglobal::memo_global_return(self.ix.nav, self.src(), &info)
+                    })
+                    .or_else(|| {
+                        let chain = bound.or(info.class).map(|c| self.ix().class_chain(c))?;
+                        crate::memoglobal::memo_attr_return(self.ix(), self.src(), &info, &chain)
+                    })?,
+                Vec::new(),
+            ),
+        };
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }
@@ -4209,12 +4254,73 @@ impl<'t> crate::lower::Analyzer<'t> {
             params,
             tag: format!("{}({})", info.name, tag.join(",")),
         });
-        let inner = Ctx {
+        let mut inner = Ctx {
             func: Some(id),
             env: Some(env),
             depth: ctx.depth + 2,
         };
+        for stmt in rebinds {
+            inner = self.rebind_param(stmt, inner)?;
+        }
         self.eval_returns(&info.name, rets, &inner)
+    }
+
+    /// After `if cond: p = e` of a followed builder (see [`builder_body`]): the
+    /// parameter `p` is `e` when the condition holds, itself when it does not, and
+    /// one of the two ([`Self::one_of`]) when the condition cannot be decided; `None`
+    /// when they cannot be joined.
+    fn rebind_param(&mut self, stmt: Node<'t>, inner: Ctx<'t>) -> Option<Ctx<'t>> {
+        let nav = self.ix.nav;
+        let info = self.ix.funcs[inner.func?].clone();
+        let name = crate::condprefix::rebinds_param(nav, self.src(), &info, stmt)?;
+        let cond = stmt.field(Field::Condition)?;
+        let assign = nav
+            .named_children(stmt.field(Field::Consequence)?)
+            .find(|c| c.kind_name() != "comment")?
+            .named_child(0)?;
+        let right = assign.field(Field::Right)?;
+        let env = inner.env.clone()?;
+        let before = env.params.get(name)?.clone();
+        // `if namespace:` of a string the call passes: a string with text is true,
+        // an empty one false (`None` is decided by [`Self::truth`]).
+        let known = match cond.kind_name() {
+            "identifier" => match env.params.get(text(cond, self.src())) {
+                Some(Value::Str(t)) => {
+                    let lit =
+                        |p: &TPart| matches!(p, TPart::Lit { bytes, .. } if !bytes.is_empty());
+                    if t.parts.iter().any(lit) {
+                        Some(true)
+                    } else {
+                        t.as_bytes().map(|b| !b.is_empty())
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let after = match known.or_else(|| self.truth(cond, &inner)) {
+            Some(false) => before,
+            Some(true) => self.eval(right, &inner.deeper()),
+            None => {
+                let changed = self.eval(right, &inner.deeper());
+                if fingerprint(&changed) == fingerprint(&before) {
+                    before
+                } else {
+                    self.one_of(name, vec![before, changed])?
+                }
+            }
+        };
+        let mut params = env.params.clone();
+        params.insert(name.to_string(), after);
+        Some(Ctx {
+            func: inner.func,
+            env: Some(Rc::new(Env {
+                func: env.func,
+                params,
+                tag: env.tag.clone(),
+            })),
+            depth: inner.depth,
+        })
     }
 
     /// The value of a builder's returns: the one return's value, or the shapes of
@@ -4708,10 +4814,28 @@ pub(crate) fn builder_returns<'t>(
     src: &str,
     info: &crate::index::FuncInfo<'t>,
 ) -> Option<Vec<Node<'t>>> {
+    builder_body(nav, src, info)
+        .filter(|(_, rebinds)| rebinds.is_empty())
+        .map(|(rets, _)| rets)
+}
+
+/// [`builder_returns`], and the `if` statements of the body, in order, that rebind
+/// one of the builder's parameters (`if namespace: key = "%s:%s" % (namespace,
+/// key)`): the caller follows them one after the other ([`Analyzer::call_builder`]).
+/// Such a body is read only when nothing before its last rebinding `if` but those
+/// `if` statements (and a docstring) mentions a rebound parameter, so every other
+/// read of it sees its final value.
+pub(crate) fn builder_body<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+) -> Option<(Vec<Node<'t>>, Vec<Node<'t>>)> {
     const MAX_SHAPES: usize = 8;
+    const MAX_REBINDS: usize = 4;
     if info.is_lambda {
-        return Some(vec![info.body]);
+        return Some((vec![info.body], Vec::new()));
     }
+    let mut rebinds: Vec<Node<'t>> = Vec::new();
     let stmts: Vec<Node<'t>> = nav
         .named_children(info.body)
         .filter(|s| s.kind_name() != "comment")
@@ -4754,6 +4878,14 @@ pub(crate) fn builder_returns<'t>(
                 if crate::condprefix::assigns_locals(nav, src, info, *s) {
                     continue;
                 }
+                // `if namespace: key = f"{namespace}:{key}"`: a parameter rebound.
+                if crate::condprefix::rebinds_param(nav, src, info, *s).is_some() {
+                    rebinds.push(*s);
+                    if rebinds.len() > MAX_REBINDS {
+                        return None;
+                    }
+                    continue;
+                }
                 let body: Vec<Node<'t>> = nav
                     .named_children(s.field(Field::Consequence)?)
                     .filter(|x| x.kind_name() != "comment")
@@ -4769,16 +4901,45 @@ pub(crate) fn builder_returns<'t>(
             _ => return None,
         }
     }
+    if let Some(&end) = rebinds.last() {
+        // Nothing before the last rebinding `if` but those `if`s reads a rebound name.
+        let names: Vec<&str> = rebinds
+            .iter()
+            .filter_map(|r| crate::condprefix::rebinds_param(nav, src, info, *r))
+            .collect();
+        let reads = |n: Node<'t>| {
+            let mut stack = vec![n];
+            let mut seen = 0usize;
+            while let Some(x) = stack.pop() {
+                seen += 1;
+                if seen > 4096 {
+                    return true;
+                }
+                if x.kind_name() == "identifier" && names.contains(&text(x, src)) {
+                    return true;
+                }
+                stack.extend(nav.named_children(x));
+            }
+            false
+        };
+        if stmts
+            .iter()
+            .take_while(|s| s.start_byte() < end.start_byte())
+            .any(|s| !rebinds.contains(s) && reads(*s))
+        {
+            return None;
+        }
+    }
     if last.kind_name() == "if_statement" {
         // `if c: return a` / `elif d: return b` / `else: return c`: a return per arm.
         rets.extend(crate::builders::arm_returns(nav, *last)?);
-        return (rets.len() <= MAX_SHAPES).then_some(rets);
+        return (rets.len() <= MAX_SHAPES).then_some((rets, rebinds));
     }
     if last.kind_name() != "return_statement" {
         return None;
     }
     rets.push(last.named_child(0)?);
-    (rets.len() <= MAX_SHAPES).then_some(rets)
+    (rets.len() <= MAX_SHAPES).then_some((rets, rebinds))
 }
 
 /// What a builder that returns one of several templates gives: their common beginning

@@ -2718,7 +2718,12 @@ impl<'t, 's> Eval<'t, 's> {
                     // None of them is certain, so they join no unit.
                     let mut at_use = Vec::new();
                     for (alt, at) in alts {
-                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown)) || at.is_empty() {
+                        // `nil`, a boolean, a table or a comparison is never a key:
+                        // `local k = false` before `k = KEYS[i]` in a loop leaves the
+                        // keys the loop assigns (a command given `false` fails).
+                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown | Prov::Literal))
+                            || at.is_empty()
+                        {
                             continue;
                         }
                         let t = self.template(&alt, n);

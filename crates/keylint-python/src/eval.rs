@@ -3586,10 +3586,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),
             Value::Class(c) => match self.client_class(c) {
                 Some(k) => Value::Client(k),
-                // A key object of a class of this file (`localobj.rs`).
-                None => self
-                    .own_key_object(c, args, n, ctx)
-                    .unwrap_or(Value::Foreign),
+                // A proxy that forwards every attribute to a client (`proxies.rs`).
+                None => match self.forwarding_proxy(c, ctx) {
+                    Some(k) => Value::Client(k),
+                    // A key object of a class of this file (`localobj.rs`).
+                    None => self
+                        .own_key_object(c, args, n, ctx)
+                        .unwrap_or(Value::Foreign),
+                },
             },
             Value::ClsObj(c) => match self.client_class(c) {
                 Some(k) => Value::Client(k),

@@ -4076,6 +4076,30 @@ impl<'t> crate::lower::Analyzer<'t> {
                     _ => self.opaque(n, ctx),
                 }
             }
+            // `criterion.replace(":", "#")` (`strreplace.rs`).
+            "replace" => {
+                let a = arg_nodes(self.ix.nav, args);
+                let lit = |me: &mut Self, x: Node<'t>| match me.eval(x, &ctx.deeper()) {
+                    Value::Str(t) => t.as_bytes(),
+                    _ => None,
+                };
+                let r = match a.as_slice() {
+                    [o, w]
+                        if !matches!(o.kind_name(), "keyword_argument" | "list_splat")
+                            && !matches!(w.kind_name(), "keyword_argument" | "list_splat") =>
+                    {
+                        lit(self, *o)
+                            .zip(lit(self, *w))
+                            .and_then(|(o, w)| crate::strreplace::accepted(&o, &w))
+                            .and_then(|(o, w)| crate::strreplace::replace_tpl(s, o, &w))
+                    }
+                    _ => None,
+                };
+                match r {
+                    Some(t) => Value::Str(t),
+                    None => self.opaque(n, ctx),
+                }
+            }
             "lower" | "upper" => match s.as_bytes() {
                 Some(b) if arg_nodes(self.ix.nav, args).is_empty() => {
                     Value::Str(Tpl::text(&if m == "lower" {
@@ -4264,9 +4288,73 @@ impl<'t> crate::lower::Analyzer<'t> {
             depth: ctx.depth + 2,
         };
         for stmt in rebinds {
-            inner = self.rebind_param(stmt, inner)?;
+            inner = if stmt.kind_name() == "for_statement" {
+                self.map_loop_list(stmt, inner)?
+            } else {
+                self.rebind_param(stmt, inner)?
+            };
         }
         self.eval_returns(&info.name, rets, &inner)
+    }
+
+    /// After `parts = []` and a map loop of a followed builder
+    /// ([`crate::maploop`]): `parts` is each element of the parameter the loop
+    /// walks passed through the loop's steps, the elements known to be `None` left
+    /// out when the loop skips them.
+    fn map_loop_list(&mut self, stmt: Node<'t>, inner: Ctx<'t>) -> Option<Ctx<'t>> {
+        let nav = self.ix.nav;
+        let info = self.ix.funcs[inner.func?].clone();
+        let m = crate::maploop::loop_at(nav, self.src(), &info, stmt)?;
+        let env = inner.env.clone()?;
+        let Some(Value::Seq {
+            items,
+            family: false,
+        }) = env.params.get(m.over).cloned()
+        else {
+            return None;
+        };
+        let mut out = Vec::new();
+        for item in items {
+            if item.star {
+                return None;
+            }
+            if m.skips_none && matches!(item.value, Value::Null) {
+                continue;
+            }
+            let mut cur = item.value.clone();
+            for e in m.steps.iter().copied().chain(std::iter::once(m.push)) {
+                let mut params = env.params.clone();
+                params.insert(m.var.to_string(), cur);
+                let ctx = Ctx {
+                    func: inner.func,
+                    env: Some(Rc::new(Env {
+                        func: env.func,
+                        params,
+                        tag: env.tag.clone(),
+                    })),
+                    depth: inner.depth + 1,
+                };
+                cur = self.eval(e, &ctx);
+            }
+            out.push(Elem { value: cur, ..item });
+        }
+        let mut params = env.params.clone();
+        params.insert(
+            m.acc.to_string(),
+            Value::Seq {
+                items: out,
+                family: false,
+            },
+        );
+        Some(Ctx {
+            func: inner.func,
+            env: Some(Rc::new(Env {
+                func: env.func,
+                params,
+                tag: env.tag.clone(),
+            })),
+            depth: inner.depth,
+        })
     }
 
     /// After `if cond: p = e` of a followed builder (see [`builder_body`]): the
@@ -4870,6 +4958,18 @@ pub(crate) fn builder_body<'t>(
             | "assert_statement" => {}
             // A helper defined for the return expression (`def _key(t): …`).
             "function_definition" => {}
+            // `parts = []` / `for c in criteria: …; parts.append(c)` just before the
+            // return: followed by the caller like a rebinding `if`.
+            "for_statement" => {
+                let prev = i.checked_sub(1).map(|j| init[j]);
+                if i + 1 != init.len()
+                    || rebinds.iter().any(|r| r.kind_name() == "for_statement")
+                    || crate::maploop::map_loop(nav, src, info, prev, *s).is_none()
+                {
+                    return None;
+                }
+                rebinds.push(*s);
+            }
             // `if c: return x`, with no other arm and nothing else in its body.
             "if_statement" => {
                 if nav

@@ -1943,7 +1943,12 @@ fn sanitize(t: &Tpl, qual: &str, instance: bool) -> Tpl {
                 h.span = None;
                 // A key of the instance a parameter brings is resolved with it.
                 let of_param = h.binding.starts_with("\u{1}i");
-                if !of_param && exact_marker(&h.binding).is_none_or(|(k, _)| k != 'c' && k != 'p') {
+                // `.replace(…)` of a parameter is done on the argument too.
+                let marker = exact_marker(&h.binding).or_else(|| {
+                    crate::strreplace::split_replaced(&h.binding)
+                        .and_then(|(b, _, _)| exact_marker(b))
+                });
+                if !of_param && marker.is_none_or(|(k, _)| k != 'c' && k != 'p') {
                     if !h.binding.starts_with(QUALIFIED) && !instance_bound(&h.binding) {
                         h.binding = format!("{qual}{}", h.binding);
                     }
@@ -2076,6 +2081,18 @@ fn apply(
                 parts: vec![p.clone()],
             }),
             TPart::Hole(h) => match exact_marker(&h.binding) {
+                // `criterion.replace(":", "#")` of an argument: done on its text.
+                None if crate::strreplace::split_replaced(&h.binding)
+                    .is_some_and(|(b, _, _)| exact_marker(b).is_some()) =>
+                {
+                    let (b, old, new) = crate::strreplace::split_replaced(&h.binding)?;
+                    let whole = match exact_marker(b)? {
+                        ('p', i) => args.get(i)?.0.clone(),
+                        ('c', i) => inst?.ctor.get(i)?.0.clone(),
+                        _ => return None,
+                    };
+                    out.push(crate::strreplace::replace_tpl(&whole, old, &new)?);
+                }
                 Some(('p', i)) => out.push(args.get(i)?.0.clone()),
                 Some(('c', i)) => out.push(inst?.ctor.get(i)?.0.clone()),
                 _ => {
@@ -2354,6 +2371,16 @@ impl<'t> Analyzer<'t> {
             Fact::Builder(b) if b.instance == inst.is_some() && !b.star.is_empty() => {
                 // `*parts`: the template of as many arguments as the call passes.
                 let k = crate::starbuild::positional_count(args)?.checked_sub(b.params.len())?;
+                // A literal `None` may be left out by the builder (`if c is None:
+                // continue`), which its summary does not say: unknown.
+                if args.is_some_and(|a| {
+                    self.ix
+                        .nav
+                        .named_children(a)
+                        .any(|x| x.kind_name() == "none")
+                }) {
+                    return None;
+                }
                 let ret = b.star.get(k)?;
                 let mut ps = b.params.clone();
                 ps.extend((0..k).map(|j| Param {
@@ -3294,7 +3321,7 @@ def splat(tiger: Tiger, ids, parts):
     return tiger.connection.mget([tiger.key(*parts, i) for i in ids])
 
 def many(tiger: Tiger, ids):
-    return tiger.connection.mget([tiger.key("a", "b", "c", "d", i) for i in ids])
+    return tiger.connection.mget([tiger.key("a", "b", "c", "d", "e", "f", i) for i in ids])
 
 def same(tiger: Tiger, i):
     return tiger.connection.mget(tiger.key("task", i), tiger.key("task", i))

@@ -14,8 +14,9 @@ use crate::lower::Analyzer;
 use crate::syntax::NodeExt;
 use tree_sitter::Node;
 
-/// Arguments a `*parts` builder is summarised for, at most.
-pub(crate) const MAX_STAR: usize = 4;
+/// Arguments a `*parts` builder is summarised for, at most (a prefix, a family name,
+/// a few ids and a field: five or six arguments are common).
+pub(crate) const MAX_STAR: usize = 6;
 
 /// What the builder `fid` returns for each count of arguments its last parameter,
 /// `*parts`, takes (index `k`: `k` arguments), with the `skip` first parameters

@@ -1861,6 +1861,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let [only] = defs.as_slice() {
             return self.eval_def(name, *only, 1, n, &module_ctx);
         }
+        // Module code runs once, top to bottom: a use in it (outside any function)
+        // reads the definition that reaches it. `loader = ConfigLoader()`, then `r =
+        // loader.get_db_conn("db")`, then `loader = None` to drop it.
+        if self.ix.enclosing_func(n).is_none() {
+            if let Ok((def, version)) = self.ix.reaching_def(&defs, n, n.start_byte()) {
+                return self.eval_def(name, def, version, n, &module_ctx);
+            }
+        }
         // `try: import redis / except ImportError: redis = None` and
         // `if TYPE_CHECKING: X = A[int] / else: X = A` name one thing.
         let mut vals = Vec::new();

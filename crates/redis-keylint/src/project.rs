@@ -388,7 +388,24 @@ impl ModuleLoader for Loader {
                     s => Some(s),
                 }
             };
-            source.or_else(beside).or(namespace)
+            // A directory above the importer put on `sys.path` by the project
+            // (`sys.path.append(os.environ["APP_BIN"])`, or scripts run from it):
+            // `from lib.config import Loader` in `bin/lib/objects/x.py` names
+            // `bin/lib/config.py`. Only names whose first segment is a directory
+            // there (a lone `x.py` would take a project file for a library of that
+            // name), the nearest directory first, inside the project.
+            let above = || {
+                let top = segs.first()?;
+                if !keylint_python::siblings::sibling_import_allowed(top) {
+                    return None;
+                }
+                dir.ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(&roots.limit))
+                    .filter(|a| !roots.search.iter().any(|r| r == a) && a.join(top).is_dir())
+                    .find_map(|a| Loader::find(a, &segs, &roots.limit))
+            };
+            source.or_else(beside).or_else(above).or(namespace)
         };
         self.resolved
             .lock()
@@ -501,6 +518,36 @@ mod tests {
         assert_eq!(l.read(keys.to_str().unwrap()).as_deref(), Some("K = 'a'"));
     }
 
+    #[test]
+    fn a_directory_above_the_importer_serves_as_a_root_for_its_packages() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| write_at(&root, p, t);
+        w("proj/.git/HEAD", "");
+        w("proj/bin/lib/config_loader.py", "");
+        w("proj/bin/lib/objects/decodeds.py", "");
+        w("proj/bin/redis.py", "");
+        w("outside/lib/other.py", "");
+        let l = Loader::default();
+        let from = root.join("proj/bin/lib/objects/decodeds.py");
+        let from = from.to_str().unwrap();
+        let src = |p: &str| {
+            Some(ModuleFile::Source(
+                root.join(p).to_str().unwrap().to_string(),
+            ))
+        };
+        // `bin` on sys.path: its package `lib` and the modules in it.
+        assert_eq!(
+            l.resolve(from, 0, "lib.config_loader"),
+            src("proj/bin/lib/config_loader.py")
+        );
+        assert_eq!(l.resolve(from, 0, "lib"), Some(ModuleFile::Namespace));
+        // A lone module file above is not taken, nor a library's name, nor a module
+        // outside the project.
+        assert_eq!(l.resolve(from, 0, "config_loader"), None);
+        assert_eq!(l.resolve(from, 0, "redis"), None);
+        assert_eq!(l.resolve(from, 0, "lib.other"), None);
+    }
     #[test]
     fn the_reverse_index_lists_the_project_files_that_mention_a_class() {
         let dir = tempfile::tempdir().unwrap();

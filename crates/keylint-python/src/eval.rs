@@ -4941,6 +4941,24 @@ pub(crate) fn builder_body<'t>(
         .filter(|s| s.kind_name() != "comment")
         .collect();
     let (last, init) = stmts.split_last()?;
+    // `return keys` of a local list the body fills in loops.
+    let returned_list = (last.kind_name() == "return_statement")
+        .then(|| last.named_child(0))
+        .flatten()
+        .filter(|e| e.kind_name() == "identifier")
+        .map(|e| text(e, src))
+        .filter(|l| {
+            info.params.iter().all(|p| p.name != *l)
+                && init.iter().any(|s| {
+                    s.kind_name() == "expression_statement"
+                        && s.named_child(0).is_some_and(|a| {
+                            a.kind_name() == "assignment"
+                                && a.field(Field::Left).is_some_and(|t| text(t, src) == *l)
+                                && a.field(Field::Right)
+                                    .is_some_and(|r| r.kind_name() == "list")
+                        })
+                })
+        });
     let mut rets = Vec::new();
     for (i, s) in init.iter().enumerate() {
         match s.kind_name() {
@@ -4969,6 +4987,11 @@ pub(crate) fn builder_body<'t>(
             // `parts = []` / `for c in criteria: …; parts.append(c)` just before the
             // return: followed by the caller like a rebinding `if`.
             "for_statement" => {
+                // `keys = []` / `for t in tags: keys.append(f"tag:{t}")` / `return
+                // keys`: the return reads the list with its appends, as a local does.
+                if returned_list.is_some_and(|l| append_loop(nav, src, info, *s, l)) {
+                    continue;
+                }
                 let prev = i.checked_sub(1).map(|j| init[j]);
                 if i + 1 != init.len()
                     || rebinds.iter().any(|r| r.kind_name() == "for_statement")
@@ -5052,6 +5075,102 @@ pub(crate) fn builder_body<'t>(
     }
     rets.push(last.named_child(0)?);
     (rets.len() <= MAX_SHAPES).then_some((rets, rebinds))
+}
+
+/// Whether `stmt`, a `for` statement of a builder's body, only fills the list `list`
+/// the builder returns: its body (and those of the loops and `if`s inside it) holds
+/// nothing but `list.append(x)` / `list.extend(xs)`, `continue` and `pass`, and no
+/// loop binds a parameter's name or uses `:=`. The builder's other locals and its
+/// parameters keep their values, so the return reads the list as a local is read
+/// ([`Analyzer::list_with_appends`]).
+pub(crate) fn append_loop<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+    stmt: Node<'t>,
+    list: &str,
+) -> bool {
+    let is_param = |n: Node<'t>| {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if x.kind_name() == "identifier" && info.params.iter().any(|p| p.name == text(x, src)) {
+                return true;
+            }
+            stack.extend(nav.named_children(x));
+        }
+        false
+    };
+    // No `:=` (it binds a name the return may read) nor a lambda anywhere in it.
+    let mut all = vec![stmt];
+    let mut count = 0usize;
+    while let Some(x) = all.pop() {
+        count += 1;
+        if count > 4096 || matches!(x.kind_name(), "named_expression" | "lambda") {
+            return false;
+        }
+        all.extend(nav.named_children(x));
+    }
+    let mut stack = vec![stmt];
+    while let Some(s) = stack.pop() {
+        match s.kind_name() {
+            "for_statement" => {
+                let (Some(target), Some(body)) = (s.field(Field::Left), s.field(Field::Body))
+                else {
+                    return false;
+                };
+                let for_else = nav
+                    .named_children(s)
+                    .any(|c| c.kind_name() == "else_clause");
+                if is_param(target) || for_else {
+                    return false;
+                }
+                stack.extend(nav.named_children(body));
+            }
+            "if_statement" => {
+                let Some(body) = s.field(Field::Consequence) else {
+                    return false;
+                };
+                stack.extend(nav.named_children(body));
+                for arm in nav.named_children(s) {
+                    match arm.kind_name() {
+                        "elif_clause" => match arm.field(Field::Consequence) {
+                            Some(b) => stack.extend(nav.named_children(b)),
+                            None => return false,
+                        },
+                        "else_clause" => match arm.field(Field::Body) {
+                            Some(b) => stack.extend(nav.named_children(b)),
+                            None => return false,
+                        },
+                        _ => {}
+                    }
+                }
+            }
+            "comment" | "continue_statement" | "pass_statement" => {}
+            "expression_statement" => {
+                let Some(call) = s.named_child(0).filter(|c| c.kind_name() == "call") else {
+                    return false;
+                };
+                let Some(f) = call
+                    .field(Field::Function)
+                    .filter(|f| f.kind_name() == "attribute")
+                else {
+                    return false;
+                };
+                let (Some(obj), Some(attr)) = (f.field(Field::Object), f.field(Field::Attribute))
+                else {
+                    return false;
+                };
+                if obj.kind_name() != "identifier"
+                    || text(obj, src) != list
+                    || !matches!(text(attr, src), "append" | "extend")
+                {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// What a builder that returns one of several templates gives: their common beginning

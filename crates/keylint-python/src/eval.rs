@@ -3749,6 +3749,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(k) = constructor_kind(path) {
             return Value::Client(k);
         }
+        // `with redis.utils.pipeline(r) as p:`: redis-py's context manager around
+        // `r.pipeline()`, executed when the block ends.
+        if matches!(
+            path,
+            "redis.utils.pipeline" | "redis.asyncio.utils.pipeline"
+        ) {
+            if let Some(v) = self.utils_pipeline(args, n, ctx) {
+                return v;
+            }
+        }
         // `FlaskRedis()`, `LocalProxy(lambda: client)` (`proxies.rs`).
         if let Some(v) = self.proxy_client(path, args, n, ctx) {
             return v;
@@ -4503,6 +4513,67 @@ pub(crate) fn plain_decorators(info: &crate::index::FuncInfo<'_>) -> bool {
 }
 
 impl<'t> crate::lower::Analyzer<'t> {
+    /// `with redis.utils.pipeline(r) as p:` (and `async with
+    /// redis.asyncio.utils.pipeline(r) as p:`), the call `n`: redis-py's context
+    /// manager that makes `r.pipeline()` (with the client's default transaction mode),
+    /// hands it to the block and executes it when the block ends. Only as the value of
+    /// a `with` item, on one positional argument that is a client or a value the code
+    /// does not show; `None` otherwise.
+    fn utils_pipeline(
+        &mut self,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let all = arg_nodes(nav, args);
+        let [arg] = all.as_slice() else {
+            return None;
+        };
+        let arg = *arg;
+        if matches!(
+            arg.kind_name(),
+            "keyword_argument" | "list_splat" | "dictionary_splat"
+        ) {
+            return None;
+        }
+        // The `with` statement the call is the value of an item of.
+        let mut stmt = None;
+        let mut cur = nav.parent(n);
+        for _ in 0..4 {
+            let p = cur?;
+            if p.kind_name() == "with_statement" {
+                stmt = Some(p);
+                break;
+            }
+            if !matches!(p.kind_name(), "as_pattern" | "with_item" | "with_clause") {
+                return None;
+            }
+            cur = nav.parent(p);
+        }
+        let stmt = stmt?;
+        // What it is handed must be a client (it calls its `pipeline()`): a value the
+        // code does not show is one, of the kind the profile gives.
+        let k = match self.eval(arg, &ctx.deeper()) {
+            Value::Client(k) => k,
+            Value::Opaque(_) => ClientKind::Unknown,
+            _ => return None,
+        };
+        let func = n.field(Field::Function)?;
+        let attr = match func.kind_name() {
+            "attribute" => func.field(Field::Attribute)?,
+            _ => func,
+        };
+        let v = self.client_method(k, "pipeline", attr, None, n, ctx);
+        if let Value::Pipe(q) = v {
+            let p = &mut self.pipes[q];
+            p.transaction_call = Some(stmt.byte_range());
+            p.at_block_end = true;
+            p.anchor = Some(attr.byte_range());
+        }
+        Some(v)
+    }
+
     /// `with f(…) as x` / `async with`: what a `@contextmanager` (or
     /// `@asynccontextmanager`) generator of this file yields, or what `__enter__` of a
     /// class of this file returns, when that is a client or a pipeline.

@@ -4525,8 +4525,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        let nav = self.ix.nav;
-        let all = arg_nodes(nav, args);
+        let all = arg_nodes(self.ix.nav, args);
         let [arg] = all.as_slice() else {
             return None;
         };
@@ -4534,44 +4533,121 @@ impl<'t> crate::lower::Analyzer<'t> {
         if matches!(
             arg.kind_name(),
             "keyword_argument" | "list_splat" | "dictionary_splat"
-        ) {
+        ) || self.with_item_statement(n).is_none()
+        {
             return None;
         }
-        // The `with` statement the call is the value of an item of.
-        let mut stmt = None;
+        let k = self.handed_client(arg, ctx)?;
+        self.cm_pipeline(k, n, ctx)
+    }
+
+    /// What `redis.utils.pipeline(arg)` is handed, as a client's kind: it calls its
+    /// `pipeline()`, so a value the code does not show is a client of the kind the
+    /// profile gives, and so is a `None` the code shows (a class attribute `redis =
+    /// None` that an `init()` sets: only a set value can reach a call that works);
+    /// anything else known is not read (`None`).
+    fn handed_client(&mut self, arg: Node<'t>, ctx: &Ctx<'t>) -> Option<ClientKind> {
+        match self.eval(arg, &ctx.deeper()) {
+            Value::Client(k) => Some(k),
+            Value::Opaque(_) | Value::Null => Some(ClientKind::Unknown),
+            _ => None,
+        }
+    }
+
+    /// The `with` statement whose item's value is the call `n`.
+    fn with_item_statement(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let nav = self.ix.nav;
         let mut cur = nav.parent(n);
         for _ in 0..4 {
             let p = cur?;
             if p.kind_name() == "with_statement" {
-                stmt = Some(p);
-                break;
+                return Some(p);
             }
             if !matches!(p.kind_name(), "as_pattern" | "with_item" | "with_clause") {
                 return None;
             }
             cur = nav.parent(p);
         }
-        let stmt = stmt?;
-        // What it is handed must be a client (it calls its `pipeline()`): a value the
-        // code does not show is one, of the kind the profile gives.
-        let k = match self.eval(arg, &ctx.deeper()) {
-            Value::Client(k) => k,
-            Value::Opaque(_) => ClientKind::Unknown,
-            _ => return None,
-        };
+        None
+    }
+
+    /// The pipeline of a client of kind `k` that the `with` item `n` (a call of
+    /// `redis.utils.pipeline`, or of a function that returns one) hands to its block
+    /// and executes when the block ends.
+    pub(crate) fn cm_pipeline(
+        &mut self,
+        k: ClientKind,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let stmt = self.with_item_statement(n)?;
         let func = n.field(Field::Function)?;
         let attr = match func.kind_name() {
             "attribute" => func.field(Field::Attribute)?,
             _ => func,
         };
         let v = self.client_method(k, "pipeline", attr, None, n, ctx);
-        if let Value::Pipe(q) = v {
-            let p = &mut self.pipes[q];
-            p.transaction_call = Some(stmt.byte_range());
-            p.at_block_end = true;
-            p.anchor = Some(attr.byte_range());
-        }
+        let Value::Pipe(q) = v else {
+            return None;
+        };
+        let p = &mut self.pipes[q];
+        p.transaction_call = Some(stmt.byte_range());
+        p.at_block_end = true;
+        p.anchor = Some(attr.byte_range());
         Some(v)
+    }
+
+    /// A function whose body is only `return redis.utils.pipeline(x)` (a docstring
+    /// aside, `redis.asyncio.utils.pipeline` too), with no decorator but
+    /// `staticmethod`/`classmethod`: the kind of client `x` is.
+    pub(crate) fn returns_utils_pipeline(&mut self, f: FuncId) -> Option<ClientKind> {
+        let info = self.ix.funcs[f].clone();
+        if info.is_lambda
+            || !info
+                .decorators
+                .iter()
+                .all(|d| d == "staticmethod" || d == "classmethod")
+        {
+            return None;
+        }
+        let stmts: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(info.body)
+            .filter(|s| s.kind_name() != "comment")
+            .collect();
+        let ret = match stmts.as_slice() {
+            [r] => *r,
+            [d, r]
+                if d.kind_name() == "expression_statement"
+                    && d.named_child(0).is_some_and(|x| x.kind_name() == "string") =>
+            {
+                *r
+            }
+            _ => return None,
+        };
+        if ret.kind_name() != "return_statement" {
+            return None;
+        }
+        let call = ret.named_child(0).filter(|c| c.kind_name() == "call")?;
+        let ctx = Ctx::at(Some(f));
+        let func = call.field(Field::Function)?;
+        match self.eval(func, &ctx) {
+            Value::Symbol(p)
+                if p == "redis.utils.pipeline" || p == "redis.asyncio.utils.pipeline" => {}
+            _ => return None,
+        }
+        let all = arg_nodes(self.ix.nav, call.field(Field::Arguments));
+        let [arg] = all.as_slice() else {
+            return None;
+        };
+        if matches!(
+            arg.kind_name(),
+            "keyword_argument" | "list_splat" | "dictionary_splat"
+        ) {
+            return None;
+        }
+        self.handed_client(*arg, &ctx)
     }
 
     /// `with f(…) as x` / `async with`: what a `@contextmanager` (or
@@ -4591,7 +4667,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                     .iter()
                     .any(|d| d == "contextmanager" || d == "asynccontextmanager")
                 {
-                    return None;
+                    // `def pipeline_context(): return redis.utils.pipeline(client)`.
+                    let k = self.returns_utils_pipeline(id)?;
+                    return self.cm_pipeline(k, e, ctx);
                 }
                 let (pos, kw) = self.call_args(args, ctx);
                 let v = self.yielded(id, bound, pos.clone(), kw.clone(), e, ctx)?;

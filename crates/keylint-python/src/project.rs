@@ -111,6 +111,10 @@ pub(crate) enum Fact {
     Client(ClientKind),
     /// A function that returns a client.
     Factory(ClientKind),
+    /// A function whose body is `return redis.utils.pipeline(client)`: a `with` item
+    /// calling it hands its block a pipeline of that client, executed when the block
+    /// ends.
+    PipelineCm(ClientKind),
     /// A function whose every return is a script registered on a client
     /// (`return conn.register_script(LUA)`, also cached per connection): the body's
     /// text and the client's kind.
@@ -1391,6 +1395,10 @@ fn body_fact(
             return Some(Fact::Chunker(pos));
         }
     }
+    // `def pipeline_context(): return redis.utils.pipeline(RedisManager.get())`.
+    if let Some(k) = a.returns_utils_pipeline(fid) {
+        return Some(Fact::PipelineCm(k));
+    }
     // A builder with several returns is summarised for its own module only: its
     // joined shapes name the placeholders, which a call site elsewhere cannot bind.
     let one_return =
@@ -2358,6 +2366,8 @@ impl<'t> Analyzer<'t> {
     ) -> Option<Value<'t>> {
         match fact {
             Fact::Factory(k) => Some(Value::Client(k)),
+            // `with manager.pipeline_context() as p:` of another module.
+            Fact::PipelineCm(k) => self.cm_pipeline(k, n, ctx),
             // A script factory of another module: a script registered at this call.
             Fact::Script(text, k) => Some(Value::Script(self.ext_script(n, text, k))),
             // A helper of another module that registers the script passed to it.

@@ -3156,6 +3156,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 if defs.len() == 1 {
                     let d = defs[0];
+                    // `redis = None` until a classmethod sets `cls.redis =
+                    // redis.Redis(…)`: only the value it sets can reach a call that
+                    // works.
+                    if let DefKind::Expr(e) = d.kind {
+                        if e.kind_name() == "none" {
+                            if let Some(v) = self.client_set_by_classmethods(k, attr, ctx) {
+                                return v;
+                            }
+                        }
+                    }
                     let cctx = Ctx {
                         func: None,
                         env: None,
@@ -3184,6 +3194,30 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         opaque(self)
+    }
+
+    /// A client that every assignment of `cls.<attr>` sets, when there is at least
+    /// one and each is in a classmethod of class `c` (`def init(cls, **o): cls.redis =
+    /// redis.StrictRedis(**o)`); `None` otherwise.
+    fn client_set_by_classmethods(
+        &mut self,
+        c: ClassId,
+        attr: &str,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let assigns = self.ix().classes[c].self_assigns.get(attr)?.clone();
+        if assigns.is_empty()
+            || assigns
+                .iter()
+                .any(|a| a.value.is_none() || !self.ix().funcs[a.func].is_classmethod())
+        {
+            return None;
+        }
+        let values = self.self_assign_values(&assigns, ctx);
+        if !values.iter().all(|v| matches!(v, Value::Client(_))) {
+            return None;
+        }
+        merge_clients(&values).map(Value::Client)
     }
 
     /// Whether class `c` is decorated `@dataclass` (also `@dataclass(…)`,

@@ -45,20 +45,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let nav = self.ix.nav;
         // The `with` statement the call is an item of.
-        let mut stmt = None;
-        let mut cur = nav.parent(site);
-        for _ in 0..4 {
-            let Some(p) = cur else { break };
-            if p.kind_name() == "with_statement" {
-                stmt = Some(p);
-                break;
-            }
-            if !matches!(p.kind_name(), "as_pattern" | "with_item" | "with_clause") {
-                break;
-            }
-            cur = nav.parent(p);
-        }
-        let Some(stmt) = stmt else { return };
+        let Some(stmt) = self.with_item_statement(site) else {
+            return;
+        };
         // The one `yield` of a name, and the `execute()` of that name after it.
         let src = self.src();
         let mut yields = Vec::new();

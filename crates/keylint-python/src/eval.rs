@@ -3785,10 +3785,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         // `with redis.utils.pipeline(r) as p:`: redis-py's context manager around
         // `r.pipeline()`, executed when the block ends.
-        if matches!(
-            path,
-            "redis.utils.pipeline" | "redis.asyncio.utils.pipeline"
-        ) {
+        if is_utils_pipeline(path) {
             if let Some(v) = self.utils_pipeline(args, n, ctx) {
                 return v;
             }
@@ -4531,6 +4528,15 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 }
 
+/// Whether `path` names redis-py's `pipeline` context manager (`redis.utils`, or its
+/// asyncio twin).
+fn is_utils_pipeline(path: &str) -> bool {
+    matches!(
+        path,
+        "redis.utils.pipeline" | "redis.asyncio.utils.pipeline"
+    )
+}
+
 /// Whether a function's decorators leave its body's value as the call's value.
 pub(crate) fn plain_decorators(info: &crate::index::FuncInfo<'_>) -> bool {
     const OK_DECORATORS: &[&str] = &[
@@ -4559,20 +4565,25 @@ impl<'t> crate::lower::Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
+        self.with_item_statement(n)?;
+        let k = self.sole_handed_client(args, ctx)?;
+        self.cm_pipeline(k, n, ctx)
+    }
+
+    /// The argument list `args` of `redis.utils.pipeline(…)` when it is one
+    /// positional argument: the kind of client it hands over ([`Self::handed_client`]).
+    fn sole_handed_client(&mut self, args: Option<Node<'t>>, ctx: &Ctx<'t>) -> Option<ClientKind> {
         let all = arg_nodes(self.ix.nav, args);
         let [arg] = all.as_slice() else {
             return None;
         };
-        let arg = *arg;
         if matches!(
             arg.kind_name(),
             "keyword_argument" | "list_splat" | "dictionary_splat"
-        ) || self.with_item_statement(n).is_none()
-        {
+        ) {
             return None;
         }
-        let k = self.handed_client(arg, ctx)?;
-        self.cm_pipeline(k, n, ctx)
+        self.handed_client(*arg, ctx)
     }
 
     /// What `redis.utils.pipeline(arg)` is handed, as a client's kind: it calls its
@@ -4589,7 +4600,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The `with` statement whose item's value is the call `n`.
-    fn with_item_statement(&self, n: Node<'t>) -> Option<Node<'t>> {
+    pub(crate) fn with_item_statement(&self, n: Node<'t>) -> Option<Node<'t>> {
         let nav = self.ix.nav;
         let mut cur = nav.parent(n);
         for _ in 0..4 {
@@ -4644,21 +4655,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return None;
         }
-        let stmts: Vec<Node<'t>> = self
-            .ix
-            .nav
-            .named_children(info.body)
-            .filter(|s| s.kind_name() != "comment")
-            .collect();
-        let ret = match stmts.as_slice() {
-            [r] => *r,
-            [d, r]
-                if d.kind_name() == "expression_statement"
-                    && d.named_child(0).is_some_and(|x| x.kind_name() == "string") =>
-            {
-                *r
-            }
-            _ => return None,
+        let [ret] = self.ix.nav.statements(info.body)[..] else {
+            return None;
         };
         if ret.kind_name() != "return_statement" {
             return None;
@@ -4667,21 +4665,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         let ctx = Ctx::at(Some(f));
         let func = call.field(Field::Function)?;
         match self.eval(func, &ctx) {
-            Value::Symbol(p)
-                if p == "redis.utils.pipeline" || p == "redis.asyncio.utils.pipeline" => {}
+            Value::Symbol(p) if is_utils_pipeline(&p) => {}
             _ => return None,
         }
-        let all = arg_nodes(self.ix.nav, call.field(Field::Arguments));
-        let [arg] = all.as_slice() else {
-            return None;
-        };
-        if matches!(
-            arg.kind_name(),
-            "keyword_argument" | "list_splat" | "dictionary_splat"
-        ) {
-            return None;
-        }
-        self.handed_client(*arg, &ctx)
+        self.sole_handed_client(call.field(Field::Arguments), &ctx)
     }
 
     /// `with f(…) as x` / `async with`: what a `@contextmanager` (or

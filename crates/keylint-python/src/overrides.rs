@@ -67,14 +67,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let nav = self.ix.nav;
         let src = self.src();
-        let stmts: Vec<Node<'t>> = nav
-            .statements(info.body)
-            .into_iter()
-            .filter(|s| {
-                !(s.kind_name() == "expression_statement"
-                    && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
-            })
-            .collect();
+        let stmts = nav.statements(info.body);
         let [stmt] = stmts.as_slice() else {
             return None;
         };

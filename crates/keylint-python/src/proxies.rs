@@ -125,16 +125,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return None;
         }
-        let stmts: Vec<_> = self
-            .ix
-            .nav
-            .statements(info.body)
-            .into_iter()
-            .filter(|s| {
-                !(s.kind_name() == "expression_statement"
-                    && s.named_child(0).is_some_and(|e| e.kind_name() == "string"))
-            })
-            .collect();
+        let stmts = self.ix.nav.statements(info.body);
         let [ret] = stmts.as_slice() else {
             return None;
         };

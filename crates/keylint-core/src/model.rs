@@ -276,6 +276,25 @@ pub struct SourceFacts {
     pub fstring_keys: bool,
     /// The client profile of commands outside script bodies.
     pub client: Client,
+    /// Whether the project the file belongs to writes hash tags anywhere; the binary
+    /// fills it in from the project's sources.
+    pub project_tags: ProjectTags,
+}
+
+/// What the sources of a file's project say about hash tags: whether any of them
+/// writes one (a `{` in a key, `f"{{{x}}}"`, `"{" + x + "}"`, a comment about hash
+/// tags). The binary reads the project's sources once per run to tell; a file linted
+/// on its own is judged from its own text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProjectTags {
+    /// Not looked at (a frontend's model before the binary fills it in).
+    #[default]
+    Unknown,
+    /// No source file of the project writes a hash tag: a value the code does not
+    /// show (a configured prefix, a name) is taken as carrying none.
+    NoneWritten,
+    /// Some source file writes or mentions hash tags: such values may carry one.
+    Written,
 }
 
 /// Everything the rules need to know about one file.

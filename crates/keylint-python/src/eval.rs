@@ -363,6 +363,34 @@ impl<'t> Ctx<'t> {
     }
 }
 
+/// The right-hand sides this source assigns to `target` (a name or `self.attr`), each
+/// up to the end of its statement's first line or of its parentheses, at most 400
+/// bytes: text, for a look at how a value was made.
+fn assigned_texts<'s>(src: &'s str, target: &'s str) -> impl Iterator<Item = &'s str> + 's {
+    src.match_indices(target).filter_map(move |(at, _)| {
+        let before = src[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            return None;
+        }
+        let rest = &src[at + target.len()..];
+        // `target = …` or `target: T = …`, not `==`.
+        let rest = rest.trim_start_matches([' ', '\t']);
+        let rest = match rest.strip_prefix(':') {
+            Some(r) => &r[r.find('=')?..],
+            None => rest,
+        };
+        let value = rest.strip_prefix('=')?;
+        if value.starts_with('=') {
+            return None;
+        }
+        let mut end = value.len().min(400);
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        Some(&value[..end])
+    })
+}
+
 /// Redis client classes and factories, by the last part of their dotted path.
 fn constructor_kind(path: &str) -> Option<ClientKind> {
     let parts: Vec<&str> = path.split('.').collect();
@@ -3720,6 +3748,49 @@ impl<'t> crate::lower::Analyzer<'t> {
         None
     }
 
+    /// Whether a client constructor's arguments connect it over a unix socket:
+    /// `unix_socket_path=…`, a `unix://` URL, or a `connection_pool=` whose value is,
+    /// or is a name or attribute this file assigns, a pool of
+    /// `UnixDomainSocketConnection`s. Such a client talks to one local server, which
+    /// redis-py's cluster client cannot reach: its commands are not judged.
+    fn over_unix_socket(&self, args: Option<Node<'t>>) -> bool {
+        let Some(args) = args else { return false };
+        let src = self.src();
+        let unix_text = |t: &str| {
+            t.contains("UnixDomainSocketConnection")
+                || t.contains("unix_socket_path")
+                || t.contains("unix://")
+        };
+        for k in self.ix.nav.named_children(args) {
+            match k.kind_name() {
+                "keyword_argument" => {
+                    let (Some(name), Some(v)) = (k.field(Field::Name), k.field(Field::Value))
+                    else {
+                        continue;
+                    };
+                    match text(name, src) {
+                        "unix_socket_path" => return true,
+                        "connection_pool" => {
+                            let vt = text(v, src);
+                            if unix_text(vt) {
+                                return true;
+                            }
+                            if matches!(v.kind_name(), "identifier" | "attribute")
+                                && assigned_texts(src, vt).any(unix_text)
+                            {
+                                return true;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                "string" if text(k, src).contains("unix://") => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// The result of a call the linter does not follow: an unknown value when the
     /// callee's name suggests a client (`get_redis()`, `pool.get_connection()`), else
     /// a value known not to be one.
@@ -3781,6 +3852,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Value<'t> {
         if let Some(k) = constructor_kind(path) {
+            // A client over a unix socket talks to one local server: never a cluster.
+            if k == ClientKind::Standalone && self.over_unix_socket(args) {
+                return Value::Foreign;
+            }
             return Value::Client(k);
         }
         // `with redis.utils.pipeline(r) as p:`: redis-py's context manager around

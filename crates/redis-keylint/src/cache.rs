@@ -187,6 +187,19 @@ pub fn settings_key(config: &Config) -> Key {
     hash(&[text.as_bytes()])
 }
 
+/// A settings key that also says whether the file's project writes hash tags, which
+/// `cross-slot-likely` reads: a file's findings change when another file of its
+/// project starts or stops writing one.
+pub fn with_project_tags(settings: Key, tags: keylint_core::model::ProjectTags) -> Key {
+    use keylint_core::model::ProjectTags;
+    let code: u8 = match tags {
+        ProjectTags::Unknown => 0,
+        ProjectTags::NoneWritten => 1,
+        ProjectTags::Written => 2,
+    };
+    hash(&[&settings.to_le_bytes(), &[code]])
+}
+
 /// The running executable's identity: its path, size and modification time, so that
 /// rebuilding the linter invalidates every entry.
 fn build_identity() -> Key {

@@ -40,7 +40,14 @@ struct RawConfig {
     per_file_ignores: Option<BTreeMap<Spanned<String>, Vec<Spanned<String>>>>,
     max_file_size: Option<u64>,
     broad_hash_tag: Option<RawBroad>,
+    cross_slot_likely: Option<RawLikely>,
     python: Option<RawPython>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawLikely {
+    untagged_values: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -282,6 +289,11 @@ impl Config {
             };
             ids.extend(b.extend_identities.unwrap_or_default());
             c.settings.broad_identities = ids;
+        }
+        if let Some(l) = raw.cross_slot_likely {
+            if let Some(v) = l.untagged_values {
+                c.settings.untagged_values = v;
+            }
         }
         if let Some(p) = raw.python {
             c.python_receivers = p.receivers.unwrap_or_default();

@@ -7,6 +7,7 @@ use crate::cli::{CheckArgs, ColorWhen, FixForm, Format};
 use crate::config::{Config, Resolver};
 use crate::{fixes, github, render, sarif};
 use keylint_core::frontend::{FileLoader, Index, Input, Lang, ModuleDep, Options};
+use keylint_core::model::ProjectTags;
 use keylint_core::{Finding, Rule, Severity};
 use std::collections::{BTreeSet, HashMap};
 use std::io::{Read, Write};
@@ -40,7 +41,8 @@ pub struct Problem {
 
 /// Runs the frontend and the rules on one file's text: every finding, unfiltered.
 pub fn lint_source(lang: Lang, source: &str, config: &Config) -> Vec<Finding> {
-    lint_source_with(lang, source, None, config, None, None, false).0
+    let tags = crate::tags::of_text(source.as_bytes(), lang == keylint_python::LANG);
+    lint_source_with(lang, source, None, config, None, None, false, tags).0
 }
 
 /// The settings of a run that the frontends read, under `config`.
@@ -84,8 +86,10 @@ impl Projects {
 }
 
 /// [`lint_source`] for the file `file_name` with the loader of the files beside it,
-/// and the frontend's index of the run with the file's module name in it: also
-/// returns what the analysis asked about other modules.
+/// and the frontend's index of the run with the file's module name in it, in a
+/// project that writes hash tags or not (`tags`): also returns what the analysis
+/// asked about other modules.
+#[allow(clippy::too_many_arguments)]
 fn lint_source_with(
     lang: Lang,
     source: &str,
@@ -94,12 +98,13 @@ fn lint_source_with(
     loader: Option<&dyn FileLoader>,
     project: Option<(&dyn Index, Option<&str>)>,
     reached: bool,
+    tags: ProjectTags,
 ) -> (Vec<Finding>, Vec<ModuleDep>) {
     let options = frontend_options(config);
     if !reached && !lang.may_use_redis(source.as_bytes(), &options) {
         return (Vec::new(), Vec::new());
     }
-    let lowered = lang.lower(&Input {
+    let mut lowered = lang.lower(&Input {
         source,
         file_name,
         options: &options,
@@ -108,6 +113,7 @@ fn lint_source_with(
         module: project.and_then(|(_, m)| m),
         big_stack: BIG_STACK.get(),
     });
+    lowered.model.facts.project_tags = tags;
     (
         keylint_core::rules::check(&lowered.model, &config.settings),
         lowered.modules,
@@ -470,6 +476,12 @@ fn process_file(
     let index = projects.get(lang, &job.config);
     let project = index.as_deref().map(|i| (i, name.as_deref()));
     let file_name = job.path.to_str();
+    // Only a judgement that would take unseen values as untagged needs the search.
+    let tags = if job.config.settings.untagged_values {
+        projects.loader().project_tags(&job.path)
+    } else {
+        ProjectTags::Written
+    };
     let findings = match cache {
         None => {
             lint_source_with(
@@ -480,13 +492,14 @@ fn process_file(
                 loader,
                 project,
                 reached,
+                tags,
             )
             .0
         }
         Some(cache) => {
             let key = cache.key(
                 lang,
-                crate::cache::settings_key(&job.config),
+                crate::cache::with_project_tags(crate::cache::settings_key(&job.config), tags),
                 name.as_deref().unwrap_or(""),
                 source.as_bytes(),
             );
@@ -502,6 +515,7 @@ fn process_file(
                         recorder.as_ref().map(|r| r as &dyn FileLoader),
                         project,
                         reached,
+                        tags,
                     );
                     let deps = recorder.map(Recorder::into_deps).unwrap_or_default();
                     cache.put(key, &findings, &deps, &modules, projects.loader());
@@ -681,6 +695,13 @@ fn lint_stdin_in_project(
     let projects = Projects::default();
     let index = projects.get(lang, config);
     let loader = name.parent().map(crate::loader::DirLoader::new);
+    // The project's other files, and this text in place of the file's own.
+    let tags = match projects.loader().project_tags(name) {
+        ProjectTags::NoneWritten => {
+            crate::tags::of_text(source.as_bytes(), lang == keylint_python::LANG)
+        }
+        other => other,
+    };
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("keylint-worker".into())
@@ -695,6 +716,7 @@ fn lint_stdin_in_project(
                     loader.as_ref().map(|l| l as &dyn FileLoader),
                     index.as_deref().map(|i| (i, Some(module))),
                     false,
+                    tags,
                 )
                 .0
             })

@@ -17,6 +17,7 @@ mod reach;
 mod render;
 mod sarif;
 mod slot;
+mod tags;
 
 use clap::Parser;
 use cli::{Cli, Command, ListFormat};

@@ -20,6 +20,7 @@
 //! `redis-keylint.toml` or `.git`, else with `package.json`, else the file's own.
 
 use keylint_core::frontend::{ModuleFile, ModuleLoader};
+use keylint_core::model::ProjectTags;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -51,6 +52,8 @@ pub struct Loader {
     hashes: Mutex<HashMap<String, u128>>,
     /// The reverse index of each project root (canonical), built on first use.
     words: Mutex<HashMap<PathBuf, Option<std::sync::Arc<Words>>>>,
+    /// Whether each project root (canonical) writes hash tags, searched on first use.
+    tags: Mutex<HashMap<PathBuf, std::sync::Arc<std::sync::OnceLock<ProjectTags>>>>,
 }
 
 /// The reverse index of a project: for each capitalised identifier (a class name,
@@ -454,6 +457,26 @@ impl ModuleLoader for Loader {
 }
 
 impl Loader {
+    /// Whether the project of the file at `path` writes hash tags
+    /// ([`crate::tags::of_project`]), searched once per project root and run.
+    pub fn project_tags(&self, path: &Path) -> ProjectTags {
+        let Some(dir) = std::fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+        else {
+            return ProjectTags::Written;
+        };
+        let limit = self.roots(&dir).limit;
+        let cell = self
+            .tags
+            .lock()
+            .expect("loader lock")
+            .entry(limit.clone())
+            .or_default()
+            .clone();
+        *cell.get_or_init(|| crate::tags::of_project(&limit))
+    }
+
     /// The reverse index of the project root `limit`.
     fn words(&self, limit: &Path) -> Option<std::sync::Arc<Words>> {
         if let Some(w) = self.words.lock().expect("loader lock").get(limit) {

@@ -29,11 +29,15 @@ pub(crate) const META: RuleMeta = RuleMeta {
     summary: "a hash tag pins a whole key family to one hot, unsplittable slot",
 };
 
-/// The rule's options. The binary fills them from configuration.
+/// The rules' options. The binary fills them from configuration.
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// Low-cardinality identities that make a hash tag broad (`tenant`, `env`, …).
     pub broad_identities: Vec<String>,
+    /// Whether `cross-slot-likely` may take the values the code does not show as
+    /// carrying no hash tag when the project writes none
+    /// ([`crate::model::ProjectTags::NoneWritten`]). On by default.
+    pub untagged_values: bool,
 }
 
 /// The identities that make a tag broad when no configuration says otherwise.
@@ -68,6 +72,7 @@ impl Default for Settings {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            untagged_values: true,
         }
     }
 }

@@ -541,3 +541,116 @@ fn quoted(labels: &[String]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// Two keys that differ once every value the code does not show is taken as
+/// carrying no hash tag, in a project that writes none
+/// ([`crate::model::ProjectTags::NoneWritten`]): `f"{prefix}:failures"` next to
+/// `f"{prefix}:last_failure"`, `"pools"` next to `f"{flavor}.pools"`. Their slots are
+/// unknown only because such a value might carry a tag; where nothing in the project
+/// writes one, a namespace, a name or an id is hashed as the plain text it is.
+///
+/// Only keys the client sends (not keys a script builds), only pairs whose literal
+/// text differs (two keys that differ only in which value fills a hole may be one
+/// key), and never two keys that are each a value alone (a source and a destination
+/// the caller chooses). With the labels of the values assumed untagged.
+pub(super) fn untagged_project(u: &UnitView<'_, '_>) -> Option<(usize, usize, Vec<String>)> {
+    let cx = u.cx;
+    let model = cx.model;
+    if !cx.settings.untagged_values
+        || model.facts.project_tags != crate::model::ProjectTags::NoneWritten
+    {
+        return None;
+    }
+    // A file that writes a brace in a key writes tags, whatever the project scan said.
+    let writes_brace = |t: &KeyTemplate| {
+        t.parts
+            .iter()
+            .any(|p| matches!(p, Part::Lit(l) if l.bytes.contains(&b'{')))
+    };
+    if model.keys.iter().any(|k| writes_brace(&k.template))
+        || model.configured_defaults.iter().any(|(_, d)| d.contains(&b'{'))
+    {
+        return None;
+    }
+    struct Cand {
+        key: usize,
+        input: HashInput,
+        labels: Vec<String>,
+        skeleton: Vec<Option<Vec<u8>>>,
+        alone: bool,
+    }
+    let mut cands: Vec<Cand> = Vec::new();
+    for &k in u.unit.keys.iter().take(MAX_AROUND) {
+        if cx.in_script(k) || model.keys[k].origin != crate::model::KeyOrigin::Direct {
+            continue;
+        }
+        let t = &model.keys[k].template;
+        let (input, labels) = match t.hash_input_if_untagged(&[]) {
+            Some((i, labels)) => (i, labels),
+            None => (u.inputs[k].clone(), Vec::new()),
+        };
+        if input == HashInput::Unknown {
+            continue;
+        }
+        let parts = t.text_parts();
+        let alone = matches!(parts.as_slice(), [SymPart::Hole { .. }]);
+        let skeleton = parts
+            .into_iter()
+            .map(|p| match p {
+                SymPart::Bytes(b) => Some(b),
+                SymPart::Hole { .. } => None,
+            })
+            .collect();
+        cands.push(Cand {
+            key: k,
+            input,
+            labels,
+            skeleton,
+            alone,
+        });
+    }
+    for (i, a) in cands.iter().enumerate() {
+        for b in &cands[i + 1..] {
+            if (a.alone && b.alone)
+                || (a.labels.is_empty() && b.labels.is_empty())
+                || a.skeleton == b.skeleton
+            {
+                continue;
+            }
+            if !matches!(
+                compare(&a.input, &b.input),
+                Verdict::Different | Verdict::LikelyDifferent
+            ) {
+                continue;
+            }
+            let mut labels = a.labels.clone();
+            for l in &b.labels {
+                if !labels.contains(l) {
+                    labels.push(l.clone());
+                }
+            }
+            return Some((a.key, b.key, labels));
+        }
+    }
+    None
+}
+
+/// Why keys that differ once the project's unseen values are taken as untagged fail,
+/// and what is assumed.
+pub(super) fn explain_untagged(f: Finding, labels: &[String]) -> Finding {
+    let named = quoted(labels);
+    let (it, is, carries) = match labels {
+        [_] => ("it", "is", "carries"),
+        _ => ("they", "are", "carry"),
+    };
+    f.with_note(format!(
+        "the code does not show the value of {named}; no source file of this project \
+         writes or mentions a hash tag, so {it} {is} taken as carrying none, and these keys are \
+         hashed from different bytes: they share a slot only by a 1-in-16384 chance"
+    ))
+    .with_note(format!(
+        "this holds unless {named} {carries} a hash tag (`{{…}}`) where {it} {is} \
+         configured or passed in; if so, set `untagged-values = false` under \
+         `[cross-slot-likely]` in the configuration"
+    ))
+}

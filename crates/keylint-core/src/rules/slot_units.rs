@@ -280,6 +280,9 @@ struct Detection<'m> {
     /// The pair is a key after values the code does not show next to a key whose
     /// hashed text it shows: what the verdict rests on.
     tail: Option<Tail>,
+    /// The pair differs once values the code does not show are taken as untagged, in
+    /// a project that writes no hash tag: their labels.
+    untagged: Option<Vec<String>>,
 }
 
 impl Detection<'_> {
@@ -300,6 +303,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     let mut prefix_lead = None;
     let mut configured = None;
     let mut tail = None;
+    let mut untagged = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
         (Rule::CrossSlot, a, b)
     } else if u.unit.kind == UnitKind::Transaction && u.unit.policy == CrossSlotPolicy::SameNode {
@@ -342,6 +346,11 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         }
         tail = Some(t);
         (Rule::CrossSlotLikely, a, b)
+    } else if let Some((a, b, labels)) = cross_slot_likely::untagged_project(u) {
+        // Likely: keys that differ once the values the code does not show are taken
+        // as untagged, in a project that writes no hash tag.
+        untagged = Some(labels);
+        (Rule::CrossSlotLikely, a, b)
     } else {
         return None;
     };
@@ -376,6 +385,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         prefix_lead,
         configured,
         tail,
+        untagged,
     })
 }
 
@@ -426,7 +436,7 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
             _ => rest.describe(cx.syntax(k)),
         },
         // Around the caller's values: hashed as it would be if they carry no tag.
-        _ if d.around.is_some() && inputs[k] == HashInput::Unknown => {
+        _ if (d.around.is_some() || d.untagged.is_some()) && inputs[k] == HashInput::Unknown => {
             match keys[k].template.hash_input_if_untagged(&[]) {
                 Some((i @ HashInput::Symbolic { .. }, _)) => {
                     format!("{} if untagged", i.describe(cx.syntax(k)))
@@ -579,7 +589,10 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             ),
             (None, Some(labels), _) => cross_slot_likely::explain_around(f, labels),
             (None, None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
-            (None, None, None) => f,
+            (None, None, None) => match &d.untagged {
+                Some(labels) => cross_slot_likely::explain_untagged(f, labels),
+                None => f,
+            },
         }
         .with_severity(Severity::Warning),
         (Rule::CrossSlot, _) => cross_slot::explain(f, unit, in_script),
@@ -596,9 +609,10 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                 d.prefix_lead.as_deref(),
             ),
             (None, Some(labels)) => cross_slot_likely::explain_around(f, labels),
-            (None, None) => match &d.configured {
-                Some(named) => cross_slot_likely::explain_with_defaults(f, named),
-                None => cross_slot_likely::explain(f),
+            (None, None) => match (&d.configured, &d.untagged) {
+                (Some(named), _) => cross_slot_likely::explain_with_defaults(f, named),
+                (None, Some(labels)) => cross_slot_likely::explain_untagged(f, labels),
+                (None, None) => cross_slot_likely::explain(f),
             },
         },
     };
@@ -739,7 +753,8 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             // So is one around a value the caller passes in: its callers choose it.
             let fix = (!cx.in_embedded_script(d.anchor)
                 && d.under_prefix.is_none()
-                && d.around.is_none())
+                && d.around.is_none()
+                && d.untagged.is_none())
             .then(|| tag_fix(cx.model, keys, &index, &s))
             .flatten();
             let f = match fix {

@@ -1,0 +1,426 @@
+//! Whether a project writes hash tags: the evidence `cross-slot-likely` needs before
+//! it takes the values the code does not show (a configured prefix, a name passed in)
+//! as carrying none ([`ProjectTags`]).
+//!
+//! The sources of the project (Python and JavaScript/TypeScript files under its root,
+//! without tests, documentation, vendored or built code) are read once per run. A
+//! small lexer finds their string literals, and a literal writes a tag when it is
+//! `f"{{{x}}}"` or `f"{{user}}:…"`, `` `{${x}}` `` or `` `{app}:…` ``, a lone `"{"`,
+//! `"{%s}"`, or a plain string that reads as a key with a brace pair around a name
+//! (`"{app}"`, `'q:{shard}'`, unless `.format` follows it on the spot). The words
+//! "hash tag", "keyslot" and "CROSSSLOT" anywhere count too. One match anywhere is
+//! enough: the project may tag its values, and they stay unknown. The search errs that
+//! way: a key-like `.format` template kept in a constant counts as a tag.
+
+use keylint_core::model::ProjectTags;
+use regex::bytes::Regex;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Words of code that knows about slots, anywhere in a file (comments included).
+fn words() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)hash[ _-]?tags?\b|hashtags?\b|keyslot|crossslot").expect("valid pattern")
+    })
+}
+
+/// The whole text of a plain string that reads as a key with a brace pair around a
+/// name in it: `{app}`, `q:{shard}:jobs`.
+fn braced_key() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^[A-Za-z0-9_:.|\-][A-Za-z0-9_:.|/\-]*\{[A-Za-z_][A-Za-z0-9_:.|\-]*\}[A-Za-z0-9_:.|/\-]*$|^\{[A-Za-z_][A-Za-z0-9_:.|\-]*\}[A-Za-z0-9_:.|/\-]*$")
+            .expect("valid pattern")
+    })
+}
+
+/// The syntax a file's strings are written in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Python,
+    JavaScript,
+}
+
+/// How a string literal treats braces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Braces are text (a plain string; `str.format` may read them later).
+    Plain,
+    /// `{…}` holds a value: a Python f-string (`{{` is a literal brace) or a
+    /// JavaScript template literal (`${…}` is a value, `{` alone is text).
+    Interpolated,
+}
+
+/// Whether one string literal writes a hash tag: `content` is its text between the
+/// quotes, `after` what follows the closing quote.
+fn writes_tag(syntax: Syntax, kind: Kind, content: &[u8], after: &[u8]) -> bool {
+    match (kind, syntax) {
+        (Kind::Plain, _) => {
+            content == b"{"
+                || content.windows(3).any(|w| {
+                    w[..2] == *b"{{"
+                        && (w[2] == b'{' || w[2].is_ascii_alphanumeric() || w[2] == b'_')
+                })
+                || [&b"{%s}"[..], b"{%d}", b"{%("]
+                    .iter()
+                    .any(|p| content.windows(p.len()).any(|w| w == *p))
+                || (braced_key().is_match(content) && !after.starts_with(b".format"))
+        }
+        // f"{{{x}}}", f"{{user}}:{id}": literal braces around a value or a name.
+        (Kind::Interpolated, Syntax::Python) => {
+            contains(content, b"{{{")
+                || content
+                    .windows(2)
+                    .enumerate()
+                    .any(|(i, w)| w == b"{{" && closes_name(&content[i + 2..], b"}}"))
+        }
+        // `{${x}}`, `{app}:${id}`: a brace that is text, around a value or a name.
+        (Kind::Interpolated, Syntax::JavaScript) => content.iter().enumerate().any(|(i, &b)| {
+            b == b'{'
+                && (i == 0 || content[i - 1] != b'$')
+                && (content[i + 1..].starts_with(b"${") || closes_name(&content[i + 1..], b"}"))
+        }),
+    }
+}
+
+/// Whether `rest` begins with a name (letters, digits, `_ : . -`) closed by `close`.
+fn closes_name(rest: &[u8], close: &[u8]) -> bool {
+    let n = rest
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'.' | b'-'))
+        .count();
+    n > 0 && rest[n..].starts_with(close)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(hay, needle).is_some()
+}
+
+/// Calls `found` on every string literal of `text` until it returns true. A small
+/// lexer: comments are skipped, quotes inside strings and interpolations do not start
+/// new strings, an unterminated string ends the file.
+fn any_string(
+    text: &[u8],
+    syntax: Syntax,
+    mut found: impl FnMut(Kind, &[u8], &[u8]) -> bool,
+) -> bool {
+    let n = text.len();
+    let mut i = 0;
+    while i < n {
+        let b = text[i];
+        match (syntax, b) {
+            (Syntax::Python, b'#') => i = skip_line(text, i),
+            (Syntax::JavaScript, b'/') if text.get(i + 1) == Some(&b'/') => i = skip_line(text, i),
+            (Syntax::JavaScript, b'/') if text.get(i + 1) == Some(&b'*') => {
+                i = find(text, i + 2, b"*/").map_or(n, |e| e + 2)
+            }
+            (_, b'\'' | b'"') | (Syntax::JavaScript, b'`') => {
+                let kind = match syntax {
+                    Syntax::Python if f_prefix(text, i) => Kind::Interpolated,
+                    Syntax::JavaScript if b == b'`' => Kind::Interpolated,
+                    _ => Kind::Plain,
+                };
+                let triple = syntax == Syntax::Python && text[i..].starts_with(&[b, b, b]);
+                let open = if triple { 3 } else { 1 };
+                let body = i + open;
+                let end = if triple {
+                    find_unescaped(text, body, &[b, b, b])
+                } else if b == b'`' {
+                    template_end(text, body)
+                } else {
+                    find_unescaped_line(text, body, b)
+                };
+                let Some(end) = end else { return false };
+                let close = end + open;
+                if found(kind, &text[body..end], &text[close.min(n)..]) {
+                    return true;
+                }
+                i = close;
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// Whether the quote at `q` opens a Python f-string: a prefix of up to two letters
+/// with an `f`, not the end of a name.
+fn f_prefix(text: &[u8], q: usize) -> bool {
+    let mut j = q;
+    while j > 0
+        && q - j < 2
+        && matches!(
+            text[j - 1],
+            b'f' | b'F' | b'r' | b'R' | b'b' | b'B' | b'u' | b'U'
+        )
+    {
+        j -= 1;
+    }
+    let prefix = &text[j..q];
+    let standalone = j == 0 || !(text[j - 1].is_ascii_alphanumeric() || text[j - 1] == b'_');
+    standalone && prefix.iter().any(|&c| c == b'f' || c == b'F')
+}
+
+fn skip_line(text: &[u8], i: usize) -> usize {
+    memchr::memchr(b'\n', &text[i..]).map_or(text.len(), |e| i + e + 1)
+}
+
+fn find(text: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(text.get(from..)?, needle).map(|e| from + e)
+}
+
+/// The offset of `close` after `from`, skipping backslash escapes.
+fn find_unescaped(text: &[u8], from: usize, close: &[u8]) -> Option<usize> {
+    let mut i = from;
+    while i < text.len() {
+        if text[i] == b'\\' {
+            i += 2;
+        } else if text[i..].starts_with(close) {
+            return Some(i);
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// The closing quote of a one-line string (an unescaped newline ends it unclosed).
+fn find_unescaped_line(text: &[u8], from: usize, quote: u8) -> Option<usize> {
+    let mut i = from;
+    while i < text.len() {
+        match text[i] {
+            b'\\' => i += 2,
+            b'\n' => return Some(i),
+            c if c == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The closing backtick of a template literal, past its `${…}` values.
+fn template_end(text: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    let mut depth = 0usize;
+    while i < text.len() {
+        match text[i] {
+            b'\\' => i += 1,
+            b'$' if depth == 0 && text.get(i + 1) == Some(&b'{') => {
+                depth = 1;
+                i += 1;
+            }
+            b'{' if depth > 0 => depth += 1,
+            b'}' if depth > 0 => depth -= 1,
+            b'`' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether the text of a file written in `syntax` writes or mentions a hash tag.
+fn in_source(text: &[u8], syntax: Syntax) -> bool {
+    words().is_match(text)
+        || any_string(text, syntax, |kind, content, after| {
+            writes_tag(syntax, kind, content, after)
+        })
+}
+
+/// What one file's text says, for a file linted without a project around it: Python
+/// when `python`, else read as JavaScript.
+pub fn of_text(text: &[u8], python: bool) -> ProjectTags {
+    let syntax = if python {
+        Syntax::Python
+    } else {
+        Syntax::JavaScript
+    };
+    if in_source(text, syntax) {
+        ProjectTags::Written
+    } else {
+        ProjectTags::NoneWritten
+    }
+}
+
+/// Files of one project read for the search, at most: past it, the project counts as
+/// one that writes tags (nothing is assumed).
+const MAX_FILES: usize = 20_000;
+/// Directory entries looked at, at most.
+const MAX_ENTRIES: usize = 200_000;
+/// Directory depth walked, at most.
+const MAX_DEPTH: usize = 24;
+/// Files larger than this are not read (generated or vendored code).
+const MAX_SIZE: u64 = 1 << 20;
+
+/// Directories not searched: hidden ones, tests, documentation, vendored and built
+/// code, environments.
+fn skipped_dir(name: &str) -> bool {
+    name.starts_with('.')
+        || matches!(
+            name,
+            "__pycache__"
+                | "node_modules"
+                | "site-packages"
+                | "venv"
+                | "dist"
+                | "build"
+                | "vendor"
+                | "static"
+                | "_static"
+                | "docs"
+                | "doc"
+                | "tests"
+                | "test"
+                | "testing"
+                | "__tests__"
+        )
+}
+
+/// Source files searched: Python and JavaScript/TypeScript, without tests and
+/// minified code.
+fn searched_file(name: &str) -> bool {
+    let source = [
+        ".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx",
+    ]
+    .iter()
+    .any(|e| name.ends_with(e));
+    source
+        && !name.ends_with(".min.js")
+        && !name.starts_with("test_")
+        && !name.ends_with("_test.py")
+        && name != "conftest.py"
+        && !name.contains(".test.")
+        && !name.contains(".spec.")
+}
+
+/// Searches the project under `root` (canonical).
+pub fn of_project(root: &Path) -> ProjectTags {
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    let (mut entries, mut files) = (0usize, 0usize);
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            entries += 1;
+            if entries > MAX_ENTRIES {
+                return ProjectTags::Written;
+            }
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            // Not followed: a symbolic link may leave the project or loop.
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if !skipped_dir(name) && depth < MAX_DEPTH {
+                    stack.push((e.path(), depth + 1));
+                }
+            } else if ft.is_file() && searched_file(name) {
+                files += 1;
+                if files > MAX_FILES {
+                    return ProjectTags::Written;
+                }
+                let path = e.path();
+                if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_SIZE) {
+                    continue;
+                }
+                let syntax = if name.ends_with(".py") {
+                    Syntax::Python
+                } else {
+                    Syntax::JavaScript
+                };
+                if let Ok(bytes) = std::fs::read(&path) {
+                    if in_source(&bytes, syntax) {
+                        return ProjectTags::Written;
+                    }
+                }
+            }
+        }
+    }
+    ProjectTags::NoneWritten
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The test snippets that begin with `const` are JavaScript.
+    fn syntax_of(t: &str) -> Syntax {
+        if t.starts_with("const ") {
+            Syntax::JavaScript
+        } else {
+            Syntax::Python
+        }
+    }
+
+    #[test]
+    fn text_that_writes_or_mentions_tags_is_found() {
+        for t in [
+            "p = f\"{{{name}}}\"",
+            "p = \"{{{}}}\".format(name)",
+            "const p = `{${name}}`;",
+            "k = f\"{{user}}:{uid}\"",
+            "k = \"{\" + name + \"}\"",
+            "k = '{' + name + '}'",
+            "k = \"{%s}:x\" % name",
+            "k = \"{%(name)s}\" % d",
+            "# keys share a hash tag on a cluster",
+            "# use a hash-tag",
+            "slot = r.cluster_keyslot(k)",
+            "except ResponseError as e:  # CROSSSLOT",
+            "PREFIX = getattr(settings, \"PREFIX\", \"{app}\")",
+            "K = 'jobs:{shard}:q'",
+            "def prefix():\n    return \"{app}\"",
+            "opts = {'prefix': '{bull}'}",
+            "const p = `{app}:${id}`;",
+        ] {
+            assert!(in_source(t.as_bytes(), syntax_of(t)), "{t}");
+        }
+    }
+
+    #[test]
+    fn ordinary_code_writes_no_tag() {
+        for t in [
+            "k = f\"user:{uid}:profile\"",
+            "k = \"{}:{}\".format(a, b)",
+            "k = \"%s:%s\" % (a, b)",
+            "d = {\"a\": 1}",
+            "msg = f\"{name!r} is not set\"",
+            "const k = `${prefix}:${id}`;",
+            "k = \"{name}:jobs\".format(name=n)",
+            "k = f\"{name}:jobs\"",
+            "K = '{0}.{1}.messages'",
+            "raise KeyError(f\"Task '{task_func}' is not registered\")",
+            "path='/v2/queues/{queue_name}/messages'",
+            "s = f\"\"\"local prefix = \"{self.ns}\"\n\"\"\"",
+            "def f():\n    \"\"\"Returns '{project}.{queue}' keys.\"\"\"",
+            "# the '{app}' default\nx = 1",
+            "const re = /[{]/; const k = `q:${id}`;",
+            "const lua = `return {msg[1], msg[2]}`;",
+            "s = f\"\"\"return {{msg[1], n}}\"\"\"",
+        ] {
+            assert!(!in_source(t.as_bytes(), syntax_of(t)), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_project_is_searched_without_its_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let w = |p: &str, t: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        w("app/keys.py", "K = f\"q:{name}\"\n");
+        w("tests/test_cluster.py", "K = \"{q}:x\"\nT = f\"{{{n}}}\"\n");
+        w("app/test_keys.py", "T = f\"{{{n}}}\"\n");
+        w("node_modules/x/index.js", "const t = `{${n}}`;\n");
+        assert_eq!(of_project(root), ProjectTags::NoneWritten);
+        w(
+            "app/cluster.py",
+            "def prefix(n):\n    return f\"{{{n}}}\"\n",
+        );
+        assert_eq!(of_project(root), ProjectTags::Written);
+    }
+}

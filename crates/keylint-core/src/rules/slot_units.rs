@@ -1039,6 +1039,57 @@ mod tests {
         testing::run(check, &m)
     }
 
+    /// One `MGET` unit over `keys` in a project whose sources say `tags`.
+    fn in_project(keys: Vec<Vec<Part>>, tags: crate::model::ProjectTags) -> Vec<Finding> {
+        let mut m = testing::model(PY, "MGET", keys);
+        m.units
+            .push(mget((0..m.keys.len()).collect(), CrossSlotPolicy::Refused));
+        m.facts.project_tags = tags;
+        testing::run(check, &m)
+    }
+
+    #[test]
+    fn unseen_values_are_untagged_only_in_a_project_that_writes_no_tag() {
+        use crate::model::ProjectTags;
+        let project = || hole("project", HoleKind::Opaque);
+        let keys = || vec![vec![lit("flavors")], vec![project(), lit(".flavors")]];
+        let out = in_project(keys(), ProjectTags::NoneWritten);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].rule, Rule::CrossSlotLikely);
+        assert!(
+            out[0].notes.iter().any(|n| n.contains("`project`")),
+            "{out:?}"
+        );
+        // Silent where the project writes tags, or was not searched.
+        assert!(in_project(keys(), ProjectTags::Written).is_empty());
+        assert!(in_project(keys(), ProjectTags::Unknown).is_empty());
+        // Silent for keys that differ only in which value fills the hole.
+        let src = hole("src", HoleKind::Opaque);
+        let dst = hole("dst", HoleKind::Opaque);
+        let out = in_project(
+            vec![vec![src.clone(), lit(":q")], vec![dst.clone(), lit(":q")]],
+            ProjectTags::NoneWritten,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        // Silent for two values alone (a source and a destination the caller chooses).
+        let out = in_project(vec![vec![src], vec![dst]], ProjectTags::NoneWritten);
+        assert!(out.is_empty(), "{out:?}");
+        // Silent when a key of the file writes a brace: the file writes tags.
+        let out = in_project(
+            vec![
+                vec![lit("flavors")],
+                vec![project(), lit(".flavors")],
+                vec![lit("{all}:x")],
+            ],
+            ProjectTags::NoneWritten,
+        );
+        assert!(
+            out.iter()
+                .all(|f| !f.notes.iter().any(|n| n.contains("`project`"))),
+            "{out:?}"
+        );
+    }
+
     #[test]
     fn a_caller_value_next_to_a_key_built_around_it_is_likely_cross_slot() {
         let name = || hole("name", HoleKind::Opaque);

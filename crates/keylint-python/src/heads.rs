@@ -285,9 +285,25 @@ fn root_of(binding: &str) -> Option<&str> {
 impl<'t> crate::lower::Analyzer<'t> {
     /// The configured head that `e` reads (see [`is_config_read`]), as an unknown
     /// value marked as such: what a name or attribute bound to `e` holds.
-    pub(crate) fn config_head(&self, e: Node<'t>, ctx: &crate::eval::Ctx<'t>) -> Option<Value<'t>> {
+    pub(crate) fn config_head(
+        &mut self,
+        e: Node<'t>,
+        ctx: &crate::eval::Ctx<'t>,
+    ) -> Option<Value<'t>> {
         if !is_config_read(self.ix.nav, e, self.src(), &self.ix.imports) {
             return None;
+        }
+        // `settings.NAME` of Django's settings, when the project's settings modules
+        // bind it to one string (`project.rs` `django_setting`): that string.
+        if e.kind_name() == "attribute" {
+            if let Some(obj) = e.field(Field::Object) {
+                let base = self.eval(obj, &ctx.deeper());
+                if matches!(&base, crate::eval::Value::Symbol(p) if p == "django.conf.settings")
+                    && matches!(self.eval(e, &ctx.deeper()), crate::eval::Value::Str(_))
+                {
+                    return None;
+                }
+            }
         }
         let v = self.opaque(e, ctx);
         matches!(&v, Value::Opaque(h) if is_config_head(&h.binding)).then_some(v)

@@ -759,7 +759,10 @@ impl<'p> Scope<'p> {
         if let Some(f) = self.lookups.borrow().get(path) {
             return f.clone();
         }
-        let f = self.lookup_from(&self.path.clone(), path, 0);
+        let f = match path.strip_prefix("django.conf.settings.") {
+            Some(name) => self.django_setting(name),
+            None => self.lookup_from(&self.path.clone(), path, 0),
+        };
         self.lookups
             .borrow_mut()
             .insert(path.to_string(), f.clone());
@@ -893,6 +896,59 @@ impl<'p> Scope<'p> {
             Fact::Class(c) if c.client.is_none() => Some(c.clone()),
             _ => None,
         }
+    }
+
+    /// `settings.NAME` of `from django.conf import settings`: the string every settings
+    /// module of the project binds `NAME` to at module level, when they all bind the
+    /// same text. A settings module is a project file named like one (`settings.py`,
+    /// `local_settings.py`, a module of a `settings` package) that mentions `NAME`; one
+    /// that assigns it a value the analysis cannot know (`os.environ[…]`), or two that
+    /// disagree, leave it unknown. Django loads the module `DJANGO_SETTINGS_MODULE`
+    /// names, which the code does not show: agreement across candidates stands for it.
+    fn django_setting(&self, name: &str) -> Option<Fact> {
+        if self.isolated
+            || name.is_empty()
+            || !name.starts_with(|c: char| c.is_ascii_uppercase())
+            || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return None;
+        }
+        let files = self.noted_mentions(name)?;
+        let is_settings = |f: &str| {
+            let p = std::path::Path::new(f);
+            let file = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let dir = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .and_then(|n| n.to_str())
+                .unwrap_or("");
+            (file.ends_with(".py") && file.contains("settings")) || dir == "settings"
+        };
+        let mut value: Option<(Vec<u8>, Tpl)> = None;
+        for file in files.iter().filter(|f| is_settings(f)) {
+            let facts = self.facts(file)?;
+            match facts.names.get(name) {
+                Some(Fact::Str(t)) => {
+                    let text = t.as_bytes()?;
+                    match &value {
+                        Some((v, _)) if *v != text => return None,
+                        Some(_) => {}
+                        None => value = Some((text, t.clone())),
+                    }
+                }
+                Some(_) => return None,
+                None => {
+                    // Mentioned without a known binding: a read, or an assignment of
+                    // a value the analysis cannot know.
+                    self.note(ModuleDep::Read { path: file.clone() });
+                    let text = self.project.loader.read(file)?;
+                    if assigns_at_top(&text, name) {
+                        return None;
+                    }
+                }
+            }
+        }
+        value.map(|(_, t)| Fact::Str(t))
     }
 
     /// The project's files that mention `word` (see `FileLoader::mentions`), noted as
@@ -3344,4 +3400,18 @@ def same(tiger: Tiger, i):
         let (findings, _) = lint(&files, "app/users.py");
         assert!(findings.is_empty(), "{findings:?}");
     }
+}
+
+/// Whether `text` assigns `name` at the start of a line (`NAME = …`, `NAME: str = …`,
+/// `NAME += …`), at any indentation: a binding of a module the summary may not know.
+fn assigns_at_top(text: &str, name: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        l.strip_prefix(name).is_some_and(|rest| {
+            let rest = rest.trim_start();
+            (rest.starts_with('=') && !rest.starts_with("=="))
+                || rest.starts_with(':')
+                || rest.starts_with("+=")
+        })
+    })
 }

@@ -188,16 +188,16 @@ pub fn settings_key(config: &Config) -> Key {
 }
 
 /// A settings key that also says whether the file's project writes hash tags, which
-/// `cross-slot-likely` reads: a file's findings change when another file of its
-/// project starts or stops writing one.
-pub fn with_project_tags(settings: Key, tags: keylint_core::model::ProjectTags) -> Key {
+/// `cross-slot-likely` reads, and whether `cross-slot-unknown` is selected: a file's
+/// findings change when another file of its project starts or stops writing one.
+pub fn with_judging(settings: Key, tags: keylint_core::model::ProjectTags, unknown: bool) -> Key {
     use keylint_core::model::ProjectTags;
     let code: u8 = match tags {
         ProjectTags::Unknown => 0,
         ProjectTags::NoneWritten => 1,
         ProjectTags::Written => 2,
     };
-    hash(&[&settings.to_le_bytes(), &[code]])
+    hash(&[&settings.to_le_bytes(), &[code, u8::from(unknown)]])
 }
 
 /// The running executable's identity: its path, size and modification time, so that

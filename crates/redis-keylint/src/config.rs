@@ -174,7 +174,11 @@ impl Config {
         Config {
             path: None,
             root: root.to_path_buf(),
-            enabled: Rule::ALL.iter().copied().collect(),
+            enabled: Rule::ALL
+                .iter()
+                .copied()
+                .filter(|r| r.enabled_by_default())
+                .collect(),
             severity: BTreeMap::new(),
             exclude: glob_set(&defaults.iter().collect::<Vec<_>>(), &none)
                 .expect("default globs are valid"),

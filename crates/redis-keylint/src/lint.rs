@@ -40,9 +40,20 @@ pub struct Problem {
 }
 
 /// Runs the frontend and the rules on one file's text: every finding, unfiltered.
-pub fn lint_source(lang: Lang, source: &str, config: &Config) -> Vec<Finding> {
-    let tags = crate::tags::of_text(source.as_bytes(), lang == keylint_python::LANG);
-    lint_source_with(lang, source, None, config, None, None, false, tags).0
+pub fn lint_source(lang: Lang, source: &str, config: &Config, unknown: bool) -> Vec<Finding> {
+    let judging = Judging {
+        tags: crate::tags::of_text(source.as_bytes(), lang == keylint_python::LANG),
+        unknown,
+    };
+    lint_source_with(lang, source, None, config, None, None, false, judging).0
+}
+
+/// What the rules are told about a file beyond its config: whether its project writes
+/// hash tags, and whether `cross-slot-unknown` (off by default) is selected for it.
+#[derive(Debug, Clone, Copy)]
+struct Judging {
+    tags: ProjectTags,
+    unknown: bool,
 }
 
 /// The settings of a run that the frontends read, under `config`.
@@ -87,8 +98,8 @@ impl Projects {
 
 /// [`lint_source`] for the file `file_name` with the loader of the files beside it,
 /// and the frontend's index of the run with the file's module name in it, in a
-/// project that writes hash tags or not (`tags`): also returns what the analysis
-/// asked about other modules.
+/// project that writes hash tags or not, judged as `judging` says: also returns what
+/// the analysis asked about other modules.
 #[allow(clippy::too_many_arguments)]
 fn lint_source_with(
     lang: Lang,
@@ -98,7 +109,7 @@ fn lint_source_with(
     loader: Option<&dyn FileLoader>,
     project: Option<(&dyn Index, Option<&str>)>,
     reached: bool,
-    tags: ProjectTags,
+    judging: Judging,
 ) -> (Vec<Finding>, Vec<ModuleDep>) {
     let options = frontend_options(config);
     if !reached && !lang.may_use_redis(source.as_bytes(), &options) {
@@ -113,11 +124,17 @@ fn lint_source_with(
         module: project.and_then(|(_, m)| m),
         big_stack: BIG_STACK.get(),
     });
-    lowered.model.facts.project_tags = tags;
-    (
-        keylint_core::rules::check(&lowered.model, &config.settings),
-        lowered.modules,
-    )
+    lowered.model.facts.project_tags = judging.tags;
+    let findings = if judging.unknown {
+        let settings = keylint_core::rules::Settings {
+            report_unknown: true,
+            ..config.settings.clone()
+        };
+        keylint_core::rules::check(&lowered.model, &settings)
+    } else {
+        keylint_core::rules::check(&lowered.model, &config.settings)
+    };
+    (findings, lowered.modules)
 }
 
 /// `--select` / `--ignore` from the command line, applied on top of the config.
@@ -477,10 +494,13 @@ fn process_file(
     let project = index.as_deref().map(|i| (i, name.as_deref()));
     let file_name = job.path.to_str();
     // Only a judgement that would take unseen values as untagged needs the search.
-    let tags = if job.config.settings.untagged_values {
-        projects.loader().project_tags(&job.path)
-    } else {
-        ProjectTags::Written
+    let judging = Judging {
+        tags: if job.config.settings.untagged_values {
+            projects.loader().project_tags(&job.path)
+        } else {
+            ProjectTags::Written
+        },
+        unknown: selection.enabled(&job.config, Rule::CrossSlotUnknown),
     };
     let findings = match cache {
         None => {
@@ -492,14 +512,18 @@ fn process_file(
                 loader,
                 project,
                 reached,
-                tags,
+                judging,
             )
             .0
         }
         Some(cache) => {
             let key = cache.key(
                 lang,
-                crate::cache::with_project_tags(crate::cache::settings_key(&job.config), tags),
+                crate::cache::with_judging(
+                    crate::cache::settings_key(&job.config),
+                    judging.tags,
+                    judging.unknown,
+                ),
                 name.as_deref().unwrap_or(""),
                 source.as_bytes(),
             );
@@ -515,7 +539,7 @@ fn process_file(
                         recorder.as_ref().map(|r| r as &dyn FileLoader),
                         project,
                         reached,
-                        tags,
+                        judging,
                     );
                     let deps = recorder.map(Recorder::into_deps).unwrap_or_default();
                     cache.put(key, &findings, &deps, &modules, projects.loader());
@@ -668,11 +692,12 @@ fn lint_stdin(
         .reads_modules()
         .then(|| crate::project::module_name(&name))
         .flatten();
+    let unknown = selection.enabled(&config, Rule::CrossSlotUnknown);
     let findings = match module {
         // A module named after a file of a project reads that project's modules.
-        Some(module) => lint_stdin_in_project(lang, &source, &config, &name, &module)
-            .unwrap_or_else(|| lint_source(lang, &source, &config)),
-        None => lint_source(lang, &source, &config),
+        Some(module) => lint_stdin_in_project(lang, &source, &config, &name, &module, unknown)
+            .unwrap_or_else(|| lint_source(lang, &source, &config, unknown)),
+        None => lint_source(lang, &source, &config, unknown),
     };
     let findings = finalize(findings, lang, &name, &source, &config, selection);
     Ok(FileReport {
@@ -691,6 +716,7 @@ fn lint_stdin_in_project(
     config: &Config,
     name: &Path,
     module: &str,
+    unknown: bool,
 ) -> Option<Vec<Finding>> {
     let projects = Projects::default();
     let index = projects.get(lang, config);
@@ -702,6 +728,7 @@ fn lint_stdin_in_project(
         }
         other => other,
     };
+    let judging = Judging { tags, unknown };
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("keylint-worker".into())
@@ -716,7 +743,7 @@ fn lint_stdin_in_project(
                     loader.as_ref().map(|l| l as &dyn FileLoader),
                     index.as_deref().map(|i| (i, Some(module))),
                     false,
-                    tags,
+                    judging,
                 )
                 .0
             })

@@ -56,8 +56,10 @@ fn findings(info: &str, body: &str) -> Vec<String> {
     let d = tempfile::tempdir().unwrap();
     let file = format!("example.{}", extension(info));
     std::fs::write(d.path().join(&file), body).unwrap();
+    // Every rule, those off by default too: each example shows its own.
+    let all = rule_names().join(",");
     let o = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
-        .args(["check", "--format", "json", &file])
+        .args(["check", "--format", "json", "--select", &all, &file])
         .current_dir(d.path())
         .output()
         .unwrap();

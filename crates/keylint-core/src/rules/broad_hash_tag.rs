@@ -38,6 +38,9 @@ pub struct Settings {
     /// carrying no hash tag when the project writes none
     /// ([`crate::model::ProjectTags::NoneWritten`]). On by default.
     pub untagged_values: bool,
+    /// Whether `cross-slot-unknown`, off by default, is selected: only then are the
+    /// units it lists looked for.
+    pub report_unknown: bool,
 }
 
 /// The identities that make a tag broad when no configuration says otherwise.
@@ -73,6 +76,7 @@ impl Default for Settings {
                 .map(|s| s.to_string())
                 .collect(),
             untagged_values: true,
+            report_unknown: false,
         }
     }
 }

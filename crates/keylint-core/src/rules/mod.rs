@@ -35,6 +35,12 @@ macro_rules! registry {
             /// Every rule, in code order.
             pub const ALL: &'static [Rule] = &[$( Rule::$variant, )*];
 
+            /// Whether the rule runs when no configuration selects rules: every
+            /// rule but those that report what cannot be told.
+            pub fn enabled_by_default(self) -> bool {
+                !matches!(self, Rule::CrossSlotUnknown)
+            }
+
             /// What the rule declares about itself, beside its code.
             pub fn meta(self) -> &'static RuleMeta {
                 match self {
@@ -50,6 +56,8 @@ registry! {
     CrossSlot => cross_slot,
     /// Keys of one atomic unit that almost certainly hash to different slots.
     CrossSlotLikely => cross_slot_likely,
+    /// Keys of one atomic unit whose slots cannot be told (off by default).
+    CrossSlotUnknown => cross_slot_unknown,
     /// `{}` as the first brace pair: the whole key is hashed.
     EmptyHashTag => empty_hash_tag,
     /// `{{…}}`: the tag starts with (or contains) `{`.
@@ -229,6 +237,20 @@ pub(crate) mod testing {
     /// The findings of one pass over `m`, with the default settings.
     pub(crate) fn run(pass: fn(&Context<'_>, &mut Vec<Finding>), m: &FileModel) -> Vec<Finding> {
         let settings = Settings::default();
+        let mut out = Vec::new();
+        pass(&Context::new(m, &settings), &mut out);
+        out
+    }
+
+    /// [`run`] with the rules that are off by default selected too.
+    pub(crate) fn run_all(
+        pass: fn(&Context<'_>, &mut Vec<Finding>),
+        m: &FileModel,
+    ) -> Vec<Finding> {
+        let settings = Settings {
+            report_unknown: true,
+            ..Settings::default()
+        };
         let mut out = Vec::new();
         pass(&Context::new(m, &settings), &mut out);
         out

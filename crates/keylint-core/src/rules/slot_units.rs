@@ -58,6 +58,8 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     // Each key of a reported unit, with the finding (its index in `out`) that
     // reported it and the unit.
     let mut reported: HashMap<usize, (usize, usize)> = HashMap::new();
+    // Each key of a unit listed by `cross-slot-unknown`.
+    let mut listed: HashSet<usize> = HashSet::new();
     for (ui, unit) in model.units.iter().enumerate() {
         if unit.policy == CrossSlotPolicy::Split {
             // The client splits the call per slot: it works, only atomicity is lost.
@@ -109,6 +111,12 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             let mut f = suggest(&w, &d, f);
             f.fix = None;
             out.push(f);
+        } else if unit.kind == UnitKind::Command || !unit.keys.iter().all(|k| listed.contains(k)) {
+            // A block whose keys its own commands already list would repeat them.
+            if let Some(f) = super::cross_slot_unknown::undecided(&u) {
+                listed.extend(unit.keys.iter().copied());
+                out.push(f);
+            }
         }
     }
 }
@@ -1046,6 +1054,31 @@ mod tests {
             .push(mget((0..m.keys.len()).collect(), CrossSlotPolicy::Refused));
         m.facts.project_tags = tags;
         testing::run(check, &m)
+    }
+
+    #[test]
+    fn keys_whose_slots_cannot_be_told_are_listed_only_when_asked() {
+        let src = || hole("src", HoleKind::Opaque);
+        let dst = || hole("dst", HoleKind::Opaque);
+        let mut m = testing::model(PY, "RENAME", vec![vec![src()], vec![dst()]]);
+        m.units
+            .push(mget((0..m.keys.len()).collect(), CrossSlotPolicy::Refused));
+        // Off by default.
+        assert!(testing::run(check, &m).is_empty());
+        let out = testing::run_all(check, &m);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].rule, Rule::CrossSlotUnknown);
+        assert!(out[0].notes[0].contains("`src`, `dst`"), "{out:?}");
+        // One key twice is one key: nothing to tell.
+        let mut m = testing::model(PY, "MGET", vec![vec![src()], vec![src()]]);
+        m.units
+            .push(mget((0..m.keys.len()).collect(), CrossSlotPolicy::Refused));
+        assert!(testing::run_all(check, &m).is_empty());
+        // A command the client splits per slot is not listed.
+        let mut m = testing::model(PY, "MGET", vec![vec![src()], vec![dst()]]);
+        m.units
+            .push(mget((0..m.keys.len()).collect(), CrossSlotPolicy::Split));
+        assert!(testing::run_all(check, &m).is_empty());
     }
 
     #[test]

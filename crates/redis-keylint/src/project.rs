@@ -80,34 +80,19 @@ impl Words {
     /// past [`MAX_INDEXED_FILES`].
     fn build(root: &Path) -> Option<Words> {
         let mut paths = Vec::new();
-        let mut stack = vec![(root.to_path_buf(), 0usize)];
-        let mut entries = 0usize;
-        while let Some((dir, depth)) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                entries += 1;
-                if entries > MAX_INDEX_ENTRIES {
-                    return None;
-                }
-                let name = e.file_name();
-                let Some(name) = name.to_str() else { continue };
-                let Ok(ft) = e.file_type() else { continue };
-                if ft.is_dir() {
-                    let skip = name.starts_with('.')
-                        || matches!(name, "__pycache__" | "node_modules" | "site-packages");
-                    if !skip && depth < MAX_INDEX_DEPTH {
-                        stack.push((e.path(), depth + 1));
-                    }
-                } else if ft.is_file() && name.ends_with(".py") {
-                    paths.push(e.path());
-                    if paths.len() > MAX_INDEXED_FILES {
-                        return None;
-                    }
-                }
-            }
-        }
+        let skip = |name: &str| {
+            name.starts_with('.')
+                || matches!(name, "__pycache__" | "node_modules" | "site-packages")
+        };
+        walk_project(
+            root,
+            skip,
+            |name| name.ends_with(".py"),
+            |path, _| {
+                paths.push(path);
+                false
+            },
+        )?;
         paths.sort();
         let mut w = Words::default();
         for p in paths {
@@ -151,6 +136,50 @@ impl Words {
         }
         Some(w)
     }
+}
+
+/// Walks the project under `root` depth first, at most [`MAX_INDEX_DEPTH`] levels
+/// down, entering neither symbolic links (which may leave the project or loop) nor
+/// the directories `skip_dir` names, and calls `visit` with each file whose name
+/// `want_file` takes: `None` past [`MAX_INDEX_ENTRIES`] directory entries or
+/// [`MAX_INDEXED_FILES`] files taken, `Some(true)` as soon as `visit` says to stop,
+/// else `Some(false)`.
+pub(crate) fn walk_project(
+    root: &Path,
+    skip_dir: impl Fn(&str) -> bool,
+    want_file: impl Fn(&str) -> bool,
+    mut visit: impl FnMut(PathBuf, &str) -> bool,
+) -> Option<bool> {
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    let (mut entries, mut files) = (0usize, 0usize);
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            entries += 1;
+            if entries > MAX_INDEX_ENTRIES {
+                return None;
+            }
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if !skip_dir(name) && depth < MAX_INDEX_DEPTH {
+                    stack.push((e.path(), depth + 1));
+                }
+            } else if ft.is_file() && want_file(name) {
+                files += 1;
+                if files > MAX_INDEXED_FILES {
+                    return None;
+                }
+                if visit(e.path(), name) {
+                    return Some(true);
+                }
+            }
+        }
+    }
+    Some(false)
 }
 
 #[derive(Debug, Clone)]

@@ -243,13 +243,6 @@ pub fn of_text(text: &[u8], python: bool) -> ProjectTags {
     }
 }
 
-/// Files of one project read for the search, at most: past it, the project counts as
-/// one that writes tags (nothing is assumed).
-const MAX_FILES: usize = 20_000;
-/// Directory entries looked at, at most.
-const MAX_ENTRIES: usize = 200_000;
-/// Directory depth walked, at most.
-const MAX_DEPTH: usize = 24;
 /// Files larger than this are not read (generated or vendored code).
 const MAX_SIZE: u64 = 1 << 20;
 
@@ -294,50 +287,25 @@ fn searched_file(name: &str) -> bool {
         && !name.contains(".spec.")
 }
 
-/// Searches the project under `root` (canonical).
+/// Searches the project under `root` (canonical). Past the walk's bounds
+/// ([`crate::project::walk_project`]) the project counts as one that writes tags:
+/// nothing is assumed.
 pub fn of_project(root: &Path) -> ProjectTags {
-    let mut stack = vec![(root.to_path_buf(), 0usize)];
-    let (mut entries, mut files) = (0usize, 0usize);
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            entries += 1;
-            if entries > MAX_ENTRIES {
-                return ProjectTags::Written;
-            }
-            let name = e.file_name();
-            let Some(name) = name.to_str() else { continue };
-            // Not followed: a symbolic link may leave the project or loop.
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                if !skipped_dir(name) && depth < MAX_DEPTH {
-                    stack.push((e.path(), depth + 1));
-                }
-            } else if ft.is_file() && searched_file(name) {
-                files += 1;
-                if files > MAX_FILES {
-                    return ProjectTags::Written;
-                }
-                let path = e.path();
-                if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_SIZE) {
-                    continue;
-                }
-                let syntax = if name.ends_with(".py") {
-                    Syntax::Python
-                } else {
-                    Syntax::JavaScript
-                };
-                if let Ok(bytes) = std::fs::read(&path) {
-                    if in_source(&bytes, syntax) {
-                        return ProjectTags::Written;
-                    }
-                }
-            }
+    let found = crate::project::walk_project(root, skipped_dir, searched_file, |path, name| {
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_SIZE) {
+            return false;
         }
+        let syntax = if name.ends_with(".py") {
+            Syntax::Python
+        } else {
+            Syntax::JavaScript
+        };
+        std::fs::read(&path).is_ok_and(|bytes| in_source(&bytes, syntax))
+    });
+    match found {
+        Some(false) => ProjectTags::NoneWritten,
+        Some(true) | None => ProjectTags::Written,
     }
-    ProjectTags::NoneWritten
 }
 
 #[cfg(test)]

@@ -534,7 +534,8 @@ pub(super) fn explain(f: Finding) -> Finding {
     )
 }
 
-fn quoted(labels: &[String]) -> String {
+/// Labels in backticks, comma-separated.
+pub(super) fn quoted(labels: &[String]) -> String {
     labels
         .iter()
         .map(|l| format!("`{l}`"))
@@ -562,14 +563,7 @@ pub(super) fn untagged_project(u: &UnitView<'_, '_>) -> Option<(usize, usize, Ve
         return None;
     }
     // A file that writes a brace in a key writes tags, whatever the project scan said.
-    let writes_brace = |t: &KeyTemplate| {
-        t.parts
-            .iter()
-            .any(|p| matches!(p, Part::Lit(l) if l.bytes.contains(&b'{')))
-    };
-    if model.keys.iter().any(|k| writes_brace(&k.template))
-        || model.configured_defaults.iter().any(|(_, d)| d.contains(&b'{'))
-    {
+    if cx.writes_brace() {
         return None;
     }
     struct Cand {

@@ -80,11 +80,7 @@ pub(super) fn undecided(u: &UnitView<'_, '_>) -> Option<Finding> {
             }
         }
     }
-    let what = match unit.kind {
-        crate::model::UnitKind::Command => format!("keys of `{}`", unit.name),
-        crate::model::UnitKind::Transaction => format!("keys of this `{}`", unit.name),
-        crate::model::UnitKind::Script => "keys of this script".to_string(),
-    };
+    let what = super::slot_units::what(unit);
     let mut f = Finding::new(
         super::Rule::CrossSlotUnknown,
         format!("whether the {what} share a slot cannot be told"),
@@ -105,11 +101,7 @@ pub(super) fn undecided(u: &UnitView<'_, '_>) -> Option<Finding> {
         ));
     }
     f.unit = Some(unit.span.clone());
-    let shown = values
-        .iter()
-        .map(|v| format!("`{v}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let shown = super::cross_slot_likely::quoted(&values);
     f = f.with_note(if shown.is_empty() {
         "a key here is a value the code does not show, which may carry a hash tag of its own"
             .to_string()

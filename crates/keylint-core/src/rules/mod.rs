@@ -125,6 +125,9 @@ pub(crate) struct Context<'m> {
     in_script: Vec<bool>,
     /// The hash-tag facts of each key.
     tags: Vec<TagFacts>,
+    /// Whether the file writes a `{` in a key or a configured default (see
+    /// [`Context::writes_brace`]), found on first use.
+    writes_brace: std::cell::OnceCell<bool>,
 }
 
 impl<'m> Context<'m> {
@@ -134,7 +137,25 @@ impl<'m> Context<'m> {
             settings,
             in_script: model.keys_in_scripts(),
             tags: model.keys.iter().map(|k| k.template.tag_facts()).collect(),
+            writes_brace: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Whether a key of the file, or the default of a configured value, has a literal
+    /// `{`: the file writes hash tags, whatever its project says.
+    pub(crate) fn writes_brace(&self) -> bool {
+        *self.writes_brace.get_or_init(|| {
+            self.model.keys.iter().any(|k| {
+                k.template
+                    .parts
+                    .iter()
+                    .any(|p| matches!(p, crate::template::Part::Lit(l) if l.bytes.contains(&b'{')))
+            }) || self
+                .model
+                .configured_defaults
+                .iter()
+                .any(|(_, d)| d.contains(&b'{'))
+        })
     }
 
     /// True when key `k` is in a script body: a command there is run by the server

@@ -398,7 +398,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
 }
 
 /// How findings name a unit's keys.
-fn what(unit: &Unit) -> String {
+pub(super) fn what(unit: &Unit) -> String {
     match unit.kind {
         UnitKind::Command => format!("keys of `{}`", unit.name),
         UnitKind::Transaction if unit.policy == CrossSlotPolicy::NotAtomic => {

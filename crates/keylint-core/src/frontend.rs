@@ -202,6 +202,10 @@ pub struct Input<'a> {
     pub module: Option<&'a str>,
     /// The calling thread has [`Frontend::stack_size`] bytes of stack.
     pub big_stack: bool,
+    /// The file failed the prefilter ([`Frontend::may_use_redis`]) and is linted
+    /// because it imports, or is imported by, a file that passed it (the second
+    /// wave of a run): part of a project's Redis code that never names Redis.
+    pub reached: bool,
 }
 
 impl std::fmt::Debug for Input<'_> {
@@ -213,6 +217,7 @@ impl std::fmt::Debug for Input<'_> {
             .field("index", &self.index.is_some())
             .field("module", &self.module)
             .field("big_stack", &self.big_stack)
+            .field("reached", &self.reached)
             .finish_non_exhaustive()
     }
 }

@@ -62,7 +62,7 @@ pub(crate) const LOOKALIKE_LIBRARIES: &[&str] = &[
     "aioredis",
     "coredis",
     "rediscluster",
-    "django",
+    "django.core.cache",
     "django_redis",
     "flask_caching",
     "cachelib",
@@ -197,7 +197,8 @@ fn pipeline_like(name: &str) -> bool {
 
 impl<'t> crate::lower::Analyzer<'t> {
     /// Whether clients may be known by use in this file: it imports redis-py, or it
-    /// mentions Redis (the prefilter) and imports none of [`LOOKALIKE_LIBRARIES`].
+    /// mentions Redis (the prefilter), or is linked by imports to a file that does
+    /// ([`crate::Options::reached`]), and imports none of [`LOOKALIKE_LIBRARIES`].
     fn by_use_gate(&self) -> bool {
         let under = |p: &str, lib: &str| {
             p == lib || (p.starts_with(lib) && p.as_bytes().get(lib.len()) == Some(&b'.'))
@@ -206,7 +207,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         if imports("redis") {
             return true;
         }
-        self.mentions_redis && !LOOKALIKE_LIBRARIES.iter().any(|lib| imports(lib))
+        (self.mentions_redis || self.opts.reached)
+            && !LOOKALIKE_LIBRARIES.iter().any(|lib| imports(lib))
     }
 
     /// The receiver key of `n` as read where it is written: a name, an attribute

@@ -81,7 +81,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The one imported base of class `c` for which `pick` gives something.
-    fn one_imported_base<T>(
+    pub(crate) fn one_imported_base<T>(
         &self,
         c: ClassId,
         pick: impl Fn(&Arc<ClassFacts>) -> Option<T>,

@@ -105,7 +105,10 @@ impl Frontend for Python {
     }
 
     fn lower(&self, input: &Input<'_>) -> Lowered {
-        let options = options(input.options);
+        let options = crate::Options {
+            reached: input.reached,
+            ..options(input.options)
+        };
         let loader: Option<&dyn FileLoader> = input.loader;
         let project = input
             .index

@@ -22,6 +22,7 @@ mod byuse;
 mod chunks;
 mod classname;
 mod cmdnames;
+mod cmdwrap;
 mod cmexit;
 mod collections;
 mod condprefix;
@@ -111,6 +112,10 @@ pub struct Options {
     /// parameter annotated `Redis`, which a `RedisCluster` may be passed as). `None`:
     /// make only the verdicts that hold for either client.
     pub default_client: Option<ClientProfile>,
+    /// The file never names Redis but is part of a project's Redis code (it imports,
+    /// or is imported by, a file that does): receivers may be known as clients by
+    /// their use there, though not by their names.
+    pub reached: bool,
 }
 
 /// The receiver names used when no configuration says otherwise.
@@ -135,6 +140,7 @@ impl Default for Options {
                 .collect(),
             configured_receivers: Vec::new(),
             default_client: None,
+            reached: false,
         }
     }
 }

@@ -564,6 +564,16 @@ impl<'t> Analyzer<'t> {
                 }
             }
         }
+        // A command wrapper of another module of the project, called on an object of
+        // its class, inherited by `self`, or imported (`cmdwrap.rs`).
+        if matches!(func.kind_name(), "identifier" | "attribute")
+            && self.project.is_some()
+            && self.inline.is_none()
+            && ctx.env.is_none()
+            && self.ext_cmd_wrapper(func, call, &ctx)
+        {
+            return;
+        }
         // A function of another module of the project
         // (`worker_registration.register(self, pipeline)`).
         if matches!(func.kind_name(), "identifier" | "attribute")
@@ -1393,7 +1403,7 @@ impl<'t> Analyzer<'t> {
 
     /// What a multi-key call does across slots, or `None` when it never sends the
     /// keys together (or nobody can say).
-    fn policy(&self, recv: Recv, method: &Method) -> Option<CrossSlotPolicy> {
+    pub(crate) fn policy(&self, recv: Recv, method: &Method) -> Option<CrossSlotPolicy> {
         let Some(pipe) = recv.pipe else {
             return Some(match (method.cluster, recv.client) {
                 (ClusterBehavior::Refuse | ClusterBehavior::Script, _) => CrossSlotPolicy::Refused,

@@ -150,6 +150,9 @@ pub(crate) enum Fact {
     /// A class method that makes a new object of its class around the key one of
     /// its parameters builds from another (`remake.rs`).
     Remake(Arc<Remake>),
+    /// A function that sends multi-key commands over keys its caller passes
+    /// (`cmdwrap.rs`).
+    CmdWrap(Arc<crate::cmdwrap::CmdWrap>),
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
@@ -211,6 +214,13 @@ pub(crate) struct Param {
     has_default: bool,
 }
 
+impl Param {
+    /// The parameter's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// A key builder: `ret` with holes whose bindings are parameter markers.
 #[derive(Debug)]
 pub(crate) struct Builder {
@@ -246,6 +256,9 @@ pub(crate) struct ClassFacts {
     queues: HashMap<String, Arc<Queued>>,
     /// Methods that run scripts over keys their caller passes (`scriptsites.rs`).
     scripts: HashMap<String, Arc<crate::scriptsites::ScriptWrap>>,
+    /// Methods that send multi-key commands over keys their caller passes
+    /// (`cmdwrap.rs`).
+    cmds: HashMap<String, Arc<crate::cmdwrap::CmdWrap>>,
     /// Instance attributes set from a constructor parameter with a fresh fallback
     /// (`self.key = key or self._new_key()`): the parameter's index. The attribute's
     /// fact is the fresh default; a literal key the constructor is given wins.
@@ -275,6 +288,11 @@ impl ClassFacts {
     /// The class's qualified name.
     pub(crate) fn qual_name(&self) -> &str {
         &self.qual
+    }
+
+    /// The multi-key commands method `m` sends over keys its caller passes.
+    pub(crate) fn cmd_wrap(&self, m: &str) -> Option<Arc<crate::cmdwrap::CmdWrap>> {
+        self.cmds.get(m).cloned()
     }
 
     /// Not a client class.
@@ -332,6 +350,11 @@ impl Instance {
     /// The scripts method `m` runs over keys its caller passes.
     pub(crate) fn script_wrap(&self, m: &str) -> Option<Arc<crate::scriptsites::ScriptWrap>> {
         self.class.scripts.get(m).cloned()
+    }
+
+    /// The multi-key commands method `m` sends over keys its caller passes.
+    pub(crate) fn cmd_wrap(&self, m: &str) -> Option<Arc<crate::cmdwrap::CmdWrap>> {
+        self.class.cmds.get(m).cloned()
     }
 
     /// Whether the class has a fact for method `m` (a key builder, a factory).
@@ -831,6 +854,11 @@ impl<'p> Scope<'p> {
                 }
                 match c.class_attrs.get(rest[0]) {
                     Some(f) => Some(f.clone()),
+                    // `Helper.make(rds, key)`: a class or static method that sends
+                    // keys its caller passes.
+                    None if c.cmds.get(rest[0]).is_some_and(|w| w.on_class) => {
+                        Some(Fact::CmdWrap(c.cmds[rest[0]].clone()))
+                    }
                     // `KeyPrefix.concat`: it makes objects of this class.
                     None => Instance::class_method(&c, rest[0]),
                 }
@@ -1024,6 +1052,62 @@ impl<'p> Scope<'p> {
         found
     }
 
+    /// The command wrappers (`cmdwrap.rs`) that classes of other modules of the
+    /// project, derived from `class` (a class of this module), define as their
+    /// method `m`: what `self.m(…)` in a method of `class` sends when `class` leaves
+    /// `m` to its subclasses. Sorted by name; empty when a file cannot be read or
+    /// told, or more than [`MAX_CALLER_FILES`] files would be parsed.
+    pub(crate) fn subclass_cmd_wraps(
+        &self,
+        class: &str,
+        m: &str,
+    ) -> Vec<Arc<crate::cmdwrap::CmdWrap>> {
+        if self.isolated {
+            return Vec::new();
+        }
+        let loader = self.project.loader.clone();
+        let mut found = Vec::new();
+        let mut parsed = 0usize;
+        for file in self.noted_mentions(class).unwrap_or_default() {
+            if file == self.path {
+                continue;
+            }
+            self.note(ModuleDep::Read { path: file.clone() });
+            let Some(text) = loader.read(&file) else {
+                return Vec::new();
+            };
+            if !text.contains(m) || !crate::subclasses::may_derive(&text, class) {
+                continue;
+            }
+            parsed += 1;
+            let (limit, whole) = crate::parse_limit(&text);
+            let tree = match self.project.tree(&file, &text[..limit]) {
+                Some(t) if whole && parsed <= MAX_CALLER_FILES => t,
+                _ => return Vec::new(),
+            };
+            let Some(names) =
+                crate::subclasses::derived_defining(&text[..limit], tree.root_node(), class, m)
+            else {
+                return Vec::new();
+            };
+            if names.is_empty() {
+                continue;
+            }
+            let Some(facts) = self.facts(&file) else {
+                continue;
+            };
+            for n in names {
+                if let Some(Fact::Class(c)) = facts.names.get(&n) {
+                    if let Some(w) = c.cmd_wrap(m) {
+                        found.push(w);
+                    }
+                }
+            }
+        }
+        found.sort_by(|a, b| a.name.cmp(&b.name));
+        found
+    }
+
     /// Whether some other file of the project constructs one of `classes` (classes
     /// of this module) with an argument whose text holds a `{` (a tagged name, or a
     /// value the text cannot show): `None` when the project's files cannot be
@@ -1160,6 +1244,12 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
                     names.insert(name.clone(), f);
                 } else if let Some(q) = queued_fact(&mut a, fid, None, &qual) {
                     names.insert(name.clone(), Fact::Queues(Arc::new(q)));
+                } else if let Some(w) = a
+                    .mentions_redis
+                    .then(|| cmd_wrap_fact(&mut a, fid, None, name, &qual))
+                    .flatten()
+                {
+                    names.insert(name.clone(), Fact::CmdWrap(Arc::new(w)));
                 }
             }
         } else if let Some(&c) = a.ix.class_by_name.get(name) {
@@ -1757,6 +1847,11 @@ fn class_fact(
             let info = &a.ix.funcs[m];
             !info.is_classmethod() && !info.decorators.iter().any(|d| d == "staticmethod")
         };
+        if a.mentions_redis {
+            if let Some(w) = cmd_wrap_fact(a, m, Some(c), &format!("{cname}.{name}"), module_qual) {
+                out.cmds.insert(name.clone(), Arc::new(w));
+            }
+        }
         if is_instance_method && out.ctor.is_none() {
             continue;
         }
@@ -1783,6 +1878,34 @@ fn class_fact(
         }
     }
     out
+}
+
+/// The multi-key commands function `m` (a method of `c`) sends over keys its caller
+/// passes (see `cmdwrap.rs`), when there is any.
+fn cmd_wrap_fact(
+    a: &mut Analyzer<'_>,
+    m: FuncId,
+    c: Option<crate::index::ClassId>,
+    name: &str,
+    module_qual: &str,
+) -> Option<crate::cmdwrap::CmdWrap> {
+    let cmds = a.wrapped_cmds(m, c, module_qual);
+    if cmds.is_empty() {
+        return None;
+    }
+    let info = &a.ix.funcs[m];
+    let skip = usize::from(info.self_name().is_some());
+    let on_class = c.is_none() || !info.decorators.is_empty();
+    let rest = info.params.iter().skip(skip).position(|p| {
+        p.star && a.ix.nav.parent(p.node).map(|s| s.kind_name()) == Some("list_splat_pattern")
+    });
+    Some(crate::cmdwrap::CmdWrap {
+        name: name.to_string(),
+        params: params(a, m, skip, module_qual),
+        rest,
+        on_class,
+        cmds,
+    })
 }
 
 /// The scripts method `m` runs over keys its caller passes, with their bodies'
@@ -1997,7 +2120,7 @@ fn queued_fact(
 /// A template made independent of the module's syntax tree: no source offsets, every
 /// binding qualified by the module (unless it stands for a parameter), and marked as
 /// the instance's own in instance facts.
-fn sanitize(t: &Tpl, qual: &str, instance: bool) -> Tpl {
+pub(crate) fn sanitize(t: &Tpl, qual: &str, instance: bool) -> Tpl {
     let mut out = Tpl::default();
     for p in &t.parts {
         match p {
@@ -2084,7 +2207,8 @@ pub(crate) const PARAM_IDENT: &str = "param:";
 
 /// A call's arguments bound to a fact's parameters: each one's template and
 /// identity, and the identity of the project instance it is, if it is one.
-struct Bound {
+#[derive(Clone)]
+pub(crate) struct Bound {
     args: Vec<(Tpl, String)>,
     exts: Vec<Option<String>>,
 }
@@ -2129,6 +2253,18 @@ fn rebind(
     }
     out.push_str(rest);
     only_instance_markers(&out).then_some(out)
+}
+
+/// Whether a template has a hole built from a parameter's marker.
+pub(crate) fn has_param_marker(t: &Tpl) -> bool {
+    t.parts
+        .iter()
+        .any(|p| matches!(p, TPart::Hole(h) if h.binding.contains('\u{1}')))
+}
+
+/// [`apply`] with a call's bound arguments.
+pub(crate) fn apply_bound(t: &Tpl, b: &Bound, inst: Option<&Instance>) -> Option<Tpl> {
+    apply(t, &b.args, &b.exts, inst)
 }
 
 /// A fact's template with its parameters bound to `args` and its instance to `inst`.
@@ -2321,6 +2457,16 @@ impl<'t> Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Bound> {
         self.bind_args_kw(params, false, args, ctx)
+    }
+
+    /// A call's arguments bound to `params` (see [`Bound`]).
+    pub(crate) fn bind_params(
+        &mut self,
+        params: &[Param],
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Bound> {
+        self.bind_args(params, args, ctx)
     }
 
     /// [`Self::bind_args`], where `extra_kw` says a `**kwargs` takes the keywords

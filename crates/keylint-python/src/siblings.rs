@@ -238,7 +238,9 @@ pub fn sibling_import_allowed(top: &str) -> bool {
     !(STDLIB.contains(&top)
         || lower.contains("redis")
         || lower.starts_with("valkey")
-        || crate::byuse::LOOKALIKE_LIBRARIES.contains(&top))
+        || crate::byuse::LOOKALIKE_LIBRARIES
+            .iter()
+            .any(|l| l.split('.').next() == Some(top)))
 }
 
 #[cfg(test)]

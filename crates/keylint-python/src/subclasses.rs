@@ -46,6 +46,63 @@ pub(crate) fn subclass_defines(src: &str, root: Node<'_>, class: &str, attr: &st
     }
 }
 
+/// The classes of the file (`src`, `root`) derived from `class` (directly, or
+/// through a class of the file derived from it) that define method `m` in their
+/// body, by name; `None` when the file has too many classes to tell.
+pub(crate) fn derived_defining(
+    src: &str,
+    root: Node<'_>,
+    class: &str,
+    m: &str,
+) -> Option<Vec<String>> {
+    let mut classes = Vec::new();
+    collect_classes(root, &mut classes)?;
+    let name_of = |c: Node<'_>| c.field(Field::Name).map(|n| &src[n.byte_range()]);
+    let mut derived: Vec<&str> = vec![class];
+    let mut done = vec![false; classes.len()];
+    let mut out = Vec::new();
+    loop {
+        let mut grew = false;
+        for (i, &c) in classes.iter().enumerate() {
+            if done[i] || !bases(c, src).iter().any(|b| derived.contains(b)) {
+                continue;
+            }
+            done[i] = true;
+            grew = true;
+            if let Some(n) = name_of(c) {
+                if defines_method(c, src, m) {
+                    out.push(n.to_string());
+                }
+                derived.push(n);
+            }
+        }
+        if !grew {
+            return Some(out);
+        }
+    }
+}
+
+/// Whether class `c` defines method `m` in its body (decorated or not).
+fn defines_method(c: Node<'_>, src: &str, m: &str) -> bool {
+    let Some(body) = c.field(Field::Body) else {
+        return false;
+    };
+    let mut cursor = body.walk();
+    let found = body.named_children(&mut cursor).any(|n| {
+        let f = if n.kind_name() == "decorated_definition" {
+            n.field(Field::Definition)
+        } else {
+            Some(n)
+        };
+        f.is_some_and(|f| {
+            f.kind_name() == "function_definition"
+                && f.field(Field::Name)
+                    .is_some_and(|x| &src[x.byte_range()] == m)
+        })
+    });
+    found
+}
+
 /// Whether a class header of `src` may name `class` among its bases: a line
 /// `class X(…class…)`, or a header whose bases go on past its line. A cheap test
 /// before a file is parsed.
@@ -94,10 +151,17 @@ fn bases<'s>(c: Node<'_>, src: &'s str) -> Vec<&'s str> {
     };
     let mut cursor = args.walk();
     args.named_children(&mut cursor)
-        .filter_map(|b| match b.kind_name() {
-            "identifier" => Some(&src[b.byte_range()]),
-            "attribute" => b.field(Field::Attribute).map(|a| &src[a.byte_range()]),
-            _ => None,
+        .filter_map(|b| {
+            // `Base[str]`, a generic base: the class it subscripts.
+            let b = match b.kind_name() {
+                "subscript" => b.field(Field::Value)?,
+                _ => b,
+            };
+            match b.kind_name() {
+                "identifier" => Some(&src[b.byte_range()]),
+                "attribute" => b.field(Field::Attribute).map(|a| &src[a.byte_range()]),
+                _ => None,
+            }
         })
         .collect()
 }

@@ -95,6 +95,7 @@ pub fn code_keys(paths: &[PathBuf]) -> Result<Vec<CodeKey>, String> {
                     index: None,
                     module: None,
                     big_stack: false,
+                    reached: false,
                 })
                 .model;
             for k in &model.keys {

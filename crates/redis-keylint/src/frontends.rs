@@ -153,6 +153,7 @@ mod tests {
                     index: None,
                     module: None,
                     big_stack: false,
+                    reached: false,
                 });
                 assert_eq!(lowered.model.lang, lang, "{source:?}");
                 let _ = lang.may_use_redis(source.as_bytes(), &options);

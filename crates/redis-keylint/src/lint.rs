@@ -123,6 +123,7 @@ fn lint_source_with(
         index: project.map(|(i, _)| i),
         module: project.and_then(|(_, m)| m),
         big_stack: BIG_STACK.get(),
+        reached,
     });
     lowered.model.facts.project_tags = judging.tags;
     let findings = if judging.unknown {

@@ -26,7 +26,7 @@ pub(crate) enum ClientKind {
 }
 
 impl ClientKind {
-    fn merge(self, other: ClientKind) -> ClientKind {
+    pub(crate) fn merge(self, other: ClientKind) -> ClientKind {
         if self == other {
             self
         } else {
@@ -2218,7 +2218,12 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// elsewhere, so only "a client" is known and the kind is left to the profile.
     fn client_from_callers(&mut self, f: FuncId, param: Node<'t>) -> Option<Value<'t>> {
         let info = self.ix.funcs[f].clone();
-        if info.is_lambda || !info.decorators.iter().all(|d| d == "staticmethod") {
+        if info.is_lambda
+            || !info
+                .decorators
+                .iter()
+                .all(|d| d == "staticmethod" || d == "classmethod")
+        {
             return None;
         }
         let idx = info.params.iter().position(|p| p.node.id() == param.id())?;
@@ -2240,18 +2245,41 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !self.in_progress.insert(guard) {
             return None;
         }
-        let sites = self
+        let mut sites = self
             .calls_by_name
             .get(lookup.as_str())
             .cloned()
             .unwrap_or_default();
+        if info.name == "__init__" {
+            // `cls(…)` in a class method of the class makes one too.
+            let own =
+                |func: Option<FuncId>| func.is_some_and(|g| self.ix.funcs[g].class == info.class);
+            sites.extend(
+                self.calls_by_name
+                    .get("cls")
+                    .into_iter()
+                    .flatten()
+                    .filter(|(_, func)| own(*func))
+                    .copied(),
+            );
+            // Made by `type(self)(…)` or `self.__class__(…)`: not every construction
+            // is seen.
+            if let Some(c) = info.class {
+                let body = text(self.ix.classes[c].node, self.src());
+                if body.contains("type(self)(") || body.contains("__class__(") {
+                    self.in_progress.remove(&guard);
+                    return None;
+                }
+            }
+        }
         let one_site = match sites.as_slice() {
             [(c, _)] => Some(*c),
             _ => None,
         };
         let mut pipe: Option<PipeId> = None;
         let mut kind: Option<ClientKind> = None;
-        let mut ok = !sites.is_empty();
+        let in_file = sites.len();
+        let mut ok = true;
         for (call, func) in sites {
             if !ok {
                 break;
@@ -2264,7 +2292,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             // The site must call this very function.
             let target = match self.eval(callee, &ctx) {
                 Value::Func { id, .. } => id == f,
-                Value::Class(c) => info.class == Some(c) && info.name == "__init__",
+                Value::Class(c) | Value::ClsObj(c) => {
+                    info.class == Some(c) && info.name == "__init__"
+                }
                 _ => false,
             };
             if !target {
@@ -2297,6 +2327,38 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => ok = false,
             }
         }
+        // The calls of other modules, for a parameter the function uses as a client
+        // (`callerflow.rs`).
+        let mut elsewhere = 0;
+        if ok && pipe.is_none() && !self.summarising {
+            let target = self
+                .project
+                .is_some()
+                .then(|| self.call_target(&info, idx - usize::from(skip_self), &p.name))
+                .flatten()
+                .filter(|_| self.receives_commands(f, &p.name));
+            if let Some(target) = target {
+                match self.project.and_then(|s| s.passed_clients(&target)) {
+                    Some(passed) => {
+                        elsewhere = passed.sites;
+                        if let Some(k) = passed.kind {
+                            kind = Some(kind.map_or(k, |x| x.merge(k)));
+                        }
+                        if passed.defaulted {
+                            match p.default.map(|d| self.eval(d, &Ctx::at(info.parent))) {
+                                Some(Value::Client(k)) => {
+                                    kind = Some(kind.map_or(k, |x| x.merge(k)));
+                                }
+                                Some(Value::Null) => {}
+                                _ => ok = false,
+                            }
+                        }
+                    }
+                    None => ok = false,
+                }
+            }
+        }
+        ok &= in_file + elsewhere > 0;
         self.in_progress.remove(&guard);
         if pipe.is_some() && kind.is_some() {
             return None;

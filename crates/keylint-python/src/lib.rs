@@ -19,6 +19,7 @@ mod boundpipe;
 mod buckets;
 mod builders;
 mod byuse;
+mod callerflow;
 mod chunks;
 mod classname;
 mod cmdnames;

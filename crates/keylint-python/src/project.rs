@@ -68,7 +68,14 @@ pub struct Project {
     /// [`Scope::ctor_arg_class`]): per module, class, parameter, the module and
     /// name of that class, with what finding it read.
     callers: Mutex<HashMap<(String, String, usize), CallersOf>>,
+    /// What the calls of other modules pass for a parameter (see
+    /// [`Scope::passed_clients`]): per module, function and parameter, with what
+    /// finding it read.
+    passed: Mutex<HashMap<(String, String, usize), PassedOf>>,
 }
+
+/// What the calls of other modules pass for one parameter.
+type PassedOf = (Option<crate::callerflow::Passed>, Vec<ModuleDep>);
 
 /// What the constructor calls of a class pass for one parameter.
 type CallersOf = (Option<(String, String)>, Vec<ModuleDep>);
@@ -500,6 +507,7 @@ impl Project {
             shallow: Mutex::new(HashMap::new()),
             trees: Mutex::new(HashMap::new()),
             callers: Mutex::new(HashMap::new()),
+            passed: Mutex::new(HashMap::new()),
         }
     }
 
@@ -635,6 +643,9 @@ pub(crate) struct Scope<'p> {
     isolated: bool,
     /// Summarised with what the other modules have alone.
     shallow: bool,
+    /// Read for the calls it makes of another module's function: its own
+    /// parameters are not followed into other files in turn.
+    no_callers: bool,
 }
 
 impl<'p> Scope<'p> {
@@ -656,6 +667,7 @@ impl<'p> Scope<'p> {
             bare: false,
             isolated: false,
             shallow: false,
+            no_callers: false,
         }
     }
 
@@ -924,6 +936,178 @@ impl<'p> Scope<'p> {
             Fact::Class(c) if c.client.is_none() => Some(c.clone()),
             _ => None,
         }
+    }
+
+    /// The module file and the names in it that the dotted `path` (as this module's
+    /// imports wrote it) reaches, following re-exports: `("deploy/helper.py",
+    /// ["Helper", "make"])` for `apps.deploy.helper.Helper.make`. `None` for what is
+    /// not in the project, or a module itself.
+    pub(crate) fn locate(&self, path: &str) -> Option<(String, Vec<String>)> {
+        self.locate_from(&self.path.clone(), path, 0)
+    }
+
+    fn locate_from(&self, from: &str, path: &str, hops: u32) -> Option<(String, Vec<String>)> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let level = path.bytes().take_while(|&b| b == b'.').count();
+        let rest = &path[level..];
+        let segs: Vec<&str> = if rest.is_empty() {
+            Vec::new()
+        } else {
+            rest.split('.').collect()
+        };
+        if segs
+            .iter()
+            .any(|s| s.is_empty() || s.contains(['(', '[', ' ']))
+        {
+            return None;
+        }
+        if level == 0 {
+            let first = *segs.first()?;
+            if matches!(first, "redis" | "aioredis" | "builtins" | "__future__") {
+                return None;
+            }
+            self.resolve(from, 0, first)?;
+        }
+        let min = usize::from(level == 0);
+        for k in (min..=segs.len()).rev() {
+            let module = segs[..k].join(".");
+            match self.resolve(from, level, &module) {
+                None => continue,
+                Some(ModuleFile::Namespace) => return None,
+                Some(ModuleFile::Source(file)) => {
+                    if k == segs.len() {
+                        return None;
+                    }
+                    let facts = self.facts(&file)?;
+                    if let Some(Fact::Alias(p)) = facts.names.get(segs[k]) {
+                        let full = if k + 1 == segs.len() {
+                            p.clone()
+                        } else {
+                            format!("{p}.{}", segs[k + 1..].join("."))
+                        };
+                        return self.locate_from(&file, &full, hops + 1);
+                    }
+                    return Some((file, segs[k..].iter().map(|s| s.to_string()).collect()));
+                }
+            }
+        }
+        None
+    }
+
+    /// What every call of the project's other modules that reaches `target` (a
+    /// function of this module) passes for its parameter (see `callerflow.rs`):
+    /// `None` when one cannot be told or passes anything but a client or `None`, or
+    /// more than [`MAX_CALLER_FILES`] files mention the function's name.
+    pub(crate) fn passed_clients(
+        &self,
+        target: &crate::callerflow::CallTarget,
+    ) -> Option<crate::callerflow::Passed> {
+        if self.isolated || self.no_callers {
+            return None;
+        }
+        let key = (self.path.clone(), target.names.join("."), target.index);
+        let cached = self
+            .project
+            .passed
+            .lock()
+            .expect("project lock")
+            .get(&key)
+            .cloned();
+        let (found, deps) = match cached {
+            Some(c) => c,
+            None => {
+                let mut deps = Vec::new();
+                let found = self.calls_elsewhere(target, &mut deps);
+                self.project
+                    .passed
+                    .lock()
+                    .expect("project lock")
+                    .entry(key)
+                    .or_insert((found, deps))
+                    .clone()
+            }
+        };
+        for d in deps {
+            self.note(d);
+        }
+        found
+    }
+
+    fn calls_elsewhere(
+        &self,
+        target: &crate::callerflow::CallTarget,
+        deps: &mut Vec<ModuleDep>,
+    ) -> Option<crate::callerflow::Passed> {
+        use crate::callerflow::SiteArg;
+        // The files that mention the class (the reverse index knows class names),
+        // read for calls of the name they call.
+        let class = target.names.first()?.clone();
+        let lookup = target.names.last()?.clone();
+        let files = self.project.loader.mentions(&self.path, &class);
+        deps.push(ModuleDep::Mentions {
+            from: self.path.clone(),
+            word: class.clone(),
+            found: files.clone(),
+        });
+        let others: Vec<String> = files?.into_iter().filter(|f| *f != self.path).collect();
+        if others.len() > MAX_CALLER_FILES {
+            return None;
+        }
+        let mut out = crate::callerflow::Passed::default();
+        for file in others {
+            deps.push(ModuleDep::Read { path: file.clone() });
+            let text = self.project.loader.read(&file)?;
+            if !text.contains(lookup.as_str()) {
+                continue;
+            }
+            let (limit, whole) = crate::parse_limit(&text);
+            if !whole {
+                return None;
+            }
+            let tree = self.project.tree(&file, &text[..limit])?;
+            let nav = Nav::build(tree.root_node());
+            let mut scope = Scope::new(self.project, file.clone(), Vec::new());
+            scope.no_callers = true;
+            let verdict = {
+                let mut a = Analyzer::new(&nav, &text[..limit], &self.project.options, None);
+                a.project = Some(&scope);
+                if a.ix.too_deep {
+                    None
+                } else {
+                    a.index_calls();
+                    let calls = a
+                        .calls_by_name
+                        .get(lookup.as_str())
+                        .cloned()
+                        .unwrap_or_default();
+                    let mut ok = Some(());
+                    for (call, func) in calls {
+                        match a.call_passes(call, func, &self.path, target) {
+                            SiteArg::Other => {}
+                            SiteArg::Unknown => {
+                                ok = None;
+                                break;
+                            }
+                            SiteArg::Client(k) => {
+                                out.sites += 1;
+                                out.kind = Some(out.kind.map_or(k, |x| x.merge(k)));
+                            }
+                            SiteArg::Null => out.sites += 1,
+                            SiteArg::Default => {
+                                out.sites += 1;
+                                out.defaulted = true;
+                            }
+                        }
+                    }
+                    ok
+                }
+            };
+            deps.extend(scope.into_deps());
+            verdict?;
+        }
+        Some(out)
     }
 
     /// `settings.NAME` of `from django.conf import settings`: the string every settings

@@ -2330,7 +2330,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         // The calls of other modules, for a parameter the function uses as a client
         // (`callerflow.rs`).
         let mut elsewhere = 0;
-        if ok && pipe.is_none() && !self.summarising {
+        // A parameter annotated as a client needs no caller to say it.
+        let annotated = p.annotation.is_some_and(|a| {
+            matches!(self.annotated_value(a), Some(Value::Client(_)))
+        });
+        if ok && pipe.is_none() && !self.summarising && !annotated {
             let target = self
                 .project
                 .is_some()

@@ -1059,7 +1059,11 @@ impl<'p> Scope<'p> {
         for file in others {
             deps.push(ModuleDep::Read { path: file.clone() });
             let text = self.project.loader.read(&file)?;
-            if !text.contains(lookup.as_str()) {
+            // A file that never writes `name(` (or `name (`) calls nothing by it.
+            let calls_it = text.match_indices(lookup.as_str()).any(|(i, _)| {
+                text[i + lookup.len()..].trim_start_matches([' ', '\t']).starts_with('(')
+            });
+            if !calls_it {
                 continue;
             }
             let (limit, whole) = crate::parse_limit(&text);

@@ -2331,9 +2331,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         // (`callerflow.rs`).
         let mut elsewhere = 0;
         // A parameter annotated as a client needs no caller to say it.
-        let annotated = p.annotation.is_some_and(|a| {
-            matches!(self.annotated_value(a), Some(Value::Client(_)))
-        });
+        let annotated = p
+            .annotation
+            .is_some_and(|a| matches!(self.annotated_value(a), Some(Value::Client(_))));
         if ok && pipe.is_none() && !self.summarising && !annotated {
             let target = self
                 .project
@@ -3896,12 +3896,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Value::Client(ClientKind::Unknown)
             }
             // `from app.extensions import redis`, `current_app.redis`: a name imported
-            // from the application, not the redis library itself.
+            // from the application, not the redis library itself, nor a library named
+            // like a client (`import django_redis`).
             Value::Symbol(p)
                 if !(p == "redis"
                     || p.starts_with("redis.")
                     || p == "aioredis"
-                    || p.starts_with("aioredis."))
+                    || p.starts_with("aioredis.")
+                    || crate::byuse::LOOKALIKE_LIBRARIES.iter().any(|l| {
+                        p.strip_prefix(l)
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                    }))
                     && self.is_receiver_name(n) =>
             {
                 Value::Client(ClientKind::Unknown)
@@ -3923,6 +3928,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return Value::Foreign;
             }
             return Value::Client(k);
+        }
+        // django-redis's `get_redis_connection(alias)`: the raw redis-py client of a
+        // cache (a `Redis` by default; a cluster client if the project configures
+        // one), so its kind is left to the profile.
+        if matches!(
+            path,
+            "django_redis.get_redis_connection" | "django_redis.client.get_redis_connection"
+        ) {
+            return Value::Client(ClientKind::Unknown);
         }
         // `with redis.utils.pipeline(r) as p:`: redis-py's context manager around
         // `r.pipeline()`, executed when the block ends.

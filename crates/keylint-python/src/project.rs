@@ -1061,7 +1061,9 @@ impl<'p> Scope<'p> {
             let text = self.project.loader.read(&file)?;
             // A file that never writes `name(` (or `name (`) calls nothing by it.
             let calls_it = text.match_indices(lookup.as_str()).any(|(i, _)| {
-                text[i + lookup.len()..].trim_start_matches([' ', '\t']).starts_with('(')
+                text[i + lookup.len()..]
+                    .trim_start_matches([' ', '\t'])
+                    .starts_with('(')
             });
             if !calls_it {
                 continue;

@@ -2536,3 +2536,21 @@ fn rules_of(m: &FileModel) -> Vec<Rule> {
         .map(|f| f.rule)
         .collect()
 }
+
+#[test]
+fn django_redis_connections_are_clients() {
+    // `get_redis_connection(alias)` is the raw redis-py client of a cache, reached
+    // through the module (whose name reads like a client's) or imported.
+    for src in [
+        "import django_redis\n\ndef f(i):\n    c = django_redis.get_redis_connection('t')\n    return c.mget(f'a:{i}', f'b:{i}')\n",
+        "import django_redis as dr\n\ndef f(i):\n    return dr.get_redis_connection('t').mget(f'a:{i}', f'b:{i}')\n",
+        "from django_redis import get_redis_connection\n\ndef f(i):\n    return get_redis_connection().mget(f'a:{i}', f'b:{i}')\n",
+    ] {
+        assert_eq!(lower(src).units.len(), 1, "{src}");
+    }
+    // The module itself is no client.
+    let m = lower(
+        "import django_redis\n\ndef f(i):\n    return django_redis.mget(f'a:{i}', f'b:{i}')\n",
+    );
+    assert!(m.units.is_empty());
+}

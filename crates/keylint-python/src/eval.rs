@@ -2211,9 +2211,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(appends)
     }
 
-    /// A parameter that every call site of its function in this file fills with a
-    /// redis-py client (`Queue("x", connection=Redis())`, `helper(self.redis)`), the
-    /// default included when a site leaves it out. The kind is the sites' common kind
+    /// A parameter that every call site of its function fills with a redis-py client
+    /// (`Queue("x", connection=Redis())`, `helper(self.redis)`), the default included
+    /// when a site leaves it out: the sites of this file, and for a class or static
+    /// method or a constructor, those of the files that mention the class
+    /// (`callerflow.rs`). The kind is the sites' common kind
     /// for a private function or class (`_name`); a public one may also be called from
     /// elsewhere, so only "a client" is known and the kind is left to the profile.
     fn client_from_callers(&mut self, f: FuncId, param: Node<'t>) -> Option<Value<'t>> {

@@ -1245,8 +1245,9 @@ impl<'p> Scope<'p> {
     /// The command wrappers (`cmdwrap.rs`) that classes of other modules of the
     /// project, derived from `class` (a class of this module), define as their
     /// method `m`: what `self.m(…)` in a method of `class` sends when `class` leaves
-    /// `m` to its subclasses. Sorted by name; empty when a file cannot be read or
-    /// told, or more than [`MAX_CALLER_FILES`] files would be parsed.
+    /// `m` to its subclasses. Sorted by name; empty when a subclass in a module that
+    /// names Redis defines `m` another way, when a file cannot be read or told, or
+    /// when more than [`MAX_CALLER_FILES`] files would be parsed.
     pub(crate) fn subclass_cmd_wraps(
         &self,
         class: &str,
@@ -1284,13 +1285,21 @@ impl<'p> Scope<'p> {
                 continue;
             }
             let Some(facts) = self.facts(&file) else {
-                continue;
+                return Vec::new();
             };
+            // A subclass in a module that uses Redis and defines the method its own
+            // way (a cluster backend that splits the keys) may be the one in use:
+            // nothing is said then. Backends that never name Redis do not count.
+            let redis_module = keylint_core::prefilter::mentions_redis(text.as_bytes());
             for n in names {
-                if let Some(Fact::Class(c)) = facts.names.get(&n) {
-                    if let Some(w) = c.cmd_wrap(m) {
-                        found.push(w);
-                    }
+                let wrap = match facts.names.get(&n) {
+                    Some(Fact::Class(c)) => c.cmd_wrap(m),
+                    _ => None,
+                };
+                match wrap {
+                    Some(w) => found.push(w),
+                    None if redis_module => return Vec::new(),
+                    None => {}
                 }
             }
         }

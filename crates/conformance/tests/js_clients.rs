@@ -2,11 +2,11 @@
 //! on a real three-master cluster with keys in several slots, and the method tables
 //! in `crates/keylint-javascript-data/`, checked against the installed packages.
 //!
-//! The test installs the packages pinned (by major version) in
-//! `fixtures/javascript/package.json` (ioredis 6 and 5, node-redis 6, 5 and 4; the
-//! older majors under aliases such as `redis-v4`) from the npm registry into a folder under
-//! Cargo's test temp dir (`npm install --no-audit --no-fund`, reused while the
-//! package.json is unchanged). It skips, with a message, only when `node` or `npm`
+//! The test installs the packages of `fixtures/javascript/package.json` (ioredis 6 and 5,
+//! node-redis 6, 5 and 4; the older majors under aliases such as `redis-v4`) at the
+//! exact versions `fixtures/javascript/package-lock.json` locks, from the npm registry
+//! into a folder under Cargo's test temp dir (`npm ci --no-audit --no-fund`, reused
+//! while the two files are unchanged). It skips, with a message, only when `node` or `npm`
 //! is missing, and fails instead when `CI` is set. Then:
 //!
 //! 1. `scripts/gen-js-methods.js` regenerates both method tables from the installed

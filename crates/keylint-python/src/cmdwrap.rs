@@ -225,29 +225,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                                         star: false,
                                     };
                                 }
-                                match me.eval(n, &inner) {
-                                    Value::Str(t) => {
-                                        from_params |= crate::project::has_param_marker(&t);
-                                        CmdArg::Key(crate::project::sanitize(
-                                            &t,
-                                            module_qual,
-                                            c.is_some(),
-                                        ))
-                                    }
-                                    _ => CmdArg::Other { star: false },
-                                }
+                                let (a, built) = me.built_arg(n, &inner, module_qual, c.is_some());
+                                from_params |= built;
+                                a
                             })
                             .collect();
                         return CmdArg::List(items);
                     }
                 }
-                match me.eval(e.node, &inner) {
-                    Value::Str(t) => {
-                        from_params |= crate::project::has_param_marker(&t);
-                        CmdArg::Key(crate::project::sanitize(&t, module_qual, c.is_some()))
-                    }
-                    _ => CmdArg::Other { star: false },
-                }
+                let (a, built) = me.built_arg(e.node, &inner, module_qual, c.is_some());
+                from_params |= built;
+                a
             };
             let pos: Vec<CmdArg> = pos.iter().map(|e| arg(self, e)).collect();
             let kw: Vec<(String, CmdArg)> =
@@ -265,6 +253,26 @@ impl<'t> crate::lower::Analyzer<'t> {
             });
         }
         out
+    }
+
+    /// What argument `n` of a wrapped command is when it is no parameter: a key
+    /// template (evaluated with the parameters bound to markers, `inner`), made
+    /// independent of this module's tree, or something else; and whether it is built
+    /// from a parameter.
+    fn built_arg(
+        &mut self,
+        n: Node<'t>,
+        inner: &Ctx<'t>,
+        module_qual: &str,
+        instance: bool,
+    ) -> (CmdArg, bool) {
+        match self.eval(n, inner) {
+            Value::Str(t) => (
+                CmdArg::Key(crate::project::sanitize(&t, module_qual, instance)),
+                crate::project::has_param_marker(&t),
+            ),
+            _ => (CmdArg::Other { star: false }, false),
+        }
     }
 
     /// A call of a command wrapper of another module (see the module's

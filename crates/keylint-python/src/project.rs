@@ -31,6 +31,7 @@ use crate::tpl::{is_keylike_label, HoleInfo, TPart, Tpl};
 use crate::Options;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use tree_sitter::Node;
@@ -102,6 +103,14 @@ struct Summary {
 pub(crate) struct ModuleFacts {
     names: HashMap<String, Fact>,
     deps: Vec<ModuleDep>,
+}
+
+/// Where a dotted path leads in the project (see [`Scope::reach`]).
+enum Reached<'a> {
+    /// A module (or namespace package) itself.
+    Module,
+    /// Names of the module `file`: the first one is defined (or imported) there.
+    Name { file: String, names: Vec<&'a str> },
 }
 
 /// Modules summarised inside each other, at most (a chain of imports this long is
@@ -808,9 +817,24 @@ impl<'p> Scope<'p> {
         if hops > MAX_HOPS {
             return None;
         }
+        match self.reach(from, path)? {
+            Reached::Module => Some(Fact::Module),
+            Reached::Name { file, names } => {
+                let facts = self.facts(&file)?;
+                let fact = facts.names.get(names[0])?.clone();
+                self.walk(&file, fact, &names[1..], hops)
+            }
+        }
+    }
+
+    /// Where the dotted `path` (as the imports of module `from` wrote it) leads: a
+    /// module of the project itself, or the module file that holds its first name
+    /// that is not a module, with the names from there on. `None` for what is not in
+    /// the project (the client library and the builtins never are).
+    fn reach<'a>(&self, from: &str, path: &'a str) -> Option<Reached<'a>> {
         let level = path.bytes().take_while(|&b| b == b'.').count();
         let rest = &path[level..];
-        let segs: Vec<&str> = if rest.is_empty() {
+        let segs: Vec<&'a str> = if rest.is_empty() {
             Vec::new()
         } else {
             rest.split('.').collect()
@@ -835,15 +859,16 @@ impl<'p> Scope<'p> {
             match self.resolve(from, level, &module) {
                 None => continue,
                 Some(ModuleFile::Namespace) => {
-                    return (k == segs.len()).then_some(Fact::Module);
+                    return (k == segs.len()).then_some(Reached::Module);
                 }
                 Some(ModuleFile::Source(file)) => {
                     if k == segs.len() {
-                        return Some(Fact::Module);
+                        return Some(Reached::Module);
                     }
-                    let facts = self.facts(&file)?;
-                    let fact = facts.names.get(segs[k])?.clone();
-                    return self.walk(&file, fact, &segs[k + 1..], hops);
+                    return Some(Reached::Name {
+                        file,
+                        names: segs[k..].to_vec(),
+                    });
                 }
             }
         }
@@ -950,50 +975,18 @@ impl<'p> Scope<'p> {
         if hops > MAX_HOPS {
             return None;
         }
-        let level = path.bytes().take_while(|&b| b == b'.').count();
-        let rest = &path[level..];
-        let segs: Vec<&str> = if rest.is_empty() {
-            Vec::new()
-        } else {
-            rest.split('.').collect()
-        };
-        if segs
-            .iter()
-            .any(|s| s.is_empty() || s.contains(['(', '[', ' ']))
-        {
+        let Reached::Name { file, names } = self.reach(from, path)? else {
             return None;
+        };
+        let facts = self.facts(&file)?;
+        if let Some(Fact::Alias(p)) = facts.names.get(names[0]) {
+            let full = std::iter::once(p.as_str())
+                .chain(names[1..].iter().copied())
+                .collect::<Vec<_>>()
+                .join(".");
+            return self.locate_from(&file, &full, hops + 1);
         }
-        if level == 0 {
-            let first = *segs.first()?;
-            if matches!(first, "redis" | "aioredis" | "builtins" | "__future__") {
-                return None;
-            }
-            self.resolve(from, 0, first)?;
-        }
-        let min = usize::from(level == 0);
-        for k in (min..=segs.len()).rev() {
-            let module = segs[..k].join(".");
-            match self.resolve(from, level, &module) {
-                None => continue,
-                Some(ModuleFile::Namespace) => return None,
-                Some(ModuleFile::Source(file)) => {
-                    if k == segs.len() {
-                        return None;
-                    }
-                    let facts = self.facts(&file)?;
-                    if let Some(Fact::Alias(p)) = facts.names.get(segs[k]) {
-                        let full = if k + 1 == segs.len() {
-                            p.clone()
-                        } else {
-                            format!("{p}.{}", segs[k + 1..].join("."))
-                        };
-                        return self.locate_from(&file, &full, hops + 1);
-                    }
-                    return Some((file, segs[k..].iter().map(|s| s.to_string()).collect()));
-                }
-            }
-        }
-        None
+        Some((file, names.iter().map(|s| s.to_string()).collect()))
     }
 
     /// What every call of the project's other modules that reaches `target` (a
@@ -1193,6 +1186,44 @@ impl<'p> Scope<'p> {
             && crate::ctorflow::constructions(src, root, class, true).is_some()
     }
 
+    /// Visits, in order, the other files of the project that mention `class` (a class
+    /// of this module) and may derive from it with a class that writes `word`,
+    /// parsed whole: `visit(file, text, root)` goes on or stops with an answer.
+    /// `None` when a file cannot be read or parsed whole, or more than
+    /// [`MAX_CALLER_FILES`] files would be parsed: what their classes do cannot be
+    /// told.
+    fn subclass_files<T>(
+        &self,
+        class: &str,
+        word: &str,
+        mut visit: impl FnMut(&str, &str, Node<'_>) -> ControlFlow<T>,
+    ) -> Option<ControlFlow<T>> {
+        let loader = &self.project.loader;
+        let mut parsed = 0usize;
+        for file in self.noted_mentions(class).unwrap_or_default() {
+            if file == self.path {
+                continue;
+            }
+            self.note(ModuleDep::Read { path: file.clone() });
+            let text = loader.read(&file)?;
+            // A file that never writes the name, or no class header naming the
+            // class, cannot define it in a subclass.
+            if !text.contains(word) || !crate::subclasses::may_derive(&text, class) {
+                continue;
+            }
+            parsed += 1;
+            let (limit, whole) = crate::parse_limit(&text);
+            let tree = match self.project.tree(&file, &text[..limit]) {
+                Some(t) if whole && parsed <= MAX_CALLER_FILES => t,
+                _ => return None,
+            };
+            if let ControlFlow::Break(t) = visit(&file, &text[..limit], tree.root_node()) {
+                return Some(ControlFlow::Break(t));
+            }
+        }
+        Some(ControlFlow::Continue(()))
+    }
+
     /// Whether a class of another module of the project, derived from `class` (a
     /// class of this module), defines `attr` its own way (see `subclasses.rs`). A
     /// file that cannot be read or told counts as one that does.
@@ -1204,40 +1235,16 @@ impl<'p> Scope<'p> {
         if let Some(&known) = self.overrides.borrow().get(&key) {
             return known;
         }
-        let loader = &self.project.loader;
-        let files = self.noted_mentions(class);
-        let mut found = false;
-        let mut parsed = 0usize;
-        for file in files.unwrap_or_default() {
-            if file == self.path {
-                continue;
-            }
-            self.note(ModuleDep::Read { path: file.clone() });
-            let Some(text) = loader.read(&file) else {
-                found = true;
-                break;
-            };
-            // A file that never writes the attribute's name, or no class header
-            // naming the class, cannot define it in a subclass.
-            if !text.contains(attr) || !crate::subclasses::may_derive(&text, class) {
-                continue;
-            }
-            parsed += 1;
-            let (limit, whole) = crate::parse_limit(&text);
-            let tree = match self.project.tree(&file, &text[..limit]) {
-                Some(t) if whole && parsed <= MAX_CALLER_FILES => t,
-                _ => {
-                    found = true;
-                    break;
+        let found = !matches!(
+            self.subclass_files(class, attr, |_, text, root| {
+                if crate::subclasses::subclass_defines(text, root, class, attr) == Some(false) {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
                 }
-            };
-            if crate::subclasses::subclass_defines(&text[..limit], tree.root_node(), class, attr)
-                != Some(false)
-            {
-                found = true;
-                break;
-            }
-        }
+            }),
+            Some(ControlFlow::Continue(()))
+        );
         self.overrides.borrow_mut().insert(key, found);
         found
     }
@@ -1256,36 +1263,16 @@ impl<'p> Scope<'p> {
         if self.isolated {
             return Vec::new();
         }
-        let loader = self.project.loader.clone();
         let mut found = Vec::new();
-        let mut parsed = 0usize;
-        for file in self.noted_mentions(class).unwrap_or_default() {
-            if file == self.path {
-                continue;
-            }
-            self.note(ModuleDep::Read { path: file.clone() });
-            let Some(text) = loader.read(&file) else {
-                return Vec::new();
-            };
-            if !text.contains(m) || !crate::subclasses::may_derive(&text, class) {
-                continue;
-            }
-            parsed += 1;
-            let (limit, whole) = crate::parse_limit(&text);
-            let tree = match self.project.tree(&file, &text[..limit]) {
-                Some(t) if whole && parsed <= MAX_CALLER_FILES => t,
-                _ => return Vec::new(),
-            };
-            let Some(names) =
-                crate::subclasses::derived_defining(&text[..limit], tree.root_node(), class, m)
-            else {
-                return Vec::new();
+        let visited = self.subclass_files(class, m, |file, text, root| {
+            let Some(names) = crate::subclasses::derived_defining(text, root, class, m) else {
+                return ControlFlow::Break(());
             };
             if names.is_empty() {
-                continue;
+                return ControlFlow::Continue(());
             }
-            let Some(facts) = self.facts(&file) else {
-                return Vec::new();
+            let Some(facts) = self.facts(file) else {
+                return ControlFlow::Break(());
             };
             // A subclass in a module that uses Redis and defines the method its own
             // way (a cluster backend that splits the keys) may be the one in use:
@@ -1298,10 +1285,14 @@ impl<'p> Scope<'p> {
                 };
                 match wrap {
                     Some(w) => found.push(w),
-                    None if redis_module => return Vec::new(),
+                    None if redis_module => return ControlFlow::Break(()),
                     None => {}
                 }
             }
+            ControlFlow::Continue(())
+        });
+        if !matches!(visited, Some(ControlFlow::Continue(()))) {
+            return Vec::new();
         }
         found.sort_by(|a, b| a.name.cmp(&b.name));
         found

@@ -18,32 +18,11 @@ const MAX_CLASSES: usize = 512;
 /// Whether a class of the file (`src`, `root`) derived from `class` defines `attr`;
 /// `None` when the file has too many classes to tell.
 pub(crate) fn subclass_defines(src: &str, root: Node<'_>, class: &str, attr: &str) -> Option<bool> {
-    let mut classes = Vec::new();
-    collect_classes(root, &mut classes)?;
-    let name_of = |c: Node<'_>| c.field(Field::Name).map(|n| &src[n.byte_range()]);
-    let mut derived: Vec<&str> = vec![class];
-    let mut done = vec![false; classes.len()];
-    // A subclass of a subclass of this file may come first: repeat until no class
-    // joins (at most once a class).
-    loop {
-        let mut grew = false;
-        for (i, &c) in classes.iter().enumerate() {
-            if done[i] || !bases(c, src).iter().any(|b| derived.contains(b)) {
-                continue;
-            }
-            done[i] = true;
-            grew = true;
-            if defines(c, src, attr) {
-                return Some(true);
-            }
-            if let Some(n) = name_of(c) {
-                derived.push(n);
-            }
-        }
-        if !grew {
-            return Some(false);
-        }
-    }
+    Some(
+        derived_classes(src, root, class)?
+            .into_iter()
+            .any(|c| defines(c, src, attr)),
+    )
 }
 
 /// The classes of the file (`src`, `root`) derived from `class` (directly, or
@@ -55,12 +34,29 @@ pub(crate) fn derived_defining(
     class: &str,
     m: &str,
 ) -> Option<Vec<String>> {
+    Some(
+        derived_classes(src, root, class)?
+            .into_iter()
+            .filter(|&c| defines_method(c, src, m))
+            .filter_map(|c| {
+                c.field(Field::Name)
+                    .map(|n| src[n.byte_range()].to_string())
+            })
+            .collect(),
+    )
+}
+
+/// The classes of the file derived from `class`, directly or through a class of the
+/// file derived from it; `None` when the file has too many classes to tell.
+fn derived_classes<'t>(src: &str, root: Node<'t>, class: &str) -> Option<Vec<Node<'t>>> {
     let mut classes = Vec::new();
     collect_classes(root, &mut classes)?;
     let name_of = |c: Node<'_>| c.field(Field::Name).map(|n| &src[n.byte_range()]);
     let mut derived: Vec<&str> = vec![class];
     let mut done = vec![false; classes.len()];
     let mut out = Vec::new();
+    // A subclass of a subclass of this file may come first: repeat until no class
+    // joins (at most once a class).
     loop {
         let mut grew = false;
         for (i, &c) in classes.iter().enumerate() {
@@ -69,10 +65,8 @@ pub(crate) fn derived_defining(
             }
             done[i] = true;
             grew = true;
+            out.push(c);
             if let Some(n) = name_of(c) {
-                if defines_method(c, src, m) {
-                    out.push(n.to_string());
-                }
                 derived.push(n);
             }
         }

@@ -84,21 +84,29 @@ while read -r name repo commit paths; do
     mkdir -p "$dest"
     tarball=$(mktemp)
     if ! git --git-dir="$git_dir" archive --format=tar "$commit" >"$tarball" 2>/dev/null; then
-        # A snapshot may lack the contents of some large files (test data over the
-        # store's size limit): take what is linted and the top-level files alone.
-        if [ "$paths" = "-" ]; then
-            echo "missing: $repo at $commit lacks some file contents and lists no paths" >&2
+        # A snapshot may lack the contents of some large files (test data, models or
+        # databases over the store's size limit): take every file whose contents it has.
+        echo "  some file contents are missing: taking the files whose contents are present" >&2
+        mapfile -t present < <(git --git-dir="$git_dir" ls-tree -r -z "$commit" |
+            python3 -c '
+import subprocess, sys
+git_dir = sys.argv[1]
+entries = [e for e in sys.stdin.buffer.read().split(b"\0") if e]
+blobs = [(e.split(b"\t", 1)[0].split()[2], e.split(b"\t", 1)[1]) for e in entries
+         if e.split()[1] == b"blob"]
+out = subprocess.run(["git", "--git-dir=" + git_dir, "cat-file", "--batch-check"],
+                     input=b"".join(o + b"\n" for o, _ in blobs), capture_output=True).stdout
+for (_, path), line in zip(blobs, out.splitlines()):
+    if not line.endswith(b" missing"):
+        sys.stdout.buffer.write(path + b"\n")
+' "$git_dir")
+        if [ "${#present[@]}" -eq 0 ]; then
+            echo "missing: $repo at $commit has no readable file" >&2
             missing=$((missing + 1))
             rm -f "$tarball"
             continue
         fi
-        # The whole top-level directory of each linted path is taken, since the
-        # analysis reads the modules a linted file imports.
-        echo "  some file contents are missing: taking the linted top-level directories and the top-level files" >&2
-        mapfile -t top < <(git --git-dir="$git_dir" ls-tree "$commit" |
-            awk -F '\t' '{ split($1, a, " "); if (a[2] == "blob") print $2 }')
-        mapfile -t linted < <(tr ',' '\n' <<<"$paths" | cut -d/ -f1 | sort -u)
-        git --git-dir="$git_dir" archive --format=tar "$commit" -- "${top[@]}" "${linted[@]}" >"$tarball"
+        git --literal-pathspecs --git-dir="$git_dir" archive --format=tar "$commit" -- "${present[@]}" >"$tarball"
     fi
     tar -C "$dest" -xf "$tarball"
     rm -f "$tarball"

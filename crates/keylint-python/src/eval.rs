@@ -3474,6 +3474,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             return self.call_result(n, func, ctx);
         }
+        // `cast(T, x)`: `x`, for typing.
+        if let Some(x) = crate::memoglobal::uncast(n, self.src()) {
+            let typing = match func.kind_name() {
+                "identifier" => self.ix().imports.get("cast").is_some_and(|p| {
+                    matches!(p.as_str(), "typing.cast" | "typing_extensions.cast")
+                }),
+                _ => true,
+            };
+            if typing {
+                return self.eval(x, &ctx.deeper());
+            }
+        }
         if func.kind_name() == "identifier" && text(func, self.src()) == "getattr" {
             if let Some(v) = self.getattr_default(args, ctx) {
                 return v;
@@ -3662,65 +3674,102 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Value<'t> {
         match callee {
             Value::Func { id, bound } => {
-                // A declared return type says what comes back.
+                // A declared return type says what comes back. A declared pipeline
+                // (`-> Pipeline`, `-> AsyncIterator[Pipeline]` of a context manager)
+                // is read from the body first, which may tell whether it is a
+                // transaction; the annotation stands when the body says nothing.
+                // A context manager's declared type is what entering it gives
+                // (`entered_value`), not what the call returns.
+                let mut declared_pipe = None;
                 if let Some(ret) = self.ix().funcs[id].node.field(Field::ReturnType) {
                     match self.annotation(ret) {
+                        _ if is_context_manager(&self.ix().funcs[id]) => {}
                         Some(AnnotatedAs::Client(k)) => return Value::Client(k),
-                        Some(AnnotatedAs::Pipeline(k)) => {
-                            let k = self.effective(k);
-                            return Value::Pipe(self.pipe_for(n, k, Tx::Unknown, None));
-                        }
+                        Some(AnnotatedAs::Pipeline(k)) => declared_pipe = Some(k),
                         None => {}
                     }
                 }
-                if bound.is_none() && self.ix().funcs[id].parent.is_none() {
-                    // `chunks(keys, 100)`: pieces of a family of keys.
-                    if let Some(v) = self.local_chunks(id, args, n, ctx) {
-                        return v;
+                let v = self.call_func(id, bound, args, n, ctx);
+                match (v, declared_pipe) {
+                    (Value::Opaque(_) | Value::Unknown | Value::Foreign, Some(k)) => {
+                        let k = self.effective(k);
+                        Value::Pipe(self.pipe_for(n, k, Tx::Unknown, None))
                     }
-                    if let Some(v) = self.wrapped_script(id, n, args, ctx) {
-                        return v;
-                    }
-                    if let Some(v) = self.param_script_call(id, n, args, ctx) {
-                        return v;
-                    }
-                }
-                if let Some(v) = self.script_accessor(id, bound, args, ctx) {
-                    return v;
-                }
-                // A pipeline it makes, fills and hands back (`retpipe.rs`).
-                if let Some(v) = self.handed_back(id, bound, n, args, ctx) {
-                    return v;
-                }
-                // `ensure_str(parts)`: the parts again, item by item (`passthru.rs`).
-                if bound.is_none() && self.copies_items(id) {
-                    if let [one] = arg_nodes(self.ix.nav, args).as_slice() {
-                        if !matches!(one.kind_name(), "list_splat" | "dictionary_splat") {
-                            let v = self.eval(*one, &ctx.deeper());
-                            if matches!(v, Value::Seq { .. }) {
-                                return v;
-                            }
-                        }
-                    }
-                }
-                let (pos, kw) = self.call_args(args, ctx);
-                let v = match self.call_builder(id, bound, pos, kw, ctx) {
-                    Some(v) => self.pipe_at_site(v, id, n),
-                    None => self
-                        .memo_factory(id, ctx)
-                        .or_else(|| self.returned_script(id, ctx))
-                        .or_else(|| self.attr_memo_script(id, ctx))
-                        .or_else(|| self.yielded_family(id))
-                        .unwrap_or_else(|| self.opaque(n, ctx)),
-                };
-                match v {
-                    // `-> "Job"`: an instance of a class of another module.
-                    Value::Opaque(_) | Value::Unknown | Value::Foreign => {
-                        self.returned_ext(id, n, ctx).unwrap_or(v)
-                    }
-                    v => v,
+                    (v, _) => v,
                 }
             }
+            other => self.call_other(other, func, args, n, ctx),
+        }
+    }
+
+    /// A call of a function of this file, its declared return type aside.
+    fn call_func(
+        &mut self,
+        id: FuncId,
+        bound: Option<ClassId>,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        if bound.is_none() && self.ix().funcs[id].parent.is_none() {
+            // `chunks(keys, 100)`: pieces of a family of keys.
+            if let Some(v) = self.local_chunks(id, args, n, ctx) {
+                return v;
+            }
+            if let Some(v) = self.wrapped_script(id, n, args, ctx) {
+                return v;
+            }
+            if let Some(v) = self.param_script_call(id, n, args, ctx) {
+                return v;
+            }
+        }
+        if let Some(v) = self.script_accessor(id, bound, args, ctx) {
+            return v;
+        }
+        // A pipeline it makes, fills and hands back (`retpipe.rs`).
+        if let Some(v) = self.handed_back(id, bound, n, args, ctx) {
+            return v;
+        }
+        // `ensure_str(parts)`: the parts again, item by item (`passthru.rs`).
+        if bound.is_none() && self.copies_items(id) {
+            if let [one] = arg_nodes(self.ix.nav, args).as_slice() {
+                if !matches!(one.kind_name(), "list_splat" | "dictionary_splat") {
+                    let v = self.eval(*one, &ctx.deeper());
+                    if matches!(v, Value::Seq { .. }) {
+                        return v;
+                    }
+                }
+            }
+        }
+        let (pos, kw) = self.call_args(args, ctx);
+        let v = match self.call_builder(id, bound, pos, kw, ctx) {
+            Some(v) => self.pipe_at_site(v, id, n),
+            None => self
+                .memo_factory(id, ctx)
+                .or_else(|| self.returned_script(id, ctx))
+                .or_else(|| self.attr_memo_script(id, ctx))
+                .or_else(|| self.yielded_family(id))
+                .unwrap_or_else(|| self.opaque(n, ctx)),
+        };
+        match v {
+            // `-> "Job"`: an instance of a class of another module.
+            Value::Opaque(_) | Value::Unknown | Value::Foreign => {
+                self.returned_ext(id, n, ctx).unwrap_or(v)
+            }
+            v => v,
+        }
+    }
+
+    /// A call of anything but a function of this file.
+    fn call_other(
+        &mut self,
+        callee: Value<'t>,
+        func: Node<'t>,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        match callee {
             Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),
             Value::Class(c) => match self.client_class(c) {
                 Some(k) => Value::Client(k),
@@ -4828,6 +4877,86 @@ impl<'t> crate::lower::Analyzer<'t> {
         self.sole_handed_client(call.field(Field::Arguments), &ctx)
     }
 
+    /// A `@contextmanager` or `@asynccontextmanager` generator that makes one
+    /// pipeline of a client (`with self._redis.pipeline() as pipe:` or `pipe =
+    /// client.pipeline()`, with no argument or `transaction=True`), yields it once
+    /// and executes it itself (`pipe.execute()` after the `yield` or in a `finally`):
+    /// the kind of that client. Entering it hands the block a transaction of that
+    /// client, executed when the block ends, as `redis.utils.pipeline` does; a class
+    /// of another module that inherits it knows it from the base's facts.
+    pub(crate) fn yields_own_pipeline(&mut self, f: FuncId) -> Option<ClientKind> {
+        let info = self.ix.funcs[f].clone();
+        if info.is_lambda || !is_context_manager(&info) {
+            return None;
+        }
+        let nav = self.ix.nav;
+        let src = self.src();
+        let mut yielded: Vec<Node<'t>> = Vec::new();
+        let mut executed: Vec<&str> = Vec::new();
+        let mut stack = vec![info.body];
+        while let Some(x) = stack.pop() {
+            match x.kind_name() {
+                "function_definition" | "lambda" | "class_definition" => continue,
+                "yield" => yielded.push(x),
+                "call" => {
+                    if let Some(func) = x.field(Field::Function) {
+                        if func.kind_name() == "attribute"
+                            && func
+                                .field(Field::Attribute)
+                                .is_some_and(|a| text(a, src) == "execute")
+                        {
+                            if let Some(o) = func.field(Field::Object) {
+                                executed.push(text(o, src));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            stack.extend(nav.named_children(x));
+        }
+        let [y] = yielded[..] else { return None };
+        let name = y.named_child(0).filter(|v| v.kind_name() == "identifier")?;
+        let name = text(name, src);
+        if !executed.contains(&name) {
+            return None;
+        }
+        let [def] = info.defs.get(name)?[..] else {
+            return None;
+        };
+        let made = match def.kind {
+            DefKind::Expr(e) | DefKind::WithAs(e) => e,
+            _ => return None,
+        };
+        let made = if made.kind_name() == "await" {
+            made.named_child(0)?
+        } else {
+            made
+        };
+        let func = made.field(Field::Function)?;
+        if made.kind_name() != "call"
+            || func.kind_name() != "attribute"
+            || text(func.field(Field::Attribute)?, src) != "pipeline"
+        {
+            return None;
+        }
+        // No argument, or `transaction=True`.
+        let args: String = made
+            .field(Field::Arguments)
+            .map(|a| text(a, src))
+            .unwrap_or("()")
+            .split_whitespace()
+            .collect();
+        if !matches!(args.as_str(), "()" | "(transaction=True)" | "(True)") {
+            return None;
+        }
+        let recv = func.field(Field::Object)?;
+        match self.eval(recv, &Ctx::at(Some(f))) {
+            Value::Client(k) => Some(k),
+            _ => None,
+        }
+    }
+
     /// `with f(…) as x` / `async with`: what a `@contextmanager` (or
     /// `@asynccontextmanager`) generator of this file yields, or what `__enter__` of a
     /// class of this file returns, when that is a client or a pipeline.
@@ -4840,17 +4969,24 @@ impl<'t> crate::lower::Analyzer<'t> {
         match self.eval(func, &ctx.deeper()) {
             Value::Func { id, bound } => {
                 let info = self.ix().funcs[id].clone();
-                if !info
-                    .decorators
-                    .iter()
-                    .any(|d| d == "contextmanager" || d == "asynccontextmanager")
-                {
+                if !is_context_manager(&info) {
                     // `def pipeline_context(): return redis.utils.pipeline(client)`.
                     let k = self.returns_utils_pipeline(id)?;
                     return self.cm_pipeline(k, e, ctx);
                 }
                 let (pos, kw) = self.call_args(args, ctx);
-                let v = self.yielded(id, bound, pos.clone(), kw.clone(), e, ctx)?;
+                let Some(v) = self.yielded(id, bound, pos.clone(), kw.clone(), e, ctx) else {
+                    // What it yields is not followed: its declared type
+                    // (`-> Iterator[Pipeline]`), if any.
+                    let ret = info.node.field(Field::ReturnType)?;
+                    return match self.annotation(ret)? {
+                        AnnotatedAs::Client(k) => Some(Value::Client(k)),
+                        AnnotatedAs::Pipeline(k) => {
+                            let k = self.effective(k);
+                            Some(Value::Pipe(self.pipe_for(e, k, Tx::Unknown, None)))
+                        }
+                    };
+                };
                 let v = self.pipe_at_site(v, id, e);
                 self.executed_on_exit(&v, id, e, (&pos, &kw));
                 Some(v)
@@ -5692,4 +5828,11 @@ pub(crate) fn pipeline_tx<'t>(
         ),
         Some(_) => (Tx::Unknown, true),
     }
+}
+
+/// Whether a function is a `@contextmanager` or `@asynccontextmanager` generator.
+fn is_context_manager(info: &crate::index::FuncInfo<'_>) -> bool {
+    info.decorators
+        .iter()
+        .any(|d| d == "contextmanager" || d == "asynccontextmanager")
 }

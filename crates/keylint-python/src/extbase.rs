@@ -60,7 +60,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         if self.defines(c, m).is_some() {
             return None;
         }
-        let returns = |f: &Fact| matches!(f, Fact::Returns(_) | Fact::Factory(_));
+        let returns =
+            |f: &Fact| matches!(f, Fact::Returns(_) | Fact::Factory(_) | Fact::PipelineCm(_));
         let cf = self.one_imported_base(c, |cf| {
             cf.method(m).is_some_and(returns).then(|| cf.clone())
         })?;

@@ -1583,6 +1583,9 @@ impl<'t> Analyzer<'t> {
         if !is_script && recv.pipe.is_none() {
             self.wrapper_call_sites(method, call, &pos, &kw, policy, ctx);
         }
+        if is_script && recv.pipe.is_none() {
+            self.eval_wrapper_sites(method, call, &pos, ctx);
+        }
         if is_script {
             let nk = method.params.iter().find(|p| p.kind == ParamKind::NumKeys);
             let positional_numkeys = nk.is_some_and(|p| {

@@ -6,7 +6,10 @@
 //! test that reads anything but the global leaves the function unread. The same
 //! shape on an attribute of `self` (`if self._conn is None: self._conn = …` / `return
 //! self._conn`) is read when the attribute is assigned nothing but `None` elsewhere
-//! ([`memo_attr_return`]).
+//! ([`memo_attr_return`]), and so is `if self._client is None: self.open()` / `return
+//! self._client` (or `cast(T, self._client)`), whose guard calls a method of `self`
+//! that sets it: the attribute's value is then what the class assigns it, as where it
+//! is read directly.
 
 use crate::index::text;
 use crate::syntax::{Field, NodeExt};
@@ -139,6 +142,30 @@ pub(crate) fn memo_attr_return<'t>(
         asg.field(Field::Right)
     };
     let stmts = nav.statements(info.body);
+    // `if self.x is None: self.open()` / `return self.x` (or `cast(T, self.x)`): the
+    // method the guard calls sets the attribute, whose value is then all that the
+    // class assigns it, as where the attribute is read directly.
+    if let [test, ret] = stmts.as_slice() {
+        if test.kind_name() == "if_statement" && ret.kind_name() == "return_statement" {
+            let returned = ret.named_child(0)?;
+            let inner = uncast(returned, src).unwrap_or(returned);
+            if let (Some(obj), Some(a)) =
+                (inner.field(Field::Object), inner.field(Field::Attribute))
+            {
+                if inner.kind_name() == "attribute"
+                    && obj.kind_name() == "identifier"
+                    && text(obj, src) == receiver
+                {
+                    let name = format!("{receiver}.{}", text(a, src));
+                    if let Some(set) = unset_guard(nav, src, *test, &name) {
+                        if calls_own_method(set, src, receiver) {
+                            return Some(vec![returned]);
+                        }
+                    }
+                }
+            }
+        }
+    }
     let (attr, value) = match stmts.as_slice() {
         // `if self.x is None: self.x = value` / `return self.x`.
         [test, ret] if test.kind_name() == "if_statement" => {
@@ -195,4 +222,58 @@ pub(crate) fn memo_attr_return<'t>(
         }
     }
     Some(vec![value])
+}
+
+/// `x` of `cast(T, x)` / `typing.cast(T, x)`.
+pub(crate) fn uncast<'t>(n: Node<'t>, src: &str) -> Option<Node<'t>> {
+    if n.kind_name() != "call" {
+        return None;
+    }
+    let f = n.field(Field::Function)?;
+    if !matches!(text(f, src), "cast" | "typing.cast" | "t.cast") {
+        return None;
+    }
+    let args = n.field(Field::Arguments)?;
+    let mut cur = args.walk();
+    let items: Vec<Node<'t>> = args
+        .named_children(&mut cur)
+        .filter(|c| c.kind_name() != "comment")
+        .collect();
+    match items.as_slice() {
+        [_, x]
+            if !matches!(
+                x.kind_name(),
+                "keyword_argument" | "list_splat" | "dictionary_splat"
+            ) =>
+        {
+            Some(*x)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `stmt` is `self.m(…)` or `await self.m(…)`, a call of a method of the
+/// receiver, as a statement.
+fn calls_own_method(stmt: Node<'_>, src: &str, receiver: &str) -> bool {
+    if stmt.kind_name() != "expression_statement" {
+        return false;
+    }
+    let Some(mut e) = stmt.named_child(0) else {
+        return false;
+    };
+    if e.kind_name() == "await" {
+        match e.named_child(0) {
+            Some(x) => e = x,
+            None => return false,
+        }
+    }
+    if e.kind_name() != "call" {
+        return false;
+    }
+    let Some(f) = e.field(Field::Function) else {
+        return false;
+    };
+    f.kind_name() == "attribute"
+        && f.field(Field::Object)
+            .is_some_and(|o| o.kind_name() == "identifier" && text(o, src) == receiver)
 }

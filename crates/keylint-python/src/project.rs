@@ -1735,6 +1735,11 @@ fn body_fact(
     if let Some(k) = a.returns_utils_pipeline(fid) {
         return Some(Fact::PipelineCm(k));
     }
+    // `@asynccontextmanager async def _get_pipeline(self)`: yields its own
+    // transaction.
+    if let Some(k) = a.yields_own_pipeline(fid) {
+        return Some(Fact::PipelineCm(k));
+    }
     // A builder with several returns is summarised for its own module only: its
     // joined shapes name the placeholders, which a call site elsewhere cannot bind.
     let one_return =

@@ -522,3 +522,180 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 }
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `EVAL`/`EVALSHA` in a function whose keys are its parameters: `def
+    /// _eval_script(client, script, keys, args): return client.eval(script, len(keys),
+    /// *keys, *args)`, or `client.eval(SCRIPT, 2, src, dst)`. At each call site of the
+    /// function in this file the script is judged once more with the keys that site
+    /// passes (and the body it passes, when the body is a parameter too), and reported
+    /// at the site, as a registered script's wrapper is.
+    pub(crate) fn eval_wrapper_sites(
+        &mut self,
+        method: &crate::methods::Method,
+        call: Node<'t>,
+        pos: &[Elem<'t>],
+        ctx: &Ctx<'t>,
+    ) {
+        use crate::methods::ParamKind;
+        let Some(f) = ctx.func else { return };
+        if ctx.env.is_some() || self.inline.is_some() {
+            return;
+        }
+        let index_of = |kind: ParamKind| {
+            method
+                .params
+                .iter()
+                .find(|p| p.kind == kind)
+                .map(|p| p.index)
+        };
+        let (Some(nk), Some(first_key)) =
+            (index_of(ParamKind::NumKeys), index_of(ParamKind::NumKeyed))
+        else {
+            return;
+        };
+        // Everything up to the keys is written plainly (no splat before them).
+        if pos.iter().take(first_key).any(|e| e.star) || pos.len() <= first_key {
+            return;
+        }
+        let Some(numkeys) = pos.get(nk) else { return };
+        // The keys as the function writes them: `len(keys), *keys` (the whole list a
+        // site passes), or a literal count of arguments among which are parameters.
+        let pattern: Vec<Elem<'t>> = match &numkeys.value {
+            Value::Int(n) if *n >= 1 => {
+                let n = *n as usize;
+                let keys: Vec<Elem<'t>> = pos.iter().skip(first_key).take(n).cloned().collect();
+                if keys.len() < n
+                    || keys.iter().any(|e| e.star)
+                    || !keys.iter().any(|e| self.wrapper_param(f, e.node).is_some())
+                {
+                    return;
+                }
+                keys
+            }
+            _ => {
+                let Some(counted) = len_arg(numkeys.node, self.ix.src) else {
+                    return;
+                };
+                let spread = &pos[first_key];
+                if !spread.star
+                    || spread.node.kind_name() != "identifier"
+                    || crate::index::text(spread.node, self.ix.src) != counted
+                    || self.wrapper_param(f, spread.node).is_none()
+                {
+                    return;
+                }
+                vec![spread.clone()]
+            }
+        };
+        if self.under_cluster_test(call) {
+            return;
+        }
+        let body = index_of(ParamKind::Body).and_then(|i| pos.get(i)).cloned();
+        let body_param = body
+            .as_ref()
+            .is_some_and(|b| self.wrapper_param(f, b.node).is_some());
+        let Some((info, sites, skip_self)) = self.wrapper_sites(f) else {
+            return;
+        };
+        let guard = (8u8, f, call.start_byte());
+        if !self.in_progress.insert(guard) {
+            return;
+        }
+        let wrapper = info.node.byte_range();
+        let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
+        let mut with_body = pattern.clone();
+        if let (Some(b), true) = (&body, body_param) {
+            with_body.insert(0, b.clone());
+        }
+        for (site, site_func) in sites {
+            if site_func == Some(f) || self.under_cluster_test(site) {
+                continue;
+            }
+            let sctx = Ctx::at(site_func);
+            let Some(callee) = site.field(Field::Function) else {
+                continue;
+            };
+            match self.eval(callee, &sctx) {
+                Value::Func { id, bound } if id == f => {
+                    if skip_self == 1 && bound.is_none() {
+                        continue;
+                    }
+                }
+                _ => continue,
+            }
+            let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
+            if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
+                continue;
+            }
+            let Some((mut npos, _)) =
+                self.site_args(f, &info, skip_self, (&with_body, &[]), (&spos, &skw))
+            else {
+                continue;
+            };
+            // The body: the one the site passes, or the function's own.
+            let (body_node, body_func) = if body_param {
+                let b = npos.remove(0);
+                (Some(b.node), site_func)
+            } else {
+                (body.as_ref().map(|b| b.node), Some(f))
+            };
+            let from_site = |e: &Elem<'t>| {
+                e.node.start_byte() < wrapper.start || e.node.end_byte() > wrapper.end
+            };
+            // A list the site passes whole must have been spread into known keys.
+            if npos.iter().any(|e| e.star && e.each.is_empty()) {
+                continue;
+            }
+            let aligned: Vec<Option<usize>> = npos
+                .iter()
+                .map(|e| {
+                    if from_site(e) {
+                        self.key_use(e, &method.command, &sctx)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+            if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+                continue;
+            }
+            let anchor = callee
+                .field(Field::Attribute)
+                .unwrap_or(callee)
+                .byte_range();
+            let unit = self.push_unit(
+                UnitKind::Script,
+                "script",
+                site.byte_range(),
+                anchor.clone(),
+                keys,
+                CrossSlotPolicy::Refused,
+            );
+            self.label_script_site(unit, call, anchor, (&info.name, line), site);
+            self.link(
+                unit, body_node, body_func, &npos, aligned, None, None, site, None,
+            );
+        }
+        self.in_progress.remove(&guard);
+    }
+}
+
+/// `len(name)`: `name`.
+fn len_arg<'a>(n: Node<'_>, src: &'a str) -> Option<&'a str> {
+    if n.kind_name() != "call" {
+        return None;
+    }
+    let f = n.field(Field::Function)?;
+    if f.kind_name() != "identifier" || crate::index::text(f, src) != "len" {
+        return None;
+    }
+    let args = n.field(Field::Arguments)?;
+    let mut it = args
+        .named_children(&mut args.walk())
+        .collect::<Vec<_>>()
+        .into_iter();
+    let x = it.next()?;
+    (it.next().is_none() && x.kind_name() == "identifier").then(|| crate::index::text(x, src))
+}

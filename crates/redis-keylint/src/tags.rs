@@ -5,9 +5,14 @@
 //! The sources of the project (Python and JavaScript/TypeScript files under its root,
 //! without tests, documentation, vendored or built code) are read once per run. A
 //! small lexer finds their string literals, and a literal writes a tag when it is
-//! `f"{{{x}}}"` or `f"{{user}}:…"`, `` `{${x}}` `` or `` `{app}:…` ``, a lone `"{"`,
+//! `f"{{{x}}}"` or `f"{{user}}:…"`, `` `{${x}}` `` or `` `{app}:…` ``, a lone `"{"`
+//! concatenated with more text (`"{" + name + "}"`; one that is only tested, as JSON
+//! detection does, does not count),
 //! `"{%s}"`, or a plain string that reads as a key with a brace pair around a name
-//! (`"{app}"`, `'q:{shard}'`, unless `.format` follows it on the spot). The words
+//! (`"{app}"`, `'q:{shard}'`, unless `.format` follows it on the spot). Text that is
+//! no key template does not count: a plain string with spaces (a log message's
+//! `func={%s}`), a template engine's `{{cookiecutter.name}}`, an f-string glob whose
+//! braces hold a value built with a string (`f'*.{{{",".join(exts)}}}'`). The words
 //! "hash tag", "keyslot" and "CROSSSLOT" anywhere count too. One match anywhere is
 //! enough: the project may tag its values, and they stay unknown. The search errs that
 //! way: a key-like `.format` template kept in a constant counts as a tag.
@@ -57,23 +62,35 @@ enum Kind {
 fn writes_tag(syntax: Syntax, kind: Kind, content: &[u8], after: &[u8]) -> bool {
     match (kind, syntax) {
         (Kind::Plain, _) => {
-            content == b"{"
-                || content.windows(3).any(|w| {
-                    w[..2] == *b"{{"
-                        && (w[2] == b'{' || w[2].is_ascii_alphanumeric() || w[2] == b'_')
-                })
-                || [&b"{%s}"[..], b"{%d}", b"{%("]
-                    .iter()
-                    .any(|p| content.windows(p.len()).any(|w| w == *p))
+            // A key template has no spaces: a log message's `func={%s}` is no tag.
+            let keylike = !content.iter().any(u8::is_ascii_whitespace);
+            (content == b"{" && concatenated(after))
+                || keylike
+                    && content.windows(3).enumerate().any(|(i, w)| {
+                        w[..2] == *b"{{"
+                            && (w[2] == b'{'
+                                || (w[2].is_ascii_alphanumeric() || w[2] == b'_')
+                                    && !template_attribute(&content[i + 2..]))
+                    })
+                || keylike
+                    && [&b"{%s}"[..], b"{%d}", b"{%("]
+                        .iter()
+                        .any(|p| content.windows(p.len()).any(|w| w == *p))
                 || (braced_key().is_match(content) && !after.starts_with(b".format"))
         }
-        // f"{{{x}}}", f"{{user}}:{id}": literal braces around a value or a name.
+        // f"{{{x}}}", f"{{user}}:{id}": literal braces around a value or a name (not
+        // a glob's `{{{",".join(exts)}}}`, whose value is built with a string).
         (Kind::Interpolated, Syntax::Python) => {
-            contains(content, b"{{{")
-                || content
-                    .windows(2)
-                    .enumerate()
-                    .any(|(i, w)| w == b"{{" && closes_name(&content[i + 2..], b"}}"))
+            content.windows(3).enumerate().any(|(i, w)| {
+                w == b"{{{"
+                    && !content[i + 3..]
+                        .iter()
+                        .take_while(|&&b| b != b'}')
+                        .any(|&b| b == b'"' || b == b'\'')
+            }) || content
+                .windows(2)
+                .enumerate()
+                .any(|(i, w)| w == b"{{" && closes_name(&content[i + 2..], b"}}"))
         }
         // `{${x}}`, `{app}:${id}`: a brace that is text, around a value or a name.
         (Kind::Interpolated, Syntax::JavaScript) => content.iter().enumerate().any(|(i, &b)| {
@@ -84,6 +101,27 @@ fn writes_tag(syntax: Syntax, kind: Kind, content: &[u8], after: &[u8]) -> bool 
     }
 }
 
+/// Whether `rest` (after `{{`) is a template engine's attribute access
+/// (`{{cookiecutter.project_name}}`, Jinja): a name followed by a dot.
+fn template_attribute(rest: &[u8]) -> bool {
+    let n = rest
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+        .count();
+    rest.get(n) == Some(&b'.')
+}
+
+/// Whether what follows a string literal concatenates it with more text (`"{" +
+/// name + "}"`), as code that builds a tag does; a lone `"{"` tested or compared
+/// (`text.startswith(("{", "["))`, `s[0] == "{"`) is JSON, not a tag.
+fn concatenated(after: &[u8]) -> bool {
+    let rest = &after[after
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count()..];
+    rest.starts_with(b"+") && !rest.starts_with(b"+=")
+}
+
 /// Whether `rest` begins with a name (letters, digits, `_ : . -`) closed by `close`.
 fn closes_name(rest: &[u8], close: &[u8]) -> bool {
     let n = rest
@@ -91,10 +129,6 @@ fn closes_name(rest: &[u8], close: &[u8]) -> bool {
         .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'.' | b'-'))
         .count();
     n > 0 && rest[n..].starts_with(close)
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(hay, needle).is_some()
 }
 
 /// Calls `found` on every string literal of `text` until it returns true. A small
@@ -330,6 +364,8 @@ mod tests {
             "k = f\"{{user}}:{uid}\"",
             "k = \"{\" + name + \"}\"",
             "k = '{' + name + '}'",
+            "k = prefix + \"{\" + name + \"}\"",
+            "const k = '{' + name + '}:jobs';",
             "k = \"{%s}:x\" % name",
             "k = \"{%(name)s}\" % d",
             "# keys share a hash tag on a cluster",
@@ -366,6 +402,13 @@ mod tests {
             "const re = /[{]/; const k = `q:${id}`;",
             "const lua = `return {msg[1], msg[2]}`;",
             "s = f\"\"\"return {{msg[1], n}}\"\"\"",
+            "if text.startswith((\"{\", \"[\")):\n    pass",
+            "if s[0] == '{' or s.endswith('}'):\n    pass",
+            "const isJson = s.startsWith('{');",
+            "log.debug('Calling f(func={%s}, delay={%s})', a, b)",
+            "p = f'**/*.{{{\",\".join(exts)}}}*'",
+            "m = \"{{cookiecutter.package_manager}}\"",
+            "p = 'tpl/{{cookiecutter.project_name}}/Dockerfile'",
         ] {
             assert!(!in_source(t.as_bytes(), syntax_of(t)), "{t}");
         }

@@ -2726,6 +2726,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             DefKind::WithAs(e) => match self.eval(e, &ctx.deeper()) {
                 v @ (Value::Pipe(_) | Value::Client(_) | Value::FileText(_)) => v,
+                // An object of a class of the project, known by its declared type
+                // (`with await self.connection_manager() as redis`, `-> Redis` of a
+                // vendored client library): what it is, not a client by its name.
+                v @ Value::Ext(_) => v,
                 _ => match self.entered_value(e, ctx) {
                     Some(v) => v,
                     None => fallback(self, ctx),

@@ -4852,6 +4852,80 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(v)
     }
 
+    /// The pipeline a call of a pipeline factory of another module gives: a new one,
+    /// of the factory's client, a transaction as the call or the factory says.
+    pub(crate) fn factory_pipeline(
+        &mut self,
+        written: ClientKind,
+        tx: &crate::project::PipeTx,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+    ) -> Value<'t> {
+        use crate::project::PipeTx;
+        let k = self.effective(written);
+        let src = self.src();
+        let literal = |x: Node<'t>| match x.kind_name() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        };
+        // `Some(Some(b))`: a literal; `Some(None)`: something else is passed.
+        let passed = |idx: usize, name: &str| -> Option<Option<bool>> {
+            let items: Vec<Node<'t>> = args
+                .map(|a| {
+                    self.ix
+                        .nav
+                        .named_children(a)
+                        .filter(|c| c.kind_name() != "comment")
+                        .collect()
+                })
+                .unwrap_or_default();
+            if items
+                .iter()
+                .any(|c| matches!(c.kind_name(), "list_splat" | "dictionary_splat"))
+            {
+                return Some(None);
+            }
+            for c in &items {
+                if c.kind_name() == "keyword_argument"
+                    && c.field(Field::Name).is_some_and(|x| text(x, src) == name)
+                {
+                    return Some(c.field(Field::Value).and_then(literal));
+                }
+            }
+            items
+                .iter()
+                .filter(|c| c.kind_name() != "keyword_argument")
+                .nth(idx)
+                .map(|c| literal(*c))
+        };
+        let chosen = match tx {
+            PipeTx::Default => None,
+            PipeTx::Fixed(b) => Some(Some(*b)),
+            PipeTx::Param(idx, name, default) => match passed(*idx, name) {
+                Some(v) => Some(v),
+                None => default.map(Some),
+            },
+        };
+        let (t, origin) = match chosen {
+            Some(Some(true)) => (Tx::Yes, TxOrigin::Written),
+            Some(Some(false)) => (Tx::No, TxOrigin::Written),
+            Some(None) => (Tx::Unknown, TxOrigin::Written),
+            None => match k {
+                ClientKind::Standalone => (Tx::Yes, TxOrigin::ClientDefault),
+                ClientKind::Cluster => (Tx::No, TxOrigin::ClientDefault),
+                ClientKind::Unknown => (Tx::Unknown, TxOrigin::ProfileDefault),
+            },
+        };
+        let anchor = n
+            .field(Field::Function)
+            .map(|f| f.field(Field::Attribute).unwrap_or(f).byte_range());
+        let id = self.pipe_for(n, k, t, anchor);
+        self.pipes[id].origin = origin;
+        self.pipes[id].kind_by_profile = written == ClientKind::Unknown;
+        Value::Pipe(id)
+    }
+
     /// A function whose body is only `return redis.utils.pipeline(x)` (a docstring
     /// aside, `redis.asyncio.utils.pipeline` too), with no decorator but
     /// `staticmethod`/`classmethod`: the kind of client `x` is.

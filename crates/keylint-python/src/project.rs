@@ -131,6 +131,10 @@ pub(crate) enum Fact {
     /// calling it hands its block a pipeline of that client, executed when the block
     /// ends.
     PipelineCm(ClientKind),
+    /// A function that returns a new pipeline of a client: `def redis_pipeline(
+    /// transaction=True): return storage().pipeline(transaction=transaction)`. Each call
+    /// is a pipeline of its own, with the transaction the call asks for.
+    PipeFactory(ClientKind, PipeTx),
     /// A function whose every return is a script registered on a client
     /// (`return conn.register_script(LUA)`, also cached per connection): the body's
     /// text and the client's kind.
@@ -173,6 +177,18 @@ pub(crate) enum Fact {
     Alias(String),
     /// A module.
     Module,
+}
+
+/// Whether a pipeline a factory returns is a transaction.
+#[derive(Debug, Clone)]
+pub(crate) enum PipeTx {
+    /// `pipeline()`: the client's default.
+    Default,
+    /// `pipeline(transaction=True)` or `False`.
+    Fixed(bool),
+    /// `pipeline(transaction=transaction)` of the factory's parameter (position after
+    /// `self`/`cls`, name, and its literal default: `None` when it has none).
+    Param(usize, String, Option<bool>),
 }
 
 /// `return cls(p.m(q))` or `return cls(p + q)`: which parameters (after `cls`) bring
@@ -1735,6 +1751,10 @@ fn body_fact(
     if let Some(k) = a.returns_utils_pipeline(fid) {
         return Some(Fact::PipelineCm(k));
     }
+    // `def redis_pipeline(transaction=True): return r.pipeline(transaction=transaction)`.
+    if let Some((k, tx)) = pipe_factory(a, fid, skip) {
+        return Some(Fact::PipeFactory(k, tx));
+    }
     // `@asynccontextmanager async def _get_pipeline(self)`: yields its own
     // transaction.
     if let Some(k) = a.yields_own_pipeline(fid) {
@@ -1873,6 +1893,94 @@ fn body_fact(
         return None;
     }
     merge_clients(&kinds).map(Fact::Factory)
+}
+
+/// A function whose last statement returns `<client>.pipeline(…)` and that returns
+/// nothing else: the client's kind and how the pipeline's transaction is chosen.
+fn pipe_factory(a: &mut Analyzer<'_>, fid: FuncId, skip: usize) -> Option<(ClientKind, PipeTx)> {
+    let info = a.ix.funcs[fid].clone();
+    if info.is_lambda
+        || !info
+            .decorators
+            .iter()
+            .all(|d| d == "staticmethod" || d == "classmethod")
+    {
+        return None;
+    }
+    let src = a.src();
+    let nav = a.ix.nav;
+    // The last statement is the one `return`, and nothing nested returns or yields.
+    let stmts = nav.statements(info.body);
+    let ret = *stmts.last()?;
+    if ret.kind_name() != "return_statement" {
+        return None;
+    }
+    let mut stack: Vec<Node<'_>> = stmts[..stmts.len() - 1].to_vec();
+    while let Some(x) = stack.pop() {
+        match x.kind_name() {
+            "function_definition" | "lambda" | "class_definition" => continue,
+            "return_statement" | "yield" => return None,
+            _ => stack.extend(nav.named_children(x)),
+        }
+    }
+    let call = ret.named_child(0).filter(|c| c.kind_name() == "call")?;
+    let func = call.field(Field::Function)?;
+    if func.kind_name() != "attribute" || text(func.field(Field::Attribute)?, src) != "pipeline" {
+        return None;
+    }
+    let args: Vec<Node<'_>> = call
+        .field(Field::Arguments)
+        .map(|x| {
+            a.ix.nav
+                .named_children(x)
+                .filter(|c| c.kind_name() != "comment")
+                .collect()
+        })
+        .unwrap_or_default();
+    let given = match args.as_slice() {
+        [] => None,
+        [one] => Some(match one.kind_name() {
+            "keyword_argument" => {
+                if one.field(Field::Name).map(|n| text(n, src)) != Some("transaction") {
+                    return None;
+                }
+                one.field(Field::Value)?
+            }
+            "list_splat" | "dictionary_splat" => return None,
+            _ => *one,
+        }),
+        _ => return None,
+    };
+    let literal = |n: Node<'_>| match n.kind_name() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    };
+    let tx = match given {
+        None => PipeTx::Default,
+        Some(v) => match literal(v) {
+            Some(b) => PipeTx::Fixed(b),
+            None if v.kind_name() == "identifier" => {
+                let name = text(v, src);
+                let idx = info.params.iter().position(|p| p.name == name && !p.star)?;
+                // The parameter must be the caller's value, never rebound.
+                if info.defs.get(name).is_some_and(|d| d.len() > 1) {
+                    return None;
+                }
+                let default = match info.params[idx].default {
+                    Some(d) => Some(literal(d)?),
+                    None => None,
+                };
+                PipeTx::Param(idx.checked_sub(skip)?, name.to_string(), default)
+            }
+            None => return None,
+        },
+    };
+    let recv = func.field(Field::Object)?;
+    match a.eval(recv, &Ctx::at(Some(fid))) {
+        Value::Client(k) => Some((k, tx)),
+        _ => None,
+    }
 }
 
 /// A script factory's fact: the script's body, when its whole text is known.
@@ -2765,6 +2873,8 @@ impl<'t> Analyzer<'t> {
             Fact::Factory(k) => Some(Value::Client(k)),
             // `with manager.pipeline_context() as p:` of another module.
             Fact::PipelineCm(k) => self.cm_pipeline(k, n, ctx),
+            // `with redis_pipeline(transaction=True) as pipe:` of another module.
+            Fact::PipeFactory(k, tx) => Some(self.factory_pipeline(k, &tx, args, n)),
             // A script factory of another module: a script registered at this call.
             Fact::Script(text, k) => Some(Value::Script(self.ext_script(n, text, k))),
             // A helper of another module that registers the script passed to it.

@@ -2220,12 +2220,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// elsewhere, so only "a client" is known and the kind is left to the profile.
     fn client_from_callers(&mut self, f: FuncId, param: Node<'t>) -> Option<Value<'t>> {
         let info = self.ix.funcs[f].clone();
-        if info.is_lambda
-            || !info
-                .decorators
-                .iter()
-                .all(|d| d == "staticmethod" || d == "classmethod")
-        {
+        if info.is_lambda || !info.plainly_called() {
             return None;
         }
         let idx = info.params.iter().position(|p| p.node.id() == param.id())?;
@@ -4864,11 +4859,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         use crate::project::PipeTx;
         let k = self.effective(written);
         let src = self.src();
-        let literal = |x: Node<'t>| match x.kind_name() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
-        };
+        let literal = bool_literal;
         // `Some(Some(b))`: a literal; `Some(None)`: something else is passed.
         let passed = |idx: usize, name: &str| -> Option<Option<bool>> {
             let items: Vec<Node<'t>> = args
@@ -4931,12 +4922,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// `staticmethod`/`classmethod`: the kind of client `x` is.
     pub(crate) fn returns_utils_pipeline(&mut self, f: FuncId) -> Option<ClientKind> {
         let info = self.ix.funcs[f].clone();
-        if info.is_lambda
-            || !info
-                .decorators
-                .iter()
-                .all(|d| d == "staticmethod" || d == "classmethod")
-        {
+        if info.is_lambda || !info.plainly_called() {
             return None;
         }
         let [ret] = self.ix.nav.statements(info.body)[..] else {
@@ -5913,4 +5899,13 @@ fn is_context_manager(info: &crate::index::FuncInfo<'_>) -> bool {
     info.decorators
         .iter()
         .any(|d| d == "contextmanager" || d == "asynccontextmanager")
+}
+
+/// The value of a `True` or `False` literal.
+pub(crate) fn bool_literal(n: Node<'_>) -> Option<bool> {
+    match n.kind_name() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
 }

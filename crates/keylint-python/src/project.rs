@@ -68,18 +68,16 @@ pub struct Project {
     /// The class every constructor call passes for a parameter (see
     /// [`Scope::ctor_arg_class`]): per module, class, parameter, the module and
     /// name of that class, with what finding it read.
-    callers: Mutex<HashMap<(String, String, usize), CallersOf>>,
+    callers: Mutex<DepMemo<Option<(String, String)>>>,
     /// What the calls of other modules pass for a parameter (see
     /// [`Scope::passed_clients`]): per module, function and parameter, with what
     /// finding it read.
-    passed: Mutex<HashMap<(String, String, usize), PassedOf>>,
+    passed: Mutex<DepMemo<Option<crate::callerflow::Passed>>>,
 }
 
-/// What the calls of other modules pass for one parameter.
-type PassedOf = (Option<crate::callerflow::Passed>, Vec<ModuleDep>);
-
-/// What the constructor calls of a class pass for one parameter.
-type CallersOf = (Option<(String, String)>, Vec<ModuleDep>);
+/// Values computed once per project, keyed by (module, name, parameter index), each
+/// with the modules it read.
+type DepMemo<T> = HashMap<(String, String, usize), (T, Vec<ModuleDep>)>;
 
 /// Files that mention a class read for its constructor calls, at most.
 const MAX_CALLER_FILES: usize = 32;
@@ -948,20 +946,32 @@ impl<'p> Scope<'p> {
             return None;
         }
         let key = (self.path.clone(), class.to_string(), index);
-        let cached = self
-            .project
-            .callers
-            .lock()
-            .expect("project lock")
-            .get(&key)
-            .cloned();
+        let found = self.memo_with_deps(&self.project.callers, key, |deps| {
+            self.callers_of(class, index, param, deps)
+        });
+        let (file, name) = found?;
+        match self.facts(&file)?.names.get(&name)? {
+            Fact::Class(c) if c.client.is_none() => Some(c.clone()),
+            _ => None,
+        }
+    }
+
+    /// A value computed once per project and key, with the modules it read: taken
+    /// from `cache` or computed by `compute` (which records the modules it reads) and
+    /// stored; either way those modules become dependencies of this module.
+    fn memo_with_deps<T: Clone>(
+        &self,
+        cache: &Mutex<DepMemo<T>>,
+        key: (String, String, usize),
+        compute: impl FnOnce(&mut Vec<ModuleDep>) -> T,
+    ) -> T {
+        let cached = cache.lock().expect("project lock").get(&key).cloned();
         let (found, deps) = match cached {
             Some(c) => c,
             None => {
                 let mut deps = Vec::new();
-                let found = self.callers_of(class, index, param, &mut deps);
-                self.project
-                    .callers
+                let found = compute(&mut deps);
+                cache
                     .lock()
                     .expect("project lock")
                     .entry(key)
@@ -972,11 +982,7 @@ impl<'p> Scope<'p> {
         for d in deps {
             self.note(d);
         }
-        let (file, name) = found?;
-        match self.facts(&file)?.names.get(&name)? {
-            Fact::Class(c) if c.client.is_none() => Some(c.clone()),
-            _ => None,
-        }
+        found
     }
 
     /// The module file and the names in it that the dotted `path` (as this module's
@@ -1017,31 +1023,9 @@ impl<'p> Scope<'p> {
             return None;
         }
         let key = (self.path.clone(), target.names.join("."), target.index);
-        let cached = self
-            .project
-            .passed
-            .lock()
-            .expect("project lock")
-            .get(&key)
-            .cloned();
-        let (found, deps) = match cached {
-            Some(c) => c,
-            None => {
-                let mut deps = Vec::new();
-                let found = self.calls_elsewhere(target, &mut deps);
-                self.project
-                    .passed
-                    .lock()
-                    .expect("project lock")
-                    .entry(key)
-                    .or_insert((found, deps))
-                    .clone()
-            }
-        };
-        for d in deps {
-            self.note(d);
-        }
-        found
+        self.memo_with_deps(&self.project.passed, key, |deps| {
+            self.calls_elsewhere(target, deps)
+        })
     }
 
     fn calls_elsewhere(
@@ -1899,12 +1883,7 @@ fn body_fact(
 /// nothing else: the client's kind and how the pipeline's transaction is chosen.
 fn pipe_factory(a: &mut Analyzer<'_>, fid: FuncId, skip: usize) -> Option<(ClientKind, PipeTx)> {
     let info = a.ix.funcs[fid].clone();
-    if info.is_lambda
-        || !info
-            .decorators
-            .iter()
-            .all(|d| d == "staticmethod" || d == "classmethod")
-    {
+    if info.is_lambda || !info.plainly_called() {
         return None;
     }
     let src = a.src();
@@ -1951,11 +1930,7 @@ fn pipe_factory(a: &mut Analyzer<'_>, fid: FuncId, skip: usize) -> Option<(Clien
         }),
         _ => return None,
     };
-    let literal = |n: Node<'_>| match n.kind_name() {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    };
+    let literal = crate::eval::bool_literal;
     let tx = match given {
         None => PipeTx::Default,
         Some(v) => match literal(v) {

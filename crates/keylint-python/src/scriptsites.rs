@@ -71,19 +71,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             // The site must call this very function, through an instance when it is a
             // method (`self.m(…)`, or `obj.m(…)` on an instance of its class the code
             // shows).
-            match self.eval(callee, &sctx) {
-                Value::Func { id: g, bound } if g == f => {
-                    if skip_self == 1 && bound.is_none() {
-                        continue;
-                    }
-                }
-                Value::Opaque(_) | Value::Unknown | Value::Foreign if skip_self == 1 => {
-                    match self.instance_method(callee, &sctx) {
-                        Some((g, _)) if g == f => {}
-                        _ => continue,
-                    }
-                }
-                _ => continue,
+            if !self.calls_wrapper(callee, &sctx, f, skip_self, true) {
+                continue;
             }
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
@@ -102,38 +91,15 @@ impl<'t> crate::lower::Analyzer<'t> {
             else {
                 continue;
             };
-            // Only the keys the site writes are known here: a key the wrapper builds
-            // itself would be evaluated in the site's scope, so it stays unknown.
-            let from_site = |e: &Elem<'t>| {
-                e.node.start_byte() < wrapper.start || e.node.end_byte() > wrapper.end
-            };
-            let aligned: Vec<Option<usize>> = npos
-                .iter()
-                .map(|e| {
-                    if from_site(e) && !e.star {
-                        self.key_use(e, "EVALSHA", &sctx)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
-            if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+            let Some((unit, aligned)) = self.push_script_site(
+                (call, site, callee),
+                (&info.name, line),
+                wrapper.clone(),
+                (&npos, "EVALSHA", false),
+                &sctx,
+            ) else {
                 continue;
-            }
-            let anchor = callee
-                .field(Field::Attribute)
-                .unwrap_or(callee)
-                .byte_range();
-            let unit = self.push_unit(
-                UnitKind::Script,
-                "script",
-                site.byte_range(),
-                anchor.clone(),
-                keys,
-                CrossSlotPolicy::Refused,
-            );
-            self.label_script_site(unit, call, anchor, (&info.name, line), site);
+            };
             let (body, func) = (self.scripts[id].body, self.scripts[id].func);
             self.link(unit, body, func, &npos, aligned, None, None, site, None);
             if let Some(l) = self.script_links.last_mut() {
@@ -141,6 +107,53 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         self.in_progress.remove(&guard);
+    }
+
+    /// The script unit of one call site of a wrapper, reported at the site and
+    /// labelled at the script call inside the wrapper: the keys among `npos` that the
+    /// site writes (a key the wrapper builds itself would be evaluated in the site's
+    /// scope, so it stays unknown), elements that stand for a family among them when
+    /// `families`. `None` when fewer than two keys and no family come from the site.
+    /// Also what each of `npos` is as a key, for linking the body.
+    #[allow(clippy::type_complexity)]
+    fn push_script_site(
+        &mut self,
+        (call, site, callee): (Node<'t>, Node<'t>, Node<'t>),
+        (name, line): (&str, usize),
+        wrapper: std::ops::Range<usize>,
+        (npos, command, families): (&[Elem<'t>], &str, bool),
+        sctx: &Ctx<'t>,
+    ) -> Option<(usize, Vec<Option<usize>>)> {
+        let from_site =
+            |e: &Elem<'t>| e.node.start_byte() < wrapper.start || e.node.end_byte() > wrapper.end;
+        let aligned: Vec<Option<usize>> = npos
+            .iter()
+            .map(|e| {
+                if from_site(e) && (families || !e.star) {
+                    self.key_use(e, command, sctx)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+            return None;
+        }
+        let anchor = callee
+            .field(Field::Attribute)
+            .unwrap_or(callee)
+            .byte_range();
+        let unit = self.push_unit(
+            UnitKind::Script,
+            "script",
+            site.byte_range(),
+            anchor.clone(),
+            keys,
+            CrossSlotPolicy::Refused,
+        );
+        self.label_script_site(unit, call, anchor, (name, line), site);
+        Some((unit, aligned))
     }
 
     /// Labels a call site's script unit at the script call inside the wrapper and at
@@ -616,13 +629,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             let Some(callee) = site.field(Field::Function) else {
                 continue;
             };
-            match self.eval(callee, &sctx) {
-                Value::Func { id, bound } if id == f => {
-                    if skip_self == 1 && bound.is_none() {
-                        continue;
-                    }
-                }
-                _ => continue,
+            if !self.calls_wrapper(callee, &sctx, f, skip_self, false) {
+                continue;
             }
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
@@ -640,40 +648,19 @@ impl<'t> crate::lower::Analyzer<'t> {
             } else {
                 (body.as_ref().map(|b| b.node), Some(f))
             };
-            let from_site = |e: &Elem<'t>| {
-                e.node.start_byte() < wrapper.start || e.node.end_byte() > wrapper.end
-            };
             // A list the site passes whole must have been spread into known keys.
             if npos.iter().any(|e| e.star && e.each.is_empty()) {
                 continue;
             }
-            let aligned: Vec<Option<usize>> = npos
-                .iter()
-                .map(|e| {
-                    if from_site(e) {
-                        self.key_use(e, &method.command, &sctx)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
-            if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+            let Some((unit, aligned)) = self.push_script_site(
+                (call, site, callee),
+                (&info.name, line),
+                wrapper.clone(),
+                (&npos, &method.command, true),
+                &sctx,
+            ) else {
                 continue;
-            }
-            let anchor = callee
-                .field(Field::Attribute)
-                .unwrap_or(callee)
-                .byte_range();
-            let unit = self.push_unit(
-                UnitKind::Script,
-                "script",
-                site.byte_range(),
-                anchor.clone(),
-                keys,
-                CrossSlotPolicy::Refused,
-            );
-            self.label_script_site(unit, call, anchor, (&info.name, line), site);
+            };
             self.link(
                 unit, body_node, body_func, &npos, aligned, None, None, site, None,
             );

@@ -44,6 +44,29 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some((info, sites, skip_self))
     }
 
+    /// Whether a call site whose callee is `callee` (in `sctx`) calls the wrapper `f`
+    /// itself: the callee is `f`, bound to an instance when `f` is a method
+    /// (`skip_self == 1`); with `via_instance`, also `obj.m(…)` on an instance of its
+    /// class the code shows.
+    pub(crate) fn calls_wrapper(
+        &mut self,
+        callee: Node<'t>,
+        sctx: &Ctx<'t>,
+        f: FuncId,
+        skip_self: usize,
+        via_instance: bool,
+    ) -> bool {
+        match self.eval(callee, sctx) {
+            Value::Func { id, bound } if id == f => skip_self != 1 || bound.is_some(),
+            Value::Opaque(_) | Value::Unknown | Value::Foreign
+                if via_instance && skip_self == 1 =>
+            {
+                matches!(self.instance_method(callee, sctx), Some((g, _)) if g == f)
+            }
+            _ => false,
+        }
+    }
+
     /// The parameter of the function around `n` that the identifier `n` names, when
     /// nothing else in the function assigns that name (so its value is the caller's).
     pub(crate) fn wrapper_param(&self, f: FuncId, n: Node<'t>) -> Option<usize> {
@@ -283,15 +306,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             let Some(callee) = site.field(Field::Function) else {
                 continue;
             };
-            // The site must call this very function, through an instance when it is a
-            // method.
-            match self.eval(callee, &sctx) {
-                Value::Func { id, bound } if id == f => {
-                    if skip_self == 1 && bound.is_none() {
-                        continue;
-                    }
-                }
-                _ => continue,
+            if !self.calls_wrapper(callee, &sctx, f, skip_self, false) {
+                continue;
             }
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             // A splat at the site is followed only where it fills the wrapper's

@@ -206,10 +206,11 @@ const FILTERS: &[&str] = &[
 ];
 
 /// Like [`loops_to_block`], but conditions ([`FILTERS`]) may stand between `node`
-/// and the outermost loop: `node` runs at most once per pass. `None` when no loop is
-/// crossed, when a condition stands outside every loop, or when a block inside the
-/// innermost loop leaves it after `node` (`found.append(k); break`, `return`): such a
-/// loop adds one element at most.
+/// and `block`: `node` runs at most once per pass of the loops it is in. Conditions
+/// outside every loop choose which loops run (`if t == "x": for …: keys.append(a)` /
+/// `else: for …: keys.append(b)`). `None` when no loop is crossed, or when a block
+/// inside the innermost loop leaves it after `node` (`found.append(k); break`,
+/// `return`): such a loop adds one element at most.
 pub(crate) fn filtered_loops_to_block<'t>(
     nav: &crate::syntax::Nav<'t>,
     node: Node<'t>,
@@ -218,13 +219,11 @@ pub(crate) fn filtered_loops_to_block<'t>(
     through: &[&str],
 ) -> Option<Vec<usize>> {
     let mut each = Vec::new();
-    // A condition seen since the last loop crossed.
-    let mut filtered = false;
     let mut child = node;
     let mut cur = nav.parent(node);
     while let Some(p) = cur {
         if p == block {
-            return (!filtered && !each.is_empty()).then_some(each);
+            return (!each.is_empty()).then_some(each);
         }
         match p.kind_name() {
             "for_statement" | "while_statement" => {
@@ -232,7 +231,6 @@ pub(crate) fn filtered_loops_to_block<'t>(
                     return None;
                 }
                 each.push(p.start_byte());
-                filtered = false;
             }
             "block" if each.is_empty() => {
                 // Statements after the one that holds `node`, inside the loop body.
@@ -247,7 +245,7 @@ pub(crate) fn filtered_loops_to_block<'t>(
                     return None;
                 }
             }
-            k if FILTERS.contains(&k) => filtered = true,
+            k if FILTERS.contains(&k) => {}
             k if through.contains(&k) => {}
             _ => return None,
         }

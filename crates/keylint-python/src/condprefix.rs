@@ -53,42 +53,72 @@ pub(crate) fn assigns_locals<'t>(
     any
 }
 
-/// The parameter that `stmt`, an `if` of a key builder's body with no other arm,
-/// rebinds: its body is nothing but one assignment `p = e` to a plain parameter (not
-/// `*args`, `**kwargs` or the receiver).
+/// The parameter that `stmt`, an `if` of a key builder's body, rebinds: the body of
+/// each of its arms is nothing but one assignment `p = e` to the same plain parameter
+/// (not `*args`, `**kwargs` or the receiver). With no `else`, the parameter keeps the
+/// caller's value on the path that skips the `if`.
 pub(crate) fn rebinds_param<'t>(
     nav: &Nav<'t>,
     src: &'t str,
     info: &FuncInfo<'t>,
     stmt: Node<'t>,
 ) -> Option<&'t str> {
-    if stmt.kind_name() != "if_statement"
-        || nav
-            .named_children(stmt)
-            .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
-    {
+    param_arms(nav, src, info, stmt).map(|(name, _)| name)
+}
+
+/// One arm of an `if` that rebinds a parameter: the condition that selects it
+/// (`None` for the `else`) and the value it assigns.
+pub(crate) type ParamArm<'t> = (Option<Node<'t>>, Node<'t>);
+
+/// [`rebinds_param`]'s parameter and the arms that assign it, in order.
+pub(crate) fn param_arms<'t>(
+    nav: &Nav<'t>,
+    src: &'t str,
+    info: &FuncInfo<'t>,
+    stmt: Node<'t>,
+) -> Option<(&'t str, Vec<ParamArm<'t>>)> {
+    if stmt.kind_name() != "if_statement" {
         return None;
     }
-    let body: Vec<Node<'t>> = nav
-        .named_children(stmt.field(Field::Consequence)?)
-        .filter(|c| c.kind_name() != "comment")
-        .collect();
-    let [s] = body.as_slice() else {
-        return None;
+    let one = |block: Node<'t>| -> Option<(&'t str, Node<'t>)> {
+        let body: Vec<Node<'t>> = nav
+            .named_children(block)
+            .filter(|c| c.kind_name() != "comment")
+            .collect();
+        let [s] = body.as_slice() else {
+            return None;
+        };
+        let e = s.named_child(0)?;
+        if s.kind_name() != "expression_statement" || e.kind_name() != "assignment" {
+            return None;
+        }
+        let left = e.field(Field::Left)?;
+        let right = e.field(Field::Right)?;
+        if left.kind_name() != "identifier" || e.field(Field::Type).is_some() {
+            return None;
+        }
+        Some((crate::index::text(left, src), right))
     };
-    let e = s.named_child(0)?;
-    if s.kind_name() != "expression_statement" || e.kind_name() != "assignment" {
-        return None;
+    let (name, first) = one(stmt.field(Field::Consequence)?)?;
+    let mut arms = vec![(Some(stmt.field(Field::Condition)?), first)];
+    for c in nav.named_children(stmt) {
+        let (cond, body) = match c.kind_name() {
+            "elif_clause" => (
+                Some(c.field(Field::Condition)?),
+                c.field(Field::Consequence)?,
+            ),
+            "else_clause" => (None, c.field(Field::Body)?),
+            _ => continue,
+        };
+        let (n, right) = one(body)?;
+        if n != name {
+            return None;
+        }
+        arms.push((cond, right));
     }
-    let left = e.field(Field::Left)?;
-    e.field(Field::Right)?;
-    if left.kind_name() != "identifier" {
-        return None;
-    }
-    let name = crate::index::text(left, src);
     let idx = info.params.iter().position(|p| p.name == name)?;
     let receiver = idx == 0 && (info.class.is_some() || info.self_name() == Some(name));
-    (!info.params[idx].star && !receiver).then_some(name)
+    (!info.params[idx].star && !receiver).then_some((name, arms))
 }
 
 impl<'t> Analyzer<'t> {

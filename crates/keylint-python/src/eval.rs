@@ -1973,6 +1973,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                     env: ctx.env.clone().filter(|e| e.func == f),
                     depth: ctx.depth + 1,
                 };
+                // `keys = []` then `keys += more` (in loops): a list with extends.
+                if let Some((def, list)) = self.list_before_extends(name, defs, at) {
+                    if let Some(v) = self.list_with_appends(name, def, list, use_node, &scope_ctx) {
+                        return v;
+                    }
+                }
                 return match reaching {
                     Ok((def, version)) => self.eval_def(name, def, version, n, &scope_ctx),
                     Err(version) => {
@@ -2090,6 +2096,19 @@ impl<'t> crate::lower::Analyzer<'t> {
         else {
             return None;
         };
+        // Appends in different arms of an `if` outside every loop never add to the
+        // same list: each arm gives a list of its own, which is not followed.
+        let outer: Vec<Vec<(usize, usize)>> = appends
+            .iter()
+            .map(|(c, _, _)| outer_arms(nav, *c, block))
+            .collect();
+        let exclusive = |x: &[(usize, usize)], y: &[(usize, usize)]| {
+            x.iter()
+                .any(|(i, a)| y.iter().any(|(j, b)| i == j && a != b))
+        };
+        if (0..outer.len()).any(|i| (0..i).any(|j| exclusive(&outer[i], &outer[j]))) {
+            return None;
+        }
         for (call, arg, extend) in appends {
             // Loops between the list's block and the append; anything conditional
             // (or a loop that also runs the use) and the list is not followed, unless
@@ -2151,6 +2170,38 @@ impl<'t> crate::lower::Analyzer<'t> {
         })
     }
 
+    /// The one `name = [...]` that the definitions of `name` before `at` begin with
+    /// when every one after it is a `name += …` statement (at least one): the list
+    /// and its definition. The extends themselves are read by
+    /// [`Self::list_with_appends`].
+    fn list_before_extends(
+        &self,
+        name: &str,
+        defs: &[Def<'t>],
+        at: usize,
+    ) -> Option<(Def<'t>, Node<'t>)> {
+        let src = self.src();
+        let before: Vec<&Def<'t>> = defs.iter().filter(|d| d.pos < at).collect();
+        let is_extend = |d: &Def<'t>| {
+            d.stmt.kind_name() == "augmented_assignment"
+                && d.stmt
+                    .field(Field::Operator)
+                    .is_some_and(|o| text(o, src) == "+=")
+                && d.stmt
+                    .field(Field::Left)
+                    .is_some_and(|l| l.kind_name() == "identifier" && text(l, src) == name)
+        };
+        let (first, rest) = before.split_first()?;
+        if rest.is_empty() || !rest.iter().all(|d| is_extend(d)) {
+            return None;
+        }
+        let DefKind::Expr(list) = first.kind else {
+            return None;
+        };
+        (list.kind_name() == "list" && first.stmt.kind_name() == "assignment")
+            .then_some((**first, list))
+    }
+
     /// The `name.append(x)` / `name.extend(xs)` calls between the offsets `from` and
     /// `to` of `scope`: (call, argument, extend); `None` when the name is used in any
     /// other way there.
@@ -2176,6 +2227,19 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 // `len(keys)`, `if not keys:`, `if keys:` read the list, leave it whole.
                 if reads_size(nav, src, x) || reads_item(nav, x) {
+                    continue;
+                }
+                // `keys += more`, a statement of its own: `keys.extend(more)`.
+                if let Some(aug) = nav.parent(x).filter(|a| {
+                    a.kind_name() == "augmented_assignment"
+                        && a.field(Field::Left) == Some(x)
+                        && a.field(Field::Operator)
+                            .is_some_and(|o| text(o, src) == "+=")
+                        && nav
+                            .parent(*a)
+                            .is_some_and(|s| s.kind_name() == "expression_statement")
+                }) {
+                    appends.push((aug, aug.field(Field::Right)?, true));
                     continue;
                 }
                 let attr = nav.parent(x).filter(|a| {
@@ -4614,47 +4678,49 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// After `if cond: p = e` of a followed builder (see [`builder_body`]): the
     /// parameter `p` is `e` when the condition holds, itself when it does not, and
     /// one of the two ([`Self::one_of`]) when the condition cannot be decided; `None`
-    /// when they cannot be joined.
+    /// when they cannot be joined. With `elif`/`else` arms that each assign `p`, it is
+    /// the value of the arm the conditions pick, or one of the arms' values (and of
+    /// its own when no `else` closes them) when they cannot be decided.
     fn rebind_param(&mut self, stmt: Node<'t>, inner: Ctx<'t>) -> Option<Ctx<'t>> {
         let nav = self.ix.nav;
         let info = self.ix.funcs[inner.func?].clone();
-        let name = crate::condprefix::rebinds_param(nav, self.src(), &info, stmt)?;
-        let cond = stmt.field(Field::Condition)?;
-        let assign = nav
-            .named_children(stmt.field(Field::Consequence)?)
-            .find(|c| c.kind_name() != "comment")?
-            .named_child(0)?;
-        let right = assign.field(Field::Right)?;
+        let (name, arms) = crate::condprefix::param_arms(nav, self.src(), &info, stmt)?;
         let env = inner.env.clone()?;
         let before = env.params.get(name)?.clone();
-        // `if namespace:` of a string the call passes: a string with text is true,
-        // an empty one false (`None` is decided by [`Self::truth`]).
-        let known = match cond.kind_name() {
-            "identifier" => match env.params.get(text(cond, self.src())) {
-                Some(Value::Str(t)) => {
-                    let lit =
-                        |p: &TPart| matches!(p, TPart::Lit { bytes, .. } if !bytes.is_empty());
-                    if t.parts.iter().any(lit) {
-                        Some(true)
-                    } else {
-                        t.as_bytes().map(|b| !b.is_empty())
-                    }
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        let after = match known.or_else(|| self.truth(cond, &inner)) {
-            Some(false) => before,
-            Some(true) => self.eval(right, &inner.deeper()),
-            None => {
-                let changed = self.eval(right, &inner.deeper());
-                if fingerprint(&changed) == fingerprint(&before) {
-                    before
-                } else {
-                    self.one_of(name, vec![before, changed])?
-                }
+        // The values the arms that may run give, in order, until one that surely runs
+        // if reached (an `else`, or a condition known true).
+        let mut candidates: Vec<Value<'t>> = Vec::new();
+        let mut falls_through = true;
+        for (cond, right) in arms {
+            let known = match cond {
+                None => Some(true),
+                Some(cond) => self
+                    .param_truth(cond, &env)
+                    .or_else(|| self.truth(cond, &inner)),
+            };
+            if known == Some(false) {
+                continue;
             }
+            candidates.push(self.eval(right, &inner.deeper()));
+            if known == Some(true) {
+                falls_through = false;
+                break;
+            }
+        }
+        if falls_through {
+            candidates.push(before.clone());
+        }
+        let mut seen = Vec::new();
+        candidates.retain(|v| {
+            let f = fingerprint(v);
+            let new = !seen.contains(&f);
+            seen.push(f);
+            new
+        });
+        let after = match candidates.len() {
+            0 => before,
+            1 => candidates.pop()?,
+            _ => self.one_of(name, candidates)?,
         };
         let mut params = env.params.clone();
         params.insert(name.to_string(), after);
@@ -4667,6 +4733,25 @@ impl<'t> crate::lower::Analyzer<'t> {
             })),
             depth: inner.depth,
         })
+    }
+
+    /// `if namespace:` of a string the call passes: a string with text is true, an
+    /// empty one false (`None` is decided by [`Self::truth`]).
+    fn param_truth(&self, cond: Node<'t>, env: &Env<'t>) -> Option<bool> {
+        if cond.kind_name() != "identifier" {
+            return None;
+        }
+        match env.params.get(text(cond, self.src())) {
+            Some(Value::Str(t)) => {
+                let lit = |p: &TPart| matches!(p, TPart::Lit { bytes, .. } if !bytes.is_empty());
+                if t.parts.iter().any(lit) {
+                    Some(true)
+                } else {
+                    t.as_bytes().map(|b| !b.is_empty())
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The value of a builder's returns: the one return's value, or the shapes of
@@ -5530,6 +5615,20 @@ pub(crate) fn builder_body<'t>(
             }
             // `if c: return x`, with no other arm and nothing else in its body.
             "if_statement" => {
+                // `if t == "x": for …: keys.append(a)` / `else: for …: keys.append(b)`
+                // before `return keys`: read as a local with its appends is.
+                if returned_list.is_some_and(|l| append_loop(nav, src, info, *s, l)) {
+                    continue;
+                }
+                // `if namespace: key = f"{namespace}:{key}"`, or `if …: val = a` /
+                // `else: val = b`: a parameter rebound.
+                if crate::condprefix::rebinds_param(nav, src, info, *s).is_some() {
+                    rebinds.push(*s);
+                    if rebinds.len() > MAX_REBINDS {
+                        return None;
+                    }
+                    continue;
+                }
                 if nav
                     .named_children(*s)
                     .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
@@ -5538,14 +5637,6 @@ pub(crate) fn builder_body<'t>(
                 }
                 // `if prefix: key = prefix + key`: a local the return reads.
                 if crate::condprefix::assigns_locals(nav, src, info, *s) {
-                    continue;
-                }
-                // `if namespace: key = f"{namespace}:{key}"`: a parameter rebound.
-                if crate::condprefix::rebinds_param(nav, src, info, *s).is_some() {
-                    rebinds.push(*s);
-                    if rebinds.len() > MAX_REBINDS {
-                        return None;
-                    }
                     continue;
                 }
                 let body: Vec<Node<'t>> = nav
@@ -5698,6 +5789,27 @@ pub(crate) fn append_loop<'t>(
         }
     }
     true
+}
+
+/// The `if`s between `node` and `block` that are outside every loop there, each with
+/// the arm `node` is in: (the `if`'s offset, the arm's offset).
+fn outer_arms<'t>(nav: &Nav<'t>, node: Node<'t>, block: Node<'t>) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut child = node;
+    let mut cur = nav.parent(node);
+    while let Some(p) = cur {
+        if p == block {
+            break;
+        }
+        match p.kind_name() {
+            "for_statement" | "while_statement" => out.clear(),
+            "if_statement" => out.push((p.start_byte(), child.start_byte())),
+            _ => {}
+        }
+        child = p;
+        cur = nav.parent(p);
+    }
+    out
 }
 
 /// What a builder that returns one of several templates gives: their common beginning

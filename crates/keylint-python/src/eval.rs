@@ -2864,6 +2864,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(v) = self.bucket_loop_var(name, def.stmt, ctx) {
                 return Some(v);
             }
+            // `for key in [f"a:{uid}", f"b:{uid}"]:` (or a builder's list): one of
+            // the listed keys per pass.
+            if let Some(v) = self.listed_loop_var(name, def.stmt, ctx) {
+                return Some(v);
+            }
             // `for mid in message_ids:`: an id per pass, brace-free.
             let binding = format!(
                 "{}:{name}#{version}{}",
@@ -2889,6 +2894,62 @@ impl<'t> crate::lower::Analyzer<'t> {
             ));
         }
         None
+    }
+
+    /// The variable of `for name in xs:` when `xs` is a list of two to eight keys
+    /// the code shows (a literal list, a builder's returned list), at least one a
+    /// template: each pass takes one of them, so the variable is a key that varies
+    /// with the loop, whose varying part is whichever of them the pass takes (see
+    /// [`join_shapes`]). `None` when the keys end in a brace or in a value that may
+    /// carry a tag of its own, or when they are literal keys of one slot.
+    fn listed_loop_var(&mut self, name: &str, stmt: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        const MAX_LISTED: usize = 8;
+        let target = stmt.field(Field::Left)?;
+        if target.kind_name() != "identifier" || text(target, self.src()) != name {
+            return None;
+        }
+        let Value::Seq {
+            items,
+            family: false,
+        } = self.eval(stmt.field(Field::Right)?, &ctx.deeper())
+        else {
+            return None;
+        };
+        if !(2..=MAX_LISTED).contains(&items.len()) {
+            return None;
+        }
+        let mut shapes = Vec::with_capacity(items.len());
+        for e in items {
+            match e.value {
+                Value::Str(t) if !e.star && e.each.is_empty() => shapes.push(t),
+                _ => return None,
+            }
+        }
+        // Literal keys all in one slot share it whatever the pass.
+        let slots: Option<Vec<u16>> = shapes
+            .iter()
+            .map(|t| t.as_bytes().map(|b| keyslot::key_slot(&b)))
+            .collect();
+        if slots.is_some_and(|s| s.iter().all(|x| *x == s[0])) {
+            return None;
+        }
+        let (mut joined, ends) = join_shapes(name, shapes)?;
+        if ends.len() < 2 {
+            return None;
+        }
+        let Some(TPart::Hole(h)) = joined.parts.last_mut() else {
+            return None;
+        };
+        h.label = name.to_string();
+        // The ends hold no brace and no value that may carry a tag of its own: the
+        // part is hashed as it is, like the fragments it is made of.
+        h.binding = keylint_core::template::brace_free_binding(&format!(
+            "{}{}",
+            h.binding,
+            each_marker(stmt.start_byte())
+        ));
+        h.keylike = false;
+        Some(Value::Str(joined))
     }
 
     /// `name = []` or `name = {}` filled before the use (appends, a flushed buffer,

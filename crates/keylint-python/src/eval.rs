@@ -2181,7 +2181,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         at: usize,
     ) -> Option<(Def<'t>, Node<'t>)> {
         let src = self.src();
-        let before: Vec<&Def<'t>> = defs.iter().filter(|d| d.pos < at).collect();
         let is_extend = |d: &Def<'t>| {
             d.stmt.kind_name() == "augmented_assignment"
                 && d.stmt
@@ -2191,15 +2190,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                     .field(Field::Left)
                     .is_some_and(|l| l.kind_name() == "identifier" && text(l, src) == name)
         };
-        let (first, rest) = before.split_first()?;
-        if rest.is_empty() || !rest.iter().all(|d| is_extend(d)) {
-            return None;
+        let mut before = defs.iter().filter(|d| d.pos < at);
+        let first = before.next()?;
+        let mut extends = 0usize;
+        for d in before {
+            if !is_extend(d) {
+                return None;
+            }
+            extends += 1;
         }
         let DefKind::Expr(list) = first.kind else {
             return None;
         };
-        (list.kind_name() == "list" && first.stmt.kind_name() == "assignment")
-            .then_some((**first, list))
+        (extends > 0 && list.kind_name() == "list" && first.stmt.kind_name() == "assignment")
+            .then_some((*first, list))
     }
 
     /// The `name.append(x)` / `name.extend(xs)` calls between the offsets `from` and

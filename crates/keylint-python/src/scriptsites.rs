@@ -60,20 +60,16 @@ impl<'t> crate::lower::Analyzer<'t> {
             .map(|i| (i.checked_sub(skip_self), info.params[i].name.clone()));
         let wrapper = info.node.byte_range();
         let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
-        for (site, site_func) in sites {
-            if site_func == Some(f) {
-                continue;
-            }
-            let sctx = Ctx::at(site_func);
-            let Some(callee) = site.field(Field::Function) else {
-                continue;
-            };
-            // The site must call this very function, through an instance when it is a
-            // method (`self.m(…)`, or `obj.m(…)` on an instance of its class the code
-            // shows).
-            if !self.calls_wrapper(callee, &sctx, f, skip_self, true) {
-                continue;
-            }
+        // The site must call this very function, through an instance when it is a
+        // method (`self.m(…)`, or `obj.m(…)` on an instance of its class the code
+        // shows).
+        for crate::wrappers::WrapperCall {
+            site,
+            callee,
+            ctx: sctx,
+            ..
+        } in self.wrapper_calls(sites, f, skip_self, true, false)
+        {
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
                 continue;
@@ -621,17 +617,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let (Some(b), true) = (&body, body_param) {
             with_body.insert(0, b.clone());
         }
-        for (site, site_func) in sites {
-            if site_func == Some(f) || self.under_cluster_test(site) {
-                continue;
-            }
-            let sctx = Ctx::at(site_func);
-            let Some(callee) = site.field(Field::Function) else {
-                continue;
-            };
-            if !self.calls_wrapper(callee, &sctx, f, skip_self, false) {
-                continue;
-            }
+        for crate::wrappers::WrapperCall {
+            site,
+            callee,
+            func: site_func,
+            ctx: sctx,
+        } in self.wrapper_calls(sites, f, skip_self, false, true)
+        {
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
                 continue;

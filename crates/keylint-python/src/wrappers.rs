@@ -15,6 +15,18 @@ use tree_sitter::Node;
 /// A command's positional and keyword arguments.
 type ArgsAt<'t> = (Vec<Elem<'t>>, Vec<(String, Elem<'t>)>);
 
+/// A call site of a wrapper ([`crate::lower::Analyzer::wrapper_calls`]).
+pub(crate) struct WrapperCall<'t> {
+    /// The call.
+    pub site: Node<'t>,
+    /// Its callee, which evaluates to the wrapper.
+    pub callee: Node<'t>,
+    /// The function the call is in.
+    pub func: Option<FuncId>,
+    /// The context the call's arguments are evaluated in.
+    pub ctx: Ctx<'t>,
+}
+
 /// Most call sites of one wrapper that are judged.
 const MAX_SITES: usize = 64;
 
@@ -65,6 +77,39 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => false,
         }
+    }
+
+    /// The sites of [`Self::wrapper_sites`] that call the wrapper `f` itself
+    /// ([`Self::calls_wrapper`]), each with its context. A recursive call from `f`
+    /// passes the wrapper's own parameters and is left out; with `skip_cluster_tests`,
+    /// so is a site under a test of the cluster mode ([`Self::under_cluster_test`]).
+    pub(crate) fn wrapper_calls(
+        &mut self,
+        sites: Vec<(Node<'t>, Option<FuncId>)>,
+        f: FuncId,
+        skip_self: usize,
+        via_instance: bool,
+        skip_cluster_tests: bool,
+    ) -> Vec<WrapperCall<'t>> {
+        let mut out = Vec::new();
+        for (site, site_func) in sites {
+            if site_func == Some(f) || skip_cluster_tests && self.under_cluster_test(site) {
+                continue;
+            }
+            let sctx = Ctx::at(site_func);
+            let Some(callee) = site.field(Field::Function) else {
+                continue;
+            };
+            if self.calls_wrapper(callee, &sctx, f, skip_self, via_instance) {
+                out.push(WrapperCall {
+                    site,
+                    callee,
+                    func: site_func,
+                    ctx: sctx,
+                });
+            }
+        }
+        out
     }
 
     /// The parameter of the function around `n` that the identifier `n` names, when
@@ -297,18 +342,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let wrapper = info.node.byte_range();
         let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
-        for (site, site_func) in sites {
-            // A recursive call passes the wrapper's own parameters: nothing new.
-            if site_func == Some(f) || self.under_cluster_test(site) {
-                continue;
-            }
-            let sctx = Ctx::at(site_func);
-            let Some(callee) = site.field(Field::Function) else {
-                continue;
-            };
-            if !self.calls_wrapper(callee, &sctx, f, skip_self, false) {
-                continue;
-            }
+        for WrapperCall {
+            site,
+            callee,
+            ctx: sctx,
+            ..
+        } in self.wrapper_calls(sites, f, skip_self, false, true)
+        {
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             // A splat at the site is followed only where it fills the wrapper's
             // `*args`, and only when it holds known keys or one family.

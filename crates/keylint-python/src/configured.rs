@@ -156,6 +156,19 @@ impl<'t> crate::lower::Analyzer<'t> {
         attr: &str,
         label: &str,
     ) -> Option<Value<'t>> {
+        self.init_param_default_plain(a, c, attr, label)
+            .or_else(|| self.init_chain_default(a, c, attr, label))
+    }
+
+    /// [`Self::init_param_default`] for a parameter, `param or "app"`, `param if
+    /// param else "app"` and `options.get("namespace", "app")`.
+    fn init_param_default_plain(
+        &mut self,
+        a: &SelfAssign<'t>,
+        c: ClassId,
+        attr: &str,
+        label: &str,
+    ) -> Option<Value<'t>> {
         let f = &self.ix.funcs[a.func];
         if f.name != "__init__" || f.class != Some(c) {
             return None;
@@ -304,6 +317,189 @@ impl<'t> crate::lower::Analyzer<'t> {
         hole.is_some_and(|h| is_fresh_binding(&h.binding))
     }
 
+    /// `self.attr` assigned once in `__init__` from a chain of settings that ends in a
+    /// literal: `prefix = cfg.key_prefix if cfg.key_prefix is not None else
+    /// "app"`, `cfg.prefix or opts.prefix or "app"`, nested conditionals, through a
+    /// local assigned once there and `.rstrip(":")`/`.strip()`/`.lower()`-like
+    /// normalisations. Every arm but the last reads a parameter of `__init__` (or an
+    /// attribute path on one) and the condition of a conditional arm tests that arm
+    /// (or an object on its path); the last arm is the default. Named like a key or a
+    /// prefix, as the other configured values are.
+    fn init_chain_default(
+        &mut self,
+        a: &SelfAssign<'t>,
+        c: ClassId,
+        attr: &str,
+        label: &str,
+    ) -> Option<Value<'t>> {
+        let f = &self.ix.funcs[a.func];
+        if f.name != "__init__" || f.class != Some(c) {
+            return None;
+        }
+        let mut names = vec![attr.to_string()];
+        let (default, arms) = self.chain_default(a.value?, a.func, 0, &mut names)?;
+        if arms == 0 || !names.iter().any(|n| is_keylike_label(n)) {
+            return None;
+        }
+        let class = self.ix.classes[c].name.clone();
+        Some(configured(label, &format!("{class}.self.{attr}"), &default))
+    }
+
+    /// The default of a settings chain `n` evaluated in `func` (see
+    /// [`Self::init_chain_default`]) and how many configured arms it has; the names
+    /// met (locals, the attributes read) are pushed on `names`.
+    fn chain_default(
+        &mut self,
+        n: Node<'t>,
+        func: crate::index::FuncId,
+        depth: usize,
+        names: &mut Vec<String>,
+    ) -> Option<(Vec<u8>, usize)> {
+        if depth > 6 {
+            return None;
+        }
+        match n.kind_name() {
+            "parenthesized_expression" => {
+                let inner = self.ix.nav.named_children(n).next()?;
+                self.chain_default(inner, func, depth + 1, names)
+            }
+            "string" => Some((self.literal_bytes(n, Some(func))?, 0)),
+            "identifier" => {
+                let name = text(n, self.src());
+                let f = &self.ix.funcs[func];
+                match f.defs.get(name).map(|d| d.as_slice()) {
+                    // A local assigned once in `__init__`.
+                    Some([d]) => match d.kind {
+                        DefKind::Expr(v) => {
+                            names.push(name.to_string());
+                            self.chain_default(v, func, depth + 1, names)
+                        }
+                        _ => None,
+                    },
+                    // A module constant that is a literal (the last arm).
+                    None => Some((self.literal_bytes(n, Some(func))?, 0)),
+                    _ => None,
+                }
+            }
+            "call" => {
+                // A normalisation of the chain's value: `.rstrip(":")`, `.lower()`.
+                let callee = n.field(Field::Function)?;
+                if callee.kind_name() != "attribute" {
+                    return None;
+                }
+                let method = text(callee.field(Field::Attribute)?, self.src()).to_string();
+                let args = arg_nodes(self.ix.nav, n.field(Field::Arguments));
+                let chars = match args.as_slice() {
+                    [] => None,
+                    [x] if x.kind_name() == "string" => Some(self.literal_bytes(*x, Some(func))?),
+                    _ => return None,
+                };
+                let (d, arms) =
+                    self.chain_default(callee.field(Field::Object)?, func, depth + 1, names)?;
+                Some((normalise(&method, chars.as_deref(), d)?, arms))
+            }
+            "boolean_operator" => {
+                if text(n.field(Field::Operator)?, self.src()) != "or" {
+                    return None;
+                }
+                // `a or b or "app"` is `(a or b) or "app"`: settings on the left.
+                let mut left = vec![n.field(Field::Left)?];
+                let mut arms = 0;
+                while let Some(l) = left.pop() {
+                    let is_or = l.kind_name() == "boolean_operator"
+                        && l.field(Field::Operator)
+                            .is_some_and(|o| text(o, self.src()) == "or");
+                    if is_or {
+                        left.push(l.field(Field::Left)?);
+                        left.push(l.field(Field::Right)?);
+                        continue;
+                    }
+                    self.setting_read(l, func, names)?;
+                    arms += 1;
+                }
+                let (d, more) =
+                    self.chain_default(n.field(Field::Right)?, func, depth + 1, names)?;
+                Some((d, arms + more))
+            }
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = self.ix.nav.named_children(n).collect();
+                let [x, cond, other] = kids.as_slice() else {
+                    return None;
+                };
+                let path = self.setting_read(*x, func, names)?;
+                if !self.tests_path(*cond, &path) {
+                    return None;
+                }
+                let (d, arms) = self.chain_default(*other, func, depth + 1, names)?;
+                Some((d, arms + 1))
+            }
+            _ => None,
+        }
+    }
+
+    /// `n` read as a setting in `__init__` `func`: a parameter, or an attribute path on
+    /// one (`backend_config.key_prefix`, `config.names.root`), whose value the caller
+    /// chooses. The dotted path, with its attribute names pushed on `names`.
+    fn setting_read(
+        &mut self,
+        n: Node<'t>,
+        func: crate::index::FuncId,
+        names: &mut Vec<String>,
+    ) -> Option<String> {
+        let mut root = n;
+        let mut attrs = Vec::new();
+        while root.kind_name() == "attribute" {
+            attrs.push(text(root.field(Field::Attribute)?, self.src()).to_string());
+            root = root.field(Field::Object)?;
+        }
+        if root.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(root, self.src());
+        let f = &self.ix.funcs[func];
+        let p = f.params.iter().find(|p| p.name == name && !p.star)?;
+        // Summarised for other modules, the constructor's parameters stand for the
+        // arguments each call passes: those are used, not the default.
+        if self
+            .param_override
+            .contains_key(&(func, p.node.start_byte()))
+        {
+            return None;
+        }
+        let defs = f.defs.get(name)?;
+        if !defs.iter().any(|d| matches!(d.kind, DefKind::Param(_))) {
+            return None;
+        }
+        // A bare parameter is the caller's value only if never rebound; an object it
+        // names may be replaced by a default object (`cfg = cfg or Config()`), whose
+        // attributes are settings all the same.
+        if attrs.is_empty() && defs.len() != 1 {
+            return None;
+        }
+        if attrs.is_empty() {
+            names.push(name.to_string());
+        }
+        names.extend(attrs.iter().cloned());
+        Some(text(n, self.src()).to_string())
+    }
+
+    /// Whether `cond` tests the setting at `path` or an object on its way: `x`, `x is
+    /// not None`, `cfg is not None` for `cfg.prefix`.
+    fn tests_path(&self, cond: Node<'t>, path: &str) -> bool {
+        let on_path = |t: &str| path == t || path.starts_with(&format!("{t}."));
+        match cond.kind_name() {
+            "identifier" | "attribute" => on_path(text(cond, self.src())),
+            "comparison_operator" => {
+                let t = text(cond, self.src());
+                let Some(lhs) = t.strip_suffix("is not None") else {
+                    return false;
+                };
+                on_path(lhs.trim())
+            }
+            _ => false,
+        }
+    }
+
     /// `self.attr = options.get("namespace", DEFAULT)` in `__init__`, `options` a
     /// parameter never rebound there, the entry's name a literal and the default a
     /// literal or a constant that is one, either named like a key or a prefix.
@@ -357,6 +553,28 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 }
 
+/// A string method that normalises a setting, applied to its default: `strip`,
+/// `lstrip`, `rstrip` (with no argument or literal characters), `lower`, `upper`.
+fn normalise(method: &str, chars: Option<&[u8]>, d: Vec<u8>) -> Option<Vec<u8>> {
+    let strip = |b: &u8| match chars {
+        Some(cs) => cs.contains(b),
+        None => b.is_ascii_whitespace(),
+    };
+    let start = |d: &[u8]| d.iter().position(|b| !strip(b)).unwrap_or(d.len());
+    let end = |d: &[u8]| d.iter().rposition(|b| !strip(b)).map_or(0, |i| i + 1);
+    match (method, chars) {
+        ("rstrip", _) => Some(d[..end(&d)].to_vec()),
+        ("lstrip", _) => Some(d[start(&d)..].to_vec()),
+        ("strip", _) => {
+            let s = start(&d);
+            Some(d[s..end(&d).max(s)].to_vec())
+        }
+        ("lower", None) => Some(d.to_ascii_lowercase()),
+        ("upper", None) => Some(d.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,5 +588,20 @@ mod tests {
         assert_eq!(default_of(&q).as_deref(), Some(&b"app.jobs"[..]));
         assert_eq!(default_of("Store.self.jobs_key"), None);
         assert_eq!(default_of(&binding(b"", "x")).as_deref(), Some(&b""[..]));
+    }
+
+    #[test]
+    fn normalised_defaults() {
+        let n = |m: &str, c: Option<&str>, d: &str| {
+            normalise(m, c.map(str::as_bytes), d.as_bytes().to_vec())
+                .map(|v| String::from_utf8(v).unwrap())
+        };
+        assert_eq!(n("rstrip", Some(":"), "app::").as_deref(), Some("app"));
+        assert_eq!(n("lstrip", Some(":"), ":app:").as_deref(), Some("app:"));
+        assert_eq!(n("strip", None, "  app ").as_deref(), Some("app"));
+        assert_eq!(n("strip", Some(":"), ":::").as_deref(), Some(""));
+        assert_eq!(n("lower", None, "App").as_deref(), Some("app"));
+        assert_eq!(n("lower", Some("x"), "App"), None);
+        assert_eq!(n("replace", None, "App"), None);
     }
 }

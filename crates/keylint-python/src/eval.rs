@@ -68,6 +68,9 @@ pub(crate) struct PipeInfo {
     /// The code does not show the client's kind (a parameter, a client known by
     /// use): `client` is what the configured profile made of it.
     pub kind_by_profile: bool,
+    /// Made by a function followed from one of its calls with that call's arguments
+    /// (`txcall.rs`): the transaction is judged, and reported, at the call.
+    pub via: Option<std::rc::Rc<crate::txcall::Via>>,
 }
 
 /// Why a pipeline is, or is not, a transaction.
@@ -710,6 +713,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             origin: TxOrigin::Other,
             at_block_end: false,
             kind_by_profile: false,
+            via: None,
         });
         self.pipe_by_node.insert(node.id(), id);
         id

@@ -79,6 +79,7 @@ mod swapctx;
 mod syntax;
 mod tpl;
 mod tryflow;
+mod txcall;
 mod txcallback;
 mod txflow;
 mod txwrap;

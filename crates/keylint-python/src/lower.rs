@@ -676,6 +676,8 @@ impl<'t> Analyzer<'t> {
             }
         }
         if pipes.is_empty() {
+            // A function making a transaction over keys from its parameters.
+            self.follow_tx_maker(id, bound, call, (&pos, &kw), ctx);
             return;
         }
         let info = self.ix.funcs[id].clone();
@@ -913,6 +915,7 @@ impl<'t> Analyzer<'t> {
             origin: crate::eval::TxOrigin::Other,
             at_block_end: false,
             kind_by_profile: false,
+            via: None,
         });
         if let Some((name, c)) = self_name {
             params.insert(name, Value::SelfObj(c));
@@ -1987,6 +1990,13 @@ impl<'t> Analyzer<'t> {
             let Some(plan) = TxPlan::of(&info, &evs) else {
                 continue;
             };
+            // A transaction followed from a call that gives none of its keys.
+            if let Some(via) = &info.via {
+                let keys: Vec<usize> = evs.iter().flat_map(|e| e.keys.iter().copied()).collect();
+                if !self.via_contributes(via, &keys) {
+                    continue;
+                }
+            }
             let paths = self.event_paths(&evs, &mut memo);
             let batch = Batch {
                 info: &info,
@@ -2052,6 +2062,7 @@ impl<'t> Analyzer<'t> {
                         note: note.to_string(),
                     });
                 }
+                self.via_notes(unit, b.info);
                 self.loop_families(unit, &g, evs, paths, None);
             }
         }
@@ -2088,8 +2099,9 @@ impl<'t> Analyzer<'t> {
                     Some(c) if c.start <= first => c.start,
                     _ => first,
                 };
-                let anchor = match (&b.info.created, &b.info.anchor) {
-                    (Some(c), Some(a)) if c.start <= first => a.clone(),
+                let anchor = match (&b.info.created, &b.info.anchor, &b.info.via) {
+                    (_, _, Some(v)) => v.anchor.clone(),
+                    (Some(c), Some(a), _) if c.start <= first => a.clone(),
                     _ => evs[g[0]].node.byte_range(),
                 };
                 let unit = self.push_unit(
@@ -2106,6 +2118,7 @@ impl<'t> Analyzer<'t> {
                         note: note.to_string(),
                     });
                 }
+                self.via_notes(unit, b.info);
                 self.loop_families(unit, &g, evs, paths, Some(ei));
             }
         }

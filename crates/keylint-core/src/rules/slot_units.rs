@@ -477,10 +477,20 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
         _ => "transaction starts here",
     };
     let culprit_span = keys[d.culprit].span.clone();
+    let extra = u.facts.labels.get(&u.ui);
+    // What the frontend says of the unit's anchor (the call of a function that makes
+    // the transaction), if anything.
+    let anchor_said = extra
+        .into_iter()
+        .flatten()
+        .find(|l| l.span == unit.anchor)
+        .map(|l| l.label.clone());
     let primary = if d.at_start {
         Label::new(
             unit.anchor.clone(),
-            format!("{start_label}; its keys are queued by the functions it calls"),
+            anchor_said.clone().unwrap_or_else(|| {
+                format!("{start_label}; its keys are queued by the functions it calls")
+            }),
         )
     } else {
         Label::new(culprit_span.clone(), culprit_label.clone())
@@ -515,7 +525,6 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
     }
     // A family is often built before the command, or on another line: show the
     // command that takes it.
-    let extra = u.facts.labels.get(&u.ui);
     if d.family_only()
         && unit.kind == UnitKind::Command
         && !unit.anchor.is_empty()
@@ -538,6 +547,9 @@ fn labels(u: &UnitView<'_, '_>, d: &Detection<'_>) -> Finding {
         f = f.with_secondary(Label::new(unit.anchor.clone(), said.clone()));
     }
     for l in extra.into_iter().flatten() {
+        if d.at_start && anchor_said.is_some() && l.span == unit.anchor {
+            continue;
+        }
         f = f.with_secondary(Label::new(l.span.clone(), l.label.clone()));
     }
     point_at_call(f, unit, said)

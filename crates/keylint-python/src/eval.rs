@@ -1915,6 +1915,19 @@ impl<'t> crate::lower::Analyzer<'t> {
             {
                 return Value::Symbol(p.clone());
             }
+            // `try: from . import consts` / `except ImportError: import consts` (also
+            // under `if __package__:`): two ways of importing one module of the
+            // project, whichever runs.
+            if let Some(scope) = self.project {
+                let file = scope.module_source(p);
+                if file.is_some()
+                    && non_null.iter().all(|v| {
+                        matches!(v, Value::Symbol(q) if scope.module_source(q) == file)
+                    })
+                {
+                    return Value::Symbol(p.clone());
+                }
+            }
         }
         if let Some(k) = merge_clients(&vals) {
             return Value::Client(k);

@@ -812,6 +812,20 @@ impl<'p> Scope<'p> {
         facts
     }
 
+    /// The source file of the project module that the dotted `path` (as this
+    /// module's imports wrote it, `.consts` or `consts`) names, if it is one.
+    pub(crate) fn module_source(&self, path: &str) -> Option<String> {
+        let level = path.bytes().take_while(|&b| b == b'.').count();
+        let rest = &path[level..];
+        if rest.is_empty() && level == 0 {
+            return None;
+        }
+        match self.resolve(&self.path.clone(), level, rest)? {
+            ModuleFile::Source(f) => Some(f),
+            ModuleFile::Namespace => None,
+        }
+    }
+
     /// What the dotted `path` (as this module's imports wrote it) is.
     pub(crate) fn lookup(&self, path: &str) -> Option<Fact> {
         if let Some(f) = self.lookups.borrow().get(path) {

@@ -719,7 +719,22 @@ impl<'t, 's> Eval<'t, 's> {
                 Val::Builtin(Builtin::PureLib)
             }
             "nil" => Val::Nil,
-            _ => Val::Other(Prov::Unknown),
+            _ => match name.strip_prefix(crate::HOST_VALUE) {
+                // A value the host code pasted into the script's source, inside a
+                // string literal (a `string.Template` placeholder): text that never
+                // comes from `KEYS`, one value wherever it is used.
+                Some(host) if !host.is_empty() => {
+                    let binding = format!("host:{host}");
+                    self.provs.insert(binding.clone(), Prov::Data);
+                    Val::Str(tpl::hole(
+                        format!("${host}"),
+                        binding,
+                        HoleKind::Opaque,
+                        Some(node.byte_range()),
+                    ))
+                }
+                _ => Val::Other(Prov::Unknown),
+            },
         }
     }
 

@@ -50,6 +50,12 @@ use keylint_core::Span;
 use std::cell::RefCell;
 
 pub use frontend::{escape_lua, Lua, FRONTEND, LANG};
+
+/// The prefix of a global name that a host frontend writes into a script's text in
+/// place of a value its code pastes into a Lua string literal (a `string.Template`
+/// placeholder, `"$pending_key"`): read as text that never comes from `KEYS`, labelled
+/// `$<name>`.
+pub const HOST_VALUE: &str = "__keylint_host_";
 pub use include::IncludeLoader;
 pub use project::IndexCache;
 

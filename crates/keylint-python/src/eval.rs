@@ -1921,9 +1921,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(scope) = self.project {
                 let file = scope.module_source(p);
                 if file.is_some()
-                    && non_null.iter().all(|v| {
-                        matches!(v, Value::Symbol(q) if scope.module_source(q) == file)
-                    })
+                    && non_null
+                        .iter()
+                        .all(|v| matches!(v, Value::Symbol(q) if scope.module_source(q) == file))
                 {
                     return Value::Symbol(p.clone());
                 }

@@ -153,6 +153,9 @@ pub(crate) struct Analyzer<'t> {
     capture: Option<HashMap<usize, Tpl>>,
     /// `calls_in` and `func_of` are filled.
     pub(crate) calls_indexed: bool,
+    /// Script constants written as `string.Template` text (`"$pending_key"`): their
+    /// placeholders are read as unknown values (node ids of the string literals).
+    pub(crate) dollar_bodies: HashSet<usize>,
     /// The receivers that the file's uses show to be clients (`byuse.rs`), read on
     /// first need.
     pub(crate) by_use: std::cell::OnceCell<crate::byuse::ByUse>,
@@ -252,6 +255,7 @@ impl<'t> Analyzer<'t> {
             memo_chain_env: HashMap::new(),
             capture: None,
             calls_indexed: false,
+            dollar_bodies: HashSet::new(),
             by_use: std::cell::OnceCell::new(),
             caller_values: HashSet::new(),
             caller_attrs: HashSet::new(),

@@ -82,6 +82,10 @@ pub(crate) fn body_of<'t>(
         _ => return None,
     };
     let (text, offs) = match tpl.text_with_offsets() {
+        Some((text, offs)) if a.dollar_bodies.contains(&node.id()) => {
+            let offs = offs.or_else(|| fill_offsets(&tpl));
+            dollar_holes(&text, offs.as_deref())?
+        }
         Some((text, Some(offs))) => (text, Some(offs)),
         Some((text, None)) => (text, fill_offsets(&tpl)),
         None => with_string_holes(&tpl)?,
@@ -178,6 +182,192 @@ fn with_string_holes(tpl: &Tpl) -> Option<(String, Option<Vec<usize>>)> {
     }
     let text = String::from_utf8(text).ok()?;
     Some((text, fill(&offs)))
+}
+
+/// A script written as `string.Template` text, its `$name` (or `${name}`)
+/// placeholders filled in later by the code that runs it: a placeholder inside a Lua
+/// string literal (`local pending = "$pending_key"`, `string.format("$prefix:%s",
+/// id)`) is an unknown value concatenated into that string, as
+/// [`with_string_holes`] reads one; a placeholder where an expression goes (`local ttl
+/// = $default_ttl`, `now + $timeout`: after `=`, an operator, `,` or `(`) is an unknown
+/// global. Anywhere else (a statement, a name, a long bracket string) it could be any
+/// code, and the body is unknown. `$$` is a literal `$`.
+fn dollar_holes(text: &str, offs: Option<&[usize]>) -> Option<(String, Option<Vec<usize>>)> {
+    let b = text.as_bytes();
+    // `[[`, `[=[`, …: the level of a long bracket opening at `i`, and its length.
+    let long_open = |i: usize| -> Option<(usize, usize)> {
+        if b.get(i) != Some(&b'[') {
+            return None;
+        }
+        let eq = b[i + 1..].iter().take_while(|&&c| c == b'=').count();
+        (b.get(i + 1 + eq) == Some(&b'[')).then_some((eq, eq + 2))
+    };
+    let ident = |i: usize| -> Option<(usize, &str)> {
+        // `$name` or `${name}`: the placeholder's length and its name.
+        let (start, braced) = match b.get(i + 1)? {
+            b'{' => (i + 2, true),
+            _ => (i + 1, false),
+        };
+        let first = *b.get(start)?;
+        if !(first.is_ascii_alphabetic() || first == b'_') {
+            return None;
+        }
+        let end = start
+            + b[start..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+        if braced {
+            (b.get(end) == Some(&b'}')).then(|| (end + 1 - i, &text[start..end]))
+        } else {
+            Some((end - i, &text[start..end]))
+        }
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(b.len() + 64);
+    let mut out_offs: Vec<Option<usize>> = Vec::with_capacity(b.len() + 64);
+    let at = |i: usize| offs.and_then(|o| o.get(i).copied());
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    let mut comment = false;
+    // Where the text of the string being read begins in `out`.
+    let mut opened: Option<usize> = None;
+    let mut n = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        // A long comment (`--[[ … ]]`) or long string, copied as it is: a placeholder
+        // in a comment means nothing, one in a long string is not read.
+        if quote.is_none() && (!comment || out.ends_with(b"--")) {
+            if let Some((level, len)) = long_open(i) {
+                let close = format!("]{}]", "=".repeat(level));
+                let end = text[i + len..]
+                    .find(&close)
+                    .map(|e| i + len + e + close.len())?;
+                if !comment && b[i..end].contains(&b'$') {
+                    return None;
+                }
+                for (k, &x) in b.iter().enumerate().take(end).skip(i) {
+                    out.push(x);
+                    out_offs.push(at(k));
+                }
+                comment = false;
+                i = end;
+                continue;
+            }
+        }
+        if c == b'$' && !comment && b.get(i + 1) == Some(&b'$') {
+            out.push(b'$');
+            out_offs.push(at(i));
+            i += 2;
+            continue;
+        }
+        if c == b'$' && !comment && !escaped {
+            let (len, name) = ident(i)?;
+            // The bytes of the text it replaces: the placeholder, with the quotes of a
+            // string it fills alone.
+            let (mut from, mut to) = (i, i + len - 1);
+            // A name of its own unless the script uses that name itself.
+            let plain = !LUA_RESERVED.contains(&name) && !used_as_name(text, name);
+            let host = format!("{}{name}", keylint_lua::HOST_VALUE);
+            let name = if plain {
+                name.to_string()
+            } else {
+                format!("_python_value_{n}")
+            };
+            n += 1;
+            let ins = match quote {
+                // Text pasted into the string: never from `KEYS`. At either end of the
+                // literal, no empty string is left on that side (`"$pending_key"` is
+                // the value alone).
+                Some(q) => {
+                    let q = q as char;
+                    let at_start = opened == Some(out.len());
+                    let at_end = b.get(i + len) == Some(&(q as u8));
+                    if at_start {
+                        out.pop();
+                        out_offs.pop();
+                        from = i - 1;
+                    }
+                    if at_end {
+                        to = i + len;
+                        quote = None;
+                    }
+                    match (at_start, at_end) {
+                        (true, true) => host,
+                        (true, false) => {
+                            let s = format!("{host} .. {q}");
+                            opened = Some(out.len() + s.len());
+                            s
+                        }
+                        (false, true) => format!("{q} .. {host}"),
+                        (false, false) => {
+                            let s = format!("{q} .. {host} .. {q}");
+                            opened = Some(out.len() + s.len());
+                            s
+                        }
+                    }
+                }
+                None => {
+                    let before = out.iter().rev().find(|c| !c.is_ascii_whitespace());
+                    if !before.is_some_and(|p| b"=+-*/,(<>".contains(p)) {
+                        return None;
+                    }
+                    name
+                }
+            };
+            // The inserted text points at what it replaces, byte for byte, its
+            // excess at the last one.
+            for (k, x) in ins.bytes().enumerate() {
+                out.push(x);
+                out_offs.push(at(from + k.min(to - from)));
+            }
+            i = to + 1;
+            continue;
+        }
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == b'\\' {
+                    escaped = true;
+                } else if c == q || c == b'\n' {
+                    quote = None;
+                }
+            }
+            None if comment => comment = c != b'\n',
+            None => {
+                if c == b'\'' || c == b'"' {
+                    quote = Some(c);
+                    opened = Some(out.len() + 1);
+                } else if c == b'-' && out.last() == Some(&b'-') {
+                    comment = true;
+                }
+            }
+        }
+        out.push(c);
+        out_offs.push(at(i));
+        i += 1;
+    }
+    let text = String::from_utf8(out).ok()?;
+    let offs = if offs.is_some() {
+        fill(&out_offs)
+    } else {
+        None
+    };
+    Some((text, offs))
+}
+
+/// Whether `name` occurs in `text` as a name of its own, not as a placeholder
+/// (`$name`, `${name}`).
+fn used_as_name(text: &str, name: &str) -> bool {
+    let b = text.as_bytes();
+    let word = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    text.match_indices(name).any(|(i, _)| {
+        let before = i.checked_sub(1).map(|j| &b[j]);
+        let placeholder =
+            before == Some(&b'$') || (before == Some(&b'{') && i >= 2 && b[i - 2] == b'$');
+        !placeholder && !word(before) && !word(b.get(i + name.len()))
+    })
 }
 
 /// The offsets of a body written in this file with a few bytes from elsewhere (a
@@ -365,7 +555,10 @@ pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
     let mut found: Vec<Node<'_>> = Vec::new();
     for (name, defs) in defs {
         let upper = name.to_ascii_uppercase();
-        if !(upper.contains("SCRIPT") || upper.contains("LUA")) {
+        if !["SCRIPT", "LUA", "TEMPLATE"]
+            .iter()
+            .any(|w| upper.contains(w))
+        {
             continue;
         }
         let [def] = defs else {
@@ -374,17 +567,17 @@ pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
         let crate::index::DefKind::Expr(e) = def.kind else {
             continue;
         };
-        let filled = [
-            format!("{name} %"),
-            format!("{name}.format("),
-            format!("Template({name}"),
-            format!("{name}.replace("),
-        ]
-        .iter()
-        .any(|p| src.contains(p.as_str()));
-        if filled {
-            continue;
-        }
+        let filled = |also_template: bool| {
+            let mut ways = vec![
+                format!("{name} %"),
+                format!("{name}.format("),
+                format!("{name}.replace("),
+            ];
+            if also_template {
+                ways.push(format!("Template({name}"));
+            }
+            ways.iter().any(|p| src.contains(p.as_str()))
+        };
         let values: Vec<Node<'_>> = if e.kind_name() == "dictionary" {
             a.ix.nav
                 .named_children(e)
@@ -394,7 +587,18 @@ pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
         } else {
             vec![e]
         };
-        found.extend(values.into_iter().filter(|v| lua_literal(a, *v)));
+        for v in values {
+            // `string.Template` text is filled by `Template(…)`; other text filled
+            // in this file is not the script that runs.
+            match lua_literal(a, v) {
+                Some(true) if !filled(false) => {
+                    a.dollar_bodies.insert(v.id());
+                    found.push(v);
+                }
+                Some(false) if !filled(true) => found.push(v),
+                _ => {}
+            }
+        }
     }
     found.sort_by_key(|n| n.start_byte());
     found.dedup_by_key(|n| n.start_byte());
@@ -434,7 +638,7 @@ pub(crate) fn unrun_script_globals(a: &mut Analyzer<'_>) {
                 .named_children(args)
                 .find(|k| k.kind_name() != "comment")
         });
-        if first.is_some_and(|f| lua_literal(a, f)) {
+        if first.is_some_and(|f| lua_literal(a, f) == Some(false)) {
             calls.push(e);
         }
     }
@@ -445,7 +649,9 @@ pub(crate) fn unrun_script_globals(a: &mut Analyzer<'_>) {
 }
 
 /// A string literal that reads as a Lua script, plain or `%`-formatted with a tuple.
-fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> bool {
+/// Whether `v` is a Lua script literal, and if so whether it is `string.Template` text
+/// with `$name` placeholders.
+fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> Option<bool> {
     let src = a.src();
     let (lit, formatted) = match v.kind_name() {
         "string" => (v, false),
@@ -457,10 +663,10 @@ fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> bool {
                 {
                     (l, true)
                 }
-                _ => return false,
+                _ => return None,
             }
         }
-        _ => return false,
+        _ => return None,
     };
     let t = crate::index::text(lit, src);
     let prefix: String = t
@@ -469,15 +675,18 @@ fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> bool {
         .map(|c| c.to_ascii_lowercase())
         .collect();
     if prefix.contains('f') || prefix.contains('t') {
-        return false;
+        return None;
     }
     let lua = calls_redis(t) && (has_word(t, "KEYS") || has_word(t, "ARGV"));
-    let template = ["{{", "}}", "${"].iter().any(|m| t.contains(m))
-        || (!formatted && ["%s", "%d", "%("].iter().any(|m| t.contains(m)))
-        || t.as_bytes()
-            .windows(2)
-            .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_'));
-    lua && !template
+    let dollar = t
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] == b'{'));
+    // In `string.Template` text, `%s` is Lua's own `string.format`.
+    let percent: &[&str] = if dollar { &["%("] } else { &["%s", "%d", "%("] };
+    let template = ["{{", "}}"].iter().any(|m| t.contains(m))
+        || (!formatted && percent.iter().any(|m| t.contains(m)));
+    (lua && !template).then_some(dollar && !formatted)
 }
 
 /// Whether Lua text calls `redis.call` or `redis.pcall`, directly or through a local
@@ -535,6 +744,22 @@ fn docstring<'t>(nav: &crate::syntax::Nav<'t>, body: Node<'t>) -> Option<Node<'t
     Some(doc)
 }
 
+/// The names a `string.Template` body's placeholders were given
+/// ([`dollar_holes`]) written back as the placeholders (`$pending_key`) in the labels
+/// of the script's keys.
+fn host_labels(lua: &mut keylint_core::FileModel) {
+    use keylint_core::template::Part;
+    for k in &mut lua.keys {
+        for p in &mut k.template.parts {
+            if let Part::Hole(h) = p {
+                if h.label.contains(keylint_lua::HOST_VALUE) {
+                    h.label = h.label.replace(keylint_lua::HOST_VALUE, "$");
+                }
+            }
+        }
+    }
+}
+
 /// Links every script call with its body.
 pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
     let links = std::mem::take(&mut a.script_links);
@@ -582,7 +807,10 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
             body_index.push(Some(i));
             continue;
         }
-        let lua = keylint_lua::lower(&body.text);
+        let mut lua = keylint_lua::lower(&body.text);
+        if body.text.contains(keylint_lua::HOST_VALUE) {
+            host_labels(&mut lua);
+        }
         // A body that shares source text with one already merged (`HEAD + BODY` where
         // BODY was registered too) is linked but not merged again: its findings would
         // repeat at the same places.
@@ -653,5 +881,84 @@ mod tests {
                 "numkeys is 2 but only 0 arguments follow",
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod dollar_tests {
+    use super::dollar_holes;
+
+    fn text(t: &str) -> Option<String> {
+        dollar_holes(t, None).map(|(s, _)| s)
+    }
+
+    #[test]
+    fn placeholders_in_strings_are_pasted_values() {
+        let h = keylint_lua::HOST_VALUE;
+        assert_eq!(
+            text(r#"local k = "$pending""#),
+            Some(format!("local k = {h}pending"))
+        );
+        assert_eq!(
+            text(r#"f("$prefix:%s", id)"#),
+            Some(format!(r#"f({h}prefix .. ":%s", id)"#))
+        );
+        assert_eq!(
+            text(r#"f("x:${name}")"#),
+            Some(format!(r#"f("x:" .. {h}name)"#))
+        );
+        assert_eq!(
+            text("f('a:$b:c')"),
+            Some(format!("f('a:' .. {h}b .. ':c')"))
+        );
+        // `$$` is a dollar.
+        assert_eq!(text(r#"f("$$x")"#), Some(r#"f("$x")"#.to_string()));
+    }
+
+    #[test]
+    fn placeholders_in_code_only_where_an_expression_goes() {
+        assert_eq!(text("local t = $ttl"), Some("local t = ttl".to_string()));
+        assert_eq!(
+            text("local t = now + $ttl"),
+            Some("local t = now + ttl".to_string())
+        );
+        // A name the script uses itself is not taken for the value.
+        assert_eq!(
+            text("local ttl = $ttl"),
+            Some("local ttl = _python_value_0".to_string())
+        );
+        assert_eq!(text("$helpers\nredis.call('GET', KEYS[1])"), None);
+        assert_eq!(text("local x = 1 $y"), None);
+    }
+
+    #[test]
+    fn comments_and_long_brackets() {
+        assert_eq!(
+            text("-- uses $name\nlocal a = 1"),
+            Some("-- uses $name\nlocal a = 1".to_string())
+        );
+        assert_eq!(
+            text("--[[ $name\n]] local a = 1"),
+            Some("--[[ $name\n]] local a = 1".to_string())
+        );
+        assert_eq!(text("local s = [[ $name ]]"), None);
+        assert_eq!(
+            text("local s = [[ plain ]]"),
+            Some("local s = [[ plain ]]".to_string())
+        );
+        assert_eq!(text("local s = [[ unclosed"), None);
+    }
+
+    #[test]
+    fn offsets_point_at_the_placeholder() {
+        let src = r#"k = "$abc""#;
+        let offs: Vec<usize> = (100..100 + src.len()).collect();
+        let (t, o) = dollar_holes(src, Some(&offs)).unwrap();
+        let o = o.unwrap();
+        assert_eq!(t.len(), o.len());
+        // The value's first byte is the opening quote's, its last the closing one's.
+        let at = t.find(keylint_lua::HOST_VALUE).unwrap();
+        assert_eq!(o[at], 104);
+        assert_eq!(*o.last().unwrap(), 109);
     }
 }

@@ -1478,6 +1478,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                             family: false,
                         }
                     }
+                    // `[pair_key(t) for t in tokens] + [last]`: as `[*pairs, last]`,
+                    // the family then an unknown count, and the other's elements.
+                    (x @ Value::Seq { .. }, y @ Value::Seq { .. }) => {
+                        match (x.splat(), y.splat()) {
+                            (Ok(mut a), Ok(b)) => {
+                                a.extend(b);
+                                Value::Seq {
+                                    items: a,
+                                    family: false,
+                                }
+                            }
+                            _ => self.opaque(n, ctx),
+                        }
+                    }
                     // One side is a string: the other must be one too.
                     (Value::Str(mut x), v) if unknown(&v) => {
                         x.push(Tpl::hole(self.hole_of(&v, r, ctx)));

@@ -1458,19 +1458,16 @@ impl<'t> Analyzer<'t> {
                 .find(|(k, _)| k == &p.name)
                 .map(|(_, e)| e.clone())
         };
-        // Elements up to the first `*x`; a `*x` that is a family stands for many keys.
+        // The elements of a list of keys (or of the trailing `*args`, all keys): a
+        // `*x` that is a family stands for many keys; any other `*x` is left out, and
+        // the elements after it are keys all the same (a unit judged over fewer keys
+        // than it sends says nothing false).
         let known = |items: &[Elem<'t>]| -> Vec<Elem<'t>> {
-            let mut out = Vec::new();
-            for i in items {
-                if i.star {
-                    if !i.each.is_empty() {
-                        out.push(i.clone());
-                    }
-                    break;
-                }
-                out.push(i.clone());
-            }
-            out
+            items
+                .iter()
+                .filter(|i| !i.star || !i.each.is_empty())
+                .cloned()
+                .collect()
         };
         let mut numkeys: Option<usize> = None;
         for p in &method.params {
@@ -1511,7 +1508,15 @@ impl<'t> Analyzer<'t> {
                     }
                 }
                 ParamKind::VarKeys => {
-                    if !star_before(p.index) {
+                    // After a `*x`, the places are unknown; but when every parameter
+                    // before `*args` is a key too (`sinter(keys, *args)`), every
+                    // positional argument is a key, wherever it lands.
+                    let all_keys = method
+                        .params
+                        .iter()
+                        .filter(|q| q.index < p.index)
+                        .all(|q| matches!(q.kind, ParamKind::Key | ParamKind::Keys));
+                    if !star_before(p.index) || all_keys {
                         keys.extend(known(&pos[p.index.min(pos.len())..]));
                     }
                 }

@@ -4218,6 +4218,78 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 return self.opaque(n, ctx);
             }
+            // `chain.from_iterable([f"q:{n}:a", f"q:{n}:b"] for n in names)`: each
+            // key of the inner list, one per pass (a family each, of unknown count);
+            // `chain(a, b)`: the elements of both, as `[*a, *b]`.
+            "itertools.chain.from_iterable" | "itertools.chain" => {
+                let items = if path == "itertools.chain" {
+                    let mut out = Vec::new();
+                    for a in arg_nodes(self.ix.nav, args) {
+                        match self.eval(a, &ctx.deeper()).splat() {
+                            Ok(items) => out.extend(items),
+                            Err(_) => return self.opaque(n, ctx),
+                        }
+                    }
+                    Some(out)
+                } else {
+                    let arg = match args {
+                        Some(g) if g.kind_name() == "generator_expression" => Some(g),
+                        _ => match arg_nodes(self.ix.nav, args).as_slice() {
+                            [a] => Some(*a),
+                            _ => None,
+                        },
+                    };
+                    arg.and_then(|a| match self.eval(a, &ctx.deeper()) {
+                        Value::Seq {
+                            items,
+                            family: true,
+                        } => match items.as_slice() {
+                            [Elem {
+                                value:
+                                    Value::Seq {
+                                        items: inner,
+                                        family: false,
+                                    },
+                                each,
+                                ..
+                            }] if !each.is_empty() && inner.iter().all(|e| !e.star) => Some(
+                                inner
+                                    .iter()
+                                    .map(|e| Elem {
+                                        value: e.value.clone(),
+                                        node: e.node,
+                                        star: true,
+                                        each: each.iter().chain(&e.each).copied().collect(),
+                                    })
+                                    .collect(),
+                            ),
+                            _ => None,
+                        },
+                        // A list of lists written out: their elements.
+                        Value::Seq {
+                            items,
+                            family: false,
+                        } => {
+                            let mut out = Vec::new();
+                            for e in items {
+                                match (e.star, e.value.splat()) {
+                                    (false, Ok(inner)) => out.extend(inner),
+                                    _ => return None,
+                                }
+                            }
+                            Some(out)
+                        }
+                        _ => None,
+                    })
+                };
+                return match items {
+                    Some(items) => Value::Seq {
+                        items,
+                        family: false,
+                    },
+                    None => self.opaque(n, ctx),
+                };
+            }
             // `map(builder, xs)`: the family of the keys the builder makes.
             "builtins.map" => {
                 return match self.map_family(args, n, ctx) {

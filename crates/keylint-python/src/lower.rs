@@ -2887,6 +2887,23 @@ fn family_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> Vec<Elem<'t>> {
             },
             ..
         }) => items.iter().filter(|i| !i.star).cloned().collect(),
+        // `keys=[*fam_a, *fam_b, k]` (a list joined from comprehensions, or
+        // `itertools.chain`): the members of each family, and every key written after
+        // the first splat, none in a known place of `KEYS`.
+        Some(Elem {
+            value: Value::Seq {
+                items,
+                family: false,
+            },
+            ..
+        }) => match items.iter().position(|i| i.star) {
+            Some(first) => items[first..]
+                .iter()
+                .filter(|i| !i.star || !i.each.is_empty())
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }

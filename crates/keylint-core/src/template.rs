@@ -102,12 +102,33 @@ pub fn is_brace_free_binding(binding: &str) -> bool {
 
 const BRACE_FREE: &str = "\u{2}brace-free\u{2}";
 
+/// The binding of the part of a *matched* key that a glob pattern's wildcards stand
+/// for (`KEYS *flavors`, `SCAN MATCH job:*`): the keys it stands for are distinct
+/// keys of the database, so a family of them varies there even when the wildcard
+/// begins the key. The marker survives qualifiers put in front of the binding.
+pub fn matched_binding(id: &str) -> String {
+    format!("{MATCHED}{id}")
+}
+
+/// Whether a binding is that of a matched key's wildcard part (see
+/// [`matched_binding`]), also behind a qualifier.
+pub fn is_matched_binding(binding: &str) -> bool {
+    binding.contains(MATCHED)
+}
+
+const MATCHED: &str = "\u{2}matched\u{2}";
+
 /// `binding` without the markers that say what kind of value it is (brace-free, fresh
-/// default): what is left names where the value comes from, for a frontend that gives
-/// its own meaning to the marker's delimiter.
+/// default, matched): what is left names where the value comes from, for a frontend
+/// that gives its own meaning to the marker's delimiter.
 pub fn without_value_markers(binding: &str) -> std::borrow::Cow<'_, str> {
-    if is_brace_free_binding(binding) || has_fresh_default(binding) {
-        std::borrow::Cow::Owned(binding.replace(BRACE_FREE, "").replace(FRESH_DEFAULT, ""))
+    if is_brace_free_binding(binding) || has_fresh_default(binding) || is_matched_binding(binding) {
+        std::borrow::Cow::Owned(
+            binding
+                .replace(BRACE_FREE, "")
+                .replace(FRESH_DEFAULT, "")
+                .replace(MATCHED, ""),
+        )
     } else {
         std::borrow::Cow::Borrowed(binding)
     }
@@ -396,7 +417,10 @@ impl KeyTemplate {
             }
             if let Part::Hole(h) = p {
                 if h.kind == HoleKind::Opaque {
-                    if at_start && varying.contains(&h.binding) {
+                    // A varying value that begins the key may be a whole key of the
+                    // caller's, with its own tag; the keys a pattern matches are
+                    // distinct keys, whatever begins them.
+                    if at_start && varying.contains(&h.binding) && !is_matched_binding(&h.binding) {
                         return None;
                     }
                     if !assumed.contains(&h.label) {

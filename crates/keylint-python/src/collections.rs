@@ -360,6 +360,29 @@ pub(crate) fn glob_fixed_part(pattern: &Tpl) -> Option<(Tpl, String)> {
     None
 }
 
+/// The literal tail of a pattern whose wildcards all come first (`*flavors`,
+/// `*:pools`, `?x`): the text every matched key ends with. `None` for a pattern with
+/// a hole, an escape, a bracket or a wildcard after the first literal byte, or with
+/// nothing after the wildcards.
+pub(crate) fn glob_suffix_part(pattern: &Tpl) -> Option<Tpl> {
+    let [TPart::Lit { bytes, offs }] = pattern.parts.as_slice() else {
+        return None;
+    };
+    let start = bytes.iter().position(|b| !matches!(b, b'*' | b'?'))?;
+    if start == 0
+        || bytes[start..]
+            .iter()
+            .any(|b| matches!(b, b'*' | b'?' | b'[' | b'\\'))
+    {
+        return None;
+    }
+    let mut tail = Tpl::default();
+    for (b, o) in bytes[start..].iter().zip(&offs[start..]) {
+        tail.push_byte(*b, *o);
+    }
+    Some(tail)
+}
+
 impl<'t> crate::lower::Analyzer<'t> {
     /// `client.scan_iter(match=pattern)` / `client.keys(pattern)` / the keys of
     /// `client.scan(cursor, match=pattern)`: the keys the pattern matches, a family
@@ -387,9 +410,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         let pattern = pos
             .get(at)
             .or_else(|| kw.iter().find(|(k, _)| k == name).map(|(_, e)| e))?;
+        let mut tail = None;
         let (mut member, label) = match &pattern.value {
             Value::Str(t) => match glob_fixed_part(t) {
                 Some(fixed) => fixed,
+                // `keys("*flavors")`: keys that end alike, the start matched.
+                None if glob_suffix_part(t).is_some() => {
+                    tail = glob_suffix_part(t);
+                    (Tpl::default(), "*".to_string())
+                }
                 // A pattern the code does not show whole, named like one.
                 None if !crate::scanpattern::has_literal_wildcard(t) => {
                     self.unshown_pattern_head(&pattern.value, pattern.node, ctx)?
@@ -401,11 +430,19 @@ impl<'t> crate::lower::Analyzer<'t> {
         let id = n.start_byte();
         member.push(Tpl::hole(HoleInfo {
             label,
-            binding: format!("{}:scan@{id}{}", self.scope_tag(ctx), each_marker(id)),
+            binding: format!(
+                "{}:{}{}",
+                self.scope_tag(ctx),
+                keylint_core::template::matched_binding(&format!("scan@{id}")),
+                each_marker(id)
+            ),
             span: Some(pattern.node.byte_range()),
             // What the wildcard matches may be a whole key with its own hash tag.
             keylike: true,
         }));
+        if let Some(tail) = tail {
+            member.push(tail);
+        }
         self.scan_sources.insert(
             id,
             if m == "keys" {
@@ -865,7 +902,7 @@ pub(crate) fn contains_name<'t>(
 
 #[cfg(test)]
 mod tests {
-    use super::glob_fixed_part;
+    use super::{glob_fixed_part, glob_suffix_part};
     use crate::tpl::{HoleInfo, TPart, Tpl};
 
     fn lit_of(t: &Tpl) -> Vec<u8> {
@@ -900,6 +937,22 @@ mod tests {
         assert!(glob_fixed_part(&Tpl::text(b"exact")).is_none());
         assert!(glob_fixed_part(&Tpl::text(b"*")).is_none());
         assert!(glob_fixed_part(&Tpl::text(b"*:x")).is_none());
+        assert!(glob_suffix_part(&Tpl::text(b"*")).is_none());
+        assert!(glob_suffix_part(&Tpl::text(b"job:*")).is_none());
+        assert!(glob_suffix_part(&Tpl::text(b"*:x:*")).is_none());
+        assert!(glob_suffix_part(&Tpl::text(b"*[ab]x")).is_none());
+    }
+
+    #[test]
+    fn leading_wildcards_give_the_tail() {
+        assert_eq!(
+            lit_of(&glob_suffix_part(&Tpl::text(b"*flavors")).unwrap()),
+            b"flavors"
+        );
+        assert_eq!(
+            lit_of(&glob_suffix_part(&Tpl::text(b"?*:pools")).unwrap()),
+            b":pools"
+        );
         // The wildcard may be in the hole: nothing is known.
         let h = Tpl::hole(HoleInfo {
             label: "pattern".into(),

@@ -2876,7 +2876,21 @@ impl<'t> Analyzer<'t> {
             Fact::Chunker(pos) if inst.is_none() => self.chunks_at(pos, args, n, ctx),
             Fact::Builder(b) if b.instance == inst.is_some() && !b.star.is_empty() => {
                 // `*parts`: the template of as many arguments as the call passes.
-                let k = crate::starbuild::positional_count(args)?.checked_sub(b.params.len())?;
+                // A splat of a sequence known element by element (`make_key(*qid,
+                // "pending")` after `qid = (PREFIX, "q", name)`) passes its elements.
+                let count = match crate::starbuild::positional_count(args) {
+                    Some(c) => c,
+                    None => {
+                        let (pos, kw) = self.call_args(args, ctx);
+                        if pos.iter().any(|e| e.star || matches!(e.value, Value::Null))
+                            || kw.iter().any(|(_, e)| e.star)
+                        {
+                            return None;
+                        }
+                        pos.len()
+                    }
+                };
+                let k = count.checked_sub(b.params.len())?;
                 // A literal `None` may be left out by the builder (`if c is None:
                 // continue`), which its summary does not say: unknown.
                 if args.is_some_and(|a| {

@@ -807,6 +807,23 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
                     // `keys[i : i + 100]` of a family of keys: a batch of its members.
                     Some(fam) if fam.is_batch() && is_batch_slice(n, self.src()) => fam,
+                    // `keys[0]` of a list or tuple known element by element.
+                    Some(Value::Seq {
+                        items,
+                        family: false,
+                    }) if items.iter().all(|e| !e.star)
+                        && literal_index(n, value, self.src()).is_some_and(|i| {
+                            i.unsigned_abs() < items.len() as u64 + u64::from(i < 0)
+                        }) =>
+                    {
+                        let i = literal_index(n, value, self.src()).unwrap_or(0);
+                        let at = if i < 0 {
+                            items.len() - i.unsigned_abs() as usize
+                        } else {
+                            i as usize
+                        };
+                        items[at].value.clone()
+                    }
                     // `item[0]` of a loop variable (a row read back) varies with it,
                     // like `job.id`: a literal index only.
                     Some(Value::Opaque(h)) if h.binding.contains("@each") => {
@@ -6188,4 +6205,20 @@ pub(crate) fn bool_literal(n: Node<'_>) -> Option<bool> {
         "false" => Some(false),
         _ => None,
     }
+}
+
+/// The literal integer index of the subscript `n` over `value` (`xs[1]`, `xs[-1]`).
+fn literal_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> Option<i64> {
+    let value = value?;
+    let inner = src.get(value.end_byte()..n.end_byte())?.trim();
+    let inner = inner.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let (neg, digits) = match inner.strip_prefix('-') {
+        Some(d) => (true, d.trim()),
+        None => (false, inner),
+    };
+    if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v: i64 = digits.parse().ok()?;
+    Some(if neg { -v } else { v })
 }

@@ -2985,7 +2985,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if slots.is_some_and(|s| s.iter().all(|x| *x == s[0])) {
             return None;
         }
-        let (mut joined, ends) = join_shapes(name, shapes)?;
+        let (mut joined, ends) = join_shapes(name, shapes, self.summarising)?;
         if ends.len() < 2 {
             return None;
         }
@@ -4995,7 +4995,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => return None,
             }
         }
-        let (joined, ends) = join_shapes(name, shapes)?;
+        let (joined, ends) = join_shapes(name, shapes, self.summarising)?;
         if let Some(TPart::Hole(h)) = joined.parts.last() {
             self.choices.record(&h.binding, ends);
         }
@@ -6001,9 +6001,10 @@ fn outer_arms<'t>(nav: &Nav<'t>, node: Node<'t>, block: Node<'t>) -> Vec<(usize,
 /// followed by one opaque part that stands for whichever end the call takes. The part's
 /// identity is made of the ends, so two calls with the same arguments give the same
 /// key, and calls whose ends vary with a loop give keys that vary with it. `None`
-/// (unknown) when an end could carry a hash tag (a brace, or a part that may be a key
-/// or a prefix): the opaque part is then not one that a family may be judged over.
-fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<(Tpl, Vec<Tpl>)> {
+/// (unknown) when an end holds a brace, or, while the module is summarised for another,
+/// a part that may be a key or a prefix. Otherwise the opaque part is keylike: a
+/// verdict over it holds unless it carries a tag, which the finding says.
+fn join_shapes(name: &str, shapes: Vec<Tpl>, summarising: bool) -> Option<(Tpl, Vec<Tpl>)> {
     let sig = |parts: &[TPart]| -> String {
         let mut out = String::new();
         for p in parts {
@@ -6089,7 +6090,12 @@ fn join_shapes(name: &str, shapes: Vec<Tpl>) -> Option<(Tpl, Vec<Tpl>)> {
                 TPart::Lit { bytes, .. } if bytes.contains(&b'{') || bytes.contains(&b'}') => {
                     return None
                 }
-                TPart::Hole(h) if h.keylike => return None,
+                // A value that may be a prefix with a tag of its own is part of the
+                // opaque end, which may carry a tag (it is keylike); not while the
+                // module is summarised for another, where the bindings inside the
+                // ends are rewritten when the summary is applied and the joined
+                // identity would not be.
+                TPart::Hole(h) if h.keylike && summarising => return None,
                 _ => {}
             }
         }

@@ -1344,6 +1344,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return v;
             }
         }
+        if let Some(v) = self.flattened_comprehension(n, ctx) {
+            return v;
+        }
         // One element standing for the whole family of keys.
         match n.field(Field::Body) {
             Some(body) => {
@@ -1352,6 +1355,63 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             None => Value::Unknown,
         }
+    }
+
+    /// `[k for q in qs for k in [f"a:{q}", f"b:{q}"]]`: the last clause walks a list
+    /// written out and the element is its variable, so each written element is a
+    /// family over the passes of the clauses before it (a comprehension over the
+    /// list alone, `[k for k in [a, b]]`, is those elements). Not with an `if` clause,
+    /// which may leave elements out, nor when the list splats.
+    fn flattened_comprehension(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let body = n.field(Field::Body)?;
+        if body.kind_name() != "identifier" {
+            return None;
+        }
+        let clauses: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(n)
+            .filter(|c| c.kind_name() != "comment" && *c != body)
+            .collect();
+        if clauses.iter().any(|c| c.kind_name() != "for_in_clause") {
+            return None;
+        }
+        let (last, outer) = clauses.split_last()?;
+        let left = last.field(Field::Left)?;
+        let right = last.field(Field::Right)?;
+        if left.kind_name() != "identifier"
+            || text(left, self.src()) != text(body, self.src())
+            || !matches!(right.kind_name(), "list" | "tuple")
+        {
+            return None;
+        }
+        let elems: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(right)
+            .filter(|c| c.kind_name() != "comment")
+            .collect();
+        if elems.is_empty() || elems.iter().any(|e| e.kind_name() == "list_splat") {
+            return None;
+        }
+        let family = !outer.is_empty();
+        let items = elems
+            .into_iter()
+            .map(|e| Elem {
+                value: self.eval(e, &ctx.deeper()),
+                node: e,
+                star: family,
+                each: if family {
+                    vec![n.start_byte()]
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect();
+        Some(Value::Seq {
+            items,
+            family: false,
+        })
     }
 
     /// A dict comprehension: its key, standing for the family of keys.

@@ -173,6 +173,51 @@ impl<'t> crate::lower::Analyzer<'t> {
         self.wrapper_star_param(f, n).map(|i| (i, true))
     }
 
+    /// A list or tuple written out as a command's argument in the wrapper `f` that
+    /// holds some of its parameters as they are (`[dest, source]`): each element with
+    /// the parameter it is, if any. `None` for a splat, a parameter that is `*args`, or
+    /// no parameter at all.
+    pub(crate) fn params_listed(
+        &self,
+        f: FuncId,
+        e: &Elem<'t>,
+    ) -> Option<Vec<(Elem<'t>, Option<usize>)>> {
+        if e.star || !matches!(e.node.kind_name(), "list" | "tuple") {
+            return None;
+        }
+        let Value::Seq {
+            items,
+            family: false,
+        } = &e.value
+        else {
+            return None;
+        };
+        let children: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(e.node)
+            .filter(|c| c.kind_name() != "comment")
+            .collect();
+        if children.len() != items.len() || items.iter().any(|i| i.star) {
+            return None;
+        }
+        let mut any = false;
+        let mut out = Vec::new();
+        for (item, c) in items.iter().zip(&children) {
+            let slot = match self.passed_param(f, *c) {
+                Some((_, true)) => return None,
+                Some((idx, false)) if c.kind_name() == "identifier" => {
+                    any = true;
+                    Some(idx)
+                }
+                Some(_) => return None,
+                None => None,
+            };
+            out.push((item.clone(), slot));
+        }
+        any.then_some(out)
+    }
+
     /// `x` of `list(x)` or `tuple(x)` with one plain argument.
     fn copied_name(&self, n: Node<'t>) -> Option<Node<'t>> {
         if n.kind_name() != "call" {
@@ -320,12 +365,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         if ctx.env.is_some() {
             return;
         }
-        // The arguments of the command that are the wrapper's own parameters.
-        let param_of = |me: &Self, e: &Elem<'t>| me.passed_param(f, e.node);
+        // The arguments of the command that are the wrapper's own parameters, or a
+        // list written out that holds some (`[dest, source]`).
+        let param_of = |me: &Self, e: &Elem<'t>| {
+            me.passed_param(f, e.node).is_some() || me.params_listed(f, e).is_some()
+        };
         if !pos
             .iter()
             .chain(kw.iter().map(|(_, e)| e))
-            .any(|e| param_of(self, e).is_some())
+            .any(|e| param_of(self, e))
         {
             return;
         }
@@ -422,7 +470,43 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut from_site = false;
         let mut ok = true;
         let mut npos: Vec<Elem<'t>> = Vec::new();
+        // `[dest, source]` in the wrapper: the list with the site's values in place of
+        // the parameters it holds.
+        let listed = |e: &Elem<'t>, from_site: &mut bool| -> Option<Option<Elem<'t>>> {
+            let slots = self.params_listed(f, e)?;
+            let mut items = Vec::new();
+            for (item, slot) in slots {
+                match slot {
+                    Some(idx) => {
+                        let mut g = given(idx)?;
+                        g.star = false;
+                        *from_site = true;
+                        items.push(g);
+                    }
+                    None => items.push(item),
+                }
+            }
+            Some(Some(Elem {
+                value: Value::Seq {
+                    items,
+                    family: false,
+                },
+                node: e.node,
+                star: false,
+                each: Vec::new(),
+            }))
+        };
         for e in pos {
+            if self.params_listed(f, e).is_some() {
+                match listed(e, &mut from_site) {
+                    Some(Some(l)) => npos.push(l),
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+                continue;
+            }
             let Some((idx, star_param)) = self.passed_param(f, e.node) else {
                 npos.push(e.clone());
                 continue;
@@ -470,6 +554,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut nkw: Vec<(String, Elem<'t>)> = Vec::new();
         for (k, e) in kw {
+            if self.params_listed(f, e).is_some() {
+                match listed(e, &mut from_site) {
+                    Some(Some(l)) => nkw.push((k.clone(), l)),
+                    _ => ok = false,
+                }
+                continue;
+            }
             match self.passed_param(f, e.node) {
                 Some((_, true)) => ok = false,
                 Some((idx, false)) => match given(idx) {

@@ -414,16 +414,18 @@ impl<'t> crate::lower::Analyzer<'t> {
         let (mut member, label) = match &pattern.value {
             Value::Str(t) => match glob_fixed_part(t) {
                 Some(fixed) => fixed,
-                // `keys("*flavors")`: keys that end alike, the start matched.
-                None if glob_suffix_part(t).is_some() => {
-                    tail = glob_suffix_part(t);
-                    (Tpl::default(), "*".to_string())
-                }
-                // A pattern the code does not show whole, named like one.
-                None if !crate::scanpattern::has_literal_wildcard(t) => {
-                    self.unshown_pattern_head(&pattern.value, pattern.node, ctx)?
-                }
-                None => return None,
+                None => match glob_suffix_part(t) {
+                    // `keys("*flavors")`: keys that end alike, the start matched.
+                    Some(suffix) => {
+                        tail = Some(suffix);
+                        (Tpl::default(), "*".to_string())
+                    }
+                    // A pattern the code does not show whole, named like one.
+                    None if !crate::scanpattern::has_literal_wildcard(t) => {
+                        self.unshown_pattern_head(&pattern.value, pattern.node, ctx)?
+                    }
+                    None => return None,
+                },
             },
             v => self.unshown_pattern_head(v, pattern.node, ctx)?,
         };

@@ -156,12 +156,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         attr: &str,
         label: &str,
     ) -> Option<Value<'t>> {
+        let f = &self.ix.funcs[a.func];
+        if f.name != "__init__" || f.class != Some(c) {
+            return None;
+        }
         self.init_param_default_plain(a, c, attr, label)
             .or_else(|| self.init_chain_default(a, c, attr, label))
     }
 
     /// [`Self::init_param_default`] for a parameter, `param or "app"`, `param if
-    /// param else "app"` and `options.get("namespace", "app")`.
+    /// param else "app"` and `options.get("namespace", "app")` (`a` is in `__init__`).
     fn init_param_default_plain(
         &mut self,
         a: &SelfAssign<'t>,
@@ -170,9 +174,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         label: &str,
     ) -> Option<Value<'t>> {
         let f = &self.ix.funcs[a.func];
-        if f.name != "__init__" || f.class != Some(c) {
-            return None;
-        }
         let v = a.value?;
         if v.kind_name() == "call" {
             return self.options_get_default(v, a, c, attr, label);
@@ -324,7 +325,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// normalisations. Every arm but the last reads a parameter of `__init__` (or an
     /// attribute path on one) and the condition of a conditional arm tests that arm
     /// (or an object on its path); the last arm is the default. Named like a key or a
-    /// prefix, as the other configured values are.
+    /// prefix, as the other configured values are (`a` is in `__init__`).
     fn init_chain_default(
         &mut self,
         a: &SelfAssign<'t>,
@@ -332,10 +333,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         attr: &str,
         label: &str,
     ) -> Option<Value<'t>> {
-        let f = &self.ix.funcs[a.func];
-        if f.name != "__init__" || f.class != Some(c) {
-            return None;
-        }
         let mut names = vec![attr.to_string()];
         let (default, arms) = self.chain_default(a.value?, a.func, 0, &mut names)?;
         if arms == 0 || !names.iter().any(|n| is_keylike_label(n)) {

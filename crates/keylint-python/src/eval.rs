@@ -803,27 +803,23 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 // `Redis[bytes]`: a generic alias is the class itself.
                 let value = n.field(Field::Value);
-                match value.map(|v| self.eval(v, &ctx.deeper())) {
+                let evaluated = value.map(|v| self.eval(v, &ctx.deeper()));
+                // `keys[0]` of a list or tuple known element by element.
+                if let Some(Value::Seq {
+                    items,
+                    family: false,
+                }) = &evaluated
+                {
+                    let at = literal_index(n, value, self.src())
+                        .and_then(|i| element_at(items.len(), i));
+                    if let Some(at) = at.filter(|_| items.iter().all(|e| !e.star)) {
+                        return items[at].value.clone();
+                    }
+                }
+                match evaluated {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
                     // `keys[i : i + 100]` of a family of keys: a batch of its members.
                     Some(fam) if fam.is_batch() && is_batch_slice(n, self.src()) => fam,
-                    // `keys[0]` of a list or tuple known element by element.
-                    Some(Value::Seq {
-                        items,
-                        family: false,
-                    }) if items.iter().all(|e| !e.star)
-                        && literal_index(n, value, self.src()).is_some_and(|i| {
-                            i.unsigned_abs() < items.len() as u64 + u64::from(i < 0)
-                        }) =>
-                    {
-                        let i = literal_index(n, value, self.src()).unwrap_or(0);
-                        let at = if i < 0 {
-                            items.len() - i.unsigned_abs() as usize
-                        } else {
-                            i as usize
-                        };
-                        items[at].value.clone()
-                    }
                     // `item[0]` of a loop variable (a row read back) varies with it,
                     // like `job.id`: a literal index only.
                     Some(Value::Opaque(h)) if h.binding.contains("@each") => {
@@ -6270,6 +6266,16 @@ pub(crate) fn bool_literal(n: Node<'_>) -> Option<bool> {
         "true" => Some(true),
         "false" => Some(false),
         _ => None,
+    }
+}
+
+/// The element a literal index `i` (`1`, `-1`) names in a sequence of `len`, if any.
+fn element_at(len: usize, i: i64) -> Option<usize> {
+    let from_end = usize::try_from(i.unsigned_abs()).ok()?;
+    if i < 0 {
+        len.checked_sub(from_end)
+    } else {
+        (from_end < len).then_some(from_end)
     }
 }
 

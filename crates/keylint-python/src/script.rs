@@ -120,41 +120,20 @@ fn with_string_holes(tpl: &Tpl) -> Option<(String, Option<Vec<usize>>)> {
     }
     let mut text: Vec<u8> = Vec::new();
     let mut offs: Vec<Option<usize>> = Vec::new();
-    // Lexer state at the end of the text so far: in a string (its quote), in a
-    // comment, or neither.
-    let mut quote: Option<u8> = None;
-    let mut escaped = false;
-    let mut comment = false;
+    // Lexer state at the end of the text so far.
+    let mut lex = LuaLex::default();
     let mut n = 0;
     for p in &tpl.parts {
         match p {
             TPart::Lit { bytes, offs: o } => {
                 for (i, &b) in bytes.iter().enumerate() {
-                    match quote {
-                        Some(q) => {
-                            if escaped {
-                                escaped = false;
-                            } else if b == b'\\' {
-                                escaped = true;
-                            } else if b == q || b == b'\n' {
-                                quote = None;
-                            }
-                        }
-                        None if comment => comment = b != b'\n',
-                        None => {
-                            if b == b'\'' || b == b'"' {
-                                quote = Some(b);
-                            } else if b == b'-' && text.last() == Some(&b'-') {
-                                comment = true;
-                            }
-                        }
-                    }
+                    lex.step(b, text.last().copied());
                     text.push(b);
                     offs.push(o[i]);
                 }
             }
             TPart::Hole(h) => {
-                let q = quote.filter(|_| !escaped)?;
+                let q = lex.quote.filter(|_| !lex.escaped)?;
                 let label = h.label.as_str();
                 let plain = !label.is_empty()
                     && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -182,6 +161,48 @@ fn with_string_holes(tpl: &Tpl) -> Option<(String, Option<Vec<usize>>)> {
     }
     let text = String::from_utf8(text).ok()?;
     Some((text, fill(&offs)))
+}
+
+/// Where the Lua text read so far ends: inside a short string (its quote, and whether
+/// the last byte escapes the next), inside a line comment, or in code. Long brackets
+/// are left to the callers.
+#[derive(Default)]
+struct LuaLex {
+    quote: Option<u8>,
+    escaped: bool,
+    comment: bool,
+}
+
+impl LuaLex {
+    /// Moves past `c`, `prev` being the byte before it; true when `c` opens a string.
+    fn step(&mut self, c: u8, prev: Option<u8>) -> bool {
+        match self.quote {
+            Some(q) => {
+                if self.escaped {
+                    self.escaped = false;
+                } else if c == b'\\' {
+                    self.escaped = true;
+                } else if c == q || c == b'\n' {
+                    self.quote = None;
+                }
+                false
+            }
+            None if self.comment => {
+                self.comment = c != b'\n';
+                false
+            }
+            None if c == b'\'' || c == b'"' => {
+                self.quote = Some(c);
+                true
+            }
+            None => {
+                if c == b'-' && prev == Some(b'-') {
+                    self.comment = true;
+                }
+                false
+            }
+        }
+    }
 }
 
 /// A script written as `string.Template` text, its `$name` (or `${name}`)
@@ -226,9 +247,7 @@ fn dollar_holes(text: &str, offs: Option<&[usize]>) -> Option<(String, Option<Ve
     let mut out: Vec<u8> = Vec::with_capacity(b.len() + 64);
     let mut out_offs: Vec<Option<usize>> = Vec::with_capacity(b.len() + 64);
     let at = |i: usize| offs.and_then(|o| o.get(i).copied());
-    let mut quote: Option<u8> = None;
-    let mut escaped = false;
-    let mut comment = false;
+    let mut lex = LuaLex::default();
     // Where the text of the string being read begins in `out`.
     let mut opened: Option<usize> = None;
     let mut n = 0;
@@ -237,31 +256,31 @@ fn dollar_holes(text: &str, offs: Option<&[usize]>) -> Option<(String, Option<Ve
         let c = b[i];
         // A long comment (`--[[ … ]]`) or long string, copied as it is: a placeholder
         // in a comment means nothing, one in a long string is not read.
-        if quote.is_none() && (!comment || out.ends_with(b"--")) {
+        if lex.quote.is_none() && (!lex.comment || out.ends_with(b"--")) {
             if let Some((level, len)) = long_open(i) {
                 let close = format!("]{}]", "=".repeat(level));
                 let end = text[i + len..]
                     .find(&close)
                     .map(|e| i + len + e + close.len())?;
-                if !comment && b[i..end].contains(&b'$') {
+                if !lex.comment && b[i..end].contains(&b'$') {
                     return None;
                 }
                 for (k, &x) in b.iter().enumerate().take(end).skip(i) {
                     out.push(x);
                     out_offs.push(at(k));
                 }
-                comment = false;
+                lex.comment = false;
                 i = end;
                 continue;
             }
         }
-        if c == b'$' && !comment && b.get(i + 1) == Some(&b'$') {
+        if c == b'$' && !lex.comment && b.get(i + 1) == Some(&b'$') {
             out.push(b'$');
             out_offs.push(at(i));
             i += 2;
             continue;
         }
-        if c == b'$' && !comment && !escaped {
+        if c == b'$' && !lex.comment && !lex.escaped {
             let (len, name) = ident(i)?;
             // The bytes of the text it replaces: the placeholder, with the quotes of a
             // string it fills alone.
@@ -275,7 +294,7 @@ fn dollar_holes(text: &str, offs: Option<&[usize]>) -> Option<(String, Option<Ve
                 format!("_python_value_{n}")
             };
             n += 1;
-            let ins = match quote {
+            let ins = match lex.quote {
                 // Text pasted into the string: never from `KEYS`. At either end of the
                 // literal, no empty string is left on that side (`"$pending_key"` is
                 // the value alone).
@@ -290,7 +309,7 @@ fn dollar_holes(text: &str, offs: Option<&[usize]>) -> Option<(String, Option<Ve
                     }
                     if at_end {
                         to = i + len;
-                        quote = None;
+                        lex.quote = None;
                     }
                     match (at_start, at_end) {
                         (true, true) => host,
@@ -324,25 +343,8 @@ fn dollar_holes(text: &str, offs: Option<&[usize]>) -> Option<(String, Option<Ve
             i = to + 1;
             continue;
         }
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == b'\\' {
-                    escaped = true;
-                } else if c == q || c == b'\n' {
-                    quote = None;
-                }
-            }
-            None if comment => comment = c != b'\n',
-            None => {
-                if c == b'\'' || c == b'"' {
-                    quote = Some(c);
-                    opened = Some(out.len() + 1);
-                } else if c == b'-' && out.last() == Some(&b'-') {
-                    comment = true;
-                }
-            }
+        if lex.step(c, out.last().copied()) {
+            opened = Some(out.len() + 1);
         }
         out.push(c);
         out_offs.push(at(i));

@@ -472,8 +472,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut npos: Vec<Elem<'t>> = Vec::new();
         // `[dest, source]` in the wrapper: the list with the site's values in place of
         // the parameters it holds.
-        let listed = |e: &Elem<'t>, from_site: &mut bool| -> Option<Option<Elem<'t>>> {
-            let slots = self.params_listed(f, e)?;
+        let listed = |slots: Vec<(Elem<'t>, Option<usize>)>,
+                      node: Node<'t>,
+                      from_site: &mut bool|
+         -> Option<Elem<'t>> {
             let mut items = Vec::new();
             for (item, slot) in slots {
                 match slot {
@@ -486,21 +488,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                     None => items.push(item),
                 }
             }
-            Some(Some(Elem {
-                value: Value::Seq {
-                    items,
-                    family: false,
-                },
-                node: e.node,
-                star: false,
-                each: Vec::new(),
-            }))
+            Some(list_at(items, node))
         };
         for e in pos {
-            if self.params_listed(f, e).is_some() {
-                match listed(e, &mut from_site) {
-                    Some(Some(l)) => npos.push(l),
-                    _ => {
+            if let Some(slots) = self.params_listed(f, e) {
+                match listed(slots, e.node, &mut from_site) {
+                    Some(l) => npos.push(l),
+                    None => {
                         ok = false;
                         break;
                     }
@@ -522,15 +516,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if e.star {
                     npos.extend(items);
                 } else {
-                    npos.push(Elem {
-                        value: Value::Seq {
-                            items,
-                            family: false,
-                        },
-                        node: e.node,
-                        star: false,
-                        each: Vec::new(),
-                    });
+                    npos.push(list_at(items, e.node));
                 }
                 continue;
             }
@@ -554,10 +540,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut nkw: Vec<(String, Elem<'t>)> = Vec::new();
         for (k, e) in kw {
-            if self.params_listed(f, e).is_some() {
-                match listed(e, &mut from_site) {
-                    Some(Some(l)) => nkw.push((k.clone(), l)),
-                    _ => ok = false,
+            if let Some(slots) = self.params_listed(f, e) {
+                match listed(slots, e.node, &mut from_site) {
+                    Some(l) => nkw.push((k.clone(), l)),
+                    None => ok = false,
                 }
                 continue;
             }
@@ -616,5 +602,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                 name, method.command
             ),
         });
+    }
+}
+
+/// A list argument at `node` holding `items`.
+fn list_at<'t>(items: Vec<Elem<'t>>, node: Node<'t>) -> Elem<'t> {
+    Elem {
+        value: Value::Seq {
+            items,
+            family: false,
+        },
+        node,
+        star: false,
+        each: Vec::new(),
     }
 }

@@ -71,6 +71,10 @@ pub(crate) struct PipeInfo {
     /// Made by a function followed from one of its calls with that call's arguments
     /// (`txcall.rs`): the transaction is judged, and reported, at the call.
     pub via: Option<std::rc::Rc<crate::txcall::Via>>,
+    /// Kept on an attribute of the class (`self._tx = self.redis.pipeline()`) and
+    /// read by other methods, which queue on it (`heldpipe.rs`): the class and the
+    /// attribute.
+    pub held: Option<(ClassId, String)>,
 }
 
 /// Why a pipeline is, or is not, a transaction.
@@ -714,6 +718,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             at_block_end: false,
             kind_by_profile: false,
             via: None,
+            held: None,
         });
         self.pipe_by_node.insert(node.id(), id);
         id
@@ -3258,6 +3263,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 let exact = self.exact_class;
                 let v = self.instance_attr_inner(c, attr, n, ctx, instance);
+                if instance && !exact {
+                    self.mark_held(c, attr, &v);
+                }
                 // A string (a key, a prefix) that a subclass of another module of
                 // the project defines its own way: `self` may be one of its objects
                 // (`subclasses.rs`). Clients and methods are left as they are.
@@ -3464,6 +3472,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                         };
                     }
                     if let Some(v) = lazy_script(&values) {
+                        return v;
+                    }
+                    if let Some(v) = crate::heldpipe::lazy_pipe(&values) {
                         return v;
                     }
                     return merge_clients(&values).map_or_else(|| opaque(self), Value::Client);

@@ -840,6 +840,13 @@ impl<'t> Index<'t> {
     }
 
     /// The innermost function (or lambda) containing `n`, if any.
+    /// The innermost function whose text holds byte `at`.
+    pub fn enclosing_func_at(&self, at: usize) -> Option<FuncId> {
+        (0..self.funcs.len())
+            .filter(|&f| self.funcs[f].node.byte_range().contains(&at))
+            .min_by_key(|&f| self.funcs[f].node.byte_range().len())
+    }
+
     pub fn enclosing_func(&self, n: Node<'t>) -> Option<FuncId> {
         let mut cur = self.nav.parent(n);
         while let Some(p) = cur {

@@ -38,6 +38,7 @@ mod frontend;
 mod globals;
 mod guards;
 mod heads;
+mod heldpipe;
 mod idloop;
 mod importscan;
 mod index;

@@ -920,6 +920,7 @@ impl<'t> Analyzer<'t> {
             at_block_end: false,
             kind_by_profile: false,
             via: None,
+            held: None,
         });
         if let Some((name, c)) = self_name {
             params.insert(name, Value::SelfObj(c));
@@ -2012,6 +2013,9 @@ impl<'t> Analyzer<'t> {
                 evs: &evs,
                 paths: &paths,
             };
+            if info.held.is_some() {
+                self.held_units(&batch, plan);
+            }
             let executed_in_block = info.at_block_end
                 && evs
                     .iter()
@@ -2043,6 +2047,79 @@ impl<'t> Analyzer<'t> {
                 p
             })
             .collect()
+    }
+
+    /// The units of a pipeline kept on an attribute (`heldpipe.rs`): in each method
+    /// that only queues on it, the commands it queues are one batch.
+    fn held_units(&mut self, b: &Batch<'_, 't>, plan: TxPlan) {
+        let (evs, paths) = (b.evs, b.paths);
+        let (Some((c, attr)), Some(created)) = (b.info.held.clone(), b.info.created.clone()) else {
+            return;
+        };
+        let mut execs: Vec<FuncId> = Vec::new();
+        let mut by_func: Vec<(FuncId, Vec<usize>)> = Vec::new();
+        for (i, e) in evs.iter().enumerate() {
+            let Some(f) = self.ix.enclosing_func(e.node) else {
+                continue;
+            };
+            match e.kind {
+                EvKind::Execute | EvKind::Reset => execs.push(f),
+                _ if !e.inner.is_empty() || !e.ext.is_empty() => execs.push(f),
+                EvKind::Keys => match by_func.iter_mut().find(|(g, _)| *g == f) {
+                    Some((_, v)) => v.push(i),
+                    None => by_func.push((f, vec![i])),
+                },
+                EvKind::Multi => {}
+            }
+        }
+        for (f, qs) in by_func {
+            let calls: Vec<Node<'t>> = qs.iter().map(|&i| evs[i].node).collect();
+            if !self.held_batch(f, (c, &attr), &execs, created.start, &calls) {
+                continue;
+            }
+            for g in groups(&qs, paths) {
+                let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
+                let in_loop = g.iter().any(|&i| !paths[i].loops.is_empty());
+                if !(keys.len() >= 2 || (in_loop && !keys.is_empty())) {
+                    continue;
+                }
+                let first = g
+                    .iter()
+                    .map(|&i| evs[i].node)
+                    .min_by_key(|n| n.start_byte());
+                let last = g.iter().map(|&i| evs[i].node.end_byte()).max();
+                let (Some(first), Some(last)) = (first, last) else {
+                    continue;
+                };
+                let unit = self.push_unit(
+                    UnitKind::Transaction,
+                    "pipeline",
+                    first.start_byte()..last,
+                    first.byte_range(),
+                    keys,
+                    plan.policy,
+                );
+                if let Some(note) = plan.note {
+                    self.model.unit_notes.push(UnitNote {
+                        unit,
+                        note: note.to_string(),
+                    });
+                }
+                let maker = self.ix.enclosing_func_at(created.start);
+                let made = maker.map_or("another method".to_string(), |m| {
+                    format!("`{}`", self.ix.funcs[m].name)
+                });
+                self.model.unit_notes.push(UnitNote {
+                    unit,
+                    note: format!(
+                        "these commands are queued on `self.{attr}`, a `pipeline()` made in \
+                         {made} and executed by another method: whatever runs before and \
+                         after, the commands this method queues are in one batch"
+                    ),
+                });
+                self.loop_families(unit, &g, evs, paths, None);
+            }
+        }
     }
 
     /// The units of a pipeline created by `r.transaction(func, …)`, which executes

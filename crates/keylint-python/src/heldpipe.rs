@@ -1,0 +1,149 @@
+//! A pipeline kept on an attribute and filled by other methods: a unit of work.
+//!
+//! ```python
+//! def begin(self):
+//!     self._tx = self.redis.pipeline()
+//!
+//! @property
+//! def tx(self):
+//!     return self._tx
+//!
+//! def add_invite(self, doc_id, invite_id):
+//!     self.tx.hset(f"invite:{invite_id}", mapping=...)
+//!     self.tx.sadd(f"invites:document:{doc_id}", invite_id)
+//!
+//! def commit(self):
+//!     self._tx.execute()
+//! ```
+//!
+//! The pipeline is made in one method (`begin`, or the constructor), executed in
+//! another, and each method in between queues commands on it. Whatever runs before
+//! and after, the commands one method queues with no `execute()` between them are in
+//! the same batch: one `MULTI`/`EXEC` when the pipeline is a transaction. Each such
+//! method is judged as that batch, at its own commands.
+//!
+//! Followed only when every assignment of the attribute in the class is that one
+//! `pipeline()` call or `None`, and, for the method judged: it is not the one that
+//! makes the pipeline; it reads the pipeline only as `self.<attr>` (or through a
+//! property of the class that returns it) and only to queue on it, never handing it
+//! to another call; it assigns no such attribute; it calls no `execute()`,
+//! `reset()` or `discard()`, and no method of the class that executes the pipeline.
+//! Another object's attribute (`other._tx`) is another pipeline and is not read so.
+
+use crate::eval::Value;
+use crate::index::{text, ClassId, FuncId};
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+/// An attribute assigned one pipeline (made by one `pipeline()` call) and otherwise
+/// only `None`: that pipeline (`self._tx = None` in the constructor, `self._tx =
+/// self.redis.pipeline()` in `begin`).
+pub(crate) fn lazy_pipe<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
+    let mut pipe = None;
+    for v in values {
+        match v {
+            Value::Null => {}
+            Value::Pipe(id) if pipe.is_none_or(|p| p == *id) => pipe = Some(*id),
+            _ => return None,
+        }
+    }
+    pipe.map(Value::Pipe)
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// Marks the pipeline `v` as kept on attribute `attr` of class `c`, when it is
+    /// a plain one made by a `pipeline()` call of this file.
+    pub(crate) fn mark_held(&mut self, c: ClassId, attr: &str, v: &Value<'t>) {
+        let Value::Pipe(p) = v else {
+            return;
+        };
+        let info = &mut self.pipes[*p];
+        if info.created.is_none()
+            || info.at_block_end
+            || info.transaction_call.is_some()
+            || info.via.is_some()
+            || info.held.is_some()
+        {
+            return;
+        }
+        info.held = Some((c, attr.to_string()));
+    }
+
+    /// The names a method of class `c` reads the pipeline of `self.<attr>` through:
+    /// the attribute, and the properties of the class (and its bases of the file)
+    /// that return it.
+    fn held_names(&self, c: ClassId, attr: &str) -> Vec<String> {
+        let mut names = vec![attr.to_string()];
+        let read = format!("return self.{attr}");
+        for k in self.ix.class_chain(c) {
+            for (name, &m) in &self.ix.classes[k].methods {
+                let info = &self.ix.funcs[m];
+                if info.decorators.iter().any(|d| d == "property")
+                    && text(info.body, self.src()).contains(&read)
+                {
+                    names.push(name.clone());
+                }
+            }
+        }
+        names
+    }
+
+    /// Whether the commands function `f` queues on the held pipeline `(c, attr)`
+    /// are one batch of their own (see the module's documentation). `execs` are the
+    /// functions that execute or reset it; `created` is where it is made.
+    pub(crate) fn held_batch(
+        &self,
+        f: FuncId,
+        (c, attr): (ClassId, &str),
+        execs: &[FuncId],
+        created: usize,
+        calls: &[Node<'t>],
+    ) -> bool {
+        let info = &self.ix.funcs[f];
+        let Some(me) = info.self_name() else {
+            return false;
+        };
+        if me != "self" || info.node.byte_range().contains(&created) || execs.contains(&f) {
+            return false;
+        }
+        let names = self.held_names(c, attr);
+        // Every command is queued on `self.<name>` itself.
+        let on_held = |call: &Node<'t>| {
+            call.field(Field::Function)
+                .and_then(|fun| fun.field(Field::Object))
+                .is_some_and(|obj| {
+                    let t = text(obj, self.src());
+                    t.strip_prefix("self.")
+                        .is_some_and(|n| names.iter().any(|x| x == n))
+                })
+        };
+        if !calls.iter().all(on_held) {
+            return false;
+        }
+        let body = text(info.body, self.src());
+        if [".execute(", ".reset(", ".discard("]
+            .iter()
+            .any(|w| body.contains(w))
+        {
+            return false;
+        }
+        // No method that executes the pipeline is called.
+        if execs.iter().any(|&g| {
+            let name = &self.ix.funcs[g].name;
+            body.contains(&format!("self.{name}("))
+        }) {
+            return false;
+        }
+        // `self.<name>` is read only to call a method on it: never assigned, passed
+        // on, or kept in a local.
+        names.iter().all(|n| {
+            let pat = format!("self.{n}");
+            body.match_indices(&pat).all(|(i, _)| {
+                let after = &body[i + pat.len()..];
+                let next = after.chars().next();
+                let word = next.is_some_and(|ch| ch.is_alphanumeric() || ch == '_');
+                word || after.starts_with('.') && !after.starts_with(". ")
+            })
+        })
+    }
+}

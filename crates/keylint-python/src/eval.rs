@@ -1783,7 +1783,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `"fmt".format(…)`.
-    fn str_format(&mut self, fmt: &Tpl, args: Node<'t>, ctx: &Ctx<'t>) -> Option<Tpl> {
+    pub(crate) fn str_format(&mut self, fmt: &Tpl, args: Node<'t>, ctx: &Ctx<'t>) -> Option<Tpl> {
         let TPart::Lit { bytes, offs } = fmt.parts.first()? else {
             return None;
         };
@@ -3270,12 +3270,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // the project defines its own way: `self` may be one of its objects
                 // (`subclasses.rs`). Clients and methods are left as they are.
                 let v = match v {
-                    Value::Str(_) if !exact && self.overridden_elsewhere(c, attr) => self
-                        .opaque_named(
-                            text(n, self.src()),
-                            format!("{}.self.{attr}", self.ix().classes[c].name),
-                            Some(n.byte_range()),
-                        ),
+                    Value::Str(t) if !exact && self.overridden_elsewhere(c, attr) => {
+                        match self.subclass_options(c, attr, &t, n) {
+                            Some(v) => v,
+                            None => self.opaque_named(
+                                text(n, self.src()),
+                                format!("{}.self.{attr}", self.ix().classes[c].name),
+                                Some(n.byte_range()),
+                            ),
+                        }
+                    }
                     v => v,
                 };
                 self.in_progress.remove(&guard);
@@ -4615,10 +4619,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Value<'t> {
         match m {
-            "format" => match args.and_then(|a| self.str_format(s, a, ctx)) {
-                Some(t) => Value::Str(t),
-                None => self.opaque(n, ctx),
-            },
+            "format" => {
+                if let Some(v) = args.and_then(|a| self.format_options(s, a, n, ctx)) {
+                    return v;
+                }
+                match args.and_then(|a| self.str_format(s, a, ctx)) {
+                    Some(t) => Value::Str(t),
+                    None => self.opaque(n, ctx),
+                }
+            }
             "join" if s.as_bytes().is_some() => self.str_join(s, args, n, ctx),
             "encode" | "decode" => {
                 let a = arg_nodes(self.ix.nav, args);

@@ -75,6 +75,7 @@ mod strdecl;
 mod strings;
 mod strreplace;
 mod subclasses;
+mod subclassopts;
 mod supercall;
 mod swapctx;
 mod syntax;

@@ -179,6 +179,9 @@ pub(crate) struct Analyzer<'t> {
     /// The ends of the one-of parts that builders with a return per arm give
     /// (`keyoptions.rs`).
     pub(crate) choices: crate::keyoptions::Choices,
+    /// The whole texts a one-of part of a class attribute stands for, by the part's
+    /// binding, for `.format` (`subclassopts.rs`).
+    pub(crate) attr_options: HashMap<String, (Tpl, Vec<Tpl>)>,
     /// What the file writes through `globals()` (`globals.rs`), read on first need.
     pub(crate) globals_rewrite: std::cell::OnceCell<crate::globals::Rewrite>,
     /// Module functions by id: whether each returns a copy of its list argument's
@@ -264,6 +267,7 @@ impl<'t> Analyzer<'t> {
             untagged_ctors: HashMap::new(),
             attr_writes: std::cell::OnceCell::new(),
             choices: Default::default(),
+            attr_options: HashMap::new(),
             globals_rewrite: std::cell::OnceCell::new(),
             copies_items_seen: HashMap::new(),
             frozen_dicts: HashMap::new(),

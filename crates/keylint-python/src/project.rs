@@ -1263,6 +1263,27 @@ impl<'p> Scope<'p> {
         found
     }
 
+    /// The texts that classes of other modules of the project, derived from
+    /// `class` (a class of this module), give `attr` when each that defines it
+    /// does so with one plain string literal in its body (`subclasses.rs`); `None`
+    /// when one defines it another way, or a file cannot be read or told.
+    pub(crate) fn subclass_literals(&self, class: &str, attr: &str) -> Option<Vec<String>> {
+        if self.isolated {
+            return None;
+        }
+        let mut found = Vec::new();
+        let visited = self.subclass_files(class, attr, |_, text, root| {
+            match crate::subclasses::derived_literals(text, root, class, attr) {
+                Some(v) => {
+                    found.extend(v);
+                    ControlFlow::Continue(())
+                }
+                None => ControlFlow::Break(()),
+            }
+        });
+        matches!(visited, Some(ControlFlow::Continue(()))).then_some(found)
+    }
+
     /// The command wrappers (`cmdwrap.rs`) that classes of other modules of the
     /// project, derived from `class` (a class of this module), define as their
     /// method `m`: what `self.m(…)` in a method of `class` sends when `class` leaves

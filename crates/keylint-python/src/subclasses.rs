@@ -204,6 +204,68 @@ fn defines(c: Node<'_>, src: &str, attr: &str) -> bool {
     false
 }
 
+/// The texts that the classes of the file derived from `class` give `attr`, when
+/// every one of them that defines it does so in its body with one plain string
+/// literal (`_key_template: ClassVar[str] = ":jobs:{}"`): no prefix, no escape, no
+/// concatenation. `None` when one defines it any other way (a method, an assignment
+/// on `self`, an expression) or the file has too many classes to tell.
+pub(crate) fn derived_literals(
+    src: &str,
+    root: Node<'_>,
+    class: &str,
+    attr: &str,
+) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for c in derived_classes(src, root, class)? {
+        if !defines(c, src, attr) {
+            continue;
+        }
+        let body = c.field(Field::Body)?;
+        let mut cursor = body.walk();
+        let mut found: Option<String> = None;
+        for n in body.named_children(&mut cursor) {
+            let assign = match n.kind_name() {
+                "expression_statement" => {
+                    n.named_child(0).filter(|a| a.kind_name() == "assignment")
+                }
+                _ => None,
+            };
+            let Some(a) = assign else {
+                continue;
+            };
+            let Some(left) = a.field(Field::Left) else {
+                continue;
+            };
+            if left.kind_name() != "identifier" || &src[left.byte_range()] != attr {
+                continue;
+            }
+            // Assigned twice in the body: not read.
+            if found.is_some() {
+                return None;
+            }
+            found = Some(plain_literal(a.field(Field::Right)?, src)?);
+        }
+        // Defined some other way (a method, on `self`).
+        out.push(found?);
+    }
+    Some(out)
+}
+
+/// The text of a plain string literal: `"…"` or `'…'` with no prefix, no escape
+/// and no implicit concatenation.
+fn plain_literal(n: Node<'_>, src: &str) -> Option<String> {
+    if n.kind_name() != "string" {
+        return None;
+    }
+    let t = &src[n.byte_range()];
+    let q = t.chars().next()?;
+    if !matches!(q, '"' | '\'') || t.len() < 2 || !t.ends_with(q) || t.contains('\\') {
+        return None;
+    }
+    let inner = &t[1..t.len() - 1];
+    (!inner.contains(q) && !inner.contains('\n')).then(|| inner.to_string())
+}
+
 /// Whether an assignment's target (`self.attr`, also in a tuple of targets) is
 /// `self.attr`.
 fn assigns_self_attr(target: Node<'_>, src: &str, attr: &str) -> bool {
@@ -228,6 +290,44 @@ fn assigns_self_attr(target: Node<'_>, src: &str, attr: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literal_overrides_are_read_and_any_other_definition_is_not() {
+        let src = r#"
+from typing import ClassVar
+from models.base import Plain
+
+class Job(Plain):
+    key: ClassVar[str] = ":jobs:{}"
+    other = 'x'
+
+class Worker(Job):
+    key = ":workers:{}"
+
+class Computed(Plain):
+    other = "a" + "b"
+
+class Escaped(Plain):
+    name = "a\x7b"
+
+class Method(Plain):
+    def name2(self):
+        return "n"
+"#;
+        let tree = crate::syntax::tests::parse(src);
+        let root = tree.root_node();
+        assert_eq!(
+            derived_literals(src, root, "Plain", "key"),
+            Some(vec![":jobs:{}".to_string(), ":workers:{}".to_string()])
+        );
+        assert_eq!(derived_literals(src, root, "Plain", "other"), None);
+        assert_eq!(derived_literals(src, root, "Plain", "name"), None);
+        assert_eq!(derived_literals(src, root, "Plain", "name2"), None);
+        assert_eq!(
+            derived_literals(src, root, "Plain", "absent"),
+            Some(Vec::new())
+        );
+    }
 
     fn check(src: &str, attr: &str) -> Option<bool> {
         let tree = crate::syntax::tests::parse(src);

@@ -81,14 +81,56 @@ impl<'t> crate::lower::Analyzer<'t> {
         out
     }
 
-    /// The one imported base of class `c` for which `pick` gives something.
+    /// The one imported base of class `c` for which `pick` gives something. A base
+    /// one of whose string attributes a class of this file on the way defines again
+    /// (`_element_key_template = "{w}:{}"` over the base's `":element:{}"`) is not
+    /// read: its facts were computed with its own value, which `self` does not have.
     pub(crate) fn one_imported_base<T>(
         &self,
         c: ClassId,
         pick: impl Fn(&Arc<ClassFacts>) -> Option<T>,
     ) -> Option<T> {
+        let chain = self.ix.class_chain(c);
         let mut found = None;
         for cf in self.imported_bases(c) {
+            let shadowed = chain.iter().any(|&k| {
+                let cls = &self.ix.classes[k];
+                let values = cls
+                    .defs
+                    .iter()
+                    .flat_map(|(name, defs)| {
+                        defs.iter().map(move |d| (name, d.stmt.field(Field::Right)))
+                    })
+                    .chain(
+                        cls.self_assigns
+                            .iter()
+                            .flat_map(|(name, a)| a.iter().map(move |x| (name, x.value))),
+                    );
+                for (name, value) in values {
+                    let (Some(value), Some(base)) =
+                        (value, crate::project::class_str_data(&cf, name))
+                    else {
+                        continue;
+                    };
+                    // The same literal again (`_DEFAULT_NAME = 'default'`) changes
+                    // nothing.
+                    let same = value.kind_name() == "string"
+                        && base.as_bytes().is_some_and(|b| {
+                            let t = text(value, self.src());
+                            !t.contains('\\')
+                                && matches!(t.as_bytes().first(), Some(b'"' | b'\''))
+                                && t.len() >= 2
+                                && t.as_bytes()[1..t.len() - 1] == b[..]
+                        });
+                    if !same {
+                        return true;
+                    }
+                }
+                false
+            });
+            if shadowed {
+                return None;
+            }
             if let Some(t) = pick(&cf) {
                 if found.is_some() {
                     return None;

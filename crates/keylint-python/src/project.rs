@@ -2642,6 +2642,18 @@ fn apply(
 /// unknown but its own (`ident` names the instance), shown as `owner.param`.
 /// Whether the objects of class `c` have an instance attribute `attr` the facts
 /// know (a key template, a number, a client, an object of a known class).
+/// The string value class `c` gives `name` of its own, on the class or on its
+/// instances: a value its methods and properties may read through `self`.
+pub(crate) fn class_str_data<'c>(c: &'c ClassFacts, name: &str) -> Option<&'c Tpl> {
+    [c.class_attrs.get(name), c.instance_attrs.get(name)]
+        .into_iter()
+        .flatten()
+        .find_map(|f| match f {
+            Fact::Str(t) => Some(t),
+            _ => None,
+        })
+}
+
 pub(crate) fn class_has_instance_attr(c: &ClassFacts, attr: &str) -> bool {
     matches!(
         c.instance_attrs.get(attr),

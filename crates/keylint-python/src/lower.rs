@@ -349,6 +349,7 @@ impl<'t> Analyzer<'t> {
 
     fn finish(mut self) -> FileModel {
         self.model.configured_defaults = crate::configured::configured_defaults(&self.model.keys);
+        self.label_script_calls();
         // Keys in source order; units inner before outer.
         let remap = reorder(&mut self.model.keys, |i, k| (k.span.start, k.span.end, i));
         for u in &mut self.model.units {
@@ -406,6 +407,35 @@ impl<'t> Analyzer<'t> {
             }
         }
         self.model
+    }
+
+    /// A script call whose keys begin on a later line than the call (`await
+    /// script(` then `keys=[…]` below) is labelled where it is called, so that the
+    /// finding shows which script it is about.
+    fn label_script_calls(&mut self) {
+        let src = self.ix.src;
+        for (i, u) in self.model.units.iter().enumerate() {
+            if u.kind != UnitKind::Script
+                || u.anchor.is_empty()
+                || self.model.unit_labels.iter().any(|l| l.unit == i)
+            {
+                continue;
+            }
+            let Some(first) = u.keys.iter().map(|&k| self.model.keys[k].span.start).min() else {
+                continue;
+            };
+            if first > u.anchor.end
+                && src
+                    .get(u.anchor.end..first)
+                    .is_some_and(|t| t.contains('\n'))
+            {
+                self.model.unit_labels.push(keylint_core::model::UnitLabel {
+                    unit: i,
+                    span: u.anchor.clone(),
+                    label: "the script is run here".to_string(),
+                });
+            }
+        }
     }
 
     /// The function a call is in (calls only).

@@ -4243,6 +4243,42 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return v;
             }
         }
+        // `Script(client, LUA)`, `AsyncScript(client, LUA)`: redis-py's script class
+        // made directly, what `client.register_script(LUA)` makes.
+        if matches!(
+            path,
+            "redis.commands.core.Script"
+                | "redis.commands.core.AsyncScript"
+                | "redis.commands.Script"
+                | "redis.commands.AsyncScript"
+                | "redis.client.Script"
+        ) {
+            let pos = arg_nodes(self.ix.nav, args);
+            let kw = |me: &Self, name: &str| {
+                args.and_then(|a| {
+                    me.ix
+                        .nav
+                        .named_children(a)
+                        .filter(|k| k.kind_name() == "keyword_argument")
+                        .find(|k| {
+                            k.field(Field::Name)
+                                .is_some_and(|x| text(x, me.src()) == name)
+                        })
+                        .and_then(|k| k.field(Field::Value))
+                })
+            };
+            let client = pos
+                .first()
+                .copied()
+                .or_else(|| kw(self, "registered_client"));
+            let body = pos.get(1).copied().or_else(|| kw(self, "script"));
+            if let (Some(c), Some(b)) = (client, body) {
+                if let Value::Client(k) = self.eval(c, &ctx.deeper()) {
+                    return Value::Script(self.script_at(n, Some(b), k, ctx));
+                }
+            }
+            return self.opaque(n, ctx);
+        }
         // `FlaskRedis()`, `LocalProxy(lambda: client)` (`proxies.rs`).
         if let Some(v) = self.proxy_client(path, args, n, ctx) {
             return v;

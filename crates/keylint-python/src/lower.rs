@@ -1976,6 +1976,20 @@ impl<'t> Analyzer<'t> {
                 .and_then(|k| k.field(Field::Value));
             found
         });
+        self.script_at(call, body, client, ctx)
+    }
+
+    /// The script made at `call` with the body written at `body`.
+    pub(crate) fn script_at(
+        &mut self,
+        call: Node<'t>,
+        body: Option<Node<'t>>,
+        client: ClientKind,
+        ctx: &Ctx<'t>,
+    ) -> ScriptId {
+        if let Some(&id) = self.script_by_node.get(&call.id()) {
+            return id;
+        }
         let id = self.scripts.len();
         self.scripts.push(ScriptInfo {
             body,

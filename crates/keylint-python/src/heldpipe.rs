@@ -27,7 +27,9 @@
 //! makes the pipeline; it reads the pipeline only as `self.<attr>` (or through a
 //! property of the class that returns it) and only to queue on it, never handing it
 //! to another call; it assigns no such attribute; it calls no `execute()`,
-//! `reset()` or `discard()`, and no method of the class that executes the pipeline.
+//! `reset()`, `discard()` or `watch()` (which puts the pipeline in immediate mode),
+//! and no method of the class that executes the pipeline, directly or through its
+//! other methods.
 //! Another object's attribute (`other._tx`) is another pipeline and is not read so.
 
 use crate::eval::Value;
@@ -121,17 +123,45 @@ impl<'t> crate::lower::Analyzer<'t> {
             return false;
         }
         let body = text(info.body, self.src());
-        if [".execute(", ".reset(", ".discard("]
+        // `watch()` puts the pipeline in immediate mode until `multi()`.
+        if [".execute(", ".reset(", ".discard(", ".watch("]
             .iter()
             .any(|w| body.contains(w))
         {
             return false;
         }
-        // No method that executes the pipeline is called.
-        if execs.iter().any(|&g| {
-            let name = &self.ix.funcs[g].name;
-            body.contains(&format!("self.{name}("))
-        }) {
+        // No method that executes the pipeline is called, directly or through other
+        // methods of the class.
+        let mut reaching: Vec<String> = execs
+            .iter()
+            .map(|&g| self.ix.funcs[g].name.clone())
+            .collect();
+        let methods: Vec<FuncId> = self
+            .ix
+            .class_chain(c)
+            .into_iter()
+            .flat_map(|k| self.ix.classes[k].methods.values().copied())
+            .collect();
+        loop {
+            let before = reaching.len();
+            for &m in &methods {
+                let name = &self.ix.funcs[m].name;
+                if reaching.contains(name) {
+                    continue;
+                }
+                let mb = text(self.ix.funcs[m].body, self.src());
+                if reaching.iter().any(|r| mb.contains(&format!("self.{r}("))) {
+                    reaching.push(name.clone());
+                }
+            }
+            if reaching.len() == before {
+                break;
+            }
+        }
+        if reaching
+            .iter()
+            .any(|name| body.contains(&format!("self.{name}(")))
+        {
             return false;
         }
         // `self.<name>` is read only to call a method on it: never assigned, passed

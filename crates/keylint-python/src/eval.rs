@@ -3475,10 +3475,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                             v => crate::configured::relabel(v.clone(), &label),
                         };
                     }
-                    if let Some(v) = lazy_script(&values) {
-                        return v;
-                    }
-                    if let Some(v) = crate::heldpipe::lazy_pipe(&values) {
+                    if let Some(v) = lazy_value(&values) {
                         return v;
                     }
                     return merge_clients(&values).map_or_else(|| opaque(self), Value::Client);
@@ -4254,24 +4251,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                 | "redis.client.Script"
         ) {
             let pos = arg_nodes(self.ix.nav, args);
-            let kw = |me: &Self, name: &str| {
-                args.and_then(|a| {
-                    me.ix
-                        .nav
-                        .named_children(a)
-                        .filter(|k| k.kind_name() == "keyword_argument")
-                        .find(|k| {
-                            k.field(Field::Name)
-                                .is_some_and(|x| text(x, me.src()) == name)
-                        })
-                        .and_then(|k| k.field(Field::Value))
-                })
-            };
+            let (nav, src) = (self.ix.nav, self.src());
             let client = pos
                 .first()
                 .copied()
-                .or_else(|| kw(self, "registered_client"));
-            let body = pos.get(1).copied().or_else(|| kw(self, "script"));
+                .or_else(|| keyword_value(nav, args, "registered_client", src));
+            let body = pos
+                .get(1)
+                .copied()
+                .or_else(|| keyword_value(nav, args, "script", src));
             if let (Some(c), Some(b)) = (client, body) {
                 if let Value::Client(k) = self.eval(c, &ctx.deeper()) {
                     return Value::Script(self.script_at(n, Some(b), k, ctx));
@@ -5737,18 +5725,35 @@ impl<'t> crate::lower::Analyzer<'t> {
 }
 
 /// A lazy attribute: `self._script = None` in `__init__`, then
-/// `self._script = client.register_script(…)` where it is first needed. `None` is the
-/// value before the registration, which a call of the attribute never sees.
-fn lazy_script<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
-    let mut script = None;
+/// `self._script = client.register_script(…)` where it is first needed (or `self._tx
+/// = self.redis.pipeline()`, `heldpipe.rs`): the one script, or the one pipeline, that
+/// its assignments other than `None` make. `None` is the value before the assignment,
+/// which a use of the attribute never sees.
+fn lazy_value<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
+    let mut found: Option<Value<'t>> = None;
     for v in values {
-        match v {
-            Value::Null => {}
-            Value::Script(id) if script.is_none_or(|s| s == *id) => script = Some(*id),
+        match (v, &found) {
+            (Value::Null, _) => {}
+            (Value::Script(_) | Value::Pipe(_), None) => found = Some(v.clone()),
+            (Value::Script(a), Some(Value::Script(b))) if a == b => {}
+            (Value::Pipe(a), Some(Value::Pipe(b))) if a == b => {}
             _ => return None,
         }
     }
-    script.map(Value::Script)
+    found
+}
+
+/// The value node of the keyword argument `name` of a call's arguments.
+pub(crate) fn keyword_value<'t>(
+    nav: &Nav<'t>,
+    args: Option<Node<'t>>,
+    name: &str,
+    src: &str,
+) -> Option<Node<'t>> {
+    nav.named_children(args?)
+        .filter(|k| k.kind_name() == "keyword_argument")
+        .find(|k| k.field(Field::Name).is_some_and(|n| text(n, src) == name))
+        .and_then(|k| k.field(Field::Value))
 }
 
 /// The `yield` expressions of a function body, not of functions nested in it.

@@ -114,14 +114,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                     };
                     // The same literal again (`_DEFAULT_NAME = 'default'`) changes
                     // nothing.
-                    let same = value.kind_name() == "string"
-                        && base.as_bytes().is_some_and(|b| {
-                            let t = text(value, self.src());
-                            !t.contains('\\')
-                                && matches!(t.as_bytes().first(), Some(b'"' | b'\''))
-                                && t.len() >= 2
-                                && t.as_bytes()[1..t.len() - 1] == b[..]
-                        });
+                    let same = crate::subclasses::plain_literal(value, self.src())
+                        .is_some_and(|t| base.as_bytes().is_some_and(|b| t.as_bytes() == b));
                     if !same {
                         return true;
                     }

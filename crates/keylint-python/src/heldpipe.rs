@@ -37,21 +37,6 @@ use crate::index::{text, ClassId, FuncId};
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
 
-/// An attribute assigned one pipeline (made by one `pipeline()` call) and otherwise
-/// only `None`: that pipeline (`self._tx = None` in the constructor, `self._tx =
-/// self.redis.pipeline()` in `begin`).
-pub(crate) fn lazy_pipe<'t>(values: &[Value<'t>]) -> Option<Value<'t>> {
-    let mut pipe = None;
-    for v in values {
-        match v {
-            Value::Null => {}
-            Value::Pipe(id) if pipe.is_none_or(|p| p == *id) => pipe = Some(*id),
-            _ => return None,
-        }
-    }
-    pipe.map(Value::Pipe)
-}
-
 impl<'t> crate::lower::Analyzer<'t> {
     /// Marks the pipeline `v` as kept on attribute `attr` of class `c`, when it is
     /// a plain one made by a `pipeline()` call of this file.
@@ -71,32 +56,58 @@ impl<'t> crate::lower::Analyzer<'t> {
         info.held = Some((c, attr.to_string()));
     }
 
-    /// The names a method of class `c` reads the pipeline of `self.<attr>` through:
-    /// the attribute, and the properties of the class (and its bases of the file)
-    /// that return it.
-    fn held_names(&self, c: ClassId, attr: &str) -> Vec<String> {
+    /// How the methods of class `c` reach the pipeline held in `self.<attr>`:
+    /// the names they read it through (the attribute, and the properties of the class
+    /// and its bases of the file that return it), and the methods that execute it,
+    /// directly (`execs`, the functions with an `execute()` or `reset()` of it) or
+    /// through other methods of the class. Computed once per pipeline.
+    pub(crate) fn held_reads(&self, c: ClassId, attr: &str, execs: &[FuncId]) -> HeldReads {
+        let methods: Vec<FuncId> = self
+            .ix
+            .class_chain(c)
+            .into_iter()
+            .flat_map(|k| self.ix.classes[k].methods.values().copied())
+            .collect();
         let mut names = vec![attr.to_string()];
         let read = format!("return self.{attr}");
-        for k in self.ix.class_chain(c) {
-            for (name, &m) in &self.ix.classes[k].methods {
-                let info = &self.ix.funcs[m];
-                if info.decorators.iter().any(|d| d == "property")
-                    && text(info.body, self.src()).contains(&read)
-                {
-                    names.push(name.clone());
-                }
+        for &m in &methods {
+            let info = &self.ix.funcs[m];
+            if info.decorators.iter().any(|d| d == "property")
+                && text(info.body, self.src()).contains(&read)
+            {
+                names.push(info.name.clone());
             }
         }
-        names
+        let mut executing: Vec<String> = execs
+            .iter()
+            .map(|&g| self.ix.funcs[g].name.clone())
+            .collect();
+        loop {
+            let before = executing.len();
+            for &m in &methods {
+                let name = &self.ix.funcs[m].name;
+                if executing.contains(name) {
+                    continue;
+                }
+                let mb = text(self.ix.funcs[m].body, self.src());
+                if executing.iter().any(|r| mb.contains(&format!("self.{r}("))) {
+                    executing.push(name.clone());
+                }
+            }
+            if executing.len() == before {
+                break;
+            }
+        }
+        HeldReads { names, executing }
     }
 
-    /// Whether the commands function `f` queues on the held pipeline `(c, attr)`
-    /// are one batch of their own (see the module's documentation). `execs` are the
-    /// functions that execute or reset it; `created` is where it is made.
+    /// Whether the commands function `f` queues on the held pipeline are one batch
+    /// of their own (see the module's documentation). `execs` are the functions
+    /// that execute or reset it; `created` is where it is made.
     pub(crate) fn held_batch(
         &self,
         f: FuncId,
-        (c, attr): (ClassId, &str),
+        held: &HeldReads,
         execs: &[FuncId],
         created: usize,
         calls: &[Node<'t>],
@@ -108,7 +119,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if me != "self" || info.node.byte_range().contains(&created) || execs.contains(&f) {
             return false;
         }
-        let names = self.held_names(c, attr);
+        let names = &held.names;
         // Every command is queued on `self.<name>` itself.
         let on_held = |call: &Node<'t>| {
             call.field(Field::Function)
@@ -132,33 +143,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         // No method that executes the pipeline is called, directly or through other
         // methods of the class.
-        let mut reaching: Vec<String> = execs
-            .iter()
-            .map(|&g| self.ix.funcs[g].name.clone())
-            .collect();
-        let methods: Vec<FuncId> = self
-            .ix
-            .class_chain(c)
-            .into_iter()
-            .flat_map(|k| self.ix.classes[k].methods.values().copied())
-            .collect();
-        loop {
-            let before = reaching.len();
-            for &m in &methods {
-                let name = &self.ix.funcs[m].name;
-                if reaching.contains(name) {
-                    continue;
-                }
-                let mb = text(self.ix.funcs[m].body, self.src());
-                if reaching.iter().any(|r| mb.contains(&format!("self.{r}("))) {
-                    reaching.push(name.clone());
-                }
-            }
-            if reaching.len() == before {
-                break;
-            }
-        }
-        if reaching
+        if held
+            .executing
             .iter()
             .any(|name| body.contains(&format!("self.{name}(")))
         {
@@ -176,4 +162,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             })
         })
     }
+}
+
+/// What [`crate::lower::Analyzer::held_reads`] finds.
+pub(crate) struct HeldReads {
+    names: Vec<String>,
+    executing: Vec<String>,
 }

@@ -1959,23 +1959,10 @@ impl<'t> Analyzer<'t> {
         client: ClientKind,
         ctx: &Ctx<'t>,
     ) -> ScriptId {
-        if let Some(&id) = self.script_by_node.get(&call.id()) {
-            return id;
-        }
-        let body = arg_nodes(self.ix.nav, args).first().copied().or_else(|| {
-            let a = args?;
-            let found = self
-                .ix
-                .nav
-                .named_children(a)
-                .filter(|k| k.kind_name() == "keyword_argument")
-                .find(|k| {
-                    k.field(Field::Name)
-                        .is_some_and(|n| text(n, self.src()) == "script")
-                })
-                .and_then(|k| k.field(Field::Value));
-            found
-        });
+        let body = arg_nodes(self.ix.nav, args)
+            .first()
+            .copied()
+            .or_else(|| crate::eval::keyword_value(self.ix.nav, args, "script", self.src()));
         self.script_at(call, body, client, ctx)
     }
 
@@ -2120,9 +2107,13 @@ impl<'t> Analyzer<'t> {
                 EvKind::Multi => {}
             }
         }
+        if by_func.is_empty() {
+            return;
+        }
+        let held = self.held_reads(c, &attr, &execs);
         for (f, qs) in by_func {
             let calls: Vec<Node<'t>> = qs.iter().map(|&i| evs[i].node).collect();
-            if !self.held_batch(f, (c, &attr), &execs, created.start, &calls) {
+            if !self.held_batch(f, &held, &execs, created.start, &calls) {
                 continue;
             }
             for g in groups(&qs, paths) {

@@ -253,7 +253,7 @@ pub(crate) fn derived_literals(
 
 /// The text of a plain string literal: `"…"` or `'…'` with no prefix, no escape
 /// and no implicit concatenation.
-fn plain_literal(n: Node<'_>, src: &str) -> Option<String> {
+pub(crate) fn plain_literal(n: Node<'_>, src: &str) -> Option<String> {
     if n.kind_name() != "string" {
         return None;
     }

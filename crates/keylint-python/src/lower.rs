@@ -1781,12 +1781,17 @@ impl<'t> Analyzer<'t> {
         };
         let keys_arg = script_arg(&pos, &kw, &keys_at);
         let client_arg = script_arg(&pos, &kw, &client_at);
-        let Some(recv) = self.script_receiver(id, client_arg.as_ref()) else {
+        let Some(mut recv) = self.script_receiver(id, client_arg.as_ref()) else {
             return;
         };
-        // Cluster pipelines block EVALSHA, which a registered script sends.
+        // Cluster pipelines block EVALSHA, which a registered script sends: on a
+        // client that may be a cluster the call joins no batch, but its own keys
+        // still go to one node together, wherever the script is run.
         if recv.pipe.is_some() && recv.client != ClientKind::Standalone {
-            return;
+            if self.inline.is_some() {
+                return;
+            }
+            recv.pipe = None;
         }
         if self.inline.is_some() && !recv.pipe.is_some_and(|p| self.followed(p)) {
             return;

@@ -1590,6 +1590,26 @@ impl<'t> Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) {
         let (pos, kw) = self.call_args(args, ctx);
+        // A command that a cluster pipeline refuses (`SMOVE`, `RENAME`, `EVALSHA`),
+        // queued on a pipeline of a client that may be a cluster: it joins no batch,
+        // but its own keys go to one node together wherever it is sent, and a
+        // cluster refuses them across slots.
+        let own_only = recv.pipe.is_some()
+            && recv.client != ClientKind::Standalone
+            && method.pipeline == PipelineBehavior::Blocked
+            && matches!(
+                method.cluster,
+                ClusterBehavior::Refuse | ClusterBehavior::Script
+            );
+        let own_note = recv
+            .pipe
+            .filter(|_| own_only)
+            .map(|p| blocked_pipe_note(&method.command, &self.pipes[p]));
+        let recv = if own_only {
+            Recv { pipe: None, ..recv }
+        } else {
+            recv
+        };
         let Some(policy) = self.policy(recv, method) else {
             return;
         };
@@ -1627,10 +1647,13 @@ impl<'t> Analyzer<'t> {
             keys.clone(),
             policy,
         );
-        if !is_script && recv.pipe.is_none() {
+        if let Some(note) = own_note {
+            self.model.unit_notes.push(UnitNote { unit, note });
+        }
+        if !is_script && recv.pipe.is_none() && !own_only {
             self.wrapper_call_sites(method, call, &pos, &kw, policy, ctx);
         }
-        if is_script && recv.pipe.is_none() {
+        if is_script && recv.pipe.is_none() && !own_only {
             self.eval_wrapper_sites(method, call, &pos, ctx);
         }
         if is_script {
@@ -1784,6 +1807,7 @@ impl<'t> Analyzer<'t> {
         let Some(mut recv) = self.script_receiver(id, client_arg.as_ref()) else {
             return;
         };
+        let mut blocked = None;
         // Cluster pipelines block EVALSHA, which a registered script sends: on a
         // client that may be a cluster the call joins no batch, but its own keys
         // still go to one node together, wherever the script is run.
@@ -1791,7 +1815,9 @@ impl<'t> Analyzer<'t> {
             if self.inline.is_some() {
                 return;
             }
-            recv.pipe = None;
+            if let Some(p) = recv.pipe.take() {
+                blocked = Some(blocked_pipe_note("EVALSHA", &self.pipes[p]));
+            }
         }
         if self.inline.is_some() && !recv.pipe.is_some_and(|p| self.followed(p)) {
             return;
@@ -1824,6 +1850,9 @@ impl<'t> Analyzer<'t> {
             keys.clone(),
             CrossSlotPolicy::Refused,
         );
+        if let Some(note) = blocked {
+            self.model.unit_notes.push(UnitNote { unit, note });
+        }
         let passed = given.map(|n| {
             let at = keys_arg
                 .as_ref()
@@ -3047,5 +3076,18 @@ fn passed_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> (Vec<Elem<'t>>, Option
             value: Value::Null, ..
         }) => (Vec::new(), Some(0)),
         _ => (Vec::new(), None),
+    }
+}
+
+/// The note of a command that a cluster pipeline refuses, queued on a pipeline of a
+/// client that may be a cluster and judged on its own keys.
+fn blocked_pipe_note(command: &str, pipe: &PipeInfo) -> String {
+    let cluster = format!("`RedisCluster`'s pipeline refuses `{command}` whatever its keys");
+    if pipe.origin == TxOrigin::ProfileDefault {
+        format!(
+            "{cluster}, and on a standalone `Redis` this pipeline is a `MULTI`/`EXEC`; sent on its own to a cluster, or in a transaction, its keys must share a slot"
+        )
+    } else {
+        format!("{cluster}; sent on its own to a cluster, its keys must share a slot")
     }
 }

@@ -845,6 +845,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                             self.opaque(n, ctx)
                         }
                     }
+                    // `data["doc_id"]` of a parameter `data`: one value for every
+                    // key of the function that begins with it.
+                    Some(Value::Opaque(h))
+                        if value.is_some_and(|v| self.caller_attr_base(&h, v, ctx))
+                            && string_index(n, value, self.src()) =>
+                    {
+                        let v = self.opaque(n, ctx);
+                        if let Value::Opaque(a) = &v {
+                            self.caller_items.insert(a.binding.clone());
+                        }
+                        v
+                    }
                     _ => self
                         .indexed_by_loop_var(n, value, ctx)
                         .unwrap_or_else(|| self.opaque(n, ctx)),
@@ -2857,6 +2869,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                             || keylint_core::template::is_brace_free_binding(&h.binding) =>
                     {
                         v
+                    }
+                    // `doc_id = data["doc_id"]` (or `= data.doc_id`, `= name`) of a
+                    // value the caller passes in: that same value under this name.
+                    Value::Opaque(ref h)
+                        if ctx.env.is_none()
+                            && (self.caller_values.contains(&h.binding)
+                                || self.caller_attrs.contains(&h.binding)
+                                || self.caller_items.contains(&h.binding)) =>
+                    {
+                        Value::Opaque(HoleInfo {
+                            label: name.to_string(),
+                            span: Some(use_node.byte_range()),
+                            ..h.clone()
+                        })
                     }
                     // `key = self.key` of a constructor argument stored on `self`:
                     // the same head under this name (see `heads.rs`).
@@ -6354,4 +6380,24 @@ fn literal_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> Option<i64>
     }
     let v: i64 = digits.parse().ok()?;
     Some(if neg { -v } else { v })
+}
+
+/// Whether subscript `n` (of `value`) is indexed by one plain string literal:
+/// `data["doc_id"]`.
+fn string_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> bool {
+    let Some(value) = value else {
+        return false;
+    };
+    let inner = src[value.end_byte()..n.end_byte()].trim();
+    let Some(inner) = inner.strip_prefix('[').and_then(|i| i.strip_suffix(']')) else {
+        return false;
+    };
+    let inner = inner.trim();
+    let quoted = |q: char| {
+        inner.len() >= 2
+            && inner.starts_with(q)
+            && inner.ends_with(q)
+            && !inner[1..inner.len() - 1].contains(['\\', '"', '\'', '{', '}'])
+    };
+    quoted('"') || quoted('\'')
 }

@@ -200,7 +200,7 @@ pub(crate) fn is_config_read<'t>(
 pub(crate) fn heads_of(
     keys: &[KeyUse],
     callers: &HashSet<String>,
-    caller_attrs: &HashSet<String>,
+    (caller_attrs, caller_items): (&HashSet<String>, &HashSet<String>),
     ctor: &[(String, String)],
 ) -> Vec<(String, String)> {
     fn head(k: &KeyUse) -> Option<&keylint_core::template::Hole> {
@@ -244,6 +244,8 @@ pub(crate) fn heads_of(
             "a value the caller passes in".to_string()
         } else if caller_attrs.contains(&h.binding) {
             "an attribute of an object the caller passes in".to_string()
+        } else if caller_items.contains(&h.binding) {
+            "an item of a value the caller passes in".to_string()
         } else {
             continue;
         };

@@ -166,6 +166,9 @@ pub(crate) struct Analyzer<'t> {
     /// parameter `model` the function never rebinds): one value for every key of the
     /// function that begins with it (see `heads.rs`).
     pub(crate) caller_attrs: HashSet<String>,
+    /// Items read with a literal key from a value the caller passes in
+    /// (`data["doc_id"]` of a parameter `data`): heads like `caller_attrs`.
+    pub(crate) caller_items: HashSet<String>,
     /// The caller's values that keys hold, in the functions that take them.
     given: HashSet<String>,
     /// Constructor arguments stored on `self` that keys may share as their head, by
@@ -262,6 +265,7 @@ impl<'t> Analyzer<'t> {
             by_use: std::cell::OnceCell::new(),
             caller_values: HashSet::new(),
             caller_attrs: HashSet::new(),
+            caller_items: HashSet::new(),
             given: HashSet::new(),
             ctor_heads: Vec::new(),
             untagged_ctors: HashMap::new(),
@@ -384,7 +388,7 @@ impl<'t> Analyzer<'t> {
         let heads = crate::heads::heads_of(
             &self.model.keys,
             &self.caller_values,
-            &self.caller_attrs,
+            (&self.caller_attrs, &self.caller_items),
             &self.ctor_heads,
         );
         for (binding, origin) in heads {

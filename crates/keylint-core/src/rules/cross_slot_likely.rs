@@ -279,7 +279,10 @@ const MAX_AROUND: usize = 64;
 /// keys are hashed from different bytes. Keys that only share a value as their prefix
 /// (`f"{prefix}:a"`, `f"{prefix}:b"`) stay unknown: a namespace is what a project tags
 /// for a cluster. With the label of the caller's value, which the finding names.
-pub(super) fn around_caller_value(u: &UnitView<'_, '_>) -> Option<(usize, usize, Vec<String>)> {
+#[allow(clippy::type_complexity)]
+pub(super) fn around_caller_value(
+    u: &UnitView<'_, '_>,
+) -> Option<(usize, usize, Vec<String>, Option<String>)> {
     let model = u.cx.model;
     if model.caller_values.is_empty() {
         return None;
@@ -345,7 +348,17 @@ pub(super) fn around_caller_value(u: &UnitView<'_, '_>) -> Option<(usize, usize,
                     labels.push(l.to_string());
                 }
             }
-            return Some((a, b, labels));
+            // The other key may hash a tag the code writes before the value: it is
+            // then in that tag's slot whatever the value holds.
+            let tag = match &u.inputs[b] {
+                HashInput::Concrete {
+                    bytes,
+                    whole: false,
+                    ..
+                } => Some(String::from_utf8_lossy(bytes).into_owned()),
+                _ => None,
+            };
+            return Some((a, b, labels, tag));
         }
     }
     None
@@ -389,8 +402,9 @@ pub(super) fn texts_differ(a: &KeyTemplate, b: &KeyTemplate) -> bool {
     starts || ends
 }
 
-/// Why two keys built around the caller's values fail, and what is assumed.
-pub(super) fn explain_around(f: Finding, labels: &[String]) -> Finding {
+/// Why two keys built around the caller's values fail, and what is assumed. `tag`:
+/// the constant hash tag that the other key writes before the value, if any.
+pub(super) fn explain_around(f: Finding, labels: &[String], tag: Option<&str>) -> Finding {
     let (which, whose) = match labels {
         [one] => (format!("`{one}`"), "a value the caller passes in"),
         many => (
@@ -401,6 +415,17 @@ pub(super) fn explain_around(f: Finding, labels: &[String]) -> Finding {
             "values the caller passes in",
         ),
     };
+    if let Some(tag) = tag {
+        return f
+            .with_note(format!(
+                "these keys are built around {which}: one is hashed whole (or by a tag in \
+                 it), the other by the constant tag `{{{tag}}}` the code writes before it, \
+                 so they share a slot only by a 1-in-16384 chance"
+            ))
+            .with_note(format!(
+                "this holds unless {which}, {whose}, carries that very tag, `{{{tag}}}`"
+            ));
+    }
     f.with_note(format!(
         "these keys are built around {which} and differ in the text the code adds, so \
          without a hash tag they are hashed from different bytes and share a slot only by \

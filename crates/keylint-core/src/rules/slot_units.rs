@@ -275,7 +275,7 @@ struct Detection<'m> {
     /// The pair differs after a client prefix the code does not show: its label.
     under_prefix: Option<String>,
     /// The pair is built around values the caller passes in: their labels.
-    around: Option<Vec<String>>,
+    around: Option<(Vec<String>, Option<String>)>,
     /// What puts that prefix before the keys, when it is not the client.
     prefix_origin: Option<String>,
     /// The literal text every key of the unit has before that prefix, if any.
@@ -326,10 +326,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
         (Rule::CrossSlotLikely, fk.key, fk.key)
-    } else if let Some((a, b, labels)) = cross_slot_likely::around_caller_value(u) {
+    } else if let Some((a, b, labels, tag)) = cross_slot_likely::around_caller_value(u) {
         // Likely: keys built around one value the caller passes in (one of them that
         // value alone: the finding says so and offers the tag around it).
-        around = Some(labels);
+        around = Some((labels, tag));
         (Rule::CrossSlotLikely, a, b)
     } else if let Some((a, b, label, binding, lead)) = cross_slot_likely::after_prefix(u) {
         // Likely: keys that differ after the one prefix the client gives them all.
@@ -607,7 +607,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                 d.prefix_origin.as_deref(),
                 d.prefix_lead.as_deref(),
             ),
-            (None, Some(labels), _) => cross_slot_likely::explain_around(f, labels),
+            (None, Some((labels, tag)), _) => {
+                cross_slot_likely::explain_around(f, labels, tag.as_deref())
+            }
             (None, None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
             (None, None, None) => match &d.untagged {
                 Some(labels) => cross_slot_likely::explain_untagged(f, labels),
@@ -628,7 +630,9 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                 d.prefix_origin.as_deref(),
                 d.prefix_lead.as_deref(),
             ),
-            (None, Some(labels)) => cross_slot_likely::explain_around(f, labels),
+            (None, Some((labels, tag))) => {
+                cross_slot_likely::explain_around(f, labels, tag.as_deref())
+            }
             (None, None) => match (&d.configured, &d.untagged) {
                 (Some(named), _) => cross_slot_likely::explain_with_defaults(f, named),
                 (None, Some(labels)) => cross_slot_likely::explain_untagged(f, labels),

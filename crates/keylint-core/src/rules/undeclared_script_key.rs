@@ -136,7 +136,7 @@ fn undeclared(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<F
     let mut by_span: HashMap<(Span, Option<&str>), usize> = HashMap::new();
     let mut by_text: HashMap<Vec<SymPart>, usize> = HashMap::new();
     for &k in keys {
-        if model.keys[k].origin != KeyOrigin::Undeclared {
+        if model.keys[k].origin != KeyOrigin::Undeclared && !constant_tag_first(model, k) {
             continue;
         }
         // The same text, or the same place reached twice (a helper called twice).
@@ -225,6 +225,17 @@ fn undeclared(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<F
     }
 }
 
+/// True when key `k`, derived from a declared key, hashes a constant tag the script
+/// writes before the declared part (`'{fs}:queue:' .. KEYS[1]`): it is in that tag's
+/// slot whatever the caller passes, so it is judged as a key the script names itself.
+fn constant_tag_first(model: &FileModel, k: usize) -> bool {
+    matches!(model.keys[k].origin, KeyOrigin::DerivedFromDeclared(_))
+        && matches!(
+            model.keys[k].template.hash_input(),
+            crate::template::HashInput::Concrete { whole: false, .. }
+        )
+}
+
 /// True when the first hash tag of a key derived from `KEYS[i]` is exactly `KEYS[i]`
 /// (`string.format("buf:{%s}", KEYS[1])`, `'{' .. KEYS[1] .. '}:x'`): whenever
 /// `KEYS[i]` holds no brace it is hashed whole, and the derived key hashes the same
@@ -276,7 +287,8 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
     let mut by_base: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for &k in keys {
         if let KeyOrigin::DerivedFromDeclared(i) = model.keys[k].origin {
-            if !tag_is_declared_key(&model.keys[k].template, i) {
+            if !tag_is_declared_key(&model.keys[k].template, i) && !constant_tag_first(model, k)
+            {
                 by_base.entry(i).or_default().push(k);
             }
         }

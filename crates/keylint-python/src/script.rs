@@ -546,20 +546,33 @@ pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
 /// `.format(` or `Template(` applied to the name in this file).
 pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
     let src = a.src();
-    let mut defs: Vec<(&str, &[crate::index::Def<'_>])> =
+    // (name, bound at module level)
+    let mut defs: Vec<(&str, &[crate::index::Def<'_>], bool)> =
         a.ix.module_defs
             .iter()
-            .map(|(n, d)| (n.as_str(), d.as_slice()))
+            .map(|(n, d)| (n.as_str(), d.as_slice(), true))
             .collect();
     for c in &a.ix.classes {
-        defs.extend(c.defs.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
+        defs.extend(
+            c.defs
+                .iter()
+                .map(|(n, d)| (n.as_str(), d.as_slice(), false)),
+        );
     }
     let mut found: Vec<Node<'_>> = Vec::new();
-    for (name, defs) in defs {
+    for (name, defs, module) in defs {
         let upper = name.to_ascii_uppercase();
-        if !["SCRIPT", "LUA", "TEMPLATE"]
-            .iter()
-            .any(|w| upper.contains(w))
+        // A module constant written in capitals (`ENQUEUE_FILE = r"""…"""` in a
+        // module of scripts) is read by its text alone.
+        let constant = module
+            && name.bytes().any(|b| b.is_ascii_uppercase())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        if !constant
+            && !["SCRIPT", "LUA", "TEMPLATE"]
+                .iter()
+                .any(|w| upper.contains(w))
         {
             continue;
         }

@@ -2,7 +2,9 @@
 //! are, read once per run.
 //!
 //! The project root of a file is the nearest directory above it with
-//! `redis-keylint.toml`, `pyproject.toml`, `setup.py`, `setup.cfg` or `.git`. An
+//! `redis-keylint.toml`, `pyproject.toml`, `setup.py`, `setup.cfg` or `.git` (one
+//! inside the file's top package, such as a `setup.py` kept in a package directory,
+//! gives way to the nearest one above the package). An
 //! absolute import is looked up from the directory above the file's top package
 //! (the highest directory of `__init__.py` files above it, or the file's own
 //! directory), then from the project root and its `src/`; a relative one from the
@@ -214,10 +216,18 @@ impl Loader {
                 None => break,
             }
         }
-        let project = dir
-            .ancestors()
-            .find(|d| ROOT_MARKERS.iter().any(|m| d.join(m).exists()))
-            .map(Path::to_path_buf);
+        let marked = |d: &Path| ROOT_MARKERS.iter().any(|m| d.join(m).exists());
+        let project = dir.ancestors().find(|d| marked(d)).map(Path::to_path_buf);
+        // A marker inside the top package (an old `setup.py` kept in a package
+        // directory) does not hide the project root above the package.
+        let project = match project {
+            Some(root) if !top.starts_with(&root) => top
+                .ancestors()
+                .find(|d| marked(d))
+                .map(Path::to_path_buf)
+                .or(Some(root)),
+            other => other,
+        };
         let (limit, search) = match project {
             Some(root) if top.starts_with(&root) => {
                 let mut search = vec![top.clone()];
@@ -568,6 +578,27 @@ mod tests {
         assert_eq!(l.resolve(from, 0, "outside"), None);
         assert_eq!(l.resolve(from, 4, "outside"), None);
         assert_eq!(l.read(keys.to_str().unwrap()).as_deref(), Some("K = 'a'"));
+    }
+
+    #[test]
+    fn a_marker_inside_a_namespace_package_gives_way_to_the_root_above() {
+        // `docassemble_webapp/docassemble/` has no `__init__.py` (a namespace
+        // package), and `webapp/` keeps an old `setup.py` of its own.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| write_at(&root, p, t);
+        w("da/pyproject.toml", "");
+        w("da/docassemble/webapp/__init__.py", "");
+        w("da/docassemble/webapp/setup.py", "");
+        w("da/docassemble/webapp/daredis.py", "r = 1");
+        w("da/docassemble/webapp/socketserver.py", "");
+        let l = Loader::default();
+        let from = root.join("da/docassemble/webapp/socketserver.py");
+        let target = root.join("da/docassemble/webapp/daredis.py");
+        assert_eq!(
+            l.resolve(from.to_str().unwrap(), 0, "docassemble.webapp.daredis"),
+            Some(ModuleFile::Source(target.to_str().unwrap().to_string()))
+        );
     }
 
     #[test]

@@ -166,7 +166,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// itself, or the name copied into a list or tuple (`list(sets)`, `tuple(keys)`),
     /// which holds the same keys. The flag tells an `*args` parameter.
     pub(crate) fn passed_param(&self, f: FuncId, n: Node<'t>) -> Option<(usize, bool)> {
-        let n = self.copied_name(n).unwrap_or(n);
+        let n = self
+            .copied_name(n)
+            .or_else(|| self.rekeyed_dict(f, n))
+            .unwrap_or(n);
         if let Some(i) = self.wrapper_param(f, n) {
             return Some((i, false));
         }
@@ -219,6 +222,75 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `x` of `list(x)` or `tuple(x)` with one plain argument.
+    /// The mapping `m` whose keys a dict comprehension keeps as they are, with other
+    /// values (`{k: pickle.dumps(v) for k, v in m.items() if v is not None}`), written
+    /// as `n` or bound once to the local `n` in function `f`: the same keys as `m`
+    /// (some of them, under a filter), so `mset` of it sends `m`'s keys.
+    fn rekeyed_dict(&self, f: FuncId, n: Node<'t>) -> Option<Node<'t>> {
+        let src = self.ix.src;
+        let comp = match n.kind_name() {
+            "dictionary_comprehension" => n,
+            "identifier" => {
+                let defs = self.ix.funcs[f].defs.get(text(n, src))?;
+                let [d] = defs.as_slice() else {
+                    return None;
+                };
+                match d.kind {
+                    crate::index::DefKind::Expr(e) => e,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if comp.kind_name() != "dictionary_comprehension" {
+            return None;
+        }
+        let key = comp.field(Field::Body)?.field(Field::Key)?;
+        let fors: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(comp)
+            .filter(|c| c.kind_name() == "for_in_clause")
+            .collect();
+        let [clause] = fors.as_slice() else {
+            return None;
+        };
+        let target = clause.field(Field::Left)?;
+        let first = match target.kind_name() {
+            "pattern_list" | "tuple_pattern" => self
+                .ix
+                .nav
+                .named_children(target)
+                .find(|c| c.kind_name() != "comment")?,
+            _ => return None,
+        };
+        if key.kind_name() != "identifier"
+            || first.kind_name() != "identifier"
+            || text(key, src) != text(first, src)
+        {
+            return None;
+        }
+        // `m.items()`
+        let right = clause.field(Field::Right)?;
+        if right.kind_name() != "call"
+            || right
+                .field(Field::Arguments)
+                .is_none_or(|a| self.ix.nav.named_children(a).next().is_some())
+        {
+            return None;
+        }
+        let func = right.field(Field::Function)?;
+        if func.kind_name() != "attribute"
+            || func
+                .field(Field::Attribute)
+                .is_none_or(|a| text(a, src) != "items")
+        {
+            return None;
+        }
+        let m = func.field(Field::Object)?;
+        (m.kind_name() == "identifier").then_some(m)
+    }
+
     fn copied_name(&self, n: Node<'t>) -> Option<Node<'t>> {
         if n.kind_name() != "call" {
             return None;

@@ -537,8 +537,9 @@ pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
 /// another module): linted in place, like a `.lua` file, whoever runs them.
 ///
 /// A module or class constant is taken for a script, or for a dict of scripts (its
-/// values), only when its name says so (it contains `SCRIPT` or `LUA`) and it is bound
-/// once. A value is a plain string literal (no f-string, no concatenation), or one
+/// values), only when its name says so (it contains `SCRIPT` or `LUA`), or it is a
+/// module constant written in capitals (bisheng's `ENQUEUE_FILE` in a module of
+/// scripts that another module registers), and it is bound once. A value is a plain string literal (no f-string, no concatenation), or one
 /// `%`-formatted with a tuple; its text calls `redis.call` or `redis.pcall` (or names
 /// it in an assignment: `local redis_call = redis.call`) and reads `KEYS` or `ARGV`
 /// (`KEYS[1]`, `ipairs(KEYS)`); nothing says it is a template filled in later (no `{{`/`$name`,

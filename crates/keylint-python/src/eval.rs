@@ -6368,9 +6368,7 @@ fn element_at(len: usize, i: i64) -> Option<usize> {
 
 /// The literal integer index of the subscript `n` over `value` (`xs[1]`, `xs[-1]`).
 fn literal_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> Option<i64> {
-    let value = value?;
-    let inner = src.get(value.end_byte()..n.end_byte())?.trim();
-    let inner = inner.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let inner = index_text(n, value, src)?;
     let (neg, digits) = match inner.strip_prefix('-') {
         Some(d) => (true, d.trim()),
         None => (false, inner),
@@ -6382,17 +6380,19 @@ fn literal_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> Option<i64>
     Some(if neg { -v } else { v })
 }
 
+/// The text between the brackets of subscript `n` of `value`, trimmed: `0` of
+/// `keys[0]`, `"doc_id"` of `data["doc_id"]`.
+fn index_text<'s>(n: Node<'_>, value: Option<Node<'_>>, src: &'s str) -> Option<&'s str> {
+    let inner = src.get(value?.end_byte()..n.end_byte())?.trim();
+    Some(inner.strip_prefix('[')?.strip_suffix(']')?.trim())
+}
+
 /// Whether subscript `n` (of `value`) is indexed by one plain string literal:
 /// `data["doc_id"]`.
 fn string_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> bool {
-    let Some(value) = value else {
+    let Some(inner) = index_text(n, value, src) else {
         return false;
     };
-    let inner = src[value.end_byte()..n.end_byte()].trim();
-    let Some(inner) = inner.strip_prefix('[').and_then(|i| i.strip_suffix(']')) else {
-        return false;
-    };
-    let inner = inner.trim();
     let quoted = |q: char| {
         inner.len() >= 2
             && inner.starts_with(q)

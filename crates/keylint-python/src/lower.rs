@@ -2168,20 +2168,8 @@ impl<'t> Analyzer<'t> {
                 let (Some(first), Some(last)) = (first, last) else {
                     continue;
                 };
-                let unit = self.push_unit(
-                    UnitKind::Transaction,
-                    "pipeline",
-                    first.start_byte()..last,
-                    first.byte_range(),
-                    keys,
-                    plan.policy,
-                );
-                if let Some(note) = plan.note {
-                    self.model.unit_notes.push(UnitNote {
-                        unit,
-                        note: note.to_string(),
-                    });
-                }
+                let unit =
+                    self.push_tx_unit(first.start_byte()..last, first.byte_range(), keys, plan);
                 let maker = self.ix.enclosing_func_at(created.start);
                 let made = maker.map_or("another method".to_string(), |m| {
                     format!("`{}`", self.ix.funcs[m].name)
@@ -2199,6 +2187,25 @@ impl<'t> Analyzer<'t> {
         }
     }
 
+    /// A transaction unit of a pipeline over `keys`, with the note its plan carries.
+    fn push_tx_unit(&mut self, span: Span, anchor: Span, keys: Vec<usize>, plan: TxPlan) -> usize {
+        let unit = self.push_unit(
+            UnitKind::Transaction,
+            "pipeline",
+            span,
+            anchor,
+            keys,
+            plan.policy,
+        );
+        if let Some(note) = plan.note {
+            self.model.unit_notes.push(UnitNote {
+                unit,
+                note: note.to_string(),
+            });
+        }
+        unit
+    }
+
     /// The units of a pipeline created by `r.transaction(func, …)`, which executes
     /// when the function returns: every queued key counts.
     fn transaction_call_units(&mut self, b: &Batch<'_, 't>, call: Span, plan: TxPlan) {
@@ -2211,20 +2218,7 @@ impl<'t> Analyzer<'t> {
             let keys: Vec<usize> = g.iter().flat_map(|&i| evs[i].keys.clone()).collect();
             let in_loop = g.iter().any(|&i| !paths[i].loops.is_empty());
             if keys.len() >= 2 || (in_loop && !keys.is_empty()) {
-                let unit = self.push_unit(
-                    UnitKind::Transaction,
-                    "pipeline",
-                    call.clone(),
-                    anchor.clone(),
-                    keys,
-                    plan.policy,
-                );
-                if let Some(note) = plan.note {
-                    self.model.unit_notes.push(UnitNote {
-                        unit,
-                        note: note.to_string(),
-                    });
-                }
+                let unit = self.push_tx_unit(call.clone(), anchor.clone(), keys, plan);
                 self.via_notes(unit, b.info);
                 self.loop_families(unit, &g, evs, paths, None);
             }
@@ -2267,20 +2261,7 @@ impl<'t> Analyzer<'t> {
                     (Some(c), Some(a), _) if c.start <= first => a.clone(),
                     _ => evs[g[0]].node.byte_range(),
                 };
-                let unit = self.push_unit(
-                    UnitKind::Transaction,
-                    "pipeline",
-                    start..e.node.end_byte(),
-                    anchor,
-                    keys,
-                    plan.policy,
-                );
-                if let Some(note) = plan.note {
-                    self.model.unit_notes.push(UnitNote {
-                        unit,
-                        note: note.to_string(),
-                    });
-                }
+                let unit = self.push_tx_unit(start..e.node.end_byte(), anchor, keys, plan);
                 self.via_notes(unit, b.info);
                 self.loop_families(unit, &g, evs, paths, Some(ei));
             }

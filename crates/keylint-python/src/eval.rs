@@ -2130,6 +2130,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                         if let Some(v) = self.none_param_filled(name, &defs, at, &scope_ctx) {
                             return v;
                         }
+                        if let Some(v) = self.none_param_arm(name, &defs, at, &scope_ctx) {
+                            return v;
+                        }
                         // A buffer of keys of one family, emptied when flushed.
                         if let Some(v) = self.buffer_family(name, &defs, f, &scope_ctx) {
                             return v;

@@ -464,6 +464,119 @@ impl<'t> crate::lower::Analyzer<'t> {
         self.made_pipe(&v).then_some(v)
     }
 
+    /// `if pipe is not None: … else: pipe = r.pipeline()` of a `pipe=None` parameter
+    /// (also `if pipe is None: pipe = r.pipeline()` with an `else`, or arms that
+    /// rebind the parameter only where it was given, as a flush does): at `at`,
+    /// lowered on its own, the function runs where the parameter is not given. Bound
+    /// to `None`, every assignment but one is in an arm that cannot run; that one
+    /// makes a pipeline, in an arm of an `if` of the function's body that must run.
+    pub(crate) fn none_param_arm(
+        &mut self,
+        name: &str,
+        defs: &[Def<'t>],
+        at: usize,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let f = ctx.func?;
+        let (param, rest) = defs.split_first()?;
+        let DefKind::Param(_) = param.kind else {
+            return None;
+        };
+        if ctx
+            .env
+            .as_ref()
+            .is_some_and(|e| e.func == f && e.params.contains_key(name))
+            || self.ix.declared_in_function(name)
+        {
+            return None;
+        }
+        let info = &self.ix.funcs[f];
+        let body = info.body;
+        let p = info.params.iter().find(|p| p.name == name)?;
+        if p.default.is_none_or(|d| d.kind_name() != "none") {
+            return None;
+        }
+        let mut bound = ctx
+            .env
+            .as_ref()
+            .filter(|e| e.func == f)
+            .map(|e| e.params.clone())
+            .unwrap_or_default();
+        bound.insert(name.to_string(), Value::Null);
+        let inner = Ctx {
+            func: Some(f),
+            env: Some(std::rc::Rc::new(crate::eval::Env {
+                func: f,
+                params: bound,
+                tag: String::new(),
+            })),
+            depth: ctx.depth + 1,
+        };
+        let mut live = None;
+        for d in rest {
+            if self.dead_in(d.stmt, &inner) {
+                continue;
+            }
+            if live.replace(d).is_some() {
+                return None;
+            }
+        }
+        let fill = live?;
+        let DefKind::Expr(e) = fill.kind else {
+            return None;
+        };
+        if fill.stmt.kind_name() != "assignment" || fill.stmt.field(Field::Right) != Some(e) {
+            return None;
+        }
+        let arm = self.ix.enclosing_block(fill.stmt)?;
+        let mut clause = nav.parent(arm)?;
+        let stmt = if clause.kind_name() == "if_statement" {
+            clause = arm;
+            nav.parent(arm)?
+        } else {
+            nav.parent(clause)?
+        };
+        if stmt.kind_name() != "if_statement"
+            || stmt.end_byte() > at
+            || self.ix.enclosing_block(stmt) != Some(body)
+        {
+            return None;
+        }
+        // The arm must run: its test holds and every test before it fails.
+        let mut runs = false;
+        let cond = stmt.field(Field::Condition)?;
+        let first = self.truth(cond, &inner)?;
+        if stmt.field(Field::Consequence) == Some(clause) {
+            runs = first;
+        } else if !first {
+            for c in nav.named_children(stmt) {
+                match c.kind_name() {
+                    "elif_clause" => {
+                        let t = self.truth(c.field(Field::Condition)?, &inner)?;
+                        if c == clause {
+                            runs = t;
+                            break;
+                        }
+                        if t {
+                            break;
+                        }
+                    }
+                    "else_clause" => {
+                        runs = c == clause;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if !runs {
+            return None;
+        }
+        let v = self.eval(e, &ctx.deeper());
+        self.made_pipe(&v).then_some(v)
+    }
+
     /// Whether every assignment of parameter `name` of the function `info` (other
     /// than the parameter itself) is in an arm that cannot run when the parameter is
     /// bound to `v` and the others to `params`: `if pipe is None: pipe =
@@ -499,7 +612,61 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         defs.iter()
             .filter(|d| !matches!(d.kind, DefKind::Param(_)))
-            .all(|d| self.dead_in(d.stmt, &inner) || self.keeps_bound(d, name, v, &inner))
+            .all(|d| {
+                self.dead_in(d.stmt, &inner)
+                    || self.keeps_bound(d, name, v, &inner)
+                    || (matches!(v, Value::Pipe(_)) && self.is_flush(d, name, &inner))
+            })
+    }
+
+    /// `if len(pipe.command_stack) > 1000: pipe.execute(); pipe = r.pipeline()`: the
+    /// parameter is sent and replaced by a fresh pipeline of the function's own when
+    /// a test the analysis cannot decide holds. Until it holds (and always for the
+    /// commands queued before it), the commands go to the caller's pipeline, so the
+    /// assignment does not unbind the caller's pipeline; the `execute()` before it
+    /// is a conditional flush, as a flush in the caller's own loop is.
+    fn is_flush(&mut self, d: &Def<'t>, name: &str, ctx: &Ctx<'t>) -> bool {
+        let nav = self.ix.nav;
+        let DefKind::Expr(e) = d.kind else {
+            return false;
+        };
+        if d.stmt.kind_name() != "assignment"
+            || d.stmt.field(Field::Right) != Some(e)
+            || d.stmt
+                .field(Field::Left)
+                .is_none_or(|l| l.kind_name() != "identifier")
+        {
+            return false;
+        }
+        let Some(stmt) = nav.parent(d.stmt) else {
+            return false;
+        };
+        let Some(block) = nav.parent(stmt) else {
+            return false;
+        };
+        if block.kind_name() != "block"
+            || nav
+                .parent(block)
+                .is_none_or(|p| p.kind_name() != "if_statement")
+        {
+            return false;
+        }
+        let stmts = nav.statements(block);
+        let Some(i) = stmts.iter().position(|s| *s == stmt) else {
+            return false;
+        };
+        let src = self.src();
+        let flushed = i > 0
+            && stmts[i - 1].kind_name() == "expression_statement"
+            && text(stmts[i - 1], src)
+                .split_whitespace()
+                .collect::<String>()
+                == format!("{name}.execute()");
+        if !flushed {
+            return false;
+        }
+        let v = self.eval(e, &ctx.deeper());
+        self.made_pipe(&v)
     }
 
     /// Whether the assignment `d` of parameter `name` leaves the value `v` a call

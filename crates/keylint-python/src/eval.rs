@@ -151,12 +151,23 @@ fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
     match p.kind_name() {
         "not_operator" => true,
         "if_statement" | "elif_clause" => p.field(Field::Condition) == Some(x),
+        // `len(keys)`, and `"+".join(keys)`, which reads every member and builds a
+        // string of its own (a name for the result: `"tmp:%s" % "+".join(keys)`).
         "argument_list" => {
             nav.named_children(p).count() == 1
                 && nav.parent(p).is_some_and(|c| {
                     c.kind_name() == "call"
                         && c.field(Field::Function)
-                            .is_some_and(|f| f.kind_name() == "identifier" && text(f, src) == "len")
+                            .is_some_and(|f| match f.kind_name() {
+                                "identifier" => text(f, src) == "len",
+                                "attribute" => {
+                                    f.field(Field::Object)
+                                        .is_some_and(|o| o.kind_name() == "string")
+                                        && f.field(Field::Attribute)
+                                            .is_some_and(|m| text(m, src) == "join")
+                                }
+                                _ => false,
+                            })
                 })
         }
         _ => false,
@@ -4639,7 +4650,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             Value::Seq {
                 items,
                 family: false,
-            } if items.iter().all(|e| !e.star) => {
+            } if items.iter().all(|e| !e.star && e.each.is_empty()) => {
                 let mut out = Tpl::default();
                 for (i, e) in items.iter().enumerate() {
                     if i > 0 {

@@ -282,9 +282,9 @@ const MAX_AROUND: usize = 64;
 #[allow(clippy::type_complexity)]
 pub(super) fn around_caller_value(
     u: &UnitView<'_, '_>,
-) -> Option<(usize, usize, Vec<String>, Option<String>)> {
+) -> Option<(usize, usize, Vec<String>, Option<String>, Option<String>)> {
     let model = u.cx.model;
-    if model.caller_values.is_empty() {
+    if model.caller_values.is_empty() && model.lead_prefixes.is_empty() {
         return None;
     }
     let opaque = |k: usize| -> Vec<(&str, &str)> {
@@ -300,7 +300,20 @@ pub(super) fn around_caller_value(
             })
             .collect()
     };
-    let is_caller = |b: &str| model.caller_values.iter().any(|c| c == b);
+    // A value the caller passes in, or a constructor's argument stored as it is on
+    // the object (`self.name = name`, with what stores it): the same value in every
+    // key built on it.
+    let stored = |b: &str| -> Option<&str> {
+        if !model.lead_prefixes.iter().any(|c| c == b) {
+            return None;
+        }
+        model
+            .prefix_origins
+            .iter()
+            .find(|(x, _)| x == b)
+            .map(|(_, o)| o.as_str())
+    };
+    let is_caller = |b: &str| model.caller_values.iter().any(|c| c == b) || stored(b).is_some();
     // The keys that are a caller's value alone.
     let keys: Vec<usize> = u
         .unit
@@ -322,31 +335,52 @@ pub(super) fn around_caller_value(
             {
                 continue;
             }
-            let ob = opaque(b);
+            // The other key may hold the value as a fragment (`f"unack_{name}"`,
+            // read as holding no brace there): it is still the same value.
+            let ob: Vec<&str> = model.keys[b]
+                .template
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Hole(h) => Some(h.binding.as_str()),
+                    _ => None,
+                })
+                .collect();
             let shared: Vec<(&str, &str)> = oa
                 .iter()
                 .copied()
-                .filter(|(x, _)| ob.iter().any(|(y, _)| x == y))
+                .filter(|(x, _)| ob.iter().any(|y| x == y))
                 .collect();
             if shared.is_empty() || shared.iter().any(|(x, _)| !is_caller(x)) {
                 continue;
             }
             let ta = &model.keys[a].template;
             let tb = &model.keys[b].template;
-            let (Some((ia, _)), Some((ib, _))) = (
-                ta.hash_input_if_untagged(&[]),
-                tb.hash_input_if_untagged(&[]),
-            ) else {
+            // As hashed if the value carries no tag (a key that holds it only as a
+            // fragment is hashed so already).
+            let untagged = |t: &KeyTemplate, k: usize| {
+                t.hash_input_if_untagged(&[])
+                    .map(|(i, _)| i)
+                    .or_else(|| (u.inputs[k] != HashInput::Unknown).then(|| u.inputs[k].clone()))
+            };
+            let (Some(ia), Some(ib)) = (untagged(ta, a), untagged(tb, b)) else {
                 continue;
             };
             if compare(&ia, &ib) != Verdict::LikelyDifferent || !texts_differ(ta, tb) {
                 continue;
             }
             let mut labels: Vec<String> = Vec::new();
-            for (_, l) in shared {
-                if !labels.iter().any(|x| x == l) {
+            let mut whose: Option<String> = None;
+            for (x, l) in shared {
+                if !labels.iter().any(|y| y == l) {
                     labels.push(l.to_string());
                 }
+                if !model.caller_values.iter().any(|c| c == x) {
+                    whose = stored(x).map(str::to_string);
+                }
+            }
+            if labels.len() > 1 {
+                whose = None;
             }
             // The other key may hash a tag the code writes before the value: it is
             // then in that tag's slot whatever the value holds.
@@ -358,7 +392,7 @@ pub(super) fn around_caller_value(
                 } => Some(String::from_utf8_lossy(bytes).into_owned()),
                 _ => None,
             };
-            return Some((a, b, labels, tag));
+            return Some((a, b, labels, tag, whose));
         }
     }
     None
@@ -404,9 +438,17 @@ pub(super) fn texts_differ(a: &KeyTemplate, b: &KeyTemplate) -> bool {
 
 /// Why two keys built around the caller's values fail, and what is assumed. `tag`:
 /// the constant hash tag that the other key writes before the value, if any.
-pub(super) fn explain_around(f: Finding, labels: &[String], tag: Option<&str>) -> Finding {
+pub(super) fn explain_around(
+    f: Finding,
+    labels: &[String],
+    tag: Option<&str>,
+    stored: Option<&str>,
+) -> Finding {
     let (which, whose) = match labels {
-        [one] => (format!("`{one}`"), "a value the caller passes in"),
+        [one] => (
+            format!("`{one}`"),
+            stored.unwrap_or("a value the caller passes in"),
+        ),
         many => (
             many.iter()
                 .map(|l| format!("`{l}`"))

@@ -274,8 +274,10 @@ struct Detection<'m> {
     at_start: bool,
     /// The pair differs after a client prefix the code does not show: its label.
     under_prefix: Option<String>,
-    /// The pair is built around values the caller passes in: their labels.
-    around: Option<(Vec<String>, Option<String>)>,
+    /// The pair is built around values the caller passes in (or a constructor's
+    /// argument stored on the object): their labels, the tag the code writes before
+    /// one of them, and what stores a constructor's argument.
+    around: Option<(Vec<String>, Option<String>, Option<String>)>,
     /// What puts that prefix before the keys, when it is not the client.
     prefix_origin: Option<String>,
     /// The literal text every key of the unit has before that prefix, if any.
@@ -326,10 +328,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     } else if let Some(fk) = &family {
         // Likely: two members of one family.
         (Rule::CrossSlotLikely, fk.key, fk.key)
-    } else if let Some((a, b, labels, tag)) = cross_slot_likely::around_caller_value(u) {
+    } else if let Some((a, b, labels, tag, stored)) = cross_slot_likely::around_caller_value(u) {
         // Likely: keys built around one value the caller passes in (one of them that
         // value alone: the finding says so and offers the tag around it).
-        around = Some((labels, tag));
+        around = Some((labels, tag, stored));
         (Rule::CrossSlotLikely, a, b)
     } else if let Some((a, b, label, binding, lead)) = cross_slot_likely::after_prefix(u) {
         // Likely: keys that differ after the one prefix the client gives them all.
@@ -607,8 +609,8 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                 d.prefix_origin.as_deref(),
                 d.prefix_lead.as_deref(),
             ),
-            (None, Some((labels, tag)), _) => {
-                cross_slot_likely::explain_around(f, labels, tag.as_deref())
+            (None, Some((labels, tag, stored)), _) => {
+                cross_slot_likely::explain_around(f, labels, tag.as_deref(), stored.as_deref())
             }
             (None, None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
             (None, None, None) => match &d.untagged {
@@ -630,8 +632,8 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                 d.prefix_origin.as_deref(),
                 d.prefix_lead.as_deref(),
             ),
-            (None, Some((labels, tag))) => {
-                cross_slot_likely::explain_around(f, labels, tag.as_deref())
+            (None, Some((labels, tag, stored))) => {
+                cross_slot_likely::explain_around(f, labels, tag.as_deref(), stored.as_deref())
             }
             (None, None) => match (&d.configured, &d.untagged) {
                 (Some(named), _) => cross_slot_likely::explain_with_defaults(f, named),
@@ -820,6 +822,20 @@ fn suggest(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                  chosen, otherwise split the operation per key",
             d.under_prefix.as_deref().unwrap_or_default()
         )),
+        // Built around a value the code is given: that value is what they share, and
+        // it is chosen where the code is called.
+        Err(NoSuggestion::NothingShared) if d.around.as_ref().is_some_and(|a| a.0.len() == 1) => {
+            let label = d
+                .around
+                .as_ref()
+                .map(|a| a.0[0].as_str())
+                .unwrap_or_default();
+            f.with_help(format!(
+                "these keys share only `{label}`; if that value names one entity whose keys \
+                 belong together, give it a hash tag (`{{…}}`) where it is chosen, otherwise \
+                 split the operation per key"
+            ))
+        }
         Err(NoSuggestion::NothingShared) => f.with_help(
             "these keys share no identity that a hash tag could co-locate; split the \
              operation per key, or rename the keys around a shared identity",

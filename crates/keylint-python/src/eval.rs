@@ -4301,8 +4301,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .copied()
                 .or_else(|| keyword_value(nav, args, "script", src));
             if let (Some(c), Some(b)) = (client, body) {
-                if let Value::Client(k) = self.eval(c, &ctx.deeper()) {
-                    return Value::Script(self.script_at(n, Some(b), k, ctx));
+                match self.eval(c, &ctx.deeper()) {
+                    Value::Client(k) => return Value::Script(self.script_at(n, Some(b), k, ctx)),
+                    // `Script(None, LUA)`: a script for whatever client each call
+                    // passes (`S(keys=…, client=r)`); one called without a client
+                    // fails before it sends anything.
+                    Value::Null => {
+                        return Value::Script(self.script_at(n, Some(b), ClientKind::Unknown, ctx))
+                    }
+                    _ => {}
                 }
             }
             return self.opaque(n, ctx);

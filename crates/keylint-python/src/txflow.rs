@@ -15,6 +15,27 @@ use tree_sitter::Node;
 /// Most arms of an `if`/`elif`/`else` whose values a name is read as one of.
 const MAX_ARMS: usize = 6;
 
+/// A key a function makes for a `key=None` parameter the caller leaves out (`if
+/// signal_key is None: signal_key = f"signal_key:{key}"`): a key built around values,
+/// whose hashed text is not all literal. Lowered on its own, the function is taken
+/// where the caller passes nothing, as for a pipeline; a default whose slot is known
+/// (all literal text, or a constant tag) is a configured value's business and is not
+/// taken, so that no key proven in its slot rests on the caller leaving it out.
+fn symbolic_default(v: &Value<'_>) -> bool {
+    match v {
+        Value::Str(t) => {
+            t.parts
+                .iter()
+                .any(|p| matches!(p, crate::tpl::TPart::Hole(_)))
+                && !matches!(
+                    t.to_key_template(&(0..0)).hash_input(),
+                    keylint_core::template::HashInput::Concrete { .. }
+                )
+        }
+        _ => false,
+    }
+}
+
 impl<'t> crate::lower::Analyzer<'t> {
     /// Whether `call`, in the function `ctx` lowers, is in an arm of an `if` (or a
     /// conditional expression) that cannot run with the parameters `ctx` binds.
@@ -461,7 +482,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let v = self.eval(e, &ctx.deeper());
-        self.made_pipe(&v).then_some(v)
+        (self.made_pipe(&v) || symbolic_default(&v)).then_some(v)
     }
 
     /// `if pipe is not None: … else: pipe = r.pipeline()` of a `pipe=None` parameter
@@ -574,7 +595,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let v = self.eval(e, &ctx.deeper());
-        self.made_pipe(&v).then_some(v)
+        (self.made_pipe(&v) || symbolic_default(&v)).then_some(v)
     }
 
     /// Whether every assignment of parameter `name` of the function `info` (other

@@ -2174,7 +2174,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match name {
             "str" | "int" | "open" | "bytes" | "len" | "list" | "tuple" | "dict" | "repr"
-            | "format" | "sorted" | "set" | "map" | "iter" | "zip" | "enumerate" => {
+            | "format" | "sorted" | "set" | "map" | "iter" | "zip" | "enumerate" | "type" => {
                 Value::Symbol(format!("builtins.{name}"))
             }
             _ => self.opaque_named(name, format!("global:{name}"), Some(n.byte_range())),
@@ -3198,6 +3198,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             // Project analysis: a constant or client of another module.
             Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), n, ctx),
             Value::Ext(x) => self.ext_attr(&x, attr_name, n, ctx),
+            // `self.__class__`: the object's class, as `type(self)`.
+            Value::SelfObj(c) if attr_name == "__class__" => Value::ClsObj(c),
             Value::SelfObj(c) => match self.swapped_pipe(c, attr_name, n, ctx) {
                 Some(v) => v,
                 None => self.instance_attr(c, attr_name, n, ctx, true),
@@ -4336,6 +4338,17 @@ impl<'t> crate::lower::Analyzer<'t> {
             return v;
         }
         match path {
+            // `type(self)`: the object's class, as `cls` is in a class method (its
+            // class or a subclass): `type(self).members_key()`.
+            "builtins.type" => {
+                let a = arg_nodes(self.ix.nav, args);
+                if let [one] = a.as_slice() {
+                    if let Value::SelfObj(c) = self.eval(*one, &ctx.deeper()) {
+                        return Value::ClsObj(c);
+                    }
+                }
+                return self.opaque(n, ctx);
+            }
             // `dict((key, score) for x in xs)`: a mapping whose keys are the first
             // element of each pair, as `{key: score for x in xs}`.
             "builtins.dict" => {

@@ -135,6 +135,9 @@ fn undeclared(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<F
     // a call of an included function is one place for every key the function touches.
     let mut by_span: HashMap<(Span, Option<&str>), usize> = HashMap::new();
     let mut by_text: HashMap<Vec<SymPart>, usize> = HashMap::new();
+    // The same text as written, from values bound apart (`local prefix = conf.prefix
+    // .. i` in each of three loops): one key to declare, one finding.
+    let mut by_shown: HashMap<String, usize> = HashMap::new();
     for &k in keys {
         if model.keys[k].origin != KeyOrigin::Undeclared && !constant_tag_first(model, k) {
             continue;
@@ -142,15 +145,21 @@ fn undeclared(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<F
         // The same text, or the same place reached twice (a helper called twice).
         let text = model.keys[k].template.text_parts();
         let place = (model.keys[k].span.clone(), opaque_prefix(model, k));
-        let found = [by_span.get(&place).copied(), by_text.get(&text).copied()]
-            .into_iter()
-            .flatten()
-            .min();
+        let shown = cx.shown(k);
+        let found = [
+            by_span.get(&place).copied(),
+            by_text.get(&text).copied(),
+            by_shown.get(&shown).copied(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         match found {
             Some(g) => groups[g].1.push(k),
             None => {
                 by_span.insert(place, groups.len());
                 by_text.insert(text, groups.len());
+                by_shown.insert(shown, groups.len());
                 groups.push((k, Vec::new()));
             }
         }

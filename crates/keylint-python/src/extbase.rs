@@ -60,12 +60,31 @@ impl<'t> crate::lower::Analyzer<'t> {
         if self.defines(c, m).is_some() {
             return None;
         }
-        let returns =
-            |f: &Fact| matches!(f, Fact::Returns(_) | Fact::Factory(_) | Fact::PipelineCm(_));
+        let returns = |f: &Fact| {
+            matches!(
+                f,
+                Fact::Returns(_) | Fact::Factory(_) | Fact::PipelineCm(_) | Fact::Builder(_)
+            )
+        };
         let cf = self.one_imported_base(c, |cf| {
             cf.method(m).is_some_and(returns).then(|| cf.clone())
         })?;
         let fact = cf.method(m)?.clone();
+        // `self._namespace(name)`: a key builder of the base, which may read
+        // attributes of `self` set by the base's constructor; `self` is then the
+        // base's object as `self.attr` reads it (`imported_base_attr`).
+        if let Fact::Builder(b) = &fact {
+            if b.instance {
+                let chain = self.ix.class_chain(c);
+                let ident = format!("{}.self", cf.qual_name());
+                let inst = match self.base_ctor_args(&chain, ctx) {
+                    Some(a) => crate::project::based_instance(cf.clone(), a, ident.clone()),
+                    None => None,
+                }
+                .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident));
+                return Some(self.ext_call(&inst, m, args, n, ctx));
+            }
+        }
         self.call_fact(fact, None, args, n, ctx)
     }
 

@@ -257,7 +257,7 @@ pub(crate) struct Builder {
     params: Vec<Param>,
     ret: Tpl,
     /// A method of an instance (the template may refer to the instance).
-    instance: bool,
+    pub(crate) instance: bool,
     /// The builder returns a family of keys of the shape `ret` (a comprehension).
     family: Option<crate::chunks::Shape>,
     /// A builder whose last parameter is `*parts` (not in `params`): the template

@@ -168,6 +168,20 @@ pub struct KeyListing {
     pub unit: Span,
 }
 
+/// The beginning of the note on a command that a cluster client splits per slot,
+/// sent by a standalone client, which sends it whole ([`sent_whole_note`]).
+pub const SENT_WHOLE: &str = "this client is a standalone `Redis`, which sends ";
+
+/// The note on `command` (one a cluster client splits per slot, such as `DEL`) sent
+/// by a standalone client: a cluster node refuses it, and the client that would
+/// split it is not this one.
+pub fn sent_whole_note(command: &str) -> String {
+    format!(
+        "{SENT_WHOLE}`{command}` whole: a cluster node refuses it when its keys span \
+         slots (redis-py's `RedisCluster` would split it per slot, no longer atomic)"
+    )
+}
+
 /// A fact about what the client does with one unit, said in findings about it (a
 /// `pipeline()` that is a transaction only because the client is a standalone one).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1654,6 +1654,17 @@ impl<'t> Analyzer<'t> {
         if let Some(note) = own_note {
             self.model.unit_notes.push(UnitNote { unit, note });
         }
+        // `DEL` (a command a cluster client splits per slot) on a standalone client:
+        // sent whole, refused by a cluster node; not by `RedisCluster`, which splits it.
+        if recv.pipe.is_none()
+            && recv.client == ClientKind::Standalone
+            && method.cluster == ClusterBehavior::Split
+        {
+            self.model.unit_notes.push(UnitNote {
+                unit,
+                note: keylint_core::model::sent_whole_note(&method.command),
+            });
+        }
         if !is_script && recv.pipe.is_none() && !own_only {
             self.wrapper_call_sites(method, call, &pos, &kw, policy, ctx);
         }

@@ -621,7 +621,14 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
         .with_severity(Severity::Warning),
         (Rule::CrossSlot, _) => cross_slot::explain(f, unit, in_script),
         _ if d.family_only() => {
-            let client = cx.model.facts.client.refuses_cross_slot;
+            // A command the client sends whole where a cluster client would split
+            // it: only the server refuses it.
+            let whole = u
+                .facts
+                .notes
+                .get(&u.ui)
+                .is_some_and(|n| n.iter().any(|n| n.starts_with(crate::model::SENT_WHOLE)));
+            let client = cx.model.facts.client.refuses_cross_slot.filter(|_| !whole);
             f.with_note(refusal(&unit.kind, in_script, client.as_ref()))
         }
         _ if d.tail.is_some() => f,

@@ -30,19 +30,30 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<crate::eval::Value<'t>> {
         self.project?;
-        let chain = self.ix.class_chain(c);
         let cf = self.one_imported_base(c, |cf| {
             crate::project::class_has_instance_attr(cf, attr).then(|| cf.clone())
         })?;
-        // One object whichever class of the chain reads it (a method of a subclass
-        // calling a helper of its base of this file reads the same `self`).
+        let inst = self.base_self(c, cf, ctx);
+        Some(self.ext_attr(&inst, attr, n, ctx))
+    }
+
+    /// `self` in a method of class `c` of this file, as an object of its imported base
+    /// `cf`: one object whichever class of the chain reads it (a method of a subclass
+    /// calling a helper of its base of this file reads the same `self`), with the
+    /// arguments the chain's constructors pass the base when the code shows them.
+    fn base_self(
+        &mut self,
+        c: ClassId,
+        cf: Arc<ClassFacts>,
+        ctx: &Ctx<'t>,
+    ) -> std::rc::Rc<crate::project::Instance> {
+        let chain = self.ix.class_chain(c);
         let ident = format!("{}.self", cf.qual_name());
-        let inst = match self.base_ctor_args(&chain, ctx) {
+        match self.base_ctor_args(&chain, ctx) {
             Some(args) => crate::project::based_instance(cf.clone(), args, ident.clone()),
             None => None,
         }
-        .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident));
-        Some(self.ext_attr(&inst, attr, n, ctx))
+        .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident))
     }
 
     /// `cls.m(…)`, `Cls.m(…)` or `self.m(…)` in class `c` of this file, where no class
@@ -75,13 +86,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         // base's object as `self.attr` reads it (`imported_base_attr`).
         if let Fact::Builder(b) = &fact {
             if b.instance {
-                let chain = self.ix.class_chain(c);
-                let ident = format!("{}.self", cf.qual_name());
-                let inst = match self.base_ctor_args(&chain, ctx) {
-                    Some(a) => crate::project::based_instance(cf.clone(), a, ident.clone()),
-                    None => None,
-                }
-                .unwrap_or_else(|| crate::project::typed_instance(cf, "self", ident));
+                let inst = self.base_self(c, cf, ctx);
                 return Some(self.ext_call(&inst, m, args, n, ctx));
             }
         }

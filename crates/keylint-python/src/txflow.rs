@@ -416,9 +416,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// A pipeline made by a `pipeline()` call (not one known only by an annotation).
     /// `def f(…, pipe=None): if not pipe: pipe = r.pipeline()` (also `if pipe is
     /// None:`): at `at`, a parameter defaulting to `None` that an `if` with no other
-    /// arm fills with a pipeline the function makes. Lowered on its own, the function
-    /// runs where the parameter is not given: that pipeline. `None` for any other
-    /// shape.
+    /// arm fills with a pipeline the function makes (or with a key built around other
+    /// values: `if signal_key is None: signal_key = f"signal:{key}"`, see
+    /// `symbolic_default`). Lowered on its own, the function runs where the parameter
+    /// is not given: that pipeline or key. `None` for any other shape.
     pub(crate) fn none_param_filled(
         &mut self,
         name: &str,
@@ -490,7 +491,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// rebind the parameter only where it was given, as a flush does): at `at`,
     /// lowered on its own, the function runs where the parameter is not given. Bound
     /// to `None`, every assignment but one is in an arm that cannot run; that one
-    /// makes a pipeline, in an arm of an `if` of the function's body that must run.
+    /// makes a pipeline (or a key built around other values, `symbolic_default`), in
+    /// an arm of an `if` of the function's body that must run.
     pub(crate) fn none_param_arm(
         &mut self,
         name: &str,
@@ -550,13 +552,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         if fill.stmt.kind_name() != "assignment" || fill.stmt.field(Field::Right) != Some(e) {
             return None;
         }
+        // The arm: the `if`'s block itself, or the `elif`/`else` clause around it.
         let arm = self.ix.enclosing_block(fill.stmt)?;
-        let mut clause = nav.parent(arm)?;
-        let stmt = if clause.kind_name() == "if_statement" {
-            clause = arm;
-            nav.parent(arm)?
+        let up = nav.parent(arm)?;
+        let (clause, stmt) = if up.kind_name() == "if_statement" {
+            (arm, up)
         } else {
-            nav.parent(clause)?
+            (up, nav.parent(up)?)
         };
         if stmt.kind_name() != "if_statement"
             || stmt.end_byte() > at
@@ -665,11 +667,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(block) = nav.parent(stmt) else {
             return false;
         };
-        if block.kind_name() != "block"
-            || nav
-                .parent(block)
-                .is_none_or(|p| p.kind_name() != "if_statement")
-        {
+        let Some(test) = nav
+            .parent(block)
+            .filter(|p| block.kind_name() == "block" && p.kind_name() == "if_statement")
+            .and_then(|p| p.field(Field::Condition))
+        else {
+            return false;
+        };
+        // A test the binding decides is no flush: a flush that always runs ends the
+        // caller's batch at the call.
+        if self.truth(test, ctx).is_some() {
             return false;
         }
         let stmts = nav.statements(block);

@@ -15,6 +15,32 @@ use tree_sitter::Node;
 /// Most arms of an `if`/`elif`/`else` whose values a name is read as one of.
 const MAX_ARMS: usize = 6;
 
+/// The value `e` of a definition that is a plain `name = e` statement (not a tuple
+/// target, an augmented assignment or a `for`): `None` otherwise.
+fn assigned<'t>(d: &Def<'t>) -> Option<Node<'t>> {
+    let DefKind::Expr(e) = d.kind else {
+        return None;
+    };
+    (d.stmt.kind_name() == "assignment" && d.stmt.field(Field::Right) == Some(e)).then_some(e)
+}
+
+/// The function `f` lowered with `params` bound, one level deeper than `ctx`.
+fn bound_ctx<'t>(
+    f: crate::index::FuncId,
+    params: std::collections::HashMap<String, Value<'t>>,
+    ctx: &Ctx<'t>,
+) -> Ctx<'t> {
+    Ctx {
+        func: Some(f),
+        env: Some(std::rc::Rc::new(crate::eval::Env {
+            func: f,
+            params,
+            tag: String::new(),
+        })),
+        depth: ctx.depth + 1,
+    }
+}
+
 /// A key a function makes for a `key=None` parameter the caller leaves out (`if
 /// signal_key is None: signal_key = f"signal_key:{key}"`): a key built around values,
 /// whose hashed text is not all literal. Lowered on its own, the function is taken
@@ -176,8 +202,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     break;
                 }
             };
-            if d.stmt.kind_name() != "assignment"
-                || d.stmt.field(Field::Right) != Some(e)
+            if assigned(d).is_none()
                 || d.stmt.field(Field::Left).map(|l| l.kind_name()) != Some("identifier")
                 || out.is_some_and(|o| o != b)
             {
@@ -436,12 +461,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let info = &self.ix.funcs[f];
         let p = info.params.iter().find(|p| p.name == name)?;
         let none_default = p.default.is_some_and(|d| d.kind_name() == "none");
-        let DefKind::Expr(e) = fill.kind else {
-            return None;
-        };
-        if fill.stmt.kind_name() != "assignment" || fill.stmt.field(Field::Right) != Some(e) {
-            return None;
-        }
+        let e = assigned(fill)?;
         let arm = self.ix.enclosing_block(fill.stmt)?;
         let stmt = nav.parent(arm)?;
         if stmt.kind_name() != "if_statement"
@@ -527,15 +547,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             .map(|e| e.params.clone())
             .unwrap_or_default();
         bound.insert(name.to_string(), Value::Null);
-        let inner = Ctx {
-            func: Some(f),
-            env: Some(std::rc::Rc::new(crate::eval::Env {
-                func: f,
-                params: bound,
-                tag: String::new(),
-            })),
-            depth: ctx.depth + 1,
-        };
+        let inner = bound_ctx(f, bound, ctx);
         let mut live = None;
         for d in rest {
             if self.dead_in(d.stmt, &inner) {
@@ -546,12 +558,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         let fill = live?;
-        let DefKind::Expr(e) = fill.kind else {
-            return None;
-        };
-        if fill.stmt.kind_name() != "assignment" || fill.stmt.field(Field::Right) != Some(e) {
-            return None;
-        }
+        let e = assigned(fill)?;
         // The arm: the `if`'s block itself, or the `elif`/`else` clause around it.
         let arm = self.ix.enclosing_block(fill.stmt)?;
         let up = nav.parent(arm)?;
@@ -623,16 +630,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut bound = params.clone();
         bound.insert(name.to_string(), v.clone());
-        let env = std::rc::Rc::new(crate::eval::Env {
-            func: id,
-            params: bound,
-            tag: String::new(),
-        });
-        let inner = Ctx {
-            func: Some(id),
-            env: Some(env),
-            depth: ctx.depth + 1,
-        };
+        let inner = bound_ctx(id, bound, ctx);
         defs.iter()
             .filter(|d| !matches!(d.kind, DefKind::Param(_)))
             .all(|d| {
@@ -650,14 +648,12 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// is a conditional flush, as a flush in the caller's own loop is.
     fn is_flush(&mut self, d: &Def<'t>, name: &str, ctx: &Ctx<'t>) -> bool {
         let nav = self.ix.nav;
-        let DefKind::Expr(e) = d.kind else {
+        let Some(e) = assigned(d) else {
             return false;
         };
-        if d.stmt.kind_name() != "assignment"
-            || d.stmt.field(Field::Right) != Some(e)
-            || d.stmt
-                .field(Field::Left)
-                .is_none_or(|l| l.kind_name() != "identifier")
+        if d.stmt
+            .field(Field::Left)
+            .is_none_or(|l| l.kind_name() != "identifier")
         {
             return false;
         }
@@ -702,12 +698,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// passes a pipeline or a client (never false), or `pipe = pipe if pipe is not
     /// None else r.pipeline()` whose test the binding decides for the parameter's arm.
     fn keeps_bound(&mut self, d: &Def<'t>, name: &str, v: &Value<'t>, ctx: &Ctx<'t>) -> bool {
-        let DefKind::Expr(e) = d.kind else {
+        let Some(e) = assigned(d) else {
             return false;
         };
-        if d.stmt.kind_name() != "assignment" || d.stmt.field(Field::Right) != Some(e) {
-            return false;
-        }
         let src = self.src();
         let is_name = |n: Node<'t>| n.kind_name() == "identifier" && text(n, src) == name;
         match e.kind_name() {

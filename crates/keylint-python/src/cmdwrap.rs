@@ -378,6 +378,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 keys,
                 policy,
             );
+            self.note_sent_whole(unit, method, policy);
             self.model.unit_labels.push(UnitLabel {
                 unit,
                 span: anchor.byte_range(),

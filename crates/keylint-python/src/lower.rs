@@ -1447,6 +1447,23 @@ impl<'t> Analyzer<'t> {
         }
     }
 
+    /// `DEL` (a command a cluster client splits per slot) sent directly where the
+    /// policy refuses it, that is on a standalone client: sent whole, refused by a
+    /// cluster node, not by `RedisCluster`, which splits it. The unit's findings say so.
+    pub(crate) fn note_sent_whole(
+        &mut self,
+        unit: usize,
+        method: &Method,
+        policy: CrossSlotPolicy,
+    ) {
+        if method.cluster == ClusterBehavior::Split && policy == CrossSlotPolicy::Refused {
+            self.model.unit_notes.push(UnitNote {
+                unit,
+                note: keylint_core::model::sent_whole_note(&method.command),
+            });
+        }
+    }
+
     /// What a multi-key call does across slots, or `None` when it never sends the
     /// keys together (or nobody can say).
     pub(crate) fn policy(&self, recv: Recv, method: &Method) -> Option<CrossSlotPolicy> {
@@ -1654,16 +1671,8 @@ impl<'t> Analyzer<'t> {
         if let Some(note) = own_note {
             self.model.unit_notes.push(UnitNote { unit, note });
         }
-        // `DEL` (a command a cluster client splits per slot) on a standalone client:
-        // sent whole, refused by a cluster node; not by `RedisCluster`, which splits it.
-        if recv.pipe.is_none()
-            && recv.client == ClientKind::Standalone
-            && method.cluster == ClusterBehavior::Split
-        {
-            self.model.unit_notes.push(UnitNote {
-                unit,
-                note: keylint_core::model::sent_whole_note(&method.command),
-            });
+        if recv.pipe.is_none() {
+            self.note_sent_whole(unit, method, policy);
         }
         if !is_script && recv.pipe.is_none() && !own_only {
             self.wrapper_call_sites(method, call, &pos, &kw, policy, ctx);

@@ -655,6 +655,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             keys,
             policy,
         );
+        self.note_sent_whole(unit, method, policy);
         let site_line = self.ix.src[..site.start_byte()].matches('\n').count() + 1;
         self.model.unit_labels.push(UnitLabel {
             unit,

@@ -4360,7 +4360,24 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 return self.opaque(n, ctx);
             }
-            "builtins.str" | "builtins.bytes" => {
+            // `str(x)`, and the text conversions of other libraries that give the
+            // same bytes back (`ensure_bytes(key)` of kombu, `force_str` of Django):
+            // the same key.
+            "builtins.str"
+            | "builtins.bytes"
+            | "kombu.utils.encoding.ensure_bytes"
+            | "kombu.utils.encoding.str_to_bytes"
+            | "kombu.utils.encoding.bytes_to_str"
+            | "kombu.utils.encoding.safe_str"
+            | "django.utils.encoding.force_bytes"
+            | "django.utils.encoding.force_str"
+            | "django.utils.encoding.force_text"
+            | "django.utils.encoding.smart_bytes"
+            | "django.utils.encoding.smart_str"
+            | "django.utils.encoding.smart_text"
+            | "six.ensure_str"
+            | "six.ensure_binary"
+            | "six.ensure_text" => {
                 let a = arg_nodes(self.ix.nav, args);
                 if a.len() == 1 {
                     let v = self.eval(a[0], &ctx.deeper());
@@ -4662,11 +4679,21 @@ impl<'t> crate::lower::Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Value<'t> {
-        let a = arg_nodes(self.ix.nav, args);
+        // `sep.join(x for x in xs)`: the generator is the argument list.
+        let a = match args {
+            Some(g) if g.kind_name() == "generator_expression" => vec![g],
+            _ => arg_nodes(self.ix.nav, args),
+        };
         if a.len() != 1 {
             return self.opaque(n, ctx);
         }
-        match self.eval(a[0], &ctx.deeper()) {
+        // `":".join(str(a) for a in args)`: the join of the sequence itself, each
+        // element as text.
+        let (whole, as_text) = match self.text_of_each(a[0]) {
+            Some(seq) => (seq, true),
+            None => (a[0], false),
+        };
+        match self.eval(whole, &ctx.deeper()) {
             Value::Seq {
                 items,
                 family: false,
@@ -4684,6 +4711,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         v @ (Value::Foreign | Value::Unknown) => {
                             out.push(Tpl::hole(self.hole_of(v, e.node, ctx)));
                         }
+                        Value::Int(i) if as_text => out.push(Tpl::text(i.to_string().as_bytes())),
                         // `join` needs strings: anything else fails at run time.
                         _ => return self.opaque(n, ctx),
                     }
@@ -4692,6 +4720,48 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// The sequence that a generator or list comprehension turns element by element
+    /// into text and nothing else: `str(a) for a in args`, `f"{a}" for a in args`,
+    /// `a for a in args` (one clause, no `if`).
+    fn text_of_each(&self, g: Node<'t>) -> Option<Node<'t>> {
+        if !matches!(g.kind_name(), "generator_expression" | "list_comprehension") {
+            return None;
+        }
+        let (nav, src) = (self.ix.nav, self.src());
+        let body = g.field(Field::Body)?;
+        let clauses: Vec<Node<'t>> = nav
+            .named_children(g)
+            .filter(|c| c.kind_name() != "comment" && *c != body)
+            .collect();
+        let [clause] = clauses.as_slice() else {
+            return None;
+        };
+        if clause.kind_name() != "for_in_clause" {
+            return None;
+        }
+        let var = clause
+            .field(Field::Left)
+            .filter(|l| l.kind_name() == "identifier")?;
+        let var = text(var, src);
+        let is_var = |x: Node<'t>| x.kind_name() == "identifier" && text(x, src) == var;
+        let maps_to_text = match body.kind_name() {
+            "identifier" => is_var(body),
+            "call" => {
+                body.field(Field::Function)
+                    .is_some_and(|f| f.kind_name() == "identifier" && text(f, src) == "str")
+                    && !self.ix.module_defs.contains_key("str")
+                    && matches!(arg_nodes(nav, body.field(Field::Arguments)).as_slice(), [x] if is_var(*x))
+                    && nav
+                        .named_children(body.field(Field::Arguments)?)
+                        .filter(|c| c.kind_name() != "comment")
+                        .count()
+                        == 1
+            }
+            _ => text(body, src) == format!("f\"{{{var}}}\""),
+        };
+        maps_to_text.then(|| clause.field(Field::Right)).flatten()
     }
 
     fn str_method(

@@ -508,6 +508,17 @@ fn one_param(binding: &str) -> Option<usize> {
     found
 }
 
+/// The constructor parameter a fact's template is, whole and as it is.
+fn ctor_arg_as_is(t: &Tpl) -> Option<usize> {
+    match t.parts.as_slice() {
+        [TPart::Hole(h)] => match exact_marker(&h.binding)? {
+            ('c', i) => Some(i),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `(kind, index)` when `binding` is exactly one marker.
 fn exact_marker(binding: &str) -> Option<(char, usize)> {
     let inner = binding.strip_prefix('\u{1}')?.strip_suffix('\u{1}')?;
@@ -1484,6 +1495,21 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
             }
         }
     }
+    // `red = RedormClient()`: a module global bound once to an object of a class of
+    // this module (a wrapper that holds the client, a registry of keys) is an object
+    // of that class, known by its type, where other modules import it.
+    for name in &sorted {
+        if names.contains_key(name) {
+            continue;
+        }
+        if let Some(c) = module_object_class(&a, name) {
+            if let Some(Fact::Class(cf)) = names.get(&c) {
+                if cf.client.is_none() && cf.ctor.is_some() {
+                    names.insert(name.clone(), Fact::Typed(cf.clone()));
+                }
+            }
+        }
+    }
     // `scope_b = scope_a = scope_name`: another name of a function or class of this
     // module, bound once at module level, has its facts.
     for name in &sorted {
@@ -1595,6 +1621,35 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
         .filter(|v| !matches!(v, Value::Null))
         .collect();
     merge_clients(&set).map(Fact::Client)
+}
+
+/// The class of this module that the module global `name` is bound to an object of,
+/// once, at module level (`red = RedormClient()`), and never in a function.
+fn module_object_class(a: &Analyzer<'_>, name: &str) -> Option<String> {
+    let [d] = a.ix.module_defs.get(name)?.as_slice() else {
+        return None;
+    };
+    let DefKind::Expr(e) = d.kind else {
+        return None;
+    };
+    if e.kind_name() != "call" || d.stmt.kind_name() != "assignment" {
+        return None;
+    }
+    let f = e.field(Field::Function)?;
+    if f.kind_name() != "identifier" {
+        return None;
+    }
+    let cname = text(f, a.src());
+    if !a.ix.class_by_name.contains_key(cname)
+        || a.ix.module_defs.get(cname).map(Vec::len) != Some(1)
+        || a.ix
+            .funcs
+            .iter()
+            .any(|info| info.nonlocal.iter().any(|n| n == name) && info.defs.contains_key(name))
+    {
+        return None;
+    }
+    Some(cname.to_string())
 }
 
 /// Placeholder arguments for the parameters of `fid` after the first `skip`.
@@ -2150,6 +2205,11 @@ fn class_fact(
                 Value::Opaque(_) | Value::Unknown if a.attr_known_by_use(c, &name) => {
                     out.instance_attrs
                         .insert(name, Fact::Client(ClientKind::Unknown));
+                }
+                // `self.queue = queue`: the constructor's argument, as it is (`ext_attr`
+                // gives the caller's value back, a string or not).
+                Value::Opaque(h) if matches!(exact_marker(&h.binding), Some(('c', _))) => {
+                    out.instance_attrs.insert(name, Fact::Str(Tpl::hole(h)));
                 }
                 _ => {}
             }
@@ -2722,6 +2782,13 @@ impl<'t> Analyzer<'t> {
             Some(Fact::Str(t)) => crate::configured::relabel(Value::Str(t), text(n, self.src())),
             Some(Fact::Int(i)) => Value::Int(i),
             Some(Fact::Client(k)) => Value::Client(k),
+            // An object of a class of that module, bound there once (`red =
+            // RedormClient()`): the same object wherever it is imported.
+            Some(Fact::Typed(c)) => Value::Ext(typed_instance(
+                c,
+                text(n, self.src()),
+                format!("global:{path}"),
+            )),
             Some(Fact::ScriptObj(text, k, wrapper)) => {
                 let s = self.ext_script(n, text, k);
                 self.scripts[s].wrapper = wrapper;
@@ -3029,6 +3096,17 @@ impl<'t> Analyzer<'t> {
             }
         }
         match fact {
+            // The constructor's argument stored as it is: what the caller passed, a
+            // string when it was one, else a value known only by its identity.
+            Some(Fact::Str(t)) if ctor_arg_as_is(t).is_some() => {
+                match ctor_arg_as_is(t).and_then(|i| x.ctor.get(i)) {
+                    Some((a, _)) => match a.parts.as_slice() {
+                        [TPart::Hole(h)] => Value::Opaque(h.clone()),
+                        _ => Value::Str(a.clone()),
+                    },
+                    None => self.opaque(n, ctx),
+                }
+            }
             Some(Fact::Str(t)) => {
                 apply(t, &[], &[], Some(x)).map_or_else(|| self.opaque(n, ctx), Value::Str)
             }

@@ -4219,11 +4219,59 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
+    /// Whether `n` names a parameter declared as something that is no client: every
+    /// name in its annotation is a builtin type or a class imported from a library
+    /// other than redis's, not from the project (`r: Router | NinjaAPI` of
+    /// django-ninja). Such a
+    /// parameter is not a client whatever it is called.
+    fn annotated_otherwise(&self, n: Node<'t>) -> bool {
+        if n.kind_name() != "identifier" {
+            return false;
+        }
+        let src = self.src();
+        let Some(f) = self.ix.enclosing_func(n) else {
+            return false;
+        };
+        let Some([d]) = self.ix.funcs[f].defs.get(text(n, src)).map(Vec::as_slice) else {
+            return false;
+        };
+        let (DefKind::Param(_), Some(ann)) = (d.kind, d.annotation) else {
+            return false;
+        };
+        let mut names = text(ann, src)
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .filter(|t| !t.is_empty() && !matches!(*t, "Optional" | "Union" | "None" | "typing"))
+            .peekable();
+        names.peek().is_some()
+            && names.all(|t| {
+                matches!(
+                    t,
+                    "str" | "bytes" | "int" | "float" | "bool" | "dict" | "list" | "tuple" | "set"
+                ) || self.ix.imports.get(t).is_some_and(|p| {
+                    let lower = p.to_ascii_lowercase();
+                    // A library's class: a name of the project may be an alias of
+                    // a client type (`ConnectionType = Redis | RedisCluster`).
+                    ![
+                        "redis",
+                        "valkey",
+                        "typing",
+                        "collections",
+                        "abc",
+                        "builtins",
+                    ]
+                    .iter()
+                    .any(|w| lower.contains(w))
+                        && self.project.is_some_and(|s| s.locate(p).is_none())
+                })
+            })
+    }
+
     /// Applies the receiver-name convention to an unknown receiver.
     pub(crate) fn as_receiver(&self, v: Value<'t>, n: Node<'t>) -> Value<'t> {
         match &v {
             Value::Opaque(_) | Value::Unknown
-                if self.is_receiver_name(n) || self.known_by_use(n) =>
+                if (self.is_receiver_name(n) || self.known_by_use(n))
+                    && !self.annotated_otherwise(n) =>
             {
                 Value::Client(ClientKind::Unknown)
             }

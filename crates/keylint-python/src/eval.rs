@@ -4057,6 +4057,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Value<'t> {
         match callee {
             Value::Symbol(p) => self.call_symbol(&p, args, n, ctx),
+            // `CacheKey(key)` of `class CacheKey(str): pass`: the same text.
+            Value::Class(c) if self.plain_str_class(c) => self.str_of_one_arg(args, n, ctx),
             Value::Class(c) => match self.client_class(c) {
                 Some(k) => Value::Client(k),
                 // A proxy that forwards every attribute to a client (`proxies.rs`).
@@ -4074,6 +4076,40 @@ impl<'t> crate::lower::Analyzer<'t> {
             },
             _ => self.call_result(n, func, ctx),
         }
+    }
+
+    /// Whether class `c` of this file derives from `str` (or `bytes`) alone and makes
+    /// its objects as `str` does (no `__new__`, no `__init__`): `class CacheKey(str):
+    /// pass`, whose `CacheKey(key)` is the key's text.
+    pub(crate) fn plain_str_class(&self, c: ClassId) -> bool {
+        let info = &self.ix().classes[c];
+        matches!(info.bases.as_slice(), [b] if b == "str" || b == "bytes")
+            && !self.ix().module_defs.contains_key("str")
+            && !info.methods.contains_key("__new__")
+            && !info.methods.contains_key("__init__")
+    }
+
+    /// The text of a call's one positional argument (`str(x)`), else an unknown value.
+    pub(crate) fn str_of_one_arg(
+        &mut self,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let a = arg_nodes(self.ix.nav, args);
+        let only = args.is_some_and(|x| {
+            self.ix
+                .nav
+                .named_children(x)
+                .filter(|c| c.kind_name() != "comment")
+                .count()
+                == 1
+        });
+        if let ([one], true) = (a.as_slice(), only) {
+            let v = self.eval(*one, &ctx.deeper());
+            return Value::Str(self.to_tpl(&v, *one, ctx));
+        }
+        self.opaque(n, ctx)
     }
 
     /// Whether a class of this file derived from `c` defines `attr` itself.

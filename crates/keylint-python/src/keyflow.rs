@@ -110,7 +110,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             DefKind::Param(_) => {
                 // Annotated with the class, or tested with `isinstance` where it is read.
                 let c = match d.annotation {
-                    Some(a) => self.annotated_class(a, false),
+                    Some(a) => self.annotated_class(a, false, f),
                     None => None,
                 }
                 .or_else(|| self.isinstance_guard(obj, name, f).and_then(|t| t.local()))?;
@@ -161,8 +161,14 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The class named by an annotation: `Queue`, `"Queue"`, `Optional[Queue]`, or
-    /// with `seq`, `List[Queue]` and the like.
-    fn annotated_class(&self, ann: Node<'t>, seq: bool) -> Option<ClassId> {
+    /// with `seq`, `List[Queue]` and the like. `Self` in a method of function `f`
+    /// names the method's class (the class or a subclass, as `self` does).
+    fn annotated_class(
+        &self,
+        ann: Node<'t>,
+        seq: bool,
+        f: crate::index::FuncId,
+    ) -> Option<ClassId> {
         let raw = text(ann, self.src());
         let toks: Vec<&str> = raw
             .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
@@ -186,6 +192,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         if !ok {
             return None;
+        }
+        if inner == "Self" || inner == "typing.Self" || inner == "typing_extensions.Self" {
+            return self.ix.funcs[f].class;
         }
         self.ix.class_named(inner)
     }
@@ -232,7 +241,24 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         };
         match d.kind {
-            DefKind::Param(_) => self.annotated_class(d.annotation?, true),
+            // `*models: Model` (or `*models: Unpack[Self]`): each element is a Model.
+            DefKind::Param(p) if is_list_splat(self.ix.nav, p) => {
+                let raw = text(d.annotation?, self.src());
+                let toks: Vec<&str> = raw
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                let inner = match toks.as_slice() {
+                    [one] => *one,
+                    [o, one] if o.rsplit('.').next() == Some("Unpack") => *one,
+                    _ => return None,
+                };
+                if inner.rsplit('.').next() == Some("Self") {
+                    return self.ix.funcs[f].class;
+                }
+                self.ix.class_named(inner)
+            }
+            DefKind::Param(_) => self.annotated_class(d.annotation?, true, f),
             DefKind::Expr(e) if e.kind_name() == "list_comprehension" => {
                 let body = e.field(Field::Body)?;
                 (body.kind_name() == "call")
@@ -242,4 +268,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             _ => None,
         }
     }
+}
+
+/// Whether a parameter node is a `*args` parameter (annotated or not).
+fn is_list_splat(nav: &crate::syntax::Nav<'_>, p: Node<'_>) -> bool {
+    let is = |n: Node<'_>| n.kind_name() == "list_splat_pattern";
+    is(p)
+        || nav.parent(p).is_some_and(is)
+        || (p.kind_name() == "typed_parameter" && p.named_child(0).is_some_and(is))
 }

@@ -302,6 +302,9 @@ pub(crate) struct ClassFacts {
     /// Methods that run their callable parameter in `client.transaction()`
     /// (`txwrap.rs`).
     tx_wrappers: HashMap<String, crate::txwrap::WrapperFact>,
+    /// A `str` subclass made as `str` makes it (`class CacheKey(str): pass`): a call
+    /// of the class is the text of its argument.
+    str_like: bool,
 }
 
 impl ClassFacts {
@@ -2120,6 +2123,7 @@ fn class_fact(
     let mut out = ClassFacts {
         qual: qual.clone(),
         client: a.client_class(c),
+        str_like: a.plain_str_class(c),
         ..ClassFacts::default()
     };
     if out.client.is_some() {
@@ -3042,6 +3046,10 @@ impl<'t> Analyzer<'t> {
             Fact::Class(c) if inst.is_none() => {
                 if let Some(k) = c.client {
                     return Some(Value::Client(k));
+                }
+                // `CacheKey(key)` of another module's `class CacheKey(str): pass`.
+                if c.str_like {
+                    return Some(self.str_of_one_arg(args, n, ctx));
                 }
                 let ctor = self
                     .bind_args_kw(c.ctor.as_ref()?, c.ctor_kwargs, args, ctx)?

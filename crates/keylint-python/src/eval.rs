@@ -4258,8 +4258,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// Whether `n` names a parameter declared as something that is no client: every
     /// name in its annotation is a builtin type or a class imported from a library
     /// other than redis's, not from the project (`r: Router | NinjaAPI` of
-    /// django-ninja). Such a
-    /// parameter is not a client whatever it is called.
+    /// django-ninja). Such a parameter is not a client whatever it is called.
     fn annotated_otherwise(&self, n: Node<'t>) -> bool {
         if n.kind_name() != "identifier" {
             return false;

@@ -4813,17 +4813,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let (nav, src) = (self.ix.nav, self.src());
-        let body = g.field(Field::Body)?;
-        let clauses: Vec<Node<'t>> = nav
-            .named_children(g)
-            .filter(|c| c.kind_name() != "comment" && *c != body)
-            .collect();
-        let [clause] = clauses.as_slice() else {
-            return None;
-        };
-        if clause.kind_name() != "for_in_clause" {
-            return None;
-        }
+        let (body, clause) = nav.sole_for_clause(g)?;
         let var = clause
             .field(Field::Left)
             .filter(|l| l.kind_name() == "identifier")?;

@@ -128,17 +128,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// `(k, P + v) for k, v in D.items()`.
     fn prefix_update(&self, gen: Node<'t>, call: Node<'t>) -> Option<Rewrite> {
         let (nav, src) = (self.ix.nav, self.ix.src);
-        let body = gen.field(Field::Body)?;
-        let clauses: Vec<Node<'t>> = nav
-            .named_children(gen)
-            .filter(|c| c.kind_name() != "comment" && *c != body)
-            .collect();
-        let [clause] = clauses.as_slice() else {
-            return None;
-        };
-        if clause.kind_name() != "for_in_clause" {
-            return None;
-        }
+        let (body, clause) = nav.sole_for_clause(gen)?;
         let targets: Vec<&str> = nav
             .named_children(clause.field(Field::Left)?)
             .map(|t| text(t, src))

@@ -8,6 +8,15 @@ use crate::syntax::{Field, NodeExt};
 use crate::tpl::{HoleInfo, TPart};
 use tree_sitter::Node;
 
+/// What an annotation declares: one object, a sequence of them, or each argument
+/// of a `*args` parameter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Declared {
+    One,
+    Seq,
+    Star,
+}
+
 /// Containers whose one type argument is the class of every element.
 const SEQ_TYPES: &[&str] = &[
     "List",
@@ -110,7 +119,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             DefKind::Param(_) => {
                 // Annotated with the class, or tested with `isinstance` where it is read.
                 let c = match d.annotation {
-                    Some(a) => self.annotated_class(a, false, f),
+                    Some(a) => self.annotated_class(a, Declared::One, f),
                     None => None,
                 }
                 .or_else(|| self.isinstance_guard(obj, name, f).and_then(|t| t.local()))?;
@@ -160,13 +169,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             .flatten()
     }
 
-    /// The class named by an annotation: `Queue`, `"Queue"`, `Optional[Queue]`, or
-    /// with `seq`, `List[Queue]` and the like. `Self` in a method of function `f`
-    /// names the method's class (the class or a subclass, as `self` does).
+    /// The class named by an annotation: `Queue`, `"Queue"`, `Optional[Queue]`; for a
+    /// sequence, `List[Queue]` and the like; for a `*args` parameter (whose
+    /// annotation is each argument's), also `Unpack[Queue]`. `Self` in a method of
+    /// function `f` names the method's class (the class or a subclass, as `self` does).
     fn annotated_class(
         &self,
         ann: Node<'t>,
-        seq: bool,
+        declared: Declared,
         f: crate::index::FuncId,
     ) -> Option<ClassId> {
         let raw = text(ann, self.src());
@@ -180,20 +190,20 @@ impl<'t> crate::lower::Analyzer<'t> {
             _ => return None,
         };
         let ok = match outer {
-            None => !seq,
+            None => declared != Declared::Seq,
             Some(o) => {
                 let o = o.rsplit('.').next().unwrap_or(o);
-                if seq {
-                    SEQ_TYPES.contains(&o)
-                } else {
-                    o == "Optional"
+                match declared {
+                    Declared::One => o == "Optional",
+                    Declared::Seq => SEQ_TYPES.contains(&o),
+                    Declared::Star => o == "Unpack",
                 }
             }
         };
         if !ok {
             return None;
         }
-        if inner == "Self" || inner == "typing.Self" || inner == "typing_extensions.Self" {
+        if matches!(inner, "Self" | "typing.Self" | "typing_extensions.Self") {
             return self.ix.funcs[f].class;
         }
         self.ix.class_named(inner)
@@ -243,22 +253,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         match d.kind {
             // `*models: Model` (or `*models: Unpack[Self]`): each element is a Model.
             DefKind::Param(p) if is_list_splat(self.ix.nav, p) => {
-                let raw = text(d.annotation?, self.src());
-                let toks: Vec<&str> = raw
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-                    .filter(|t| !t.is_empty())
-                    .collect();
-                let inner = match toks.as_slice() {
-                    [one] => *one,
-                    [o, one] if o.rsplit('.').next() == Some("Unpack") => *one,
-                    _ => return None,
-                };
-                if inner.rsplit('.').next() == Some("Self") {
-                    return self.ix.funcs[f].class;
-                }
-                self.ix.class_named(inner)
+                self.annotated_class(d.annotation?, Declared::Star, f)
             }
-            DefKind::Param(_) => self.annotated_class(d.annotation?, true, f),
+            DefKind::Param(_) => self.annotated_class(d.annotation?, Declared::Seq, f),
             DefKind::Expr(e) if e.kind_name() == "list_comprehension" => {
                 let body = e.field(Field::Body)?;
                 (body.kind_name() == "call")

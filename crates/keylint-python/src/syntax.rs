@@ -377,6 +377,19 @@ impl<'t> Nav<'t> {
             .collect()
     }
 
+    /// A comprehension's (or generator's) body and its one clause, when that clause
+    /// is a `for … in …` (no second `for`, no `if`).
+    pub(crate) fn sole_for_clause(&self, comp: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+        let body = comp.field(Field::Body)?;
+        let mut clauses = self
+            .named_children(comp)
+            .filter(|c| c.kind_name() != "comment" && *c != body);
+        match (clauses.next(), clauses.next()) {
+            (Some(c), None) if c.kind_name() == "for_in_clause" => Some((body, c)),
+            _ => None,
+        }
+    }
+
     /// Every call in the tree with the innermost enclosing function that `func`
     /// knows (`func` is asked of `function_definition` and `lambda` nodes), in the
     /// order of a depth-first walk that visits the last child first.

@@ -432,6 +432,7 @@ fn constructor_kind(path: &str) -> Option<ClientKind> {
 }
 
 /// A type annotation that names a redis-py client or pipeline.
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum AnnotatedAs {
     Client(ClientKind),
     Pipeline(ClientKind),
@@ -665,6 +666,21 @@ impl<'t> crate::lower::Analyzer<'t> {
                     client =
                         Some(client.map_or(ClientKind::Unknown, |k| k.merge(ClientKind::Unknown)));
                 }
+                // A type alias of this module or of another one of the project.
+                let alias = if tok.contains('.') || self.ix().imports.contains_key(tok) {
+                    self.project_type_alias(&path)
+                } else {
+                    self.type_alias(tok)
+                };
+                match alias {
+                    Some(AnnotatedAs::Client(k)) => {
+                        client = Some(client.map_or(k, |c| c.merge(k)));
+                    }
+                    Some(AnnotatedAs::Pipeline(k)) => {
+                        pipeline = Some(pipeline.map_or(k, |c| c.merge(k)));
+                    }
+                    None => {}
+                }
                 continue;
             }
             let last = path.rsplit('.').next().unwrap_or("");
@@ -690,6 +706,35 @@ impl<'t> crate::lower::Analyzer<'t> {
             (Some(k), None) => Some(AnnotatedAs::Client(k)),
             (None, Some(k)) => Some(AnnotatedAs::Pipeline(k)),
             (None, None) => None,
+        }
+    }
+
+    /// The module global `name` of this file as a type alias of clients or
+    /// pipelines: bound once, at module level, to a type expression (`redis.Redis |
+    /// valkey.Valkey`, `Union[Redis, RedisCluster]`, `TypeAlias` annotated or not) that
+    /// names them.
+    pub(crate) fn type_alias(&self, name: &str) -> Option<AnnotatedAs> {
+        let [d] = self.ix().module_defs.get(name)?.as_slice() else {
+            return None;
+        };
+        let DefKind::Expr(e) = d.kind else {
+            return None;
+        };
+        if !is_type_expr(e) || self.alias_depth.get() > 4 {
+            return None;
+        }
+        self.alias_depth.set(self.alias_depth.get() + 1);
+        let t = self.annotation(e);
+        self.alias_depth.set(self.alias_depth.get() - 1);
+        // A union that names `RedisCluster` next to something not known to be one
+        // (`SingleNodeRedis | RedisCluster`) may hold a standalone client.
+        match t {
+            Some(AnnotatedAs::Client(ClientKind::Cluster))
+                if !matches!(e.kind_name(), "identifier" | "attribute") =>
+            {
+                Some(AnnotatedAs::Client(ClientKind::Unknown))
+            }
+            t => t,
         }
     }
 
@@ -3287,6 +3332,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
         instance: bool,
     ) -> Value<'t> {
+        if let Some(t) = self.rebased_attr(c, attr) {
+            return t;
+        }
         let key = (
             c,
             format!("{attr}{}", if self.exact_class { "=" } else { "" }),
@@ -4273,7 +4321,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         let (DefKind::Param(_), Some(ann)) = (d.kind, d.annotation) else {
             return false;
         };
-        let mut names = text(ann, src)
+        self.names_other_types(text(ann, src), 0)
+    }
+
+    /// Whether every type a (parameter's) annotation names is neither a client
+    /// nor a name that may be one: builtins, classes of other libraries, and type
+    /// aliases of this module that name only such types (`Store = dict`).
+    fn names_other_types(&self, ann: &str, depth: u8) -> bool {
+        let mut names = ann
             .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
             .filter(|t| !t.is_empty() && !matches!(*t, "Optional" | "Union" | "None" | "typing"))
             .peekable();
@@ -4297,8 +4352,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                     .iter()
                     .any(|w| lower.contains(w))
                         && self.project.is_some_and(|s| s.locate(p).is_none())
-                })
+                }) || (depth < 4 && self.alias_names_other_types(t, depth))
             })
+    }
+
+    /// Whether `name` is a type alias of this module (bound once, at module level,
+    /// to a type expression) that names only types that are no clients.
+    fn alias_names_other_types(&self, name: &str, depth: u8) -> bool {
+        let Some([d]) = self.ix.module_defs.get(name).map(Vec::as_slice) else {
+            return false;
+        };
+        match d.kind {
+            DefKind::Expr(e) if is_type_expr(e) => {
+                self.names_other_types(text(e, self.src()), depth + 1)
+            }
+            _ => false,
+        }
     }
 
     /// Applies the receiver-name convention to an unknown receiver.
@@ -6577,4 +6646,20 @@ fn string_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> bool {
             && !inner[1..inner.len() - 1].contains(['\\', '"', '\'', '{', '}'])
     };
     quoted('"') || quoted('\'')
+}
+
+/// Whether `n` reads as a type: names, dotted names, `A | B`, `Union[…]`,
+/// `Optional[…]` and other subscripts of names.
+fn is_type_expr(n: Node<'_>) -> bool {
+    match n.kind_name() {
+        "identifier" | "attribute" => true,
+        "binary_operator" => {
+            let (Some(l), Some(r)) = (n.field(Field::Left), n.field(Field::Right)) else {
+                return false;
+            };
+            is_type_expr(l) && is_type_expr(r)
+        }
+        "subscript" => n.field(Field::Value).is_some_and(is_type_expr),
+        _ => false,
+    }
 }

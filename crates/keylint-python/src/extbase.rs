@@ -107,48 +107,18 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// The one imported base of class `c` for which `pick` gives something. A base
     /// one of whose string attributes a class of this file on the way defines again
-    /// (`_element_key_template = "{w}:{}"` over the base's `":element:{}"`) is not
-    /// read: its facts were computed with its own value, which `self` does not have.
+    /// (`_element_key_template = ":registry:{}"` over the base's `":element:{}"`) is
+    /// read as summarised again with that literal (`rebase.rs`), and not at all when
+    /// the new value is no literal: its facts were computed with its own value,
+    /// which `self` does not have.
     pub(crate) fn one_imported_base<T>(
         &self,
         c: ClassId,
         pick: impl Fn(&Arc<ClassFacts>) -> Option<T>,
     ) -> Option<T> {
-        let chain = self.ix.class_chain(c);
         let mut found = None;
         for cf in self.imported_bases(c) {
-            let shadowed = chain.iter().any(|&k| {
-                let cls = &self.ix.classes[k];
-                let values = cls
-                    .defs
-                    .iter()
-                    .flat_map(|(name, defs)| {
-                        defs.iter().map(move |d| (name, d.stmt.field(Field::Right)))
-                    })
-                    .chain(
-                        cls.self_assigns
-                            .iter()
-                            .flat_map(|(name, a)| a.iter().map(move |x| (name, x.value))),
-                    );
-                for (name, value) in values {
-                    let (Some(value), Some(base)) =
-                        (value, crate::project::class_str_data(&cf, name))
-                    else {
-                        continue;
-                    };
-                    // The same literal again (`_DEFAULT_NAME = 'default'`) changes
-                    // nothing.
-                    let same = crate::subclasses::plain_literal(value, self.src())
-                        .is_some_and(|t| base.as_bytes().is_some_and(|b| t.as_bytes() == b));
-                    if !same {
-                        return true;
-                    }
-                }
-                false
-            });
-            if shadowed {
-                return None;
-            }
+            let cf = self.as_seen_by(c, cf)?;
             if let Some(t) = pick(&cf) {
                 if found.is_some() {
                     return None;

@@ -61,6 +61,7 @@ mod passthru;
 mod pipetest;
 mod project;
 mod proxies;
+mod rebase;
 mod remake;
 mod retpipe;
 mod scanpattern;

@@ -112,6 +112,13 @@ pub(crate) struct Analyzer<'t> {
     /// subclass of that module is then `self`'s own class, and the overrides of
     /// other subclasses say nothing of it (see `subclasses.rs`).
     pub summarising: bool,
+    /// The module is summarised again for one of its classes as a subclass of
+    /// another module sees it: that class, and the string attributes the subclass
+    /// gives its own literal values (`_element_key_template = ":registry:{}"`),
+    /// which `self` reads in place of the class's own (`rebase.rs`).
+    pub rebase: Option<(crate::index::ClassId, HashMap<String, String>)>,
+    /// Type aliases being read inside each other (`A = B | C`), to cut cycles.
+    pub alias_depth: std::cell::Cell<u8>,
     /// False when only part of the file was parsed: names are then never resolved.
     pub resolve_names: bool,
     events: Vec<PipeEvent<'t>>,
@@ -243,6 +250,8 @@ impl<'t> Analyzer<'t> {
             func_of: IdMap::default(),
             exact_class: false,
             summarising: false,
+            rebase: None,
+            alias_depth: std::cell::Cell::new(0),
             resolve_names: true,
             events: Vec::new(),
             key_each: HashMap::new(),
@@ -580,7 +589,9 @@ impl<'t> Analyzer<'t> {
                 (func.field(Field::Object), func.field(Field::Attribute))
             {
                 let v = self.eval(obj, &ctx);
-                let x = self.typed_ext(obj, &v, &ctx);
+                let x = self
+                    .typed_ext(obj, &v, &ctx)
+                    .or_else(|| self.inherited_ext_method(func, &ctx));
                 if let Some(x) = x {
                     let m = text(attr, self.src());
                     if x.has_queue(m) {

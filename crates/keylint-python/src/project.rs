@@ -73,7 +73,19 @@ pub struct Project {
     /// [`Scope::passed_clients`]): per module, function and parameter, with what
     /// finding it read.
     passed: Mutex<DepMemo<Option<crate::callerflow::Passed>>>,
+    /// Classes summarised again as a subclass of another module sees them (see
+    /// [`Scope::rebased`]): per module, class and the literal values the subclass
+    /// gives the class's string attributes, with what they read.
+    rebased: Mutex<RebaseMemo>,
 }
+
+/// The key of a class summarised again with other string attributes: its module,
+/// its name, and each attribute with its value, sorted.
+type RebaseKey = (String, String, Vec<(String, String)>);
+type RebaseMemo = HashMap<RebaseKey, (Option<Arc<ClassFacts>>, Vec<ModuleDep>)>;
+
+/// Classes summarised again inside each other at most (a base of a base of …).
+const MAX_REBASE_DEPTH: usize = 8;
 
 /// Values computed once per project, keyed by (module, name, parameter index), each
 /// with the modules it read.
@@ -171,6 +183,9 @@ pub(crate) enum Fact {
     /// A function that sends multi-key commands over keys its caller passes
     /// (`cmdwrap.rs`).
     CmdWrap(Arc<crate::cmdwrap::CmdWrap>),
+    /// A type alias of clients or pipelines (`ConnectionType = redis.Redis |
+    /// valkey.Valkey`): an annotation naming it declares one.
+    TypeAlias(crate::eval::AnnotatedAs),
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
@@ -326,6 +341,11 @@ impl ClassFacts {
     /// The multi-key commands method `m` sends over keys its caller passes.
     pub(crate) fn cmd_wrap(&self, m: &str) -> Option<Arc<crate::cmdwrap::CmdWrap>> {
         self.cmds.get(m).cloned()
+    }
+
+    /// Whether method `m` queues commands on a pipeline it receives.
+    pub(crate) fn has_queue_fact(&self, m: &str) -> bool {
+        self.queues.contains_key(m)
     }
 
     /// Not a client class.
@@ -545,6 +565,7 @@ impl Project {
             trees: Mutex::new(HashMap::new()),
             callers: Mutex::new(HashMap::new()),
             passed: Mutex::new(HashMap::new()),
+            rebased: Mutex::new(HashMap::new()),
         }
     }
 
@@ -683,6 +704,9 @@ pub(crate) struct Scope<'p> {
     /// Read for the calls it makes of another module's function: its own
     /// parameters are not followed into other files in turn.
     no_callers: bool,
+    /// How many classes are being summarised again around this one (see
+    /// [`Scope::rebased`]).
+    rebase_depth: usize,
 }
 
 impl<'p> Scope<'p> {
@@ -705,6 +729,7 @@ impl<'p> Scope<'p> {
             isolated: false,
             shallow: false,
             no_callers: false,
+            rebase_depth: 0,
         }
     }
 
@@ -814,6 +839,57 @@ impl<'p> Scope<'p> {
             Fact::Class(c) if c.client.is_none() => Some(c.clone()),
             _ => None,
         }
+    }
+
+    /// The facts of the project class `cf` as an object of a subclass that gives
+    /// some of its string attributes literal values of its own sees them
+    /// (`_element_key_template = ":registry:{}:queued_jobs"` over the base's
+    /// `":element:{}"`): its module summarised again, for that class only, with
+    /// `self.attr` read as the subclass's value. Summarised with what the modules it
+    /// imports have alone (as for an import cycle), so that the facts depend on the
+    /// texts only, whoever asks first.
+    pub(crate) fn rebased(
+        &self,
+        cf: &ClassFacts,
+        values: Vec<(String, String)>,
+    ) -> Option<Arc<ClassFacts>> {
+        let qual = cf.qual.strip_prefix(QUALIFIED)?;
+        let (file, class) = qual.rsplit_once("::")?;
+        if class.contains('.') || self.rebase_depth >= MAX_REBASE_DEPTH {
+            return None;
+        }
+        let key = (file.to_string(), class.to_string(), values);
+        let memo = &self.project.rebased;
+        let cached = memo.lock().expect("project lock").get(&key).cloned();
+        let (found, deps) = match cached {
+            Some(c) => c,
+            None => {
+                let mut inner = Scope::new(self.project, file.to_string(), Vec::new());
+                inner.shallow = true;
+                inner.rebase_depth = self.rebase_depth + 1;
+                inner.note(ModuleDep::Read {
+                    path: file.to_string(),
+                });
+                let values: HashMap<String, String> = key.2.iter().cloned().collect();
+                let names = match self.project.loader.read(file) {
+                    Some(text) => summarise_class(&text, &inner, class, values),
+                    None => HashMap::new(),
+                };
+                let found = match names.get(class) {
+                    Some(Fact::Class(c)) if c.client.is_none() => Some(c.clone()),
+                    _ => None,
+                };
+                memo.lock()
+                    .expect("project lock")
+                    .entry(key)
+                    .or_insert((found, inner.deps.take()))
+                    .clone()
+            }
+        };
+        for d in deps {
+            self.note(d);
+        }
+        found
     }
 
     /// The facts of a module in an import cycle with this one: those it has
@@ -1440,6 +1516,26 @@ pub(crate) fn lower_module(
 
 /// The facts of a module's text.
 fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
+    summarise(source, scope, None)
+}
+
+/// The facts of class `class` of a module's text (and of the module's globals),
+/// with `self.attr` of that class read as `values` gives it (see
+/// [`Scope::rebased`]).
+fn summarise_class(
+    source: &str,
+    scope: &Scope<'_>,
+    class: &str,
+    values: HashMap<String, String>,
+) -> HashMap<String, Fact> {
+    summarise(source, scope, Some((class, values)))
+}
+
+fn summarise(
+    source: &str,
+    scope: &Scope<'_>,
+    only: Option<(&str, HashMap<String, String>)>,
+) -> HashMap<String, Fact> {
     let (limit, whole) = crate::parse_limit(source);
     if !whole {
         return HashMap::new();
@@ -1463,6 +1559,16 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
     if a.ix.too_deep {
         return HashMap::new();
     }
+    let only = match only {
+        Some((class, values)) => {
+            let Some(&c) = a.ix.class_by_name.get(class) else {
+                return HashMap::new();
+            };
+            a.rebase = Some((c, values));
+            Some(class)
+        }
+        None => None,
+    };
     let qual = format!("{QUALIFIED}{}::", scope.path);
     let mut names: HashMap<String, Fact> = HashMap::new();
     let mut sorted: Vec<String> = a.ix.module_defs.keys().cloned().collect();
@@ -1477,6 +1583,10 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
         }
     }
     for name in &sorted {
+        // Summarised again for one class: that class alone.
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
         if let Some(&fid) = a.ix.module_funcs.get(name) {
             if a.ix.module_defs[name].len() == 1 {
                 if let Some(f) = function_fact(&mut a, fid, None, &qual, &names) {
@@ -1501,7 +1611,7 @@ fn summarise_text(source: &str, scope: &Scope<'_>) -> HashMap<String, Fact> {
     // `red = RedormClient()`: a module global bound once to an object of a class of
     // this module (a wrapper that holds the client, a registry of keys) is an object
     // of that class, known by its type, where other modules import it.
-    for name in &sorted {
+    for name in sorted.iter().filter(|_| only.is_none()) {
         if names.contains_key(name) {
             continue;
         }
@@ -1577,6 +1687,9 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
         if matches!(d.kind, DefKind::Other) && d.stmt.kind_name().starts_with("import") {
             return a.ix.imports.get(name).cloned().map(Fact::Alias);
         }
+    }
+    if let Some(t) = a.type_alias(name) {
+        return Some(Fact::TypeAlias(t));
     }
     let mut values = Vec::new();
     for d in &defs {
@@ -2254,7 +2367,60 @@ fn class_fact(
             }
         }
     }
+    // A class with no constructor of its own in this file is built by the
+    // constructor of its one imported base, and has that base's facts for what it
+    // does not define itself: the base as objects of this class see it, with the
+    // string attributes this class gives literals of its own (`rebase.rs`).
+    if a.defines(c, "__init__").is_none() {
+        if let Some(base) = a.one_imported_base(c, |cf| Some(cf.clone())) {
+            inherit(&mut out, &base, &own_names(a, c));
+        }
+    }
     out
+}
+
+/// Every name the classes of the chain of class `c` define: class attributes,
+/// methods and properties, instance attributes.
+fn own_names(a: &Analyzer<'_>, c: crate::index::ClassId) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for k in a.ix.class_chain(c) {
+        let cls = &a.ix.classes[k];
+        out.extend(cls.defs.keys().cloned());
+        out.extend(cls.methods.keys().cloned());
+        out.extend(cls.self_assigns.keys().cloned());
+    }
+    out
+}
+
+/// Gives `out` (a class with no constructor of its own) the facts of its imported
+/// base for what the class does not define itself (`own`).
+fn inherit(out: &mut ClassFacts, base: &ClassFacts, own: &HashSet<String>) {
+    fn fill<V: Clone>(
+        to: &mut HashMap<String, V>,
+        from: &HashMap<String, V>,
+        own: &HashSet<String>,
+    ) {
+        for (k, v) in from {
+            if !own.contains(k) {
+                to.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    if base.client.is_some() {
+        return;
+    }
+    out.ctor.clone_from(&base.ctor);
+    out.ctor_kwargs = base.ctor_kwargs;
+    fill(&mut out.class_attrs, &base.class_attrs, own);
+    fill(&mut out.instance_attrs, &base.instance_attrs, own);
+    fill(&mut out.methods, &base.methods, own);
+    fill(&mut out.queues, &base.queues, own);
+    fill(&mut out.scripts, &base.scripts, own);
+    fill(&mut out.cmds, &base.cmds, own);
+    fill(&mut out.fresh_keys, &base.fresh_keys, own);
+    fill(&mut out.script_registries, &base.script_registries, own);
+    fill(&mut out.guards, &base.guards, own);
+    fill(&mut out.tx_wrappers, &base.tx_wrappers, own);
 }
 
 /// The multi-key commands function `m` (a method of `c`) sends over keys its caller
@@ -2436,6 +2602,59 @@ fn pipe_param_name(name: &str) -> bool {
     n == "p" || n == "pipe" || n.contains("pipeline")
 }
 
+/// The one parameter of function `m` that its body uses as a client, named as
+/// one (`connection`, `client`, `redis`) or declared as one (`connection:
+/// ConnectionType`), when the body only sends commands through it: a caller may
+/// hand it a pipeline (`registry.delete(connection=pipe, …)`), which then queues
+/// them. A body that makes its own pipeline, transaction, lock or script on it, or
+/// executes it, is not read so.
+fn receiver_param(
+    a: &Analyzer<'_>,
+    m: FuncId,
+    after: &[&crate::index::ParamInfo<'_>],
+) -> Option<usize> {
+    const NAMES: &[&str] = &[
+        "connection",
+        "conn",
+        "client",
+        "redis",
+        "redis_client",
+        "redis_conn",
+        "redis_connection",
+        "broker_connection",
+    ];
+    let mut found = None;
+    for (i, p) in after.iter().enumerate() {
+        let named = NAMES.contains(&p.name.trim_start_matches('_'));
+        if !named && a.declared_client(m, &p.name).is_none() {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        found = Some(i);
+    }
+    let i = found?;
+    let name = &after[i].name;
+    let body = text(a.ix.funcs[m].node, a.src());
+    const OWN: &[&str] = &[
+        "pipeline",
+        "transaction",
+        "execute",
+        "multi",
+        "watch",
+        "lock",
+        "pubsub",
+        "register_script",
+        "scan_iter",
+        "sscan_iter",
+        "hscan_iter",
+        "zscan_iter",
+    ];
+    let own_use = OWN.iter().any(|o| body.contains(&format!("{name}.{o}(")));
+    (!own_use).then_some(i)
+}
+
 /// What an instance method (of class `c`) or a module function queues on a
 /// parameter named like a pipeline (`def save(self, pipeline=None)`,
 /// `def register(worker, pipeline=None)`), when it queues anything there.
@@ -2452,7 +2671,10 @@ fn queued_fact(
     }
     let skip = usize::from(c.is_some());
     let after: Vec<_> = info.params.iter().skip(skip).collect();
-    let pipe = after.iter().position(|p| pipe_param_name(&p.name))?;
+    let pipe = after
+        .iter()
+        .position(|p| pipe_param_name(&p.name))
+        .or_else(|| receiver_param(a, m, &after))?;
     // A parameter the body assigns again is not the caller's pipeline throughout.
     if info
         .defs
@@ -2843,6 +3065,15 @@ impl<'t> Analyzer<'t> {
             return false;
         };
         matches!(scope.lookup(path), Some(Fact::Class(c)) if c.client.is_some())
+    }
+
+    /// What a type alias of another module of the project declares
+    /// (`ConnectionType = redis.Redis | valkey.Valkey`).
+    pub(crate) fn project_type_alias(&self, path: &str) -> Option<crate::eval::AnnotatedAs> {
+        match self.project?.lookup(path)? {
+            Fact::TypeAlias(t) => Some(t),
+            _ => None,
+        }
     }
 
     /// The arguments of a call bound to `params`: each one's template and identity.

@@ -766,6 +766,100 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some((self.defines(c, m)?, c))
     }
 
+    /// `obj.m(…)` on an object of a class of this file that does not define `m`,
+    /// where one base of another module does and queues commands on a pipeline it
+    /// is given (`self.scheduled.delete(connection=pipe, …)` with `delete` in the
+    /// imported base): that object as an instance of the base, as the class sees it
+    /// (`rebase.rs`). A class with no constructor of its own is built by the base's,
+    /// with the arguments of the one call that constructs the object; otherwise the
+    /// object is known by where it is held.
+    pub(crate) fn inherited_ext_method(
+        &mut self,
+        func: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<std::rc::Rc<crate::project::Instance>> {
+        if func.kind_name() != "attribute" || self.project.is_none() {
+            return None;
+        }
+        let obj = func.field(Field::Object)?;
+        let m = text(func.field(Field::Attribute)?, self.src());
+        let (c, made, ident) = match obj.kind_name() {
+            "attribute" => {
+                let c = self.member_class(obj, ctx)?;
+                (
+                    c,
+                    self.member_construction(obj, ctx),
+                    text(obj, self.src()).to_string(),
+                )
+            }
+            "identifier" => {
+                let h = match self.eval(obj, ctx) {
+                    Value::Opaque(h) => Some(h),
+                    _ => None,
+                };
+                let (c, ident) = self.instance_class(obj, h.as_ref(), ctx)?;
+                if !ident.starts_with("new:") {
+                    return None;
+                }
+                let f = ctx.func?;
+                let made = match self.ix.funcs[f].defs.get(text(obj, self.src()))?.as_slice() {
+                    [d] => match d.kind {
+                        crate::index::DefKind::Expr(e) => Some((e, f)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                (c, made, ident)
+            }
+            _ => return None,
+        };
+        if self.defines(c, m).is_some() || self.overrides_below(c, m) {
+            return None;
+        }
+        let cf = self.one_imported_base(c, |cf| cf.has_queue_fact(m).then(|| cf.clone()))?;
+        if self.defines(c, "__init__").is_none() {
+            if let Some((call, f)) = made {
+                let args = call.field(Field::Arguments);
+                let cctx = Ctx::at(Some(f));
+                if let Some(Value::Ext(x)) = self.call_fact(
+                    crate::project::Fact::Class(cf.clone()),
+                    None,
+                    args,
+                    call,
+                    &cctx,
+                ) {
+                    return Some(x);
+                }
+            }
+        }
+        Some(crate::project::typed_instance(
+            cf.clone(),
+            &ident,
+            format!("{}@{ident}", cf.qual_name()),
+        ))
+    }
+
+    /// The one constructor call that assigns `self.member`, with the method it is in.
+    fn member_construction(
+        &mut self,
+        obj: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Node<'t>, crate::index::FuncId)> {
+        let owner = obj.field(Field::Object)?;
+        let member = text(obj.field(Field::Attribute)?, self.src());
+        let Value::SelfObj(c) = self.eval(owner, ctx) else {
+            return None;
+        };
+        let chain = self.ix.class_chain(c);
+        let assigns = chain
+            .iter()
+            .find_map(|&k| self.ix.classes[k].self_assigns.get(member).cloned())?;
+        let [a] = assigns.as_slice() else {
+            return None;
+        };
+        Some((a.value?, a.func))
+    }
+
     /// The class that every assignment of `self.member` constructs.
     fn member_class(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<crate::index::ClassId> {
         let owner = obj.field(Field::Object)?;

@@ -31,7 +31,13 @@ fn binding(default: &[u8], id: &str) -> String {
 
 /// The default a binding carries, if it is a configured value's.
 pub(crate) fn default_of(binding: &str) -> Option<Vec<u8>> {
-    let at = binding.find(CONFIGURED)? + CONFIGURED.len();
+    let at = binding.find(CONFIGURED)?;
+    // One of several values, one of which is configured (`name:one-of[…]`), is not
+    // that value.
+    if binding[..at].contains("one-of[") {
+        return None;
+    }
+    let at = at + CONFIGURED.len();
     let rest = &binding[at..];
     let hex = &rest[..rest.find('\u{2}')?];
     if !hex.len().is_multiple_of(2) {
@@ -497,7 +503,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
-    /// `self.attr = options.get("namespace", DEFAULT)` in `__init__`, `options` a
+    /// `self.attr = options.get("namespace", DEFAULT)` (or `.pop`) in `__init__`, `options` a
     /// parameter never rebound there, the entry's name a literal and the default a
     /// literal or a constant that is one, either named like a key or a prefix.
     fn options_get_default(
@@ -509,8 +515,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         label: &str,
     ) -> Option<Value<'t>> {
         let func = call.field(Field::Function)?;
+        // `options.pop("namespace", DEFAULT)` of `**options` reads it the same way.
         if func.kind_name() != "attribute"
-            || text(func.field(Field::Attribute)?, self.src()) != "get"
+            || !matches!(
+                text(func.field(Field::Attribute)?, self.src()),
+                "get" | "pop"
+            )
         {
             return None;
         }
@@ -585,6 +595,9 @@ mod tests {
         assert_eq!(default_of(&q).as_deref(), Some(&b"app.jobs"[..]));
         assert_eq!(default_of("Store.self.jobs_key"), None);
         assert_eq!(default_of(&binding(b"", "x")).as_deref(), Some(&b""[..]));
+        // One of several values, one of them configured, has no default of its own.
+        let one_of = format!("_key:one-of[<{b}>|\"global\"]");
+        assert_eq!(default_of(&one_of), None);
     }
 
     #[test]

@@ -6145,6 +6145,23 @@ pub(crate) fn builder_body<'t>(
                         })
                 })
         });
+    // The names the final return reads: a call for its effect may not fill them.
+    let ret_names: Vec<&str> = {
+        let mut out = Vec::new();
+        let mut stack: Vec<Node<'t>> = last.named_child(0).into_iter().collect();
+        let mut seen = 0usize;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 4096 {
+                return None;
+            }
+            if x.kind_name() == "identifier" {
+                out.push(text(x, src));
+            }
+            stack.extend(nav.named_children(x));
+        }
+        out
+    };
     let mut rets = Vec::new();
     for (i, s) in init.iter().enumerate() {
         match s.kind_name() {
@@ -6158,6 +6175,9 @@ pub(crate) fn builder_body<'t>(
                             return None;
                         }
                     }
+                    // `DB.expire(key, ttl)`: a call made for its effect, which no
+                    // name the return reads can see.
+                    "call" | "await" if effect_only_call(nav, src, info, e, &ret_names) => {}
                     _ => return None,
                 }
             }
@@ -6201,6 +6221,11 @@ pub(crate) fn builder_body<'t>(
                     if rebinds.len() > MAX_REBINDS {
                         return None;
                     }
+                    continue;
+                }
+                // `if not DB.exists(key): DB.sunionstore(key, parts)`: calls made
+                // for their effect only, in every arm.
+                if effect_only_if(nav, src, info, *s, &ret_names) {
                     continue;
                 }
                 if nav
@@ -6267,6 +6292,160 @@ pub(crate) fn builder_body<'t>(
     }
     rets.push(last.named_child(0)?);
     (rets.len() <= MAX_SHAPES).then_some((rets, rebinds))
+}
+
+/// Whether `e`, a call statement of a builder's body (or its `await`), is made for
+/// its effect only (`DB.expire(key, ttl)`, `self.redis.sadd(index, key)`): it binds
+/// no name (no `:=`, no lambda), and neither its receiver nor any argument it is
+/// given whole is a local or parameter of the builder that the return reads
+/// (`ret_names`) and that may hold a container the call could fill (its receiver
+/// is a module global, an import, `self`/`cls`, or nothing; never another
+/// parameter).
+fn effect_only_call<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+    e: Node<'t>,
+    ret_names: &[&str],
+) -> bool {
+    let call = if e.kind_name() == "await" {
+        match e.named_child(0) {
+            Some(c) if c.kind_name() == "call" => c,
+            _ => return false,
+        }
+    } else {
+        e
+    };
+    let mut all = vec![call];
+    let mut count = 0usize;
+    while let Some(x) = all.pop() {
+        count += 1;
+        if count > 4096 || matches!(x.kind_name(), "named_expression" | "lambda") {
+            return false;
+        }
+        all.extend(nav.named_children(x));
+    }
+    let receiver_param = |name: &str| {
+        info.params
+            .first()
+            .is_some_and(|p| p.name == name && info.class.is_some())
+    };
+    // A name of the builder (a parameter or a local) that the return reads, other
+    // than `self`/`cls`.
+    let own = |n: Node<'t>| {
+        n.kind_name() == "identifier" && {
+            let name = text(n, src);
+            info.defs.contains_key(name) && !receiver_param(name) && ret_names.contains(&name)
+        }
+    };
+    let Some(func) = call.field(Field::Function) else {
+        return false;
+    };
+    let mut root = func;
+    while root.kind_name() == "attribute" {
+        match root.field(Field::Object) {
+            Some(o) => root = o,
+            None => return false,
+        }
+    }
+    // Not through a parameter either (`pipeline.hset(…)`): a function that queues
+    // commands on what its caller passes is read for those (`Fact::Queues`).
+    let param = |n: Node<'t>| {
+        let name = text(n, src);
+        info.params.iter().any(|p| p.name == name) && !receiver_param(name)
+    };
+    if func.kind_name() == "attribute"
+        && (own(root) || root.kind_name() != "identifier" || param(root))
+    {
+        return false;
+    }
+    let Some(args) = call.field(Field::Arguments) else {
+        return true;
+    };
+    nav.named_children(args).all(|a| {
+        let a = match a.kind_name() {
+            "keyword_argument" => match a.field(Field::Value) {
+                Some(v) => v,
+                None => return false,
+            },
+            "list_splat" | "dictionary_splat" => return false,
+            _ => a,
+        };
+        // A name given whole may be a container the call fills; a string is not
+        // changed by being passed, but which is which is not known here.
+        !(own(a) && holds_container(nav, src, info, text(a, src)))
+    })
+}
+
+/// Whether a local or parameter of a builder may hold a container: a parameter, or
+/// a local any assignment of which is not a plain string, number or call result.
+fn holds_container<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+    name: &str,
+) -> bool {
+    let _ = (nav, src);
+    let Some(defs) = info.defs.get(name) else {
+        return false;
+    };
+    defs.iter().any(|d| match d.kind {
+        DefKind::Expr(e) => matches!(
+            e.kind_name(),
+            "list"
+                | "dictionary"
+                | "set"
+                | "list_comprehension"
+                | "set_comprehension"
+                | "dictionary_comprehension"
+                | "identifier"
+        ),
+        _ => true,
+    })
+}
+
+/// Whether `stmt`, an `if` statement of a builder's body (any arms), holds nothing
+/// but calls made for their effect ([`effect_only_call`]), assignments of locals
+/// the return does not read, `pass` and nested such `if`s.
+fn effect_only_if<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+    stmt: Node<'t>,
+    ret_names: &[&str],
+) -> bool {
+    let mut blocks: Vec<Node<'t>> = Vec::new();
+    let Some(first) = stmt.field(Field::Consequence) else {
+        return false;
+    };
+    blocks.push(first);
+    for c in nav.named_children(stmt) {
+        let block = match c.kind_name() {
+            "elif_clause" => c.field(Field::Consequence),
+            "else_clause" => c.field(Field::Body),
+            _ => continue,
+        };
+        match block {
+            Some(b) => blocks.push(b),
+            None => return false,
+        }
+    }
+    !blocks.is_empty()
+        && blocks.iter().all(|b| {
+            nav.named_children(*b).all(|s| match s.kind_name() {
+                "comment" | "pass_statement" => true,
+                "expression_statement" => s.named_child(0).is_some_and(|e| match e.kind_name() {
+                    "call" | "await" => effect_only_call(nav, src, info, e, ret_names),
+                    // `keys = [...]` for the calls: a local the return does not read.
+                    "assignment" => e.field(Field::Left).is_some_and(|l| {
+                        l.kind_name() == "identifier" && !ret_names.contains(&text(l, src))
+                    }),
+                    _ => false,
+                }),
+                "if_statement" => effect_only_if(nav, src, info, s, ret_names),
+                _ => false,
+            })
+        })
 }
 
 /// Whether `stmt`, a `for` statement of a builder's body, only fills the list `list`

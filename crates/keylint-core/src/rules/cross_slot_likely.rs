@@ -621,7 +621,10 @@ pub(super) fn quoted(labels: &[String]) -> String {
 /// text differs (two keys that differ only in which value fills a hole may be one
 /// key), and never two keys that are each a value alone (a source and a destination
 /// the caller chooses). With the labels of the values assumed untagged.
-pub(super) fn untagged_project(u: &UnitView<'_, '_>) -> Option<(usize, usize, Vec<String>)> {
+#[allow(clippy::type_complexity)]
+pub(super) fn untagged_project(
+    u: &UnitView<'_, '_>,
+) -> Option<(usize, usize, Vec<String>, Configured)> {
     let cx = u.cx;
     let model = cx.model;
     if !cx.settings.untagged_values
@@ -639,16 +642,27 @@ pub(super) fn untagged_project(u: &UnitView<'_, '_>) -> Option<(usize, usize, Ve
         labels: Vec<String>,
         skeleton: Vec<Option<Vec<u8>>>,
         alone: bool,
+        configured: Configured,
     }
     let mut cands: Vec<Cand> = Vec::new();
     for &k in u.unit.keys.iter().take(MAX_AROUND) {
         if cx.in_script(k) || model.keys[k].origin != crate::model::KeyOrigin::Direct {
             continue;
         }
-        let t = &model.keys[k].template;
+        // A configured value takes the default the code gives it (`self.ns` of
+        // `options.pop("member_data_namespace", "member_data")`): it is literal text
+        // then, not a value alone.
+        let (t, configured) = match template_with_defaults(model, &model.keys[k].template) {
+            Some((t, named)) => (std::borrow::Cow::Owned(t), named),
+            None => (
+                std::borrow::Cow::Borrowed(&model.keys[k].template),
+                Vec::new(),
+            ),
+        };
         let (input, labels) = match t.hash_input_if_untagged(&[]) {
             Some((i, labels)) => (i, labels),
-            None => (u.inputs[k].clone(), Vec::new()),
+            None if configured.is_empty() => (u.inputs[k].clone(), Vec::new()),
+            None => (t.hash_input(), Vec::new()),
         };
         if input == HashInput::Unknown {
             continue;
@@ -668,6 +682,7 @@ pub(super) fn untagged_project(u: &UnitView<'_, '_>) -> Option<(usize, usize, Ve
             labels,
             skeleton,
             alone,
+            configured,
         });
     }
     for (i, a) in cands.iter().enumerate() {
@@ -690,7 +705,13 @@ pub(super) fn untagged_project(u: &UnitView<'_, '_>) -> Option<(usize, usize, Ve
                     labels.push(l.clone());
                 }
             }
-            return Some((a.key, b.key, labels));
+            let mut configured = a.configured.clone();
+            for x in &b.configured {
+                if !configured.contains(x) {
+                    configured.push(x.clone());
+                }
+            }
+            return Some((a.key, b.key, labels, configured));
         }
     }
     None

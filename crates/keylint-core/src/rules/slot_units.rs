@@ -356,10 +356,14 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         }
         tail = Some(t);
         (Rule::CrossSlotLikely, a, b)
-    } else if let Some((a, b, labels)) = cross_slot_likely::untagged_project(u) {
+    } else if let Some((a, b, labels, named)) = cross_slot_likely::untagged_project(u) {
         // Likely: keys that differ once the values the code does not show are taken
-        // as untagged, in a project that writes no hash tag.
+        // as untagged, in a project that writes no hash tag (and configured values
+        // as their defaults).
         untagged = Some(labels);
+        if !named.is_empty() {
+            configured = Some(named);
+        }
         (Rule::CrossSlotLikely, a, b)
     } else {
         return None;
@@ -612,7 +616,13 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             (None, Some((labels, tag, stored)), _) => {
                 cross_slot_likely::explain_around(f, labels, tag.as_deref(), stored.as_deref())
             }
-            (None, None, Some(named)) => cross_slot_likely::explain_with_defaults(f, named),
+            (None, None, Some(named)) => match &d.untagged {
+                Some(labels) => cross_slot_likely::explain_untagged(
+                    cross_slot_likely::explain_with_defaults(f, named),
+                    labels,
+                ),
+                None => cross_slot_likely::explain_with_defaults(f, named),
+            },
             (None, None, None) => match &d.untagged {
                 Some(labels) => cross_slot_likely::explain_untagged(f, labels),
                 None => f,
@@ -643,7 +653,11 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
                 cross_slot_likely::explain_around(f, labels, tag.as_deref(), stored.as_deref())
             }
             (None, None) => match (&d.configured, &d.untagged) {
-                (Some(named), _) => cross_slot_likely::explain_with_defaults(f, named),
+                (Some(named), Some(labels)) => cross_slot_likely::explain_untagged(
+                    cross_slot_likely::explain_with_defaults(f, named),
+                    labels,
+                ),
+                (Some(named), None) => cross_slot_likely::explain_with_defaults(f, named),
                 (None, Some(labels)) => cross_slot_likely::explain_untagged(f, labels),
                 (None, None) => cross_slot_likely::explain(f),
             },

@@ -652,6 +652,11 @@ impl<'t> Index<'t> {
                     self.nav
                         .named_children(s)
                         .filter(|b| b.kind_name() != "keyword_argument")
+                        // `SingleKeyStore[ValueT]`: the generic class itself.
+                        .map(|b| match b.kind_name() {
+                            "subscript" => b.field(Field::Value).unwrap_or(b),
+                            _ => b,
+                        })
                         .map(|b| text(b, src).to_string())
                         .collect()
                 })

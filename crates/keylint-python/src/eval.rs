@@ -3829,6 +3829,66 @@ impl<'t> crate::lower::Analyzer<'t> {
         self.call_value(callee, func, args, n, ctx)
     }
 
+    /// `obj.m(…)` where `obj` is an object of a class of this file that the code
+    /// makes (`Client()` there, or a name bound once to it, in the function or at
+    /// module level) and `m` a plain method of the class that returns a client or a
+    /// pipeline (`def redis(self): return redis.Redis(**self.settings)`): that value.
+    /// Anything else the method returns is left to the other readings.
+    fn local_factory_method(
+        &mut self,
+        obj: Node<'t>,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let made = match obj.kind_name() {
+            "call" => obj,
+            "identifier" => {
+                let name = text(obj, self.src());
+                let defs = match ctx.func {
+                    Some(f) if self.ix.funcs[f].defs.contains_key(name) => {
+                        self.ix.funcs[f].defs.get(name)?.clone()
+                    }
+                    Some(f) if self.ix.funcs[f].nonlocal.iter().any(|x| x == name) => return None,
+                    _ => self.ix.module_defs.get(name)?.clone(),
+                };
+                let [d] = defs.as_slice() else {
+                    return None;
+                };
+                match d.kind {
+                    DefKind::Expr(e) if e.kind_name() == "call" => e,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let callee = made.field(Field::Function)?;
+        if callee.kind_name() != "identifier" {
+            return None;
+        }
+        let c = self.ix.class_named(text(callee, self.src()))?;
+        if self.client_class(c).is_some() {
+            return None;
+        }
+        let fid = self.defines(c, m)?;
+        let info = &self.ix.funcs[fid];
+        if !info.decorators.is_empty()
+            || info.class != Some(c) && !self.ix.class_chain(c).contains(&info.class?)
+        {
+            return None;
+        }
+        let func = n.field(Field::Function)?;
+        let callee = Value::Func {
+            id: fid,
+            bound: Some(c),
+        };
+        match self.call_value(callee, func, args, n, ctx) {
+            v @ (Value::Client(_) | Value::Pipe(_)) => Some(v),
+            _ => None,
+        }
+    }
+
     /// A call of method `m` on a value of no known kind (`recv`, the value of `obj`):
     /// a method of a declared class of another module, a redis-py client class by its
     /// name, a client from a Sentinel, a script registered on a client parameter.
@@ -3846,6 +3906,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             if x.has_method(m) {
                 return Some(self.ext_call(&x, m, args, n, ctx));
             }
+        }
+        // `Client().redis()`, `client.redis()` of `client = Client()`: a method of an
+        // object of a class of this file that makes a client or a pipeline.
+        if let Some(v) = self.local_factory_method(obj, m, args, n, ctx) {
+            return Some(v);
         }
         // `self.dependency.Redis(…)`: a client class by its name;
         // `sentinel.master_for(…)`: a client from a redis Sentinel.

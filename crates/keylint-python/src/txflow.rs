@@ -811,6 +811,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 };
                 (c, made, ident)
             }
+            // `Sub("a").add(pipe, v)`: made on the spot.
+            "call" => {
+                let callee = obj.field(Field::Function)?;
+                if callee.kind_name() != "identifier" {
+                    return None;
+                }
+                let c = self.ix.class_named(text(callee, self.src()))?;
+                let made = ctx.func.map(|f| (obj, f));
+                (c, made, format!("new:{}", text(obj, self.src())))
+            }
             _ => return None,
         };
         if self.defines(c, m).is_some() || self.overrides_below(c, m) {

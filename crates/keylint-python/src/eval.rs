@@ -6359,6 +6359,22 @@ pub(crate) fn builder_body<'t>(
     (rets.len() <= MAX_SHAPES).then_some((rets, rebinds))
 }
 
+/// Whether `n` holds no `:=` and no lambda anywhere (4,096 nodes at most are
+/// read; a larger one counts as binding): nothing in it binds a name a builder's
+/// return may read.
+fn binds_no_name(nav: &Nav<'_>, n: Node<'_>) -> bool {
+    let mut all = vec![n];
+    let mut count = 0usize;
+    while let Some(x) = all.pop() {
+        count += 1;
+        if count > 4096 || matches!(x.kind_name(), "named_expression" | "lambda") {
+            return false;
+        }
+        all.extend(nav.named_children(x));
+    }
+    true
+}
+
 /// Whether `e`, a call statement of a builder's body (or its `await`), is made for
 /// its effect only (`DB.expire(key, ttl)`, `self.redis.sadd(index, key)`): it binds
 /// no name (no `:=`, no lambda), and neither its receiver nor any argument it is
@@ -6381,14 +6397,8 @@ fn effect_only_call<'t>(
     } else {
         e
     };
-    let mut all = vec![call];
-    let mut count = 0usize;
-    while let Some(x) = all.pop() {
-        count += 1;
-        if count > 4096 || matches!(x.kind_name(), "named_expression" | "lambda") {
-            return false;
-        }
-        all.extend(nav.named_children(x));
+    if !binds_no_name(nav, call) {
+        return false;
     }
     let receiver_param = |name: &str| {
         info.params
@@ -6438,19 +6448,13 @@ fn effect_only_call<'t>(
         };
         // A name given whole may be a container the call fills; a string is not
         // changed by being passed, but which is which is not known here.
-        !(own(a) && holds_container(nav, src, info, text(a, src)))
+        !(own(a) && holds_container(info, text(a, src)))
     })
 }
 
 /// Whether a local or parameter of a builder may hold a container: a parameter, or
 /// a local any assignment of which is not a plain string, number or call result.
-fn holds_container<'t>(
-    nav: &Nav<'t>,
-    src: &str,
-    info: &crate::index::FuncInfo<'t>,
-    name: &str,
-) -> bool {
-    let _ = (nav, src);
+fn holds_container(info: &crate::index::FuncInfo<'_>, name: &str) -> bool {
     let Some(defs) = info.defs.get(name) else {
         return false;
     };
@@ -6537,14 +6541,8 @@ pub(crate) fn append_loop<'t>(
         false
     };
     // No `:=` (it binds a name the return may read) nor a lambda anywhere in it.
-    let mut all = vec![stmt];
-    let mut count = 0usize;
-    while let Some(x) = all.pop() {
-        count += 1;
-        if count > 4096 || matches!(x.kind_name(), "named_expression" | "lambda") {
-            return false;
-        }
-        all.extend(nav.named_children(x));
+    if !binds_no_name(nav, stmt) {
+        return false;
     }
     let mut stack = vec![stmt];
     while let Some(s) = stack.pop() {

@@ -855,32 +855,34 @@ impl<'t> crate::lower::Analyzer<'t> {
         obj: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<(Node<'t>, crate::index::FuncId)> {
-        let owner = obj.field(Field::Object)?;
-        let member = text(obj.field(Field::Attribute)?, self.src());
-        let Value::SelfObj(c) = self.eval(owner, ctx) else {
-            return None;
-        };
-        let chain = self.ix.class_chain(c);
-        let assigns = chain
-            .iter()
-            .find_map(|&k| self.ix.classes[k].self_assigns.get(member).cloned())?;
+        let assigns = self.member_assigns(obj, ctx)?;
         let [a] = assigns.as_slice() else {
             return None;
         };
         Some((a.value?, a.func))
     }
 
-    /// The class that every assignment of `self.member` constructs.
-    fn member_class(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<crate::index::ClassId> {
+    /// The assignments of `self.member` (`obj`) in the nearest class of `self`'s
+    /// chain that makes any.
+    fn member_assigns(
+        &mut self,
+        obj: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Vec<crate::index::SelfAssign<'t>>> {
         let owner = obj.field(Field::Object)?;
         let member = text(obj.field(Field::Attribute)?, self.src());
         let Value::SelfObj(c) = self.eval(owner, ctx) else {
             return None;
         };
-        let chain = self.ix.class_chain(c);
-        let assigns = chain
+        self.ix
+            .class_chain(c)
             .iter()
-            .find_map(|&k| self.ix.classes[k].self_assigns.get(member).cloned())?;
+            .find_map(|&k| self.ix.classes[k].self_assigns.get(member).cloned())
+    }
+
+    /// The class that every assignment of `self.member` constructs.
+    fn member_class(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<crate::index::ClassId> {
+        let assigns = self.member_assigns(obj, ctx)?;
         let mut class = None;
         for a in &assigns {
             let call = a.value?;

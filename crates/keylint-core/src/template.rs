@@ -407,10 +407,28 @@ impl KeyTemplate {
     /// carry any tag. A varying opaque hole after other parts (`<ns>:<key>`, a key the
     /// code builds around the caller's) is assumed untagged like a prefix.
     pub fn hash_input_if_untagged(&self, varying: &[String]) -> Option<(HashInput, Vec<String>)> {
+        self.hash_input_if_untagged_led(varying, false)
+    }
+
+    /// [`Self::hash_input_if_untagged`], and with `lead`, a varying opaque hole that
+    /// begins the key is assumed untagged too when literal text follows it
+    /// (`f"{asn}|clean_set"`): what a project that writes no hash tag anywhere builds
+    /// around a value is no key of the caller's. A key that is the value alone stays
+    /// unknown.
+    pub fn hash_input_if_untagged_led(
+        &self,
+        varying: &[String],
+        lead: bool,
+    ) -> Option<(HashInput, Vec<String>)> {
         let mut assumed: Vec<String> = Vec::new();
         let mut t = self.clone();
         let mut first = true;
-        for p in &mut t.parts {
+        let text_after = |i: usize| {
+            self.parts[i + 1..]
+                .iter()
+                .any(|p| matches!(p, Part::Lit(l) if !l.bytes.is_empty()))
+        };
+        for (i, p) in t.parts.iter_mut().enumerate() {
             let at_start = first;
             if !matches!(p, Part::Lit(l) if l.bytes.is_empty()) {
                 first = false;
@@ -420,7 +438,11 @@ impl KeyTemplate {
                     // A varying value that begins the key may be a whole key of the
                     // caller's, with its own tag; the keys a pattern matches are
                     // distinct keys, whatever begins them.
-                    if at_start && varying.contains(&h.binding) && !is_matched_binding(&h.binding) {
+                    if at_start
+                        && varying.contains(&h.binding)
+                        && !is_matched_binding(&h.binding)
+                        && !(lead && text_after(i))
+                    {
                         return None;
                     }
                     if !assumed.contains(&h.label) {
@@ -828,6 +850,21 @@ pub(crate) mod tests {
         let literal_ns = t(vec![lit("cache:"), hole("key", HoleKind::Opaque)]);
         let (_, assumed) = literal_ns.hash_input_if_untagged(&varying).unwrap();
         assert_eq!(assumed, vec!["key".to_string()]);
+    }
+
+    #[test]
+    fn a_leading_varying_value_is_assumed_untagged_only_when_led_and_built_on() {
+        let varying = vec!["asn".to_string()];
+        let suffixed = t(vec![hole("asn", HoleKind::Opaque), lit("|clean_set")]);
+        assert_eq!(suffixed.hash_input_if_untagged_led(&varying, false), None);
+        let (input, assumed) = suffixed.hash_input_if_untagged_led(&varying, true).unwrap();
+        assert_eq!(assumed, vec!["asn".to_string()]);
+        assert!(matches!(input, HashInput::Symbolic { .. }));
+        // The value alone is the caller's key, led or not.
+        let whole = t(vec![hole("asn", HoleKind::Opaque)]);
+        assert_eq!(whole.hash_input_if_untagged_led(&varying, true), None);
+        let empty_tail = t(vec![hole("asn", HoleKind::Opaque), lit("")]);
+        assert_eq!(empty_tail.hash_input_if_untagged_led(&varying, true), None);
     }
 
     #[test]

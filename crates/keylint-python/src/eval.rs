@@ -14,6 +14,34 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use tree_sitter::Node;
 
+/// Client methods whose reply is a number (redis-py gives an `int` or a `float`):
+/// a value that never holds a brace.
+/// What the binding of a number a client replies ends with (see [`NUMBER_REPLIES`]).
+pub(crate) const NUMBER_MARK: &str = "@number";
+
+const NUMBER_REPLIES: &[&str] = &[
+    "incr",
+    "incrby",
+    "decr",
+    "decrby",
+    "incrbyfloat",
+    "hincrby",
+    "hincrbyfloat",
+    "zincrby",
+    "llen",
+    "scard",
+    "zcard",
+    "hlen",
+    "strlen",
+    "xlen",
+    "pfcount",
+    "bitcount",
+    "dbsize",
+    "zcount",
+    "zlexcount",
+    "hstrlen",
+];
+
 /// Which redis-py client a receiver is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ClientKind {
@@ -3993,6 +4021,19 @@ impl<'t> crate::lower::Analyzer<'t> {
                     family: false,
                 },
                 None => self.opaque(n, ctx),
+            },
+            // `uid = r.incr("next_id")`: a number, which holds no brace, so a key
+            // that is the number alone (`pipe.hset(uid, …)`) is hashed as it is.
+            _ if NUMBER_REPLIES.contains(&m) => match self.opaque(n, ctx) {
+                Value::Opaque(mut h) => {
+                    h.binding = keylint_core::template::brace_free_binding(&format!(
+                        "{}{NUMBER_MARK}",
+                        h.binding
+                    ));
+                    h.keylike = false;
+                    Value::Opaque(h)
+                }
+                other => other,
             },
             _ => self.opaque(n, ctx),
         }

@@ -1158,9 +1158,11 @@ impl<'t> Analyzer<'t> {
             }
             // An id taken from a collection named like ids, one per pass
             // (`for mid in message_ids: pipe.hgetall(mid)`): brace-free, hashed whole.
+            // A number a client replied (`uid = r.incr("next_id")`), hashed as it is.
             Value::Opaque(h)
                 if keylint_core::template::is_brace_free_binding(&h.binding)
-                    && h.binding.contains("@each") =>
+                    && (h.binding.contains("@each")
+                        || h.binding.ends_with(crate::eval::NUMBER_MARK)) =>
             {
                 int_tpl = Tpl::hole(h.clone());
                 &int_tpl

@@ -509,6 +509,7 @@ pub(super) fn family_key<'m>(u: &UnitView<'_, 'm>) -> Option<FamilyKey<'m>> {
             family,
             labels,
             assumed: Vec::new(),
+            by_project: false,
         })
     });
     // Next to other keys only in a multi-key command: a transaction over several
@@ -525,21 +526,31 @@ pub(super) fn family_key<'m>(u: &UnitView<'_, 'm>) -> Option<FamilyKey<'m>> {
     }
     // A family whose slot is unknown only because its hashed part begins with a prefix
     // the code does not show (`<prefix>:job:<id>`): its members differ unless that
-    // prefix carries a hash tag, which the finding says.
+    // prefix carries a hash tag, which the finding says. In a project that writes no
+    // tag, a varying value that begins a key built on it (`f"{asn}|clean_set"`) is
+    // taken as untagged as well.
+    let lead = untagged_here(u.cx);
     keys.iter().copied().find_map(|k| {
         let family = *u.facts.families.get(&(u.ui, k))?;
         if u.inputs[k] != HashInput::Unknown {
             return None;
         }
-        let (input, assumed) = u.cx.model.keys[k]
-            .template
-            .hash_input_if_untagged(&family.varying)?;
+        let template = &u.cx.model.keys[k].template;
+        let (input, assumed, by_project) = match template.hash_input_if_untagged(&family.varying) {
+            Some((i, a)) => (i, a, false),
+            None if lead => {
+                let (i, a) = template.hash_input_if_untagged_led(&family.varying, true)?;
+                (i, a, true)
+            }
+            None => return None,
+        };
         let labels = varying_in_hash(family, &input);
         (!labels.is_empty()).then_some(FamilyKey {
             key: k,
             family,
             labels,
             assumed,
+            by_project,
         })
     })
 }
@@ -589,6 +600,14 @@ pub(super) fn family_notes(cx: &Context<'_>, fk: &FamilyKey<'_>, f: Finding) -> 
             "this holds unless {which}, {whose} the code does not show, carries a \
              hash tag (`{{…}}`): with a tag in it, every member hashes only that tag"
         ));
+        if fk.by_project {
+            f = f.with_note(
+                "no source file of this project writes or mentions a hash tag, so a value \
+                 that begins a key built on it is taken as carrying none; if such values \
+                 are tagged where they are passed in, set `untagged-values = false` under \
+                 `[cross-slot-likely]` in the configuration",
+            );
+        }
     }
     f
 }
@@ -610,6 +629,15 @@ pub(super) fn quoted(labels: &[String]) -> String {
         .join(", ")
 }
 
+/// Whether the values the code does not show may be taken as untagged here: the
+/// option is on, the project writes no tag, and neither does this file (a file that
+/// writes a brace in a key writes tags, whatever the project scan said).
+fn untagged_here(cx: &Context<'_>) -> bool {
+    cx.settings.untagged_values
+        && cx.model.facts.project_tags == crate::model::ProjectTags::NoneWritten
+        && !cx.writes_brace()
+}
+
 /// Two keys that differ once every value the code does not show is taken as
 /// carrying no hash tag, in a project that writes none
 /// ([`crate::model::ProjectTags::NoneWritten`]): `f"{prefix}:failures"` next to
@@ -627,13 +655,7 @@ pub(super) fn untagged_project(
 ) -> Option<(usize, usize, Vec<String>, Configured)> {
     let cx = u.cx;
     let model = cx.model;
-    if !cx.settings.untagged_values
-        || model.facts.project_tags != crate::model::ProjectTags::NoneWritten
-    {
-        return None;
-    }
-    // A file that writes a brace in a key writes tags, whatever the project scan said.
-    if cx.writes_brace() {
+    if !untagged_here(cx) {
         return None;
     }
     struct Cand {

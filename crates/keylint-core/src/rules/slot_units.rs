@@ -259,6 +259,9 @@ pub(super) struct FamilyKey<'m> {
     pub(super) labels: Vec<String>,
     /// Holes assumed to carry no hash tag of their own (a prefix the code does not show).
     pub(super) assumed: Vec<String>,
+    /// Whether a value that begins the key is assumed untagged because the project
+    /// writes no tag.
+    pub(super) by_project: bool,
 }
 
 /// What [`detect`] found in a unit.

@@ -858,7 +858,15 @@ impl<'t> Analyzer<'t> {
     /// Whether a call passes a pipeline that its commands may join: one of the
     /// caller's (or, in a followed helper, one its caller passed).
     fn passes_pipe(&mut self, args: Option<Node<'t>>, ctx: &Ctx<'t>) -> bool {
+        self.passes_pipe_ext(args, ctx, true)
+    }
+
+    /// [`Self::passes_pipe`]; without `queue_kw`, a pipeline passed under a keyword
+    /// named like one (`pipeline=pipe`) does not count: a callee that declares such a
+    /// parameter queues its commands there, as the batch's owner executes it.
+    fn passes_pipe_ext(&mut self, args: Option<Node<'t>>, ctx: &Ctx<'t>, queue_kw: bool) -> bool {
         let Some(a) = args else { return false };
+        let src = self.src();
         // Only names are evaluated: a pipeline is passed by name (`pipeline=pipe`).
         let names: Vec<Node<'t>> = self
             .ix
@@ -866,9 +874,15 @@ impl<'t> Analyzer<'t> {
             .named_children(a)
             .filter_map(|k| match k.kind_name() {
                 "identifier" => Some(k),
-                "keyword_argument" => k
-                    .field(Field::Value)
-                    .filter(|v| v.kind_name() == "identifier"),
+                "keyword_argument"
+                    if queue_kw
+                        || !k
+                            .field(Field::Name)
+                            .is_some_and(|n| crate::project::pipe_param_name(text(n, src))) =>
+                {
+                    k.field(Field::Value)
+                        .filter(|v| v.kind_name() == "identifier")
+                }
                 _ => None,
             })
             .collect();
@@ -997,7 +1011,8 @@ impl<'t> Analyzer<'t> {
         let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
         let mut complete = true;
         // The pipeline handed to a call that is not followed (nothing it does is
-        // seen): it may execute it, so the method is not followed either.
+        // seen): it may execute it, so the method is not followed either. Not when
+        // it is passed as `pipeline=pipe`: that callee queues on it.
         let mut handed_out = false;
         for call in calls {
             if self.inline_budget == 0 {
@@ -1010,7 +1025,7 @@ impl<'t> Analyzer<'t> {
             }
             let before = self.events.len();
             let passes = !is_inert_builtin(call, self.src())
-                && self.passes_pipe(call.field(Field::Arguments), &inner);
+                && self.passes_pipe_ext(call.field(Field::Arguments), &inner, false);
             let (recursions, unseen) = (self.recursions, std::mem::take(&mut self.unseen_handoff));
             self.process_call(call, inner.clone());
             // Nothing seen done with the pipeline, unless all the call did was reach

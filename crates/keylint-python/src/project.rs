@@ -2597,7 +2597,7 @@ fn class_members(
 }
 
 /// Whether a parameter's name says it brings a pipeline.
-fn pipe_param_name(name: &str) -> bool {
+pub(crate) fn pipe_param_name(name: &str) -> bool {
     let n = name.trim_start_matches('_').to_ascii_lowercase();
     n == "p" || n == "pipe" || n.contains("pipeline")
 }

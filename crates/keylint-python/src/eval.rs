@@ -3481,6 +3481,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         instance: bool,
     ) -> Value<'t> {
         let exact = std::mem::take(&mut self.exact_class);
+        // A field of a record class read for its facts: the constructor's argument.
+        if instance {
+            if let Some(v) = self.field_override.get(&(c, attr.to_string())) {
+                return v.clone();
+            }
+        }
         let chain = self.ix().class_chain(c);
         let label = text(n, self.src()).to_string();
         let binding = format!("{}.self.{attr}", self.ix().classes[c].name);
@@ -3680,7 +3686,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// Whether class `c` is decorated `@dataclass` (also `@dataclass(…)`,
     /// `@dataclasses.dataclass`): its annotated class-level names are fields.
-    fn is_dataclass(&self, c: ClassId) -> bool {
+    pub(crate) fn is_dataclass(&self, c: ClassId) -> bool {
         let node = self.ix().classes[c].node;
         let Some(parent) = self.ix.nav.parent(node) else {
             return false;
@@ -3698,7 +3704,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// Whether an annotation is `ClassVar[…]`: a class attribute, not a field.
-    fn is_class_var(&self, ann: Node<'t>) -> bool {
+    pub(crate) fn is_class_var(&self, ann: Node<'t>) -> bool {
         let t = text(ann, self.src()).trim();
         t.starts_with("ClassVar") || t.contains(".ClassVar")
     }

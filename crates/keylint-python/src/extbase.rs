@@ -145,7 +145,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// The facts of base `b` as a class's bases name it (`Base`, `mod.Base`,
     /// `Base[T]`), when it is imported from a module of the project and no class of
     /// this file has its name.
-    fn imported_class(&self, b: &str) -> Option<Arc<ClassFacts>> {
+    pub(crate) fn imported_class(&self, b: &str) -> Option<Arc<ClassFacts>> {
         let project = self.project?;
         let simple = b.rsplit('.').next().unwrap_or(b);
         let simple = simple.split('[').next().unwrap_or(simple);

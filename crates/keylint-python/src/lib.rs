@@ -62,6 +62,7 @@ mod pipetest;
 mod project;
 mod proxies;
 mod rebase;
+mod records;
 mod remake;
 mod retpipe;
 mod scanpattern;

@@ -84,6 +84,9 @@ pub(crate) struct Analyzer<'t> {
     pub script_by_node: IdMap<usize, ScriptId>,
     /// Parameters bound by the caller: `transaction(func)` passes a pipeline.
     pub param_override: IdMap<(FuncId, usize), Value<'t>>,
+    /// Fields of a record class bound to its constructor's arguments while its facts
+    /// are read (`records.rs`).
+    pub field_override: HashMap<(crate::index::ClassId, String), Value<'t>>,
     pub mentions_redis: bool,
     pub model: FileModel,
     /// Resolved names (by node and function), when no key builder's parameters are
@@ -238,6 +241,7 @@ impl<'t> Analyzer<'t> {
             scripts: Vec::new(),
             script_by_node: IdMap::default(),
             param_override: IdMap::default(),
+            field_override: HashMap::new(),
             mentions_redis: keylint_core::prefilter::mentions_redis(src.as_bytes()),
             model: FileModel::new(crate::LANG),
             memo_name: IdMap::default(),

@@ -264,6 +264,11 @@ impl Param {
     pub(crate) fn name(&self) -> &str {
         &self.name
     }
+
+    /// Whether the parameter has a default.
+    pub(crate) fn has_default(&self) -> bool {
+        self.has_default
+    }
 }
 
 /// A key builder: `ret` with holes whose bindings are parameter markers.
@@ -320,9 +325,16 @@ pub(crate) struct ClassFacts {
     /// A `str` subclass made as `str` makes it (`class CacheKey(str): pass`): a call
     /// of the class is the text of its argument.
     str_like: bool,
+    /// A record class (`records.rs`): its fields, and whether it is a pydantic model.
+    record: Option<(Vec<Param>, bool)>,
 }
 
 impl ClassFacts {
+    /// The fields of a record class, and whether it is a pydantic model.
+    pub(crate) fn record(&self) -> Option<&(Vec<Param>, bool)> {
+        self.record.as_ref()
+    }
+
     /// The guard helper method `m`, if it is one.
     pub(crate) fn guard(&self, m: &str) -> Option<&crate::guards::GuardFact> {
         self.guards.get(m)
@@ -2249,6 +2261,12 @@ fn class_fact(
         Some((ps, kw)) => (Some(ps), kw),
         None => (None, false),
     };
+    if a.defines(c, "__init__").is_none() {
+        out.record = record_ctor(a, c, module_qual);
+        if let Some((ps, _)) = &out.record {
+            out.ctor = Some(ps.clone());
+        }
+    }
     let (class_level, mut attrs, methods) = class_members(a, c);
     // Attributes of bases imported from other modules, read through them: the
     // registries of scripts always; the other attributes only when this class's
@@ -2373,7 +2391,13 @@ fn class_fact(
     // string attributes this class gives literals of its own (`rebase.rs`).
     if a.defines(c, "__init__").is_none() {
         if let Some(base) = a.one_imported_base(c, |cf| Some(cf.clone())) {
+            let ctor = out.ctor.take();
             inherit(&mut out, &base, &own_names(a, c));
+            // A record class's constructor takes its fields, the base's among them.
+            if out.record.is_some() {
+                out.ctor = ctor;
+                out.ctor_kwargs = false;
+            }
         }
     }
     out
@@ -2500,6 +2524,7 @@ fn ctor_fact(
 ) -> Option<(Vec<Param>, bool)> {
     let init = a.defines(c, "__init__");
     match init {
+        // A record class's constructor takes its fields (`record_ctor`).
         None => Some((Vec::new(), false)),
         Some(init) => {
             let mut ps = a.ix.funcs[init].params.clone();
@@ -2526,6 +2551,39 @@ fn ctor_fact(
             }
         }
     }
+}
+
+/// The constructor of a record class (`records.rs`): its fields, each bound to its
+/// argument while the class's facts are read. No parameter for another class.
+fn record_ctor(
+    a: &mut Analyzer<'_>,
+    c: crate::index::ClassId,
+    module_qual: &str,
+) -> Option<(Vec<Param>, bool)> {
+    let (fields, pydantic) = a.record_fields(c)?;
+    let mut out = Vec::with_capacity(fields.len());
+    for (i, f) in fields.into_iter().enumerate() {
+        a.field_override
+            .insert((c, f.name.clone()), placeholder('c', i, &f.name));
+        let default = match f.default {
+            crate::records::Default::Inherited(p) => {
+                out.push(p);
+                continue;
+            }
+            crate::records::Default::Written(d) => match a.eval(d, &Ctx::at(None)) {
+                Value::Str(t) => Some(sanitize(&t, module_qual, false)),
+                Value::Int(i) => Some(Tpl::text(i.to_string().as_bytes())),
+                _ => None,
+            },
+            crate::records::Default::None => None,
+        };
+        out.push(Param {
+            name: f.name,
+            default,
+            has_default: f.has_default,
+        });
+    }
+    Some((out, pydantic))
 }
 
 /// Whether a constructor's only star parameter is a last `**kwargs`, with no `*`

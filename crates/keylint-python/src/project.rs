@@ -446,11 +446,11 @@ impl Instance {
     /// or makes a new one of it (`remake.rs`).
     pub(crate) fn is_key_object(c: &ClassFacts) -> bool {
         c.client.is_none()
-            && c.methods.values().any(|f| match f {
+            && (c.methods.values().any(|f| match f {
                 Fact::Builder(b) => b.instance,
                 Fact::Remake(_) => true,
                 _ => false,
-            })
+            }) || c.instance_attrs.values().any(built_on_ctor))
     }
 
     /// The fact of the class's method `m` as read through the class itself
@@ -522,6 +522,21 @@ pub(crate) fn placeholder<'t>(kind: char, i: usize, name: &str) -> Value<'t> {
         span: None,
         keylike: is_keylike_label(name),
     })
+}
+
+/// Whether an instance attribute (a property's key, `self.key = "q:" + name`) is
+/// text built around a constructor's argument: literal text and a hole of one.
+fn built_on_ctor(f: &Fact) -> bool {
+    let Fact::Str(t) = f else { return false };
+    let mut text = false;
+    let mut ctor = false;
+    for p in &t.parts {
+        match p {
+            TPart::Lit { bytes, .. } => text |= !bytes.is_empty(),
+            TPart::Hole(h) => ctor |= h.binding.contains("\u{1}c"),
+        }
+    }
+    text && ctor
 }
 
 /// The one parameter whose markers are all the markers of `binding`, if any.

@@ -225,7 +225,12 @@ impl<'t> crate::lower::Analyzer<'t> {
     fn bound_is_none(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<bool> {
         match self.bound_value(n, ctx)? {
             Value::Null => Some(true),
-            Value::Pipe(_) | Value::Client(_) | Value::SelfObj(_) => Some(false),
+            // Text (`"q"`, `f"{ns}:x"`) or a number the call passes is never `None`.
+            Value::Pipe(_)
+            | Value::Client(_)
+            | Value::SelfObj(_)
+            | Value::Str(_)
+            | Value::Int(_) => Some(false),
             _ => None,
         }
     }

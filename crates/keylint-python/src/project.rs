@@ -227,6 +227,16 @@ pub(crate) enum RemakeHow {
     },
     /// The two parameters one after the other.
     Sum(usize, usize),
+    /// An alternative constructor that passes its parameters on (`return cls(id,
+    /// connection=connection)`, also through a local it calls methods on before
+    /// returning it): the method's parameters (name, whether it has a default), and
+    /// for the call of the class, the parameter each positional argument passes and
+    /// the keyword arguments with theirs.
+    Pass {
+        params: Vec<(String, bool)>,
+        pos: Vec<usize>,
+        kw: Vec<(String, usize)>,
+    },
 }
 
 impl Remake {
@@ -260,6 +270,20 @@ pub(crate) struct Param {
 }
 
 impl Param {
+    /// A parameter with no default the analysis knows as text.
+    pub(crate) fn named(name: &str, has_default: bool) -> Param {
+        Param {
+            name: name.to_string(),
+            default: None,
+            has_default,
+        }
+    }
+
+    /// The template of the parameter's default, when the code shows it.
+    pub(crate) fn default_tpl(&self) -> Option<&Tpl> {
+        self.default.as_ref()
+    }
+
     /// The parameter's name.
     pub(crate) fn name(&self) -> &str {
         &self.name
@@ -448,7 +472,8 @@ impl Instance {
         c.client.is_none()
             && (c.methods.values().any(|f| match f {
                 Fact::Builder(b) => b.instance,
-                Fact::Remake(_) => true,
+                // An alternative constructor alone builds no key.
+                Fact::Remake(r) => !matches!(r.how, RemakeHow::Pass { .. }),
                 _ => false,
             }) || c.instance_attrs.values().any(built_on_ctor))
     }
@@ -490,6 +515,24 @@ impl Instance {
 
     /// A new object of `class`, whose constructor takes one argument, made with
     /// `key`.
+    /// An object of `class` made with the constructor's arguments `ctor`.
+    pub(crate) fn made(class: Arc<ClassFacts>, ctor: Vec<(Tpl, String)>) -> Option<Instance> {
+        if class.client.is_some() || class.ctor.as_ref()?.len() != ctor.len() {
+            return None;
+        }
+        let ids: Vec<&str> = ctor.iter().map(|(_, id)| id.as_str()).collect();
+        Some(Instance {
+            ident: format!("{}({})", class.qual, ids.join(",")),
+            class,
+            ctor,
+        })
+    }
+
+    /// The constructor's parameters of the object's class.
+    pub(crate) fn ctor_params(class: &ClassFacts) -> Option<&[Param]> {
+        class.ctor.as_deref()
+    }
+
     pub(crate) fn remade(class: Arc<ClassFacts>, key: Tpl) -> Option<Instance> {
         if class.ctor.as_ref()?.len() != 1 || class.client.is_some() {
             return None;
@@ -2883,6 +2926,13 @@ pub(crate) const PARAM_IDENT: &str = "param:";
 pub(crate) struct Bound {
     args: Vec<(Tpl, String)>,
     exts: Vec<Option<String>>,
+}
+
+impl Bound {
+    /// Each parameter's template and identity, in order.
+    pub(crate) fn args(&self) -> &[(Tpl, String)] {
+        &self.args
+    }
 }
 
 /// Replaces the markers of `binding` with the identities of what they stand for:

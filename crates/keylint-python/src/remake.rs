@@ -47,6 +47,14 @@ pub(crate) fn remake_fact(
         .map(|p| p.name.as_str())
         .collect();
     let body = ix.nav.statements(info.body);
+    if let Some(how) = pass_fact(a, fid, c, &params) {
+        return Some(Remake {
+            name: name.to_string(),
+            arity: params.len(),
+            how,
+            class: None,
+        });
+    }
     let [ret] = body.as_slice() else {
         return None;
     };
@@ -122,7 +130,216 @@ pub(crate) fn remake_fact(
     }
 }
 
+/// Most statements between making the object and returning it.
+const MAX_PASS_STATEMENTS: usize = 8;
+
+/// `return cls(id, connection=connection)`, or `job = cls(…)`, calls of `job`'s
+/// methods, `return job`: a constructor call whose every argument is a parameter of
+/// the method, passed on as it is. The methods called in between must not set an
+/// attribute the constructor sets (they may load other state: `job.refresh()`).
+fn pass_fact(
+    a: &crate::lower::Analyzer<'_>,
+    fid: FuncId,
+    c: ClassId,
+    params: &[&str],
+) -> Option<RemakeHow> {
+    let ix = &a.ix;
+    let src = a.src();
+    let info = &ix.funcs[fid];
+    let is_static = info.decorators.iter().any(|d| d == "staticmethod");
+    let cls_name = info
+        .params
+        .first()
+        .filter(|_| !is_static)
+        .map(|p| p.name.as_str());
+    let mut body: Vec<Node<'_>> = ix.nav.statements(info.body);
+    // A docstring first.
+    if body.first().is_some_and(|s| {
+        s.kind_name() == "expression_statement"
+            && s.named_child(0).is_some_and(|e| e.kind_name() == "string")
+    }) {
+        body.remove(0);
+    }
+    let (last, rest) = body.split_last()?;
+    if last.kind_name() != "return_statement" || rest.len() > MAX_PASS_STATEMENTS {
+        return None;
+    }
+    let ret = last.named_child(0)?;
+    let made = match rest {
+        [] => ret,
+        [first, calls @ ..] => {
+            // `job = cls(…)`, then `job.m(…)` statements, then `return job`.
+            if ret.kind_name() != "identifier" || first.kind_name() != "expression_statement" {
+                return None;
+            }
+            let var = text(ret, src);
+            let assign = first.named_child(0)?;
+            if assign.kind_name() != "assignment"
+                || text(assign.field(Field::Left)?, src) != var
+                || assign.field(Field::Type).is_some()
+            {
+                return None;
+            }
+            // The attributes the constructor sets from its arguments.
+            let init = a.defines(c, "__init__");
+            let init_params: Vec<&str> = init
+                .map(|f| {
+                    ix.funcs[f]
+                        .params
+                        .iter()
+                        .skip(1)
+                        .map(|p| p.name.as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let reads_param = |v: Node<'_>| {
+                let mut stack = vec![v];
+                while let Some(n) = stack.pop() {
+                    if n.kind_name() == "identifier" && init_params.contains(&text(n, src)) {
+                        return true;
+                    }
+                    stack.extend(ix.nav.named_children(n));
+                }
+                false
+            };
+            let init_attrs: Vec<&str> = ix.classes[c]
+                .self_assigns
+                .iter()
+                .filter(|(_, v)| {
+                    v.iter()
+                        .any(|x| Some(x.func) == init && x.value.is_none_or(reads_param))
+                })
+                .map(|(k, _)| k.as_str())
+                .collect();
+            for st in calls {
+                let call = (st.kind_name() == "expression_statement")
+                    .then(|| st.named_child(0))
+                    .flatten()?;
+                let call = if call.kind_name() == "await" {
+                    call.named_child(0)?
+                } else {
+                    call
+                };
+                let f = (call.kind_name() == "call")
+                    .then(|| call.field(Field::Function))
+                    .flatten()?;
+                if f.kind_name() != "attribute" || text(f.field(Field::Object)?, src) != var {
+                    return None;
+                }
+                let m = text(f.field(Field::Attribute)?, src);
+                let mid = a.defines(c, m)?;
+                let sets_ctor_attr = ix.classes[c].self_assigns.iter().any(|(k, v)| {
+                    init_attrs.contains(&k.as_str()) && v.iter().any(|x| x.func == mid)
+                });
+                if sets_ctor_attr {
+                    return None;
+                }
+            }
+            assign.field(Field::Right)?
+        }
+    };
+    if made.kind_name() != "call" {
+        return None;
+    }
+    let callee = text(made.field(Field::Function)?, src);
+    if Some(callee) != cls_name && callee != ix.classes[c].name {
+        return None;
+    }
+    let param_of = |n: Node<'_>| {
+        (n.kind_name() == "identifier")
+            .then(|| params.iter().position(|p| *p == text(n, src)))
+            .flatten()
+    };
+    let mut pos = Vec::new();
+    let mut kw = Vec::new();
+    for arg in ix.nav.named_children(made.field(Field::Arguments)?) {
+        match arg.kind_name() {
+            "keyword_argument" => {
+                let name = text(arg.field(Field::Name)?, src).to_string();
+                kw.push((name, param_of(arg.field(Field::Value)?)?));
+            }
+            "comment" => {}
+            _ if kw.is_empty() => pos.push(param_of(arg)?),
+            _ => return None,
+        }
+    }
+    let skip = usize::from(!is_static);
+    let fparams = info
+        .params
+        .iter()
+        .skip(skip)
+        .map(|p| (p.name.clone(), p.default.is_some()))
+        .collect();
+    Some(RemakeHow::Pass {
+        params: fparams,
+        pos,
+        kw,
+    })
+}
+
 impl<'t> crate::lower::Analyzer<'t> {
+    /// The object a pass-through constructor (`RemakeHow::Pass`) makes of `class`
+    /// for this call: the call's arguments bound to the method's parameters, passed
+    /// on to the constructor's, whose others take their defaults.
+    fn passed_on(
+        &mut self,
+        class: std::sync::Arc<crate::project::ClassFacts>,
+        how: &RemakeHow,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let RemakeHow::Pass {
+            params: fparams,
+            pos,
+            kw,
+        } = how
+        else {
+            return None;
+        };
+        let ps: Vec<crate::project::Param> = fparams
+            .iter()
+            .map(|(n, d)| crate::project::Param::named(n, *d))
+            .collect();
+        let bound = self.bind_params(&ps, args, ctx)?;
+        let given = bound.args();
+        let ctor_params = Instance::ctor_params(&class)?.to_vec();
+        let mut ctor = Vec::with_capacity(ctor_params.len());
+        for (j, p) in ctor_params.iter().enumerate() {
+            let from = pos
+                .get(j)
+                .copied()
+                .or_else(|| kw.iter().find(|(k, _)| k == p.name()).map(|(_, i)| *i));
+            let t = match from {
+                Some(i) => given.get(i)?.clone(),
+                // The default, as a call that leaves the argument out binds it.
+                None if p.has_default() => {
+                    let t = match p.default_tpl() {
+                        Some(t) => t.clone(),
+                        None => crate::tpl::Tpl::hole(crate::tpl::HoleInfo {
+                            label: p.name().to_string(),
+                            binding: format!("default:{}", p.name()),
+                            span: None,
+                            keylike: crate::tpl::is_keylike_label(p.name()),
+                        }),
+                    };
+                    let id = crate::eval::fingerprint(&Value::Str(t.clone()));
+                    (t, id)
+                }
+                None => return None,
+            };
+            ctor.push(t);
+        }
+        // Every keyword the call of the class passes names a parameter.
+        if kw
+            .iter()
+            .any(|(k, _)| !ctor_params.iter().any(|p| p.name() == k))
+            || pos.len() > ctor_params.len()
+        {
+            return None;
+        }
+        Some(Value::Ext(Rc::new(Instance::made(class, ctor)?)))
+    }
+
     /// The object a call of a remake method makes, or `None` when it cannot be
     /// known: for `cls(p.m(q))`, the object passed as `p` must be of the class the
     /// method was read from (or the one it was called on) and have the same method,
@@ -135,6 +352,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         args: Option<Node<'t>>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
+        if let RemakeHow::Pass { .. } = &r.how {
+            let class = r.class_of(inst)?;
+            return self.passed_on(class, &r.how, args, ctx);
+        }
         let (pos, kw) = self.call_args(args, ctx);
         if !kw.is_empty() || pos.len() != r.arity || pos.iter().any(|e| e.star) {
             return None;
@@ -152,6 +373,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 let t = self.to_tpl(&e.value.clone(), e.node, ctx);
                 x.build_one(method, t)?
             }
+            RemakeHow::Pass { .. } => return None,
             RemakeHow::Sum(l, rr) => {
                 let (l, rr) = (&pos[*l], &pos[*rr]);
                 if !matches!(l.value, Value::Str(_)) && !matches!(rr.value, Value::Str(_)) {

@@ -4533,9 +4533,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         // django-redis's `get_redis_connection(alias)`: the raw redis-py client of a
         // cache (a `Redis` by default; a cluster client if the project configures
         // one), so its kind is left to the profile.
+        // Also `cache.client.get_client(write=True)` of Django's default cache: only
+        // a django-redis backend has that client, and it gives the same raw client.
         if matches!(
             path,
-            "django_redis.get_redis_connection" | "django_redis.client.get_redis_connection"
+            "django_redis.get_redis_connection"
+                | "django_redis.client.get_redis_connection"
+                | "django.core.cache.cache.client.get_client"
         ) {
             return Value::Client(ClientKind::Unknown);
         }

@@ -1034,7 +1034,14 @@ pub(crate) fn decorator_name(d: Node<'_>, src: &str) -> String {
         other => other,
     };
     let t = expr.map(|e| text(e, src)).unwrap_or("");
-    t.rsplit('.').next().unwrap_or(t).to_string()
+    let name = t.rsplit('.').next().unwrap_or(t);
+    // A property computed once and kept (`@lazyproperty`, Pyramid's `@reify`,
+    // SQLAlchemy's `@memoized_property`) reads as `functools.cached_property` does.
+    match name {
+        "lazyproperty" | "lazy_property" | "cachedproperty" | "reify" | "memoized_property"
+        | "cached_attribute" | "lazy_attribute" => "cached_property".to_string(),
+        _ => name.to_string(),
+    }
 }
 
 pub(crate) fn contains(outer: Node<'_>, pos: usize) -> bool {

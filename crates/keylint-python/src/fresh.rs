@@ -77,18 +77,48 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// The value of `n` when it is a fresh random value, written right there or
     /// computed from one (`u.hex`, `token[:8]`).
+    /// The marks of the loops of its function that a call made at `n` runs in: a
+    /// fresh value made in a loop's body is a new one each pass.
+    fn loop_marks(&self, n: Node<'t>) -> String {
+        let nav = self.ix.nav;
+        let mut out = String::new();
+        let mut cur = nav.parent(n);
+        while let Some(p) = cur {
+            match p.kind_name() {
+                "function_definition" | "lambda" | "class_definition" => break,
+                "for_statement" | "while_statement"
+                    if p.field(Field::Body)
+                        .is_some_and(|b| crate::index::contains(b, n.start_byte())) =>
+                {
+                    out.push_str(&crate::eval::each_marker(p.start_byte()));
+                }
+                _ => {}
+            }
+            cur = nav.parent(p);
+        }
+        out
+    }
+
     pub(crate) fn fresh_value(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
         let binding = match n.kind_name() {
             "call" => {
                 let func = n.field(Field::Function)?;
                 if self.calls_one_of(n, FRESH_CALLS, ctx) {
-                    fresh_binding(&format!("{}@{}", self.scope_tag(ctx), n.start_byte()))
+                    fresh_binding(&format!(
+                        "{}@{}{}",
+                        self.scope_tag(ctx),
+                        n.start_byte(),
+                        self.loop_marks(n)
+                    ))
                 } else if self.calls_one_of(n, HEXLIFY, ctx) {
                     let args = arg_nodes(self.ix.nav, n.field(Field::Arguments));
                     match args.as_slice() {
-                        [a] if self.calls_one_of(*a, RANDOM_BYTES, ctx) => {
-                            fresh_binding(&format!("{}@{}", self.scope_tag(ctx), n.start_byte()))
-                        }
+                        [a] if self.calls_one_of(*a, RANDOM_BYTES, ctx) => fresh_binding(&format!(
+                            "{}@{}{}",
+                            self.scope_tag(ctx),
+                            n.start_byte(),
+                            self.loop_marks(n)
+                        )),
                         _ => return None,
                     }
                 } else if func.kind_name() == "attribute" {
@@ -99,7 +129,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                         return None;
                     }
                     if attr == "hex" && self.calls_one_of(obj, RANDOM_BYTES, ctx) {
-                        fresh_binding(&format!("{}@{}", self.scope_tag(ctx), n.start_byte()))
+                        fresh_binding(&format!(
+                            "{}@{}{}",
+                            self.scope_tag(ctx),
+                            n.start_byte(),
+                            self.loop_marks(n)
+                        ))
                     } else {
                         return self.fresh_operand(obj, ctx);
                     }

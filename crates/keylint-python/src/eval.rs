@@ -6278,6 +6278,35 @@ pub(crate) fn builder_body<'t>(
         }
         out
     };
+    // Local lists the return reads (`parts = [NS]`, then `":".join(parts)`): their
+    // `.append(x)`/`.extend(xs)` in the body are read with the list, as a local's
+    // appends are.
+    let lists: Vec<&str> = init
+        .iter()
+        .filter_map(|s| {
+            let a = s
+                .named_child(0)
+                .filter(|_| s.kind_name() == "expression_statement")?;
+            let left = a
+                .field(Field::Left)
+                .filter(|_| a.kind_name() == "assignment")?;
+            let right = a.field(Field::Right)?;
+            (left.kind_name() == "identifier" && right.kind_name() == "list")
+                .then(|| text(left, src))
+        })
+        .filter(|l| ret_names.contains(l) && info.params.iter().all(|p| p.name != *l))
+        .collect();
+    let grows_list = |e: Node<'t>| {
+        e.kind_name() == "call"
+            && e.field(Field::Function).is_some_and(|f| {
+                f.kind_name() == "attribute"
+                    && f.field(Field::Object).is_some_and(|o| {
+                        o.kind_name() == "identifier" && lists.contains(&text(o, src))
+                    })
+                    && f.field(Field::Attribute)
+                        .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
+            })
+    };
     let mut rets = Vec::new();
     for (i, s) in init.iter().enumerate() {
         match s.kind_name() {
@@ -6285,6 +6314,7 @@ pub(crate) fn builder_body<'t>(
                 let e = s.named_child(0)?;
                 match e.kind_name() {
                     "string" if i == 0 => {}
+                    "call" if grows_list(e) => {}
                     "assignment" => {
                         let left = e.field(Field::Left)?;
                         if left.kind_name() != "identifier" {

@@ -3440,13 +3440,75 @@ impl<'t> crate::lower::Analyzer<'t> {
         assigns: &[crate::index::SelfAssign<'t>],
         ctx: &Ctx<'t>,
     ) -> Vec<Value<'t>> {
+        self.self_assign_values_as(assigns, None, ctx)
+    }
+
+    /// Whether a class of the chain of `c` below `k` (the base whose methods make
+    /// `assigns`) defines at class level a name the assignments read as `self.<name>`
+    /// (`key_template`).
+    fn redefines_read(
+        &self,
+        c: ClassId,
+        k: ClassId,
+        assigns: &[crate::index::SelfAssign<'t>],
+    ) -> bool {
+        let src = self.src();
+        let below: Vec<ClassId> = self
+            .ix()
+            .class_chain(c)
+            .into_iter()
+            .take_while(|&x| x != k)
+            .collect();
+        assigns.iter().filter_map(|a| a.value).any(|v| {
+            let mut stack = vec![v];
+            let mut seen = 0usize;
+            while let Some(n) = stack.pop() {
+                seen += 1;
+                if seen > 1024 {
+                    return false;
+                }
+                if n.kind_name() == "attribute" {
+                    let obj = n.field(Field::Object).map(|o| text(o, src));
+                    let name = n.field(Field::Attribute).map(|a| text(a, src));
+                    if let (Some("self"), Some(name)) = (obj, name) {
+                        if below
+                            .iter()
+                            .any(|&x| self.ix().classes[x].defs.contains_key(name))
+                        {
+                            return true;
+                        }
+                    }
+                }
+                stack.extend(self.ix.nav.named_children(n));
+            }
+            false
+        })
+    }
+
+    /// [`Self::self_assign_values`], with `self` of each assigning method bound to an
+    /// object of class `self_as` when given (a subclass that inherits the method).
+    pub(crate) fn self_assign_values_as(
+        &mut self,
+        assigns: &[crate::index::SelfAssign<'t>],
+        self_as: Option<ClassId>,
+        ctx: &Ctx<'t>,
+    ) -> Vec<Value<'t>> {
         let mut values = Vec::new();
         for a in assigns {
             let v = match (a.value, a.annotation) {
                 (Some(v), ann) => {
+                    let env = self_as.and_then(|c| {
+                        let info = &self.ix().funcs[a.func];
+                        let me = info.self_name()?.to_string();
+                        Some(Rc::new(Env {
+                            func: a.func,
+                            params: HashMap::from([(me, Value::SelfObj(c))]),
+                            tag: format!("as:{}", self.ix().classes[c].name),
+                        }))
+                    });
                     let actx = Ctx {
                         func: Some(a.func),
-                        env: None,
+                        env,
                         depth: ctx.depth + 1,
                     };
                     // `self.prefix = conf["key_prefix"]`: the setting's head.
@@ -3534,7 +3596,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                             return v;
                         }
                     }
-                    let values = self.self_assign_values(&assigns, ctx);
+                    // Assigned in a base's method: read with `self` an object of `c`,
+                    // whose class attributes may differ from the base's
+                    // (`key_template` of `ReadyJobRegistry` over `BaseRegistry`'s).
+                    let values = if k != c && self.redefines_read(c, k, &assigns) {
+                        self.self_assign_values_as(&assigns, Some(c), ctx)
+                    } else {
+                        self.self_assign_values(&assigns, ctx)
+                    };
                     // Annotation-only statements do not assign.
                     let assigned: Vec<&Value<'t>> = values
                         .iter()

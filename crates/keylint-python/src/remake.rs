@@ -134,8 +134,8 @@ pub(crate) fn remake_fact(
 const MAX_PASS_STATEMENTS: usize = 8;
 
 /// `return cls(id, connection=connection)`, or `job = cls(…)`, calls of `job`'s
-/// methods, `return job`: a constructor call whose every argument is a parameter of
-/// the method, passed on as it is. The methods called in between must not set an
+/// methods, `return job`, in a class method: a constructor call whose every argument is
+/// a parameter of the method, passed on as it is. The methods called in between must not set an
 /// attribute the constructor sets (they may load other state: `job.refresh()`).
 fn pass_fact(
     a: &crate::lower::Analyzer<'_>,
@@ -241,8 +241,10 @@ fn pass_fact(
     if made.kind_name() != "call" {
         return None;
     }
+    // Only `cls(…)`: a class named in the body is that class even when the method is
+    // called on a subclass, whose facts the object would otherwise be read with.
     let callee = text(made.field(Field::Function)?, src);
-    if Some(callee) != cls_name && callee != ix.classes[c].name {
+    if Some(callee) != cls_name {
         return None;
     }
     let param_of = |n: Node<'_>| {

@@ -14,11 +14,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use tree_sitter::Node;
 
-/// Client methods whose reply is a number (redis-py gives an `int` or a `float`):
-/// a value that never holds a brace.
 /// What the binding of a number a client replies ends with (see [`NUMBER_REPLIES`]).
 pub(crate) const NUMBER_MARK: &str = "@number";
 
+/// Client methods whose reply is a number (redis-py gives an `int` or a `float`):
+/// a value that never holds a brace.
 const NUMBER_REPLIES: &[&str] = &[
     "incr",
     "incrby",

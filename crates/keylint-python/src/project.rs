@@ -513,8 +513,6 @@ impl Instance {
         self.class.qual == c.qual
     }
 
-    /// A new object of `class`, whose constructor takes one argument, made with
-    /// `key`.
     /// An object of `class` made with the constructor's arguments `ctor`.
     pub(crate) fn made(class: Arc<ClassFacts>, ctor: Vec<(Tpl, String)>) -> Option<Instance> {
         if class.client.is_some() || class.ctor.as_ref()?.len() != ctor.len() {
@@ -533,6 +531,8 @@ impl Instance {
         class.ctor.as_deref()
     }
 
+    /// A new object of `class`, whose constructor takes one argument, made with
+    /// `key`.
     pub(crate) fn remade(class: Arc<ClassFacts>, key: Tpl) -> Option<Instance> {
         if class.ctor.as_ref()?.len() != 1 || class.client.is_some() {
             return None;

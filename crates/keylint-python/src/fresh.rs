@@ -77,6 +77,16 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// The value of `n` when it is a fresh random value, written right there or
     /// computed from one (`u.hex`, `token[:8]`).
+    /// The binding of a fresh value made at `n`: its place, and the loops it is made in.
+    fn made_here(&self, n: Node<'t>, ctx: &Ctx<'t>) -> String {
+        fresh_binding(&format!(
+            "{}@{}{}",
+            self.scope_tag(ctx),
+            n.start_byte(),
+            self.loop_marks(n)
+        ))
+    }
+
     /// The marks of the loops of its function that a call made at `n` runs in: a
     /// fresh value made in a loop's body is a new one each pass.
     fn loop_marks(&self, n: Node<'t>) -> String {
@@ -104,21 +114,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             "call" => {
                 let func = n.field(Field::Function)?;
                 if self.calls_one_of(n, FRESH_CALLS, ctx) {
-                    fresh_binding(&format!(
-                        "{}@{}{}",
-                        self.scope_tag(ctx),
-                        n.start_byte(),
-                        self.loop_marks(n)
-                    ))
+                    self.made_here(n, ctx)
                 } else if self.calls_one_of(n, HEXLIFY, ctx) {
                     let args = arg_nodes(self.ix.nav, n.field(Field::Arguments));
                     match args.as_slice() {
-                        [a] if self.calls_one_of(*a, RANDOM_BYTES, ctx) => fresh_binding(&format!(
-                            "{}@{}{}",
-                            self.scope_tag(ctx),
-                            n.start_byte(),
-                            self.loop_marks(n)
-                        )),
+                        [a] if self.calls_one_of(*a, RANDOM_BYTES, ctx) => self.made_here(n, ctx),
                         _ => return None,
                     }
                 } else if func.kind_name() == "attribute" {
@@ -129,12 +129,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         return None;
                     }
                     if attr == "hex" && self.calls_one_of(obj, RANDOM_BYTES, ctx) {
-                        fresh_binding(&format!(
-                            "{}@{}{}",
-                            self.scope_tag(ctx),
-                            n.start_byte(),
-                            self.loop_marks(n)
-                        ))
+                        self.made_here(n, ctx)
                     } else {
                         return self.fresh_operand(obj, ctx);
                     }

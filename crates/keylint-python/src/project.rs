@@ -279,9 +279,21 @@ impl Param {
         }
     }
 
-    /// The template of the parameter's default, when the code shows it.
-    pub(crate) fn default_tpl(&self) -> Option<&Tpl> {
-        self.default.as_ref()
+    /// What a call that leaves the argument out binds: the default's text when the
+    /// code shows it, else a hole that stands for the default; `None` with no default.
+    pub(crate) fn left_out(&self) -> Option<Tpl> {
+        if !self.has_default {
+            return None;
+        }
+        Some(match &self.default {
+            Some(t) => t.clone(),
+            None => Tpl::hole(HoleInfo {
+                label: self.name.clone(),
+                binding: format!("default:{}", self.name),
+                span: None,
+                keylike: is_keylike_label(&self.name),
+            }),
+        })
     }
 
     /// The parameter's name.
@@ -1924,19 +1936,29 @@ fn leaves_out(
     positional <= lead
 }
 
+/// The text of a default written at `d` (evaluated in function `scope`, or at module
+/// level), when it is a string or a number.
+fn default_text<'t>(
+    a: &mut Analyzer<'t>,
+    d: Node<'t>,
+    scope: Option<FuncId>,
+    qual: &str,
+) -> Option<Tpl> {
+    match a.eval(d, &Ctx::at(scope)) {
+        Value::Str(t) => Some(sanitize(&t, qual, false)),
+        Value::Int(i) => Some(Tpl::text(i.to_string().as_bytes())),
+        _ => None,
+    }
+}
+
 /// The parameters of `fid` after the first `skip`, with their defaults.
 fn params(a: &mut Analyzer<'_>, fid: FuncId, skip: usize, qual: &str) -> Vec<Param> {
     let info = a.ix.funcs[fid].clone();
     let mut out = Vec::new();
     for p in info.params.iter().skip(skip) {
-        let default = p.default.and_then(|d| {
-            let v = a.eval(d, &Ctx::at(info.parent));
-            match v {
-                Value::Str(t) => Some(sanitize(&t, qual, false)),
-                Value::Int(i) => Some(Tpl::text(i.to_string().as_bytes())),
-                _ => None,
-            }
-        });
+        let default = p
+            .default
+            .and_then(|d| default_text(a, d, info.parent, qual));
         out.push(Param {
             name: p.name.clone(),
             default,
@@ -2628,11 +2650,7 @@ fn record_ctor(
                 out.push(p);
                 continue;
             }
-            crate::records::Default::Written(d) => match a.eval(d, &Ctx::at(None)) {
-                Value::Str(t) => Some(sanitize(&t, module_qual, false)),
-                Value::Int(i) => Some(Tpl::text(i.to_string().as_bytes())),
-                _ => None,
-            },
+            crate::records::Default::Written(d) => default_text(a, d, None, module_qual),
             crate::records::Default::None => None,
         };
         out.push(Param {
@@ -3242,16 +3260,7 @@ impl<'t> Analyzer<'t> {
             let ext = given.and_then(|e| self.arg_instance(e.node, &e.value, ctx));
             let t = match given {
                 Some(e) => self.to_tpl(&e.value, e.node, ctx),
-                None if p.has_default => match &p.default {
-                    Some(t) => t.clone(),
-                    None => Tpl::hole(HoleInfo {
-                        label: p.name.clone(),
-                        binding: format!("default:{}", p.name),
-                        span: None,
-                        keylike: is_keylike_label(&p.name),
-                    }),
-                },
-                None => return None,
+                None => p.left_out()?,
             };
             let id = fingerprint(&Value::Str(t.clone()));
             exts.push(ext);

@@ -314,20 +314,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             let t = match from {
                 Some(i) => given.get(i)?.clone(),
                 // The default, as a call that leaves the argument out binds it.
-                None if p.has_default() => {
-                    let t = match p.default_tpl() {
-                        Some(t) => t.clone(),
-                        None => crate::tpl::Tpl::hole(crate::tpl::HoleInfo {
-                            label: p.name().to_string(),
-                            binding: format!("default:{}", p.name()),
-                            span: None,
-                            keylike: crate::tpl::is_keylike_label(p.name()),
-                        }),
-                    };
+                None => {
+                    let t = p.left_out()?;
                     let id = crate::eval::fingerprint(&Value::Str(t.clone()));
                     (t, id)
                 }
-                None => return None,
             };
             ctor.push(t);
         }

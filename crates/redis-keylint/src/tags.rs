@@ -58,9 +58,12 @@ enum Kind {
 }
 
 /// Whether one string literal writes a hash tag: `content` is its text between the
-/// quotes, `after` what follows the closing quote.
-fn writes_tag(syntax: Syntax, kind: Kind, content: &[u8], after: &[u8]) -> bool {
+/// quotes, `before` the text of the file up to its opening quote (and prefix), `after`
+/// what follows the closing quote.
+fn writes_tag(syntax: Syntax, kind: Kind, before: &[u8], content: &[u8], after: &[u8]) -> bool {
     match (kind, syntax) {
+        // A unit of measure (OpenTelemetry's UCUM annotations, `unit="{request}"`).
+        (Kind::Plain, _) if unit_value(before) => false,
         (Kind::Plain, _) => {
             // A key template has no spaces: a log message's `func={%s}` is no tag.
             let keylike = !content.iter().any(u8::is_ascii_whitespace);
@@ -80,17 +83,24 @@ fn writes_tag(syntax: Syntax, kind: Kind, content: &[u8], after: &[u8]) -> bool 
         }
         // f"{{{x}}}", f"{{user}}:{id}": literal braces around a value or a name (not
         // a glob's `{{{",".join(exts)}}}`, whose value is built with a string).
+        // Not a line of text with spaces between its parts (Prometheus' exposition
+        // format, `f"name{{{labels}}} {value}"`), nor a shell's `${{{name}}}` or a
+        // longer run of braces (Mermaid's `{{{{{text}}}}}`).
+        (Kind::Interpolated, Syntax::Python) if spaced_text(content) => false,
         (Kind::Interpolated, Syntax::Python) => {
             content.windows(3).enumerate().any(|(i, w)| {
                 w == b"{{{"
+                    && (i == 0 || !matches!(content[i - 1], b'$' | b'{'))
+                    && content.get(i + 3) != Some(&b'{')
                     && !content[i + 3..]
                         .iter()
                         .take_while(|&&b| b != b'}')
                         .any(|&b| b == b'"' || b == b'\'')
-            }) || content
-                .windows(2)
-                .enumerate()
-                .any(|(i, w)| w == b"{{" && closes_name(&content[i + 2..], b"}}"))
+            }) || content.windows(2).enumerate().any(|(i, w)| {
+                w == b"{{"
+                    && (i == 0 || !matches!(content[i - 1], b'$' | b'{'))
+                    && closes_name(&content[i + 2..], b"}}")
+            })
         }
         // `{${x}}`, `{app}:${id}`: a brace that is text, around a value or a name.
         (Kind::Interpolated, Syntax::JavaScript) => content.iter().enumerate().any(|(i, &b)| {
@@ -113,13 +123,84 @@ fn template_attribute(rest: &[u8]) -> bool {
 
 /// Whether what follows a string literal concatenates it with more text (`"{" +
 /// name + "}"`), as code that builds a tag does; a lone `"{"` tested or compared
-/// (`text.startswith(("{", "["))`, `s[0] == "{"`) is JSON, not a tag.
+/// (`text.startswith(("{", "["))`, `s[0] == "{"`) is JSON, not a tag, and one
+/// followed by a list joined with a separator (`"{" + ", ".join(items) + "}"`) prints
+/// a set.
 fn concatenated(after: &[u8]) -> bool {
-    let rest = &after[after
-        .iter()
-        .take_while(|b| matches!(b, b' ' | b'\t'))
-        .count()..];
-    rest.starts_with(b"+") && !rest.starts_with(b"+=")
+    let skip = |t: &[u8]| t.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+    let rest = &after[skip(after)..];
+    if !rest.starts_with(b"+") || rest.starts_with(b"+=") {
+        return false;
+    }
+    let next = &rest[1..];
+    let next = &next[skip(next)..];
+    match next.first() {
+        Some(&q @ (b'"' | b'\'')) => match memchr::memchr(q, &next[1..]) {
+            Some(e) => {
+                let sep = &next[1..1 + e];
+                let joined = next[e + 2..].starts_with(b".join(");
+                !(joined && sep.iter().any(|&b| b == b',' || b.is_ascii_whitespace()))
+            }
+            None => true,
+        },
+        _ => true,
+    }
+}
+
+/// Whether the text before a string literal makes it the value of a unit of measure:
+/// `unit=`, `unit: `, `"unit": ` (OpenTelemetry instruments, whose UCUM annotations
+/// `{request}`, `{connection}/s` are braced names, not keys).
+fn unit_value(before: &[u8]) -> bool {
+    let mut end = before.len();
+    // The string's own prefix letters (`f`, `r`, `b`).
+    while end > 0 && before[end - 1].is_ascii_alphabetic() && before.len() - end < 2 {
+        end -= 1;
+    }
+    let trim = |t: &[u8]| -> usize {
+        t.len()
+            - t.iter()
+                .rev()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count()
+    };
+    let mut t = &before[..trim(&before[..end])];
+    match t.last() {
+        Some(b'=' | b':') => t = &t[..t.len() - 1],
+        _ => return false,
+    }
+    t = &t[..trim(t)];
+    if let Some(b'"' | b'\'') = t.last() {
+        t = &t[..t.len() - 1];
+    }
+    let word = |w: &[u8]| {
+        t.ends_with(w)
+            && !t[..t.len() - w.len()]
+                .last()
+                .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    word(b"unit") || word(b"units")
+}
+
+/// Whether an f-string's literal text (outside its `{value}` fields) has spaces: a
+/// line of text, not a key template.
+fn spaced_text(content: &[u8]) -> bool {
+    let mut i = 0;
+    let mut depth = 0usize;
+    while i < content.len() {
+        let b = content[i];
+        if depth == 0 && (content[i..].starts_with(b"{{") || content[i..].starts_with(b"}}")) {
+            i += 2;
+            continue;
+        }
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            _ if depth == 0 && b.is_ascii_whitespace() => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Whether `rest` begins with a name (letters, digits, `_ : . -`) closed by `close`.
@@ -137,7 +218,7 @@ fn closes_name(rest: &[u8], close: &[u8]) -> bool {
 fn any_string(
     text: &[u8],
     syntax: Syntax,
-    mut found: impl FnMut(Kind, &[u8], &[u8]) -> bool,
+    mut found: impl FnMut(Kind, &[u8], &[u8], &[u8]) -> bool,
 ) -> bool {
     let n = text.len();
     let mut i = 0;
@@ -167,7 +248,7 @@ fn any_string(
                 };
                 let Some(end) = end else { return false };
                 let close = end + open;
-                if found(kind, &text[body..end], &text[close.min(n)..]) {
+                if found(kind, &text[..i], &text[body..end], &text[close.min(n)..]) {
                     return true;
                 }
                 i = close;
@@ -257,8 +338,8 @@ fn template_end(text: &[u8], from: usize) -> Option<usize> {
 /// Whether the text of a file written in `syntax` writes or mentions a hash tag.
 fn in_source(text: &[u8], syntax: Syntax) -> bool {
     words().is_match(text)
-        || any_string(text, syntax, |kind, content, after| {
-            writes_tag(syntax, kind, content, after)
+        || any_string(text, syntax, |kind, before, content, after| {
+            writes_tag(syntax, kind, before, content, after)
         })
 }
 
@@ -376,6 +457,9 @@ mod tests {
             "K = 'jobs:{shard}:q'",
             "def prefix():\n    return \"{app}\"",
             "opts = {'prefix': '{bull}'}",
+            "community = f\"{{{name}}}:x\"",
+            "k = \"{\" + \":\".join(parts) + \"}\"",
+            "K = dict(prefix='{app}', unit_name='x')",
             "const p = `{app}:${id}`;",
         ] {
             assert!(in_source(t.as_bytes(), syntax_of(t)), "{t}");
@@ -409,6 +493,13 @@ mod tests {
             "p = f'**/*.{{{\",\".join(exts)}}}*'",
             "m = \"{{cookiecutter.package_manager}}\"",
             "p = 'tpl/{{cookiecutter.project_name}}/Dockerfile'",
+            "c = meter.create_counter(\"redis.commands\", unit=\"{command}\")",
+            "h = dict(name=\"x\", unit='{connection}/s')",
+            "spec = {\"unit\": \"{request}\"}",
+            "line = f\"app_status{{{labels}}} {value}\"",
+            "v = value.replace(f\"${{{name}}}\", env)",
+            "n = f\"{node_id}{{{{{text}}}}}\"",
+            "s = \"{\" + \", \".join(str(p) for p in items) + \"}\"",
         ] {
             assert!(!in_source(t.as_bytes(), syntax_of(t)), "{t}");
         }

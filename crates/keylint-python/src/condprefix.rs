@@ -150,6 +150,8 @@ impl<'t> Analyzer<'t> {
         }
         let last = defs.iter().filter(|d| d.pos < at).max_by_key(|d| d.pos)?;
         let changed = plain(last)?;
+        // `if isinstance(key, bytes): key = key.decode()`: the same text either way.
+        let same_text = crate::passthru::is_item_as_text(changed, self.src(), name);
         let arm = self.ix.enclosing_block(last.stmt)?;
         let stmt = nav.parent(arm)?;
         if stmt.kind_name() != "if_statement"
@@ -182,8 +184,12 @@ impl<'t> Analyzer<'t> {
         {
             return None;
         }
-        // The value before the `if`: one plain assignment that reaches it.
-        let (before, _) = self.ix.reaching_def(defs, stmt, stmt.start_byte()).ok()?;
+        // The value before the `if`: one plain assignment that reaches it (any
+        // definition, a loop's target too, when the arm only converts the text).
+        let (before, version) = self.ix.reaching_def(defs, stmt, stmt.start_byte()).ok()?;
+        if same_text {
+            return Some(self.eval_def(name, before, version, use_node, ctx));
+        }
         let earlier = plain(&before)?;
         let cond = stmt.field(Field::Condition)?;
         match self.pick_arm(cond, changed, earlier, ctx) {

@@ -2132,16 +2132,31 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !self.resolve_names {
             return self.opaque_named(name, format!("global:{name}"), Some(n.byte_range()));
         }
-        // Parameters of a key builder being followed through a call.
+        // A variable of a comprehension around the use: one value per element, even
+        // when a parameter has its name (`[key(d) for d in ds]` in `f(d=None, ds=())`).
+        let comprehension = self.comprehension_binding(n, name);
+        // Parameters of a key builder being followed through a call (and the
+        // variables its reading binds element by element, `[str(i) for i in
+        // args]`), unless the body binds a parameter again before the use (`name =
+        // prefix + name`) or a comprehension has its name: then the definition that
+        // reaches the use decides, below.
         if let Some(env) = &ctx.env {
             if Some(env.func) == ctx.func {
-                if let Some(v) = env.params.get(name) {
-                    return v.clone();
+                let param = self.ix.funcs[env.func]
+                    .params
+                    .iter()
+                    .any(|p| p.name == name);
+                let shadowed = param
+                    && (comprehension.is_some()
+                        || self.ix.rebound_before(env.func, name, n.start_byte()));
+                if !shadowed {
+                    if let Some(v) = env.params.get(name) {
+                        return v.clone();
+                    }
                 }
             }
         }
-        // A variable of a comprehension around the use: one value per element.
-        if let Some((comp, clause)) = self.comprehension_binding(n, name) {
+        if let Some((comp, clause)) = comprehension {
             // `[k for k in r.scan_iter(match=…)]`: a member of the keys iterated.
             if let Some(v) = self.scanned_loop_var(name, clause, comp, ctx) {
                 return v;
@@ -2297,10 +2312,21 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         appends.sort_by_key(|(c, _, _)| c.start_byte());
+        // `keys = set()`: an empty set, filled as a list is (its members, once each:
+        // what matters is which keys, not how often).
+        let start = if empty_set(nav, self.src(), list) && !self.ix.module_defs.contains_key("set")
+        {
+            Value::Seq {
+                items: Vec::new(),
+                family: false,
+            }
+        } else {
+            self.eval(list, &ctx.deeper())
+        };
         let Value::Seq {
             mut items,
             family: false,
-        } = self.eval(list, &ctx.deeper())
+        } = start
         else {
             return None;
         };
@@ -2454,15 +2480,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                     appends.push((aug, aug.field(Field::Right)?, true));
                     continue;
                 }
+                // A set's `add`/`update` as a list's `append`/`extend`.
                 let attr = nav.parent(x).filter(|a| {
                     a.kind_name() == "attribute"
                         && a.field(Field::Object) == Some(x)
-                        && a.field(Field::Attribute)
-                            .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
+                        && a.field(Field::Attribute).is_some_and(|m| {
+                            matches!(text(m, src), "append" | "extend" | "add" | "update")
+                        })
                 })?;
                 let extend = attr
                     .field(Field::Attribute)
-                    .is_some_and(|m| text(m, src) == "extend");
+                    .is_some_and(|m| matches!(text(m, src), "extend" | "update"));
                 let call = nav.parent(attr).filter(|c| {
                     c.kind_name() == "call" && c.field(Field::Function) == Some(attr)
                 })?;
@@ -2739,7 +2767,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             let v = match d.kind {
                 DefKind::Expr(e) | DefKind::WithAs(e) => self.eval(e, &ctx.deeper()),
                 DefKind::Param(_) => Value::Unknown,
-                DefKind::Other => Value::Unknown,
+                // `pipe, extra = self._step(pipe=pipe)`: the element at the name's place.
+                DefKind::Other => self.unpacked_value(*d, ctx).unwrap_or(Value::Unknown),
             };
             let v = match (v, d.annotation) {
                 (Value::Opaque(_) | Value::Unknown | Value::Null, Some(a)) => {
@@ -2874,7 +2903,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(Value::Pipe(id))
     }
 
-    fn eval_def(
+    pub(crate) fn eval_def(
         &mut self,
         name: &str,
         def: Def<'t>,
@@ -2964,6 +2993,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                             && (self.caller_values.contains(&h.binding)
                                 || self.caller_attrs.contains(&h.binding)
                                 || self.caller_items.contains(&h.binding)) =>
+                    {
+                        Value::Opaque(HoleInfo {
+                            label: name.to_string(),
+                            span: Some(use_node.byte_range()),
+                            ..h.clone()
+                        })
+                    }
+                    // `d = x` of a loop's variable: the same value per pass.
+                    Value::Opaque(ref h)
+                        if e.kind_name() == "identifier" && h.binding.contains("@each") =>
                     {
                         Value::Opaque(HoleInfo {
                             label: name.to_string(),
@@ -3188,7 +3227,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         use_node: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        if e.kind_name() == "list" {
+        if matches!(e.kind_name(), "list" | "set") || empty_set(self.ix.nav, self.src(), e) {
             if let Some(v) = self.list_with_appends(name, def, e, use_node, ctx) {
                 return Some(v);
             }
@@ -3217,6 +3256,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         let f = ctx.func;
         if let Some(f) = f {
             if let Some(v) = self.param_override.get(&(f, p.start_byte())) {
+                return Some(v.clone());
+            }
+            // The caller's argument, when the parameter reaches the use past a
+            // rebinding of the name on another path.
+            if let Some(v) = ctx
+                .env
+                .as_ref()
+                .filter(|e| e.func == f)
+                .and_then(|e| e.params.get(name))
+            {
                 return Some(v.clone());
             }
             let info = &self.ix().funcs[f];
@@ -4245,6 +4294,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(v) = self.handed_back(id, bound, n, args, ctx) {
             return v;
         }
+        // The caller's pipeline, queued on and handed back (`retpipe.rs`).
+        if let Some(v) = self.passed_back(id, bound, args, ctx) {
+            return v;
+        }
         // `ensure_str(parts)`: the parts again, item by item (`passthru.rs`).
         if bound.is_none() && self.copies_items(id) {
             if let [one] = arg_nodes(self.ix.nav, args).as_slice() {
@@ -4313,7 +4366,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     pub(crate) fn plain_str_class(&self, c: ClassId) -> bool {
         let info = &self.ix().classes[c];
         matches!(info.bases.as_slice(), [b] if b == "str" || b == "bytes")
-            && !self.ix().module_defs.contains_key("str")
+            && self.ix().str_is_builtin(self.src())
             && !info.methods.contains_key("__new__")
             && !info.methods.contains_key("__init__")
     }
@@ -4702,6 +4755,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             // the same key.
             "builtins.str"
             | "builtins.bytes"
+            // python-future's and six's names for the same `str` on Python 3.
+            | "future.builtins.str"
+            | "six.text_type"
             | "kombu.utils.encoding.ensure_bytes"
             | "kombu.utils.encoding.str_to_bytes"
             | "kombu.utils.encoding.bytes_to_str"
@@ -5078,7 +5134,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             "call" => {
                 body.field(Field::Function)
                     .is_some_and(|f| f.kind_name() == "identifier" && text(f, src) == "str")
-                    && !self.ix.module_defs.contains_key("str")
+                    && self.ix.str_is_builtin(src)
                     && matches!(arg_nodes(nav, body.field(Field::Arguments)).as_slice(), [x] if is_var(*x))
                     && nav
                         .named_children(body.field(Field::Arguments)?)
@@ -5507,7 +5563,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let [ret] = rets.as_slice() {
             return Some(self.eval(*ret, inner));
         }
-        let values = rets.into_iter().map(|r| self.eval(r, inner)).collect();
+        let values: Vec<Value<'t>> = rets.into_iter().map(|r| self.eval(r, inner)).collect();
+        self.last_arms = Some(values.clone());
         self.one_of(name, values)
     }
 
@@ -6462,6 +6519,14 @@ pub(crate) fn builder_body<'t>(
                     // A guard (`if not gid: raise ValueError(…)`): a call it stops
                     // has no key, one it lets through returns what follows.
                     [r] if r.kind_name() == "raise_statement" => {}
+                    // `if labels: values = ":".join(labels)` / `return f"{p}:{values}"`:
+                    // locals of the arm alone, read by its return.
+                    [locals @ .., r]
+                        if r.kind_name() == "return_statement"
+                            && arm_locals(nav, src, info, locals, &stmts, *s) =>
+                    {
+                        rets.push(r.named_child(0)?)
+                    }
                     _ => return None,
                 }
             }
@@ -6507,6 +6572,55 @@ pub(crate) fn builder_body<'t>(
     }
     rets.push(last.named_child(0)?);
     (rets.len() <= MAX_SHAPES).then_some((rets, rebinds))
+}
+
+/// Whether `locals`, the statements of an `if` arm (`arm`) before its `return`, are
+/// assignments to plain names that are no parameter of `info` and that no statement
+/// of `stmts` outside the arm mentions: values of the arm alone.
+fn arm_locals<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+    locals: &[Node<'t>],
+    stmts: &[Node<'t>],
+    arm: Node<'t>,
+) -> bool {
+    const MAX_LOCALS: usize = 4;
+    if locals.is_empty() || locals.len() > MAX_LOCALS {
+        return false;
+    }
+    let mut names = Vec::new();
+    for l in locals {
+        let Some(a) = l
+            .named_child(0)
+            .filter(|a| l.kind_name() == "expression_statement" && a.kind_name() == "assignment")
+        else {
+            return false;
+        };
+        let Some(left) = a
+            .field(Field::Left)
+            .filter(|t| t.kind_name() == "identifier")
+        else {
+            return false;
+        };
+        let name = text(left, src);
+        if info.params.iter().any(|p| p.name == name) || !binds_no_name(nav, a) {
+            return false;
+        }
+        names.push(name);
+    }
+    stmts.iter().filter(|s| s.id() != arm.id()).all(|s| {
+        let mut stack = vec![*s];
+        let mut seen = 0usize;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 4096 || (x.kind_name() == "identifier" && names.contains(&text(x, src))) {
+                return false;
+            }
+            stack.extend(nav.named_children(x));
+        }
+        true
+    })
 }
 
 /// Whether `n` holds no `:=` and no lambda anywhere (4,096 nodes at most are
@@ -7054,4 +7168,14 @@ fn is_type_expr(n: Node<'_>) -> bool {
         "subscript" => n.field(Field::Value).is_some_and(is_type_expr),
         _ => false,
     }
+}
+
+/// `set()`, the builtin called with nothing.
+fn empty_set(nav: &crate::syntax::Nav<'_>, src: &str, e: Node<'_>) -> bool {
+    e.kind_name() == "call"
+        && e.field(Field::Function)
+            .is_some_and(|f| f.kind_name() == "identifier" && text(f, src) == "set")
+        && e.field(Field::Arguments).is_some_and(|a| {
+            a.kind_name() == "argument_list" && nav.named_children(a).next().is_none()
+        })
 }

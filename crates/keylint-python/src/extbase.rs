@@ -149,10 +149,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         let project = self.project?;
         let simple = b.rsplit('.').next().unwrap_or(b);
         let simple = simple.split('[').next().unwrap_or(simple);
-        if self.ix.class_named(simple).is_some() {
+        let first = b.split(['.', '[']).next().unwrap_or(b);
+        // A bare name of a class of this file is that class; a dotted one
+        // (`class Backend(base.Backend)`) names the module's, even when this file's
+        // class (the subclass itself) has the same name.
+        if first == simple && self.ix.class_named(simple).is_some() {
             return None;
         }
-        let first = b.split(['.', '[']).next().unwrap_or(b);
         let p = self.ix.imports.get(first)?;
         let path = format!("{p}{}", &b[first.len()..]);
         let path = path.split('[').next().unwrap_or(&path).to_string();

@@ -929,6 +929,20 @@ impl<'t> Index<'t> {
             .or_else(|| self.classes.iter().position(|c| c.name == name))
     }
 
+    /// Whether `str` at module level is the builtin: not bound by the module, or bound
+    /// only by imports of the same `str` (`from future.builtins import str`).
+    pub(crate) fn str_is_builtin(&self, src: &str) -> bool {
+        self.module_defs.get("str").is_none_or(|defs| {
+            defs.iter().all(|d| {
+                d.stmt.kind_name().starts_with("import")
+                    && import_bindings(d.stmt, src).iter().any(|(local, path)| {
+                        local == "str"
+                            && matches!(path.as_str(), "builtins.str" | "future.builtins.str")
+                    })
+            })
+        })
+    }
+
     /// Whether some function declares module name `name` `global` (or `nonlocal`).
     pub(crate) fn declared_in_function(&self, name: &str) -> bool {
         self.funcs
@@ -1053,26 +1067,88 @@ impl<'t> Index<'t> {
     /// version there (the number of definitions before `at`, for value identities).
     ///
     /// `Err(version)` when several definitions may reach the use.
+    /// Whether definition `d` comes before a use at byte `at` and can reach it: a
+    /// definition does not reach its own value (`key = prefix(key)`).
+    fn before_use(d: &Def<'t>, at: usize) -> bool {
+        let value = match d.kind {
+            DefKind::Expr(v) | DefKind::WithAs(v) => Some(v),
+            DefKind::Other if d.stmt.kind_name() == "augmented_assignment" => Some(d.stmt),
+            // `pipe, extra = helper(pipe)`: an unpacking's right side.
+            DefKind::Other if d.stmt.kind_name() == "assignment" => d.stmt.field(Field::Right),
+            _ => None,
+        };
+        d.pos < at && !value.is_some_and(|v| contains(v, at))
+    }
+
+    /// Whether parameter `name` of function `f` is rebound by a statement of the
+    /// body's own block before a use at byte `at` (`name = prefix + name`, `name =
+    /// "a:x"` first). A name that is no parameter (a loop's variable a followed
+    /// builder binds) is never; a rebinding under an `if` is the followed builder's
+    /// to read (`if namespace: key = f"{namespace}:{key}"`, see `condprefix.rs`); and
+    /// a call over the parameter itself (`name = to_binary(name)`, `name =
+    /// name.decode()`) is read, as before, as a conversion that keeps its text.
+    pub(crate) fn rebound_before(&self, f: usize, name: &str, at: usize) -> bool {
+        let info = &self.funcs[f];
+        if !info.params.iter().any(|p| p.name == name) {
+            return false;
+        }
+        info.defs.get(name).is_some_and(|defs| {
+            defs.iter().any(|d| {
+                !matches!(d.kind, DefKind::Param(_))
+                    && Self::before_use(d, at)
+                    && !matches!(d.kind, DefKind::Expr(v) if self.converts(v, name))
+                    && self
+                        .nav
+                        .parent(d.stmt)
+                        .filter(|s| s.kind_name() == "expression_statement")
+                        .and_then(|s| self.nav.parent(s))
+                        == Some(info.body)
+            })
+        })
+    }
+
+    /// Whether `v` is a call over `name` itself: `conv(name, …)`, `name.m(…)`
+    /// (awaited too).
+    fn converts(&self, v: Node<'t>, name: &str) -> bool {
+        let v = if v.kind_name() == "await" {
+            match v.named_child(0) {
+                Some(c) => c,
+                None => return false,
+            }
+        } else {
+            v
+        };
+        if v.kind_name() != "call" {
+            return false;
+        }
+        let is_name = |n: Node<'t>| n.kind_name() == "identifier" && text(n, self.src) == name;
+        let on_name = v
+            .field(Field::Function)
+            .filter(|f| f.kind_name() == "attribute")
+            .and_then(|f| f.field(Field::Object))
+            .is_some_and(is_name);
+        let first_arg = v
+            .field(Field::Arguments)
+            .and_then(|a| {
+                self.nav
+                    .named_children(a)
+                    .find(|c| c.kind_name() != "comment")
+            })
+            .is_some_and(is_name);
+        on_name || first_arg
+    }
+
     pub(crate) fn reaching_def(
         &self,
         defs: &[Def<'t>],
         use_node: Node<'t>,
         at: usize,
     ) -> Result<(Def<'t>, usize), usize> {
-        // A definition does not reach its own value (`key = prefix(key)`).
-        let inside_own_value = |d: &Def<'t>| {
-            let value = match d.kind {
-                DefKind::Expr(v) | DefKind::WithAs(v) => Some(v),
-                DefKind::Other if d.stmt.kind_name() == "augmented_assignment" => Some(d.stmt),
-                _ => None,
-            };
-            value.is_some_and(|v| contains(v, at))
-        };
         let mut version = 0;
         // The last of the definitions nearest to the use.
         let mut nearest: Option<&Def<'t>> = None;
         for d in defs {
-            if d.pos < at && !inside_own_value(d) {
+            if Self::before_use(d, at) {
                 version += 1;
                 if nearest.is_none_or(|n| d.pos >= n.pos) {
                     nearest = Some(d);

@@ -154,6 +154,9 @@ pub(crate) struct Analyzer<'t> {
     /// already being followed (a recursion), and whether a followed helper handed
     /// the pipeline to a call of which nothing is seen (see [`Analyzer::queued_on`]).
     recursions: usize,
+    /// The values of each `return` of the last builder with several returns that
+    /// was evaluated, outermost last (`project.rs` summarises such a builder).
+    pub(crate) last_arms: Option<Vec<crate::eval::Value<'t>>>,
     unseen_handoff: bool,
     /// [`Analyzer::memo_chain`] for calls evaluated with bound parameters, by the
     /// binding's tag.
@@ -269,6 +272,7 @@ impl<'t> Analyzer<'t> {
             tx_wrapped: IdMap::default(),
             inline: None,
             recursions: 0,
+            last_arms: None,
             unseen_handoff: false,
             inline_budget: INLINE_BUDGET,
             memo_chain_env: HashMap::new(),
@@ -839,8 +843,12 @@ impl<'t> Analyzer<'t> {
                 continue;
             }
             let v = self.arg_or_default(info.parent, i, p, (pos, kw), ctx)?;
-            // A parameter the body assigns again is not fixed.
-            if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1) {
+            // A parameter the body assigns again is not fixed, unless only to what
+            // helpers hand back when given it (`pipe, x = self._step(pipe=pipe)`).
+            if info.defs.get(&p.name).is_none_or(|d| d.len() <= 1)
+                || (matches!(v, Value::Pipe(_))
+                    && crate::retpipe::rebound_to_itself(&self.ix, self.src(), info, &p.name))
+            {
                 params.insert(p.name.clone(), v);
             } else {
                 reassigned.push((p.name.clone(), v));

@@ -206,7 +206,7 @@ fn is_append_of(c: Node<'_>, src: &str, out: &str, var: &str) -> bool {
 }
 
 /// `var`, `var.decode()` (UTF-8), `str(var)`.
-fn is_item_as_text(a: Node<'_>, src: &str, var: &str) -> bool {
+pub(crate) fn is_item_as_text(a: Node<'_>, src: &str, var: &str) -> bool {
     match a.kind_name() {
         "identifier" => text(a, src) == var,
         "call" => {

@@ -166,6 +166,10 @@ pub(crate) enum Fact {
     /// (`chunks(seq, size)`, `chunks.rs`).
     Chunker(usize),
     Builder(Arc<Builder>),
+    /// A key builder with a `return` per arm (`if self.prefix: return
+    /// f"{self.prefix}:{key}"` / `return key`): a builder per arm, of the same
+    /// parameters; a call builds one of their keys.
+    Arms(Arc<[Builder]>),
     Class(Arc<ClassFacts>),
     /// A function whose return type is a class of the project (`-> "Job"`): what
     /// it returns is an instance of that class, known only by its type.
@@ -2002,6 +2006,53 @@ fn function_fact(
 }
 
 /// What a function's body says it builds or returns: a key, a client.
+/// Most returns a builder summarised per arm may have.
+const MAX_ARMS: usize = 4;
+
+/// The facts of a builder with several returns, each a string template of its
+/// parameters (and instance): [`Fact::Arms`].
+fn arms_builder(
+    a: &mut Analyzer<'_>,
+    fid: FuncId,
+    bound: Option<crate::index::ClassId>,
+    skip: usize,
+    qual: &str,
+    instance: bool,
+) -> Option<Fact> {
+    let info = a.ix.funcs[fid].clone();
+    let rets = crate::eval::builder_returns(a.ix.nav, a.src(), &info)?;
+    if rets.len() < 2 || rets.len() > MAX_ARMS {
+        return None;
+    }
+    let pos = placeholders(a, fid, skip)?;
+    a.last_arms = None;
+    // The joined value may be nothing (an arm that is a parameter alone): the
+    // arms are what counts.
+    let _ = a.call_builder(fid, bound, pos, Vec::new(), &Ctx::at(None));
+    let arms = a.last_arms.take()?;
+    if arms.len() != rets.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(arms.len());
+    for (v, r) in arms.into_iter().zip(rets) {
+        // `return key`: the parameter's text.
+        let t = match v {
+            Value::Str(t) => t,
+            v @ Value::Opaque(_) => a.to_tpl(&v, r, &Ctx::at(None)),
+            _ => return None,
+        };
+        out.push(Builder {
+            params: params(a, fid, skip, qual),
+            ret: sanitize(&t, qual, instance),
+            instance,
+            family: None,
+            star: Vec::new(),
+            none_tail: Vec::new(),
+        });
+    }
+    Some(Fact::Arms(out.into()))
+}
+
 fn body_fact(
     a: &mut Analyzer<'_>,
     fid: FuncId,
@@ -2075,6 +2126,13 @@ fn body_fact(
             Some(Value::Client(k)) => return Some(Fact::Factory(k)),
             Some(Value::Script(id)) if class.is_none() => return script_fact(a, id),
             _ => {}
+        }
+    }
+    // `if self.prefix: return f"{self.prefix}:{key}"` / `return key`: a template
+    // per return, each a key of its own.
+    if !one_return {
+        if let Some(b) = arms_builder(a, fid, bound, skip, qual, instance) {
+            return Some(b);
         }
     }
     // `def _key(self, *parts)`: one template per count of arguments.
@@ -3394,6 +3452,18 @@ impl<'t> Analyzer<'t> {
                     (Some(t), None) => Value::Str(t),
                     (None, _) => self.opaque(n, ctx),
                 })
+            }
+            Fact::Arms(bs) if bs.iter().all(|b| b.instance == inst.is_some()) => {
+                let b2 = self.bind_args(&bs.first()?.params, args, ctx)?;
+                let mut values = Vec::with_capacity(bs.len());
+                for b in bs.iter() {
+                    values.push(Value::Str(apply(&b.ret, &b2.args, &b2.exts, inst)?));
+                }
+                // Named by the function called (`context.gk`): the value is shown as
+                // one of the arms' keys.
+                let f = n.field(Field::Function).unwrap_or(n);
+                let name = text(f, self.src()).to_string();
+                self.one_of(&name, values)
             }
             Fact::Remake(r) => self.remade(&r, inst, args, ctx),
             Fact::Returns(r) => {

@@ -153,6 +153,58 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(Value::Pipe(self.site_pipe(h.made, call)))
     }
 
+    /// The caller's own pipeline again, from a helper that queues on its pipeline
+    /// parameter and returns it (`pipe = self._unlink_pipe(pipe=pipe, …)` with
+    /// `return pipe`, or `pipe, intent = self._new_page(pipe=pipe, …)` with `return
+    /// pipe, {…}`): see [`passes_back`]. The commands it queued join the caller's
+    /// batch as any helper's do (the call is followed where it is lowered).
+    pub(crate) fn passed_back(
+        &mut self,
+        id: FuncId,
+        bound: Option<crate::index::ClassId>,
+        args: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if !self.resolve_names {
+            return None;
+        }
+        let info = self.ix.funcs[id].clone();
+        let (name, len) = passes_back(&self.ix, self.src(), id, PASS_BACK_DEPTH)?;
+        let skip = usize::from(info.self_name().is_some() && bound.is_some());
+        let at = info.params.iter().position(|p| p.name == name)?;
+        if at < skip {
+            return None;
+        }
+        let (pos, kw) = self.call_args(args, ctx);
+        if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
+            return None;
+        }
+        let arg = kw
+            .into_iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, e)| e)
+            .or_else(|| pos.into_iter().nth(at - skip))?;
+        let v = self.as_receiver(arg.value, arg.node);
+        if !matches!(v, Value::Pipe(_)) {
+            return None;
+        }
+        let Some(len) = len else {
+            return Some(v);
+        };
+        let elem = |value| crate::eval::Elem {
+            value,
+            node: arg.node,
+            star: false,
+            each: Vec::new(),
+        };
+        let mut items = vec![elem(v)];
+        items.extend((1..len).map(|_| elem(Value::Unknown)));
+        Some(Value::Seq {
+            items,
+            family: false,
+        })
+    }
+
     /// Lowers, for `call`, the commands function `id` queues on the pipeline it hands
     /// back: they join that pipeline's batch at the call. Whether it did.
     pub(crate) fn follow_handback(
@@ -249,4 +301,144 @@ fn literal_truth<'t>(
         }
         _ => None,
     }
+}
+
+/// How deep [`passes_back`] follows helpers that hand the parameter on to helpers.
+const PASS_BACK_DEPTH: usize = 3;
+
+/// Whether function `id` hands back its parameter: every `return` gives that
+/// parameter (alone, or first of tuples of one length: the length), the body ends
+/// with a `return`, the parameter is no `*args` and comes after no star, and it is
+/// bound again only by calls of methods of the same class that pass it on and hand
+/// it back the same way (`pipe, intent = self._new_page(pipe=pipe, …)`, up to
+/// `depth` deep). The parameter's name and the tuples' length.
+fn passes_back<'t>(
+    ix: &crate::index::Index<'t>,
+    src: &'t str,
+    id: FuncId,
+    depth: usize,
+) -> Option<(&'t str, Option<usize>)> {
+    let info = &ix.funcs[id];
+    if depth == 0 || info.is_lambda || !info.plainly_called() {
+        return None;
+    }
+    let nav = ix.nav;
+    if nav.statements(info.body).last()?.kind_name() != "return_statement" {
+        return None;
+    }
+    let mut rets = Vec::new();
+    collect_returns(nav, info.body, &mut rets);
+    let mut shape: Option<(&'t str, Option<usize>)> = None;
+    for r in rets {
+        let e = r.named_child(0)?;
+        let (first, len) = match e.kind_name() {
+            "identifier" => (e, None),
+            "expression_list" | "tuple" => (e.named_child(0)?, Some(e.named_child_count())),
+            _ => return None,
+        };
+        if first.kind_name() != "identifier" {
+            return None;
+        }
+        let this = (text(first, src), len);
+        if shape.is_some_and(|s| s != this) {
+            return None;
+        }
+        shape = Some(this);
+    }
+    let (name, len) = shape?;
+    let at = info.params.iter().position(|p| p.name == name)?;
+    if info.params[..=at].iter().any(|p| p.star) {
+        return None;
+    }
+    let rebinds_ok = info.defs.get(name).is_none_or(|defs| {
+        defs.iter().all(|d| match d.kind {
+            DefKind::Param(_) => true,
+            _ => hands_on(ix, src, info, d.stmt, name, depth),
+        })
+    });
+    rebinds_ok.then_some((name, len))
+}
+
+/// Whether every definition of parameter `name` of `info` other than the parameter
+/// itself binds it to what a method of the same class hands back when given it
+/// (`pipe, intent = self._new_page(pipe=pipe, …)`): the name holds the object the
+/// caller passed throughout.
+pub(crate) fn rebound_to_itself<'t>(
+    ix: &crate::index::Index<'t>,
+    src: &'t str,
+    info: &crate::index::FuncInfo<'t>,
+    name: &str,
+) -> bool {
+    info.defs.get(name).is_some_and(|defs| {
+        defs.iter().all(|d| match d.kind {
+            DefKind::Param(_) => true,
+            _ => hands_on(ix, src, info, d.stmt, name, PASS_BACK_DEPTH),
+        })
+    })
+}
+
+/// Whether assignment `stmt` of `info` binds `name` to what a method of the same
+/// class hands back when given `name` (`pipe = self._step(pipe=pipe)`, `pipe, x =
+/// self._step(pipe, …)`): the same object again, by [`passes_back`].
+fn hands_on<'t>(
+    ix: &crate::index::Index<'t>,
+    src: &'t str,
+    info: &crate::index::FuncInfo<'t>,
+    stmt: Node<'t>,
+    name: &str,
+    depth: usize,
+) -> bool {
+    let call = || -> Option<bool> {
+        if stmt.kind_name() != "assignment" {
+            return None;
+        }
+        let left = stmt.field(Field::Left)?;
+        let first = match left.kind_name() {
+            "identifier" => left,
+            "pattern_list" | "tuple_pattern" => left.named_child(0)?,
+            _ => return None,
+        };
+        if text(first, src) != name {
+            return None;
+        }
+        let call = stmt
+            .field(Field::Right)
+            .filter(|r| r.kind_name() == "call")?;
+        let f = call
+            .field(Field::Function)
+            .filter(|f| f.kind_name() == "attribute")?;
+        let recv = f.field(Field::Object)?;
+        if Some(text(recv, src)) != info.self_name() || recv.kind_name() != "identifier" {
+            return None;
+        }
+        let m = text(f.field(Field::Attribute)?, src);
+        let callee = *ix.classes[info.class?].methods.get(m)?;
+        let (inner, inner_len) = passes_back(ix, src, callee, depth - 1)?;
+        let outer_len = match left.kind_name() {
+            "identifier" => None,
+            _ => Some(left.named_child_count()),
+        };
+        if inner_len != outer_len {
+            return None;
+        }
+        // The name goes in where the callee takes the parameter it hands back.
+        let cinfo = &ix.funcs[callee];
+        let at = cinfo.params.iter().position(|p| p.name == inner)?;
+        let args = call.field(Field::Arguments)?;
+        let passed = ix
+            .nav
+            .named_children(args)
+            .enumerate()
+            .any(|(i, a)| match a.kind_name() {
+                "keyword_argument" => {
+                    a.field(Field::Name).is_some_and(|k| text(k, src) == inner)
+                        && a.field(Field::Value)
+                            .is_some_and(|v| v.kind_name() == "identifier" && text(v, src) == name)
+                }
+                "identifier" => i + 1 == at && text(a, src) == name,
+                _ => false,
+            });
+        Some(passed)
+    };
+    call().unwrap_or(false)
 }

@@ -1063,10 +1063,6 @@ pub(crate) fn contains(outer: Node<'_>, pos: usize) -> bool {
 }
 
 impl<'t> Index<'t> {
-    /// The definition of a name that certainly reaches position `at`, and the name's
-    /// version there (the number of definitions before `at`, for value identities).
-    ///
-    /// `Err(version)` when several definitions may reach the use.
     /// Whether definition `d` comes before a use at byte `at` and can reach it: a
     /// definition does not reach its own value (`key = prefix(key)`).
     fn before_use(d: &Def<'t>, at: usize) -> bool {
@@ -1138,6 +1134,10 @@ impl<'t> Index<'t> {
         on_name || first_arg
     }
 
+    /// The definition of a name that certainly reaches position `at`, and the name's
+    /// version there (the number of definitions before `at`, for value identities).
+    ///
+    /// `Err(version)` when several definitions may reach the use.
     pub(crate) fn reaching_def(
         &self,
         defs: &[Def<'t>],

@@ -154,10 +154,10 @@ pub(crate) struct Analyzer<'t> {
     /// already being followed (a recursion), and whether a followed helper handed
     /// the pipeline to a call of which nothing is seen (see [`Analyzer::queued_on`]).
     recursions: usize,
+    unseen_handoff: bool,
     /// The values of each `return` of the last builder with several returns that
     /// was evaluated, outermost last (`project.rs` summarises such a builder).
     pub(crate) last_arms: Option<Vec<crate::eval::Value<'t>>>,
-    unseen_handoff: bool,
     /// [`Analyzer::memo_chain`] for calls evaluated with bound parameters, by the
     /// binding's tag.
     pub memo_chain_env: HashMap<(usize, String), Value<'t>>,

@@ -2035,10 +2035,17 @@ fn arms_builder(
     }
     let mut out = Vec::with_capacity(arms.len());
     for (v, r) in arms.into_iter().zip(rets) {
-        // `return key`: the parameter's text.
+        // `return key`: the parameter's text (an arm of any other unknown value
+        // leaves the builder unsummarised).
+        let names_param = r.kind_name() == "identifier"
+            && info
+                .params
+                .iter()
+                .skip(skip)
+                .any(|p| !p.star && p.name == text(r, a.src()));
         let t = match v {
             Value::Str(t) => t,
-            v @ Value::Opaque(_) => a.to_tpl(&v, r, &Ctx::at(None)),
+            v @ Value::Opaque(_) if names_param => a.to_tpl(&v, r, &Ctx::at(None)),
             _ => return None,
         };
         out.push(Builder {

@@ -2146,12 +2146,25 @@ impl<'t> crate::lower::Analyzer<'t> {
                     .params
                     .iter()
                     .any(|p| p.name == name);
-                let shadowed = param
-                    && (comprehension.is_some()
-                        || self.ix.rebound_before(env.func, name, n.start_byte()));
+                let rebinding = if param {
+                    self.ix.rebinding_before(env.func, name, n.start_byte())
+                } else {
+                    None
+                };
+                let shadowed =
+                    param && (comprehension.is_some() || rebinding.is_some_and(|(_, conv)| !conv));
                 if !shadowed {
-                    if let Some(v) = env.params.get(name) {
-                        return v.clone();
+                    if let Some(v) = env.params.get(name).cloned() {
+                        // `x = to_binary(x)`: what the call gives when it is known
+                        // (`x = tag(x)` of a builder), else the same text.
+                        if let Some((stmt, true)) = rebinding {
+                            if let Some(value) = stmt.field(Field::Right) {
+                                if let t @ Value::Str(_) = self.eval(value, &ctx.deeper()) {
+                                    return t;
+                                }
+                            }
+                        }
+                        return v;
                     }
                 }
             }

@@ -1076,23 +1076,30 @@ impl<'t> Index<'t> {
         d.pos < at && !value.is_some_and(|v| contains(v, at))
     }
 
-    /// Whether parameter `name` of function `f` is rebound by a statement of the
-    /// body's own block before a use at byte `at` (`name = prefix + name`, `name =
-    /// "a:x"` first). A name that is no parameter (a loop's variable a followed
-    /// builder binds) is never; a rebinding under an `if` is the followed builder's
-    /// to read (`if namespace: key = f"{namespace}:{key}"`, see `condprefix.rs`); and
-    /// a call over the parameter itself (`name = to_binary(name)`, `name =
-    /// name.decode()`) is read, as before, as a conversion that keeps its text.
-    pub(crate) fn rebound_before(&self, f: usize, name: &str, at: usize) -> bool {
+    /// The last statement of the body's own block that binds parameter `name` of
+    /// function `f` again before a use at byte `at` (`name = prefix + name`, `name =
+    /// to_binary(name)`), and whether it is a call over the parameter itself (a
+    /// conversion, which keeps the text when nothing else is known of it). A name
+    /// that is no parameter (a loop's variable a followed builder binds) has none,
+    /// and a rebinding under an `if` is the followed builder's to read (`if
+    /// namespace: key = f"{namespace}:{key}"`, see `condprefix.rs`).
+    pub(crate) fn rebinding_before(
+        &self,
+        f: usize,
+        name: &str,
+        at: usize,
+    ) -> Option<(Node<'t>, bool)> {
         let info = &self.funcs[f];
         if !info.params.iter().any(|p| p.name == name) {
-            return false;
+            return None;
         }
-        info.defs.get(name).is_some_and(|defs| {
-            defs.iter().any(|d| {
+        let d = info
+            .defs
+            .get(name)?
+            .iter()
+            .filter(|d| {
                 !matches!(d.kind, DefKind::Param(_))
                     && Self::before_use(d, at)
-                    && !matches!(d.kind, DefKind::Expr(v) if self.converts(v, name))
                     && self
                         .nav
                         .parent(d.stmt)
@@ -1100,7 +1107,12 @@ impl<'t> Index<'t> {
                         .and_then(|s| self.nav.parent(s))
                         == Some(info.body)
             })
-        })
+            .max_by_key(|d| d.pos)?;
+        let value = match d.kind {
+            DefKind::Expr(v) => Some(v),
+            _ => None,
+        };
+        Some((d.stmt, value.is_some_and(|v| self.converts(v, name))))
     }
 
     /// Whether `v` is a call over `name` itself: `conv(name, …)`, `name.m(…)`

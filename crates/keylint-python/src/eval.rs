@@ -5318,6 +5318,34 @@ impl<'t> crate::lower::Analyzer<'t> {
         kw: Vec<(String, Elem<'t>)>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
+        let (rets, inner) = self.builder_returns_at(id, bound, pos, kw, ctx)?;
+        let name = self.ix().funcs[id].name.clone();
+        self.eval_returns(&name, rets, &inner)
+    }
+
+    /// The value of each `return` of a key builder called with these arguments
+    /// ([`Self::call_builder`] joins them), in the order of the returns.
+    pub(crate) fn builder_arms(
+        &mut self,
+        id: FuncId,
+        bound: Option<ClassId>,
+        pos: Vec<Elem<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Vec<Value<'t>>> {
+        let (rets, inner) = self.builder_returns_at(id, bound, pos, Vec::new(), ctx)?;
+        Some(rets.into_iter().map(|r| self.eval(r, &inner)).collect())
+    }
+
+    /// The `return` expressions of a key builder and the context that binds its
+    /// parameters to a call's arguments (and reads its rebinding statements).
+    fn builder_returns_at(
+        &mut self,
+        id: FuncId,
+        bound: Option<ClassId>,
+        pos: Vec<Elem<'t>>,
+        kw: Vec<(String, Elem<'t>)>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Vec<Node<'t>>, Ctx<'t>)> {
         if ctx.depth > MAX_DEPTH / 2 {
             return None;
         }
@@ -5423,7 +5451,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 self.rebind_param(stmt, inner)?
             };
         }
-        self.eval_returns(&info.name, rets, &inner)
+        Some((rets, inner))
     }
 
     /// After `parts = []` and a map loop of a followed builder
@@ -5576,8 +5604,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let [ret] = rets.as_slice() {
             return Some(self.eval(*ret, inner));
         }
-        let values: Vec<Value<'t>> = rets.into_iter().map(|r| self.eval(r, inner)).collect();
-        self.last_arms = Some(values.clone());
+        let values = rets.into_iter().map(|r| self.eval(r, inner)).collect();
         self.one_of(name, values)
     }
 
@@ -6623,16 +6650,9 @@ fn arm_locals<'t>(
         names.push(name);
     }
     stmts.iter().filter(|s| s.id() != arm.id()).all(|s| {
-        let mut stack = vec![*s];
-        let mut seen = 0usize;
-        while let Some(x) = stack.pop() {
-            seen += 1;
-            if seen > 4096 || (x.kind_name() == "identifier" && names.contains(&text(x, src))) {
-                return false;
-            }
-            stack.extend(nav.named_children(x));
-        }
-        true
+        names
+            .iter()
+            .all(|n| !crate::maploop::mentions(nav, src, *s, n))
     })
 }
 

@@ -155,9 +155,6 @@ pub(crate) struct Analyzer<'t> {
     /// the pipeline to a call of which nothing is seen (see [`Analyzer::queued_on`]).
     recursions: usize,
     unseen_handoff: bool,
-    /// The values of each `return` of the last builder with several returns that
-    /// was evaluated, outermost last (`project.rs` summarises such a builder).
-    pub(crate) last_arms: Option<Vec<crate::eval::Value<'t>>>,
     /// [`Analyzer::memo_chain`] for calls evaluated with bound parameters, by the
     /// binding's tag.
     pub memo_chain_env: HashMap<(usize, String), Value<'t>>,
@@ -272,7 +269,6 @@ impl<'t> Analyzer<'t> {
             tx_wrapped: IdMap::default(),
             inline: None,
             recursions: 0,
-            last_arms: None,
             unseen_handoff: false,
             inline_budget: INLINE_BUDGET,
             memo_chain_env: HashMap::new(),

@@ -184,7 +184,7 @@ fn is_none_skip<'t>(nav: &Nav<'t>, src: &str, var: &str, s: Node<'t>) -> bool {
 }
 
 /// Whether `n` mentions the name `name`.
-fn mentions<'t>(nav: &Nav<'t>, src: &str, n: Node<'t>, name: &str) -> bool {
+pub(crate) fn mentions<'t>(nav: &Nav<'t>, src: &str, n: Node<'t>, name: &str) -> bool {
     let mut stack = vec![n];
     let mut seen = 0usize;
     while let Some(x) = stack.pop() {

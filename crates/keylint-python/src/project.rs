@@ -2005,7 +2005,6 @@ fn function_fact(
     })
 }
 
-/// What a function's body says it builds or returns: a key, a client.
 /// Most returns a builder summarised per arm may have.
 const MAX_ARMS: usize = 4;
 
@@ -2025,14 +2024,11 @@ fn arms_builder(
         return None;
     }
     let pos = placeholders(a, fid, skip)?;
-    a.last_arms = None;
-    // The joined value may be nothing (an arm that is a parameter alone): the
-    // arms are what counts.
-    let _ = a.call_builder(fid, bound, pos, Vec::new(), &Ctx::at(None));
-    let arms = a.last_arms.take()?;
+    let arms = a.builder_arms(fid, bound, pos, &Ctx::at(None))?;
     if arms.len() != rets.len() {
         return None;
     }
+    let ps = params(a, fid, skip, qual);
     let mut out = Vec::with_capacity(arms.len());
     for (v, r) in arms.into_iter().zip(rets) {
         // `return key`: the parameter's text (an arm of any other unknown value
@@ -2049,7 +2045,7 @@ fn arms_builder(
             _ => return None,
         };
         out.push(Builder {
-            params: params(a, fid, skip, qual),
+            params: ps.clone(),
             ret: sanitize(&t, qual, instance),
             instance,
             family: None,
@@ -2060,6 +2056,7 @@ fn arms_builder(
     Some(Fact::Arms(out.into()))
 }
 
+/// What a function's body says it builds or returns: a key, a client.
 fn body_fact(
     a: &mut Analyzer<'_>,
     fid: FuncId,

@@ -438,6 +438,18 @@ fn assigned_texts<'s>(src: &'s str, target: &'s str) -> impl Iterator<Item = &'s
 }
 
 /// Redis client classes and factories, by the last part of their dotted path.
+/// Whether `path` names redis-py's script class.
+pub(crate) fn is_script_class(path: &str) -> bool {
+    matches!(
+        path,
+        "redis.commands.core.Script"
+            | "redis.commands.core.AsyncScript"
+            | "redis.commands.Script"
+            | "redis.commands.AsyncScript"
+            | "redis.client.Script"
+    )
+}
+
 fn constructor_kind(path: &str) -> Option<ClientKind> {
     let parts: Vec<&str> = path.split('.').collect();
     let first = *parts.first()?;
@@ -3315,6 +3327,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(v) = self.super_method(obj, attr_name, ctx) {
             return v;
         }
+        if attr_name == "__call__" {
+            if let Some(v) = self.super_script(obj, ctx) {
+                return v;
+            }
+        }
         let base = self.eval(obj, &ctx.deeper());
         // Key flow: `q.key` on another instance of a class of this file.
         if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
@@ -4687,14 +4704,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         // `Script(client, LUA)`, `AsyncScript(client, LUA)`: redis-py's script class
         // made directly, what `client.register_script(LUA)` makes.
-        if matches!(
-            path,
-            "redis.commands.core.Script"
-                | "redis.commands.core.AsyncScript"
-                | "redis.commands.Script"
-                | "redis.commands.AsyncScript"
-                | "redis.client.Script"
-        ) {
+        if is_script_class(path) {
             let pos = arg_nodes(self.ix.nav, args);
             let (nav, src) = (self.ix.nav, self.src());
             let client = pos

@@ -233,14 +233,29 @@ pub(crate) enum RemakeHow {
     Sum(usize, usize),
     /// An alternative constructor that passes its parameters on (`return cls(id,
     /// connection=connection)`, also through a local it calls methods on before
-    /// returning it): the method's parameters (name, whether it has a default), and
-    /// for the call of the class, the parameter each positional argument passes and
-    /// the keyword arguments with theirs.
+    /// returning it), or strings it builds from them (`return cls(_status=
+    /// STATUS.format(namespace=namespace))`): the method's parameters (name, whether
+    /// it has a default), and for the call of the class, what each positional
+    /// argument passes and the keyword arguments with theirs.
     Pass {
         params: Vec<(String, bool)>,
-        pos: Vec<usize>,
-        kw: Vec<(String, usize)>,
+        pos: Vec<Passed>,
+        kw: Vec<(String, Passed)>,
     },
+}
+
+/// What an alternative constructor (`RemakeHow::Pass`) gives one argument of the
+/// class's constructor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Passed {
+    /// The method's parameter at this position, as it is.
+    Param(usize),
+    /// A string the method builds from its parameters (`TASK_KEY.format(
+    /// namespace=namespace)`): a template of their markers.
+    Built(Tpl),
+    /// `None`. (`key if agent else None` passes `key`: a field left `None` is never
+    /// sent as a key.)
+    Null,
 }
 
 impl Remake {
@@ -263,6 +278,10 @@ pub(crate) struct Returned {
     /// The class's name in that module: a class it defines, or an import.
     name: String,
 }
+
+/// How many enclosing functions a nested one's name is looked up through when it
+/// reads a parameter annotated with a project class ([`Analyzer::annotated_ext`]).
+const MAX_ENCLOSING: usize = 4;
 
 /// A parameter of a key builder or constructor.
 #[derive(Debug, Clone)]
@@ -1988,7 +2007,7 @@ fn function_fact(
     }
     if let Some(c) = class {
         let name = info.name.clone();
-        if let Some(r) = crate::remake::remake_fact(a, fid, c, &name) {
+        if let Some(r) = crate::remake::remake_fact(a, fid, c, &name, qual) {
             return Some(Fact::Remake(Arc::new(r)));
         }
     }
@@ -3644,8 +3663,18 @@ impl<'t> Analyzer<'t> {
         if obj.kind_name() != "identifier" {
             return None;
         }
-        let f = ctx.func?;
+        let mut f = ctx.func?;
         let name = text(obj, self.src());
+        // A parameter of an enclosing function that a nested one reads
+        // (`async def complete(): await script.execute(…)`), when no function on
+        // the way binds the name.
+        for _ in 0..MAX_ENCLOSING {
+            let info = &self.ix.funcs[f];
+            if info.defs.contains_key(name) || info.nonlocal.iter().any(|n| n == name) {
+                break;
+            }
+            f = info.parent?;
+        }
         // In a followed helper, the value its caller passed is unknown (`v` is
         // opaque) but still of the annotated class, with the caller's identity.
         let defs = self.ix.funcs[f].defs.get(name)?;

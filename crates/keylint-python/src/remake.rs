@@ -7,16 +7,24 @@
 //! (`.of(id)`) build keys of that family. `return cls(head + tail)` makes one from
 //! the two values joined, when one of them is a string the caller shows.
 //!
-//! The method's body must be that one `return` of a call of `cls` (or of the class by
-//! its name) with one argument, itself a call of a method of the class on one
-//! parameter with another parameter, or the sum of two parameters. At the call, the
-//! object passed for that parameter must be an object of the class, known here, and
-//! the named method a key builder of one argument; anything else leaves the call
-//! unknown.
+//! An alternative constructor may also pass its parameters on, or strings it builds
+//! from them alone (`return cls(_status=STATUS.format(namespace=namespace), …)` of
+//! a dataclass whose properties return its fields): the object is then the one the
+//! call of the class with those arguments makes, so `TaskKeys.format(namespace=ns)
+//! .status` is the key `STATUS` formatted with the caller's `ns`. An argument of
+//! anything else (a setting, a call the analysis does not know) leaves the method
+//! unsummarised.
+//!
+//! For a nested prefix, the method's body must be that one `return` of a call of
+//! `cls` (or of the class by its name) with one argument, itself a call of a method
+//! of the class on one parameter with another parameter, or the sum of two
+//! parameters. At the call, the object passed for that parameter must be an object
+//! of the class, known here, and the named method a key builder of one argument;
+//! anything else leaves the call unknown.
 
 use crate::eval::{Ctx, Value};
 use crate::index::{text, ClassId, FuncId};
-use crate::project::{Fact, Instance, Remake, RemakeHow};
+use crate::project::{Fact, Instance, Passed, Remake, RemakeHow};
 use crate::syntax::{Field, NodeExt};
 use std::rc::Rc;
 use tree_sitter::Node;
@@ -25,13 +33,13 @@ use tree_sitter::Node;
 /// `return cls(p.m(q))` with `m` a method the class defines, or `return cls(p + q)`,
 /// `p` and `q` two parameters after `cls`.
 pub(crate) fn remake_fact(
-    a: &crate::lower::Analyzer<'_>,
+    a: &mut crate::lower::Analyzer<'_>,
     fid: FuncId,
     c: ClassId,
     name: &str,
+    qual: &str,
 ) -> Option<Remake> {
-    let ix = &a.ix;
-    let info = &ix.funcs[fid];
+    let info = a.ix.funcs[fid].clone();
     let is_static = info.decorators.iter().any(|d| d == "staticmethod");
     if !is_static && !info.is_classmethod() {
         return None;
@@ -40,14 +48,13 @@ pub(crate) fn remake_fact(
         return None;
     }
     let skip = usize::from(!is_static);
-    let params: Vec<&str> = info
+    let params: Vec<String> = info
         .params
         .iter()
         .skip(skip)
-        .map(|p| p.name.as_str())
+        .map(|p| p.name.clone())
         .collect();
-    let body = ix.nav.statements(info.body);
-    if let Some(how) = pass_fact(a, fid, c, &params) {
+    if let Some(how) = pass_fact(a, fid, c, &params, qual) {
         return Some(Remake {
             name: name.to_string(),
             arity: params.len(),
@@ -55,6 +62,8 @@ pub(crate) fn remake_fact(
             class: None,
         });
     }
+    let ix = &a.ix;
+    let body = ix.nav.statements(info.body);
     let [ret] = body.as_slice() else {
         return None;
     };
@@ -83,7 +92,7 @@ pub(crate) fn remake_fact(
     };
     let pos = |n: Node<'_>| {
         (n.kind_name() == "identifier")
-            .then(|| params.iter().position(|p| *p == text(n, a.src())))
+            .then(|| params.iter().position(|p| p == text(n, a.src())))
             .flatten()
     };
     let how = match inner.kind_name() {
@@ -135,13 +144,16 @@ const MAX_PASS_STATEMENTS: usize = 8;
 
 /// `return cls(id, connection=connection)`, or `job = cls(…)`, calls of `job`'s
 /// methods, `return job`, in a class method: a constructor call whose every argument is
-/// a parameter of the method, passed on as it is. The methods called in between must not set an
-/// attribute the constructor sets (they may load other state: `job.refresh()`).
-fn pass_fact(
-    a: &crate::lower::Analyzer<'_>,
+/// a parameter of the method, passed on as it is, a string the method builds from its
+/// parameters alone (`STATUS.format(namespace=namespace)`, also as `… if agent else
+/// None`), or `None`. The methods called in between must not set an attribute the
+/// constructor sets (they may load other state: `job.refresh()`).
+fn pass_fact<'t>(
+    a: &mut crate::lower::Analyzer<'t>,
     fid: FuncId,
     c: ClassId,
-    params: &[&str],
+    params: &[String],
+    qual: &str,
 ) -> Option<RemakeHow> {
     let ix = &a.ix;
     let src = a.src();
@@ -247,35 +259,140 @@ fn pass_fact(
     if Some(callee) != cls_name {
         return None;
     }
-    let param_of = |n: Node<'_>| {
-        (n.kind_name() == "identifier")
-            .then(|| params.iter().position(|p| *p == text(n, src)))
-            .flatten()
-    };
-    let mut pos = Vec::new();
-    let mut kw = Vec::new();
+    let mut pos_args = Vec::new();
+    let mut kw_args = Vec::new();
     for arg in ix.nav.named_children(made.field(Field::Arguments)?) {
         match arg.kind_name() {
             "keyword_argument" => {
                 let name = text(arg.field(Field::Name)?, src).to_string();
-                kw.push((name, param_of(arg.field(Field::Value)?)?));
+                kw_args.push((name, arg.field(Field::Value)?));
             }
             "comment" => {}
-            _ if kw.is_empty() => pos.push(param_of(arg)?),
+            _ if kw_args.is_empty() => pos_args.push(arg),
             _ => return None,
         }
     }
     let skip = usize::from(!is_static);
-    let fparams = info
+    let fparams: Vec<(String, bool)> = info
         .params
         .iter()
         .skip(skip)
         .map(|p| (p.name.clone(), p.default.is_some()))
         .collect();
+    let mut built = Built::new(fid, c, cls_name.map(str::to_string), params, qual);
+    let mut pos = Vec::with_capacity(pos_args.len());
+    for arg in pos_args {
+        pos.push(built.passed(a, arg)?);
+    }
+    let mut kw = Vec::with_capacity(kw_args.len());
+    for (name, arg) in kw_args {
+        kw.push((name, built.passed(a, arg)?));
+    }
     Some(RemakeHow::Pass {
         params: fparams,
         pos,
         kw,
+    })
+}
+
+/// Most arguments of an alternative constructor that it builds itself.
+const MAX_BUILT: usize = 64;
+
+/// Reads the arguments an alternative constructor passes to the class: a parameter,
+/// a string built from the parameters alone, or `None`.
+struct Built {
+    fid: FuncId,
+    /// The method's receiver (`cls`).
+    cls: Option<String>,
+    class: ClassId,
+    params: Vec<String>,
+    qual: String,
+    count: usize,
+}
+
+impl Built {
+    fn new(
+        fid: FuncId,
+        class: ClassId,
+        cls: Option<String>,
+        params: &[String],
+        qual: &str,
+    ) -> Built {
+        Built {
+            fid,
+            cls,
+            class,
+            params: params.to_vec(),
+            qual: qual.to_string(),
+            count: 0,
+        }
+    }
+
+    fn passed<'t>(&mut self, a: &mut crate::lower::Analyzer<'t>, arg: Node<'t>) -> Option<Passed> {
+        let src = a.src();
+        match arg.kind_name() {
+            "identifier" => {
+                if let Some(i) = self.params.iter().position(|p| p == text(arg, src)) {
+                    return Some(Passed::Param(i));
+                }
+            }
+            "none" => return Some(Passed::Null),
+            // `QUEUE.format(namespace=namespace, agent=agent) if agent else None`:
+            // the key when there is one (a `None` key is never sent).
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = a.ix.nav.named_children(arg).collect();
+                if let [then, _cond, other] = kids.as_slice() {
+                    match (then.kind_name(), other.kind_name()) {
+                        ("none", "none") => return Some(Passed::Null),
+                        (_, "none") => return self.built(a, *then),
+                        ("none", _) => return self.built(a, *other),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.built(a, arg)
+    }
+
+    /// A string the method builds from its parameters alone, each bound to its
+    /// marker.
+    fn built<'t>(&mut self, a: &mut crate::lower::Analyzer<'t>, e: Node<'t>) -> Option<Passed> {
+        self.count += 1;
+        if self.count > MAX_BUILT {
+            return None;
+        }
+        let mut params = std::collections::HashMap::new();
+        if let Some(cls) = &self.cls {
+            params.insert(cls.clone(), Value::ClsObj(self.class));
+        }
+        for (i, p) in self.params.iter().enumerate() {
+            params.insert(p.clone(), crate::project::placeholder('p', i, p));
+        }
+        let ctx = Ctx {
+            func: Some(self.fid),
+            env: Some(Rc::new(crate::eval::Env {
+                func: self.fid,
+                params,
+                tag: "alt".to_string(),
+            })),
+            depth: 1,
+        };
+        match a.eval(e, &ctx) {
+            Value::Str(t) if only_markers(&t) => Some(Passed::Built(crate::project::sanitize(
+                &t, &self.qual, false,
+            ))),
+            _ => None,
+        }
+    }
+}
+
+/// Whether every hole of `t` is a parameter's marker: the string is built from the
+/// parameters and literal text alone.
+fn only_markers(t: &crate::tpl::Tpl) -> bool {
+    t.parts.iter().all(|p| match p {
+        crate::tpl::TPart::Lit { .. } => true,
+        crate::tpl::TPart::Hole(h) => h.binding.starts_with("\u{1}p"),
     })
 }
 
@@ -309,10 +426,25 @@ impl<'t> crate::lower::Analyzer<'t> {
         for (j, p) in ctor_params.iter().enumerate() {
             let from = pos
                 .get(j)
-                .copied()
-                .or_else(|| kw.iter().find(|(k, _)| k == p.name()).map(|(_, i)| *i));
+                .or_else(|| kw.iter().find(|(k, _)| k == p.name()).map(|(_, x)| x));
             let t = match from {
-                Some(i) => given.get(i)?.clone(),
+                Some(Passed::Param(i)) => given.get(*i)?.clone(),
+                Some(Passed::Built(t)) => {
+                    let t = crate::project::apply_bound(t, &bound, None)?;
+                    let id = crate::eval::fingerprint(&Value::Str(t.clone()));
+                    (t, id)
+                }
+                // A field left `None`: no key of it is ever sent.
+                Some(Passed::Null) => {
+                    let t = crate::tpl::Tpl::hole(crate::tpl::HoleInfo {
+                        label: p.name().to_string(),
+                        binding: format!("none:{}", p.name()),
+                        span: None,
+                        keylike: false,
+                    });
+                    let id = crate::eval::fingerprint(&Value::Str(t.clone()));
+                    (t, id)
+                }
                 // The default, as a call that leaves the argument out binds it.
                 None => {
                     let t = p.left_out()?;

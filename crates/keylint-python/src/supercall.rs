@@ -85,6 +85,60 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(Value::Func { id, bound })
     }
 
+    /// `super().__call__` in a method of a subclass of redis-py's script class
+    /// (`class MoveScript(AsyncScript)` with a method that sends `super().__call__(
+    /// keys=[src, dst])`): the object's own script, whose body the class does not
+    /// show (redis-py's constructor takes it). One script per class.
+    pub(crate) fn super_script(&mut self, sup: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        if sup.kind_name() != "call"
+            || sup
+                .field(Field::Arguments)
+                .is_some_and(|a| self.ix.nav.named_children(a).next().is_some())
+        {
+            return None;
+        }
+        let f = sup.field(Field::Function)?;
+        if f.kind_name() != "identifier" || text(f, self.src()) != "super" {
+            return None;
+        }
+        let info = &self.ix.funcs[ctx.func?];
+        let here = info.class?;
+        info.self_name()?;
+        if info.defs.contains_key("super")
+            || self.ix.module_defs.contains_key("super")
+            || self.ix.imports.contains_key("super")
+            || info.decorators.iter().any(|d| d == "staticmethod")
+        {
+            return None;
+        }
+        // The class itself derives from the script class, and defines no
+        // `__call__` of its own in between.
+        let class = &self.ix.classes[here];
+        let [base] = class.bases.as_slice() else {
+            return None;
+        };
+        let first = base.split('.').next().unwrap_or(base);
+        let path = format!("{}{}", self.ix.imports.get(first)?, &base[first.len()..]);
+        if !crate::eval::is_script_class(&path) {
+            return None;
+        }
+        let node = class.node;
+        if let Some(&id) = self.script_by_node.get(&node.id()) {
+            return Some(Value::Script(id));
+        }
+        let id = self.scripts.len();
+        self.scripts.push(crate::eval::ScriptInfo {
+            body: None,
+            func: None,
+            client: crate::eval::ClientKind::Unknown,
+            ext: None,
+            wrapper: None,
+            preamble: None,
+        });
+        self.script_by_node.insert(node.id(), id);
+        Some(Value::Script(id))
+    }
+
     /// The first base class of `c` (after `c` itself, in the order the file's
     /// classes are searched) that defines `m`, when every base on the way is a
     /// class of the file.

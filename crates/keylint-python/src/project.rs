@@ -513,6 +513,20 @@ impl Instance {
             }) || c.instance_attrs.values().any(built_on_ctor))
     }
 
+    /// Whether the objects of the class hold what their constructor is given: a
+    /// record class (`@dataclass` fields), or an instance attribute that is one of
+    /// the constructor's arguments as it is (`self.main = main`).
+    pub(crate) fn holds_args(c: &ClassFacts) -> bool {
+        c.client.is_none()
+            && (c
+                .record
+                .as_ref()
+                .is_some_and(|(fields, _)| !fields.is_empty())
+                || c.instance_attrs
+                    .values()
+                    .any(|f| matches!(f, Fact::Str(t) if ctor_arg_as_is(t).is_some())))
+    }
+
     /// The fact of the class's method `m` as read through the class itself
     /// (`Prefix.concat`): a remake knows the class it makes.
     pub(crate) fn class_method(c: &Arc<ClassFacts>, m: &str) -> Option<Fact> {
@@ -2439,6 +2453,11 @@ fn class_fact(
     for base in a.imported_bases(c) {
         attrs.extend(base.script_registries.keys().cloned());
     }
+    // A record's fields are its objects' attributes (`keys.status`), each the
+    // constructor's argument.
+    if let Some((fields, _)) = &out.record {
+        attrs.extend(fields.iter().map(|p| p.name.clone()));
+    }
     attrs.sort();
     attrs.dedup();
     for name in &attrs {
@@ -3564,10 +3583,18 @@ impl<'t> Analyzer<'t> {
             // string when it was one, else a value known only by its identity.
             Some(Fact::Str(t)) if ctor_arg_as_is(t).is_some() => {
                 match ctor_arg_as_is(t).and_then(|i| x.ctor.get(i)) {
-                    Some((a, _)) => match a.parts.as_slice() {
-                        [TPart::Hole(h)] => Value::Opaque(h.clone()),
-                        _ => Value::Str(a.clone()),
-                    },
+                    // An argument not known (an object known by its type) read as a
+                    // setting (`self.config.queue_prefix`): the setting's head.
+                    Some((a, _)) if matches!(a.parts.as_slice(), [TPart::Hole(_)]) => {
+                        match self.config_head(n, ctx) {
+                            Some(v) => v,
+                            None => match a.parts.as_slice() {
+                                [TPart::Hole(h)] => Value::Opaque(h.clone()),
+                                _ => Value::Str(a.clone()),
+                            },
+                        }
+                    }
+                    Some((a, _)) => Value::Str(a.clone()),
                     None => self.opaque(n, ctx),
                 }
             }

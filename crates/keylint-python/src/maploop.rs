@@ -183,19 +183,35 @@ fn is_none_skip<'t>(nav: &Nav<'t>, src: &str, var: &str, s: Node<'t>) -> bool {
     cond_ok && matches!(body.as_slice(), [c] if c.kind_name() == "continue_statement")
 }
 
-/// Whether `n` mentions the name `name`.
+/// Whether `n` mentions the name `name` (also when `n` is too big to read whole).
 pub(crate) fn mentions<'t>(nav: &Nav<'t>, src: &str, n: Node<'t>, name: &str) -> bool {
+    uses_of(nav, src, n, name).is_none_or(|v| !v.is_empty())
+}
+
+/// Most nodes [`uses_of`] reads.
+const MAX_READ: usize = 4096;
+
+/// The identifiers named `name` in `n`, in source order; `None` when `n` is too big
+/// to read whole.
+pub(crate) fn uses_of<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    n: Node<'t>,
+    name: &str,
+) -> Option<Vec<Node<'t>>> {
     let mut stack = vec![n];
     let mut seen = 0usize;
+    let mut out = Vec::new();
     while let Some(x) = stack.pop() {
         seen += 1;
-        if seen > 4096 {
-            return true;
+        if seen > MAX_READ {
+            return None;
         }
         if x.kind_name() == "identifier" && text(x, src) == name {
-            return true;
+            out.push(x);
         }
         stack.extend(nav.named_children(x));
     }
-    false
+    out.sort_by_key(|x| x.start_byte());
+    Some(out)
 }

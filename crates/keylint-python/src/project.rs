@@ -2664,11 +2664,12 @@ fn script_wrap_fact(
     name: &str,
 ) -> Option<crate::scriptsites::ScriptWrap> {
     let mut calls = Vec::new();
-    for (id, keys, client_param, line) in a.wrapped_scripts(m) {
+    for (id, keys, client_param, line, open) in a.wrapped_scripts(m) {
         // A body not known (a script object known by its type) is judged by its
-        // keys alone.
+        // keys alone; so is one whose keys may go on past those the fact knows
+        // (which `KEYS[i]` of the body they are is then not known).
         let text = match script_text(a, id) {
-            Some(Fact::Script(text, _)) => Some(text),
+            Some(Fact::Script(text, _)) if !open => Some(text),
             _ => None,
         };
         calls.push(crate::scriptsites::WrappedScript {

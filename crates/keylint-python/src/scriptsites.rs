@@ -227,8 +227,9 @@ pub(crate) struct ScriptWrap {
 }
 
 /// A script call of a method over keys its caller passes: the script, per `KEYS[i]`
-/// where it comes from, the client parameter and the line.
-pub(crate) type WrappedCall = (ScriptId, Vec<Option<WrapKey>>, Option<usize>, usize);
+/// where it comes from, the client parameter, the line, and whether more keys may
+/// follow those (a local list the method adds to: `keys.append(extra)`).
+pub(crate) type WrappedCall = (ScriptId, Vec<Option<WrapKey>>, Option<usize>, usize, bool);
 
 /// Script calls of one method read for its class's facts, at most.
 const MAX_WRAPPED_CALLS: usize = 16;
@@ -283,10 +284,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             let Some(keys_arg) = arg(0, "keys") else {
                 continue;
             };
-            if keys_arg.node.kind_name() != "list" {
-                continue;
-            }
-            let items: Vec<Node<'t>> = self.ix.nav.named_children(keys_arg.node).collect();
+            // A list display, or a local list of them that later statements only
+            // add to (`keys = [a, b]`, `if c: keys.append(c)`): its first keys are
+            // sent, which is enough for a verdict of different slots.
+            let (list, open) = match keys_arg.node.kind_name() {
+                "list" => (keys_arg.node, false),
+                "identifier" => match self.appended_list(m, keys_arg.node) {
+                    Some(l) => (l, true),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let items: Vec<Node<'t>> = self.ix.nav.named_children(list).collect();
             if items
                 .iter()
                 .any(|n| matches!(n.kind_name(), "list_splat" | "comment"))
@@ -307,13 +316,62 @@ impl<'t> crate::lower::Analyzer<'t> {
                 },
             };
             let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
-            out.push((id, keys, client_param, line));
+            out.push((id, keys, client_param, line, open));
         }
         out
     }
 
-    /// Whether a call passes a list display first or as `keys=`, as a script call
-    /// over keys would (read before anything is evaluated).
+    /// The list display that local `n` of method `m` is bound to, when its only
+    /// binding is `n = [...]` and every other mention of the name before `n` adds
+    /// to its end (`n.append(x)`, `n.extend(xs)`).
+    fn appended_list(&self, m: crate::index::FuncId, n: Node<'t>) -> Option<Node<'t>> {
+        let src = self.ix.src;
+        let name = crate::index::text(n, src);
+        let info = &self.ix.funcs[m];
+        let [d] = info.defs.get(name)?.as_slice() else {
+            return None;
+        };
+        let crate::index::DefKind::Expr(list) = d.kind else {
+            return None;
+        };
+        let assign = self.ix.nav.parent(list)?;
+        if list.kind_name() != "list" || assign.kind_name() != "assignment" {
+            return None;
+        }
+        let left = assign.field(Field::Left)?;
+        for u in crate::maploop::uses_of(self.ix.nav, src, info.body, name)? {
+            // The name of a keyword argument (`keys=keys`) is no mention.
+            let keyword = self.ix.nav.parent(u).is_some_and(|k| {
+                k.kind_name() == "keyword_argument"
+                    && k.field(Field::Name).map(|x| x.id()) == Some(u.id())
+            });
+            if u.id() == n.id() || u.id() == left.id() || keyword {
+                continue;
+            }
+            if u.start_byte() > n.start_byte() {
+                break;
+            }
+            let added = self.ix.nav.parent(u).is_some_and(|a| {
+                a.kind_name() == "attribute"
+                    && a.field(Field::Object).map(|o| o.id()) == Some(u.id())
+                    && a.field(Field::Attribute)
+                        .is_some_and(|x| matches!(crate::index::text(x, src), "append" | "extend"))
+                    && self
+                        .ix
+                        .nav
+                        .parent(a)
+                        .is_some_and(|c| c.kind_name() == "call")
+            });
+            if !added {
+                return None;
+            }
+        }
+        Some(list)
+    }
+
+    /// Whether a call passes a list display first or as `keys=` (or a local named so
+    /// as `keys=`), as a script call over keys would (read before anything is
+    /// evaluated).
     fn passes_key_list(&self, call: Node<'t>) -> bool {
         let Some(args) = call.field(Field::Arguments) else {
             return false;
@@ -329,7 +387,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     a.field(Field::Name)
                         .is_some_and(|n| crate::index::text(n, src) == "keys")
                         && a.field(Field::Value)
-                            .is_some_and(|v| v.kind_name() == "list")
+                            .is_some_and(|v| matches!(v.kind_name(), "list" | "identifier"))
                 }
                 _ => false,
             })

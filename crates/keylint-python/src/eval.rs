@@ -438,6 +438,35 @@ fn assigned_texts<'s>(src: &'s str, target: &'s str) -> impl Iterator<Item = &'s
 }
 
 /// Redis client classes and factories, by the last part of their dotted path.
+/// Whether the text between a subscript's brackets is a literal index (`0`), a plain
+/// string (`"uuid"`, `b'id'`) or a slice of literal bounds (`2:`, `:-1`).
+fn literal_subscript(inner: &str) -> bool {
+    let inner = inner.trim();
+    let int = |t: &str| {
+        let t = t.trim();
+        let t = t.strip_prefix('-').unwrap_or(t);
+        !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+    };
+    if int(inner) && !inner.starts_with('-') {
+        return true;
+    }
+    let unprefixed = inner.strip_prefix('b').unwrap_or(inner);
+    for q in ['"', '\''] {
+        if let Some(body) = unprefixed.strip_prefix(q).and_then(|x| x.strip_suffix(q)) {
+            return !body.is_empty()
+                && body
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':' | b'.'));
+        }
+    }
+    match inner.split(':').collect::<Vec<_>>().as_slice() {
+        [a, b] => {
+            (a.trim().is_empty() || int(a)) && (b.trim().is_empty() || int(b)) && inner != ":"
+        }
+        _ => false,
+    }
+}
+
 /// Whether `path` names redis-py's script class.
 pub(crate) fn is_script_class(path: &str) -> bool {
     matches!(
@@ -921,15 +950,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some(Value::Symbol(p)) => Value::Symbol(p),
                     // `keys[i : i + 100]` of a family of keys: a batch of its members.
                     Some(fam) if fam.is_batch() && is_batch_slice(n, self.src()) => fam,
-                    // `item[0]` of a loop variable (a row read back) varies with it,
-                    // like `job.id`: a literal index only.
+                    // `item[0]`, `fields["uuid"]`, `k[2:]` of a loop variable (a row
+                    // read back, a stream entry's fields) varies with it, like
+                    // `job.id`: a literal index, string or slice only.
                     Some(Value::Opaque(h)) if h.binding.contains("@each") => {
                         let index = value.map_or("", |v| &self.src()[v.end_byte()..n.end_byte()]);
                         let inner = index.trim().trim_start_matches('[').trim_end_matches(']');
-                        if index.trim().starts_with('[')
-                            && !inner.is_empty()
-                            && inner.bytes().all(|b| b.is_ascii_digit())
-                        {
+                        if index.trim().starts_with('[') && literal_subscript(inner) {
                             let label = text(n, self.src()).to_string();
                             Value::Opaque(HoleInfo {
                                 keylike: h.keylike,
@@ -7221,4 +7248,23 @@ fn empty_set(nav: &crate::syntax::Nav<'_>, src: &str, e: Node<'_>) -> bool {
         && e.field(Field::Arguments).is_some_and(|a| {
             a.kind_name() == "argument_list" && nav.named_children(a).next().is_none()
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal_subscript;
+
+    #[test]
+    fn literal_subscripts_of_a_loop_value() {
+        for ok in [
+            "0", "12", "'uuid'", "\"id\"", "b'uuid'", "2:", ":8", "1:-1", "-1:",
+        ] {
+            assert!(literal_subscript(ok), "{ok}");
+        }
+        for no in [
+            "", ":", "i", "-1", "'a b'", "f'{x}'", "i:", "1:2:3", "'{x}'", "\"\"",
+        ] {
+            assert!(!literal_subscript(no), "{no}");
+        }
+    }
 }

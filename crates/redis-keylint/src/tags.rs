@@ -25,8 +25,37 @@ use std::sync::OnceLock;
 /// Words of code that knows about slots, anywhere in a file (comments included).
 fn words() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"(?i)hash[ _-]?tags?\b|hashtags?\b|keyslot|crossslot").expect("valid pattern")
+    RE.get_or_init(|| Regex::new(r"(?i)hash[ _-]tags?\b|keyslot|crossslot").expect("valid pattern"))
+}
+
+/// The one word "hashtag": a social network's as often as a Redis Cluster's, so it
+/// counts only on a line that also speaks of slots, a cluster or Redis.
+fn hashtag_word() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?i)\bhashtags?\b").expect("valid pattern"))
+}
+
+/// Whether the text speaks of hash tags or slots in words.
+fn mentions_tags(text: &[u8]) -> bool {
+    if words().is_match(text) {
+        return true;
+    }
+    let context = |line: &[u8]| {
+        let lower = line.to_ascii_lowercase();
+        [&b"slot"[..], b"cluster", b"redis"]
+            .iter()
+            .any(|w| lower.windows(w.len()).any(|x| x == *w))
+    };
+    hashtag_word().find_iter(text).any(|m| {
+        let start = text[..m.start()]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let end = text[m.end()..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |i| m.end() + i);
+        context(&text[start..end])
     })
 }
 
@@ -64,6 +93,9 @@ fn writes_tag(syntax: Syntax, kind: Kind, before: &[u8], content: &[u8], after: 
     match (kind, syntax) {
         // A unit of measure (OpenTelemetry's UCUM annotations, `unit="{request}"`).
         (Kind::Plain, _) if unit_value(before) => false,
+        // A placeholder handed on as it is (`.format(service="{service}")`,
+        // `.replace("{uri}", uri)`), or a router's name template (`"{basename}-detail"`).
+        (Kind::Plain, _) if placeholder_passed(before, content) || route_name(content) => false,
         (Kind::Plain, _) => {
             // A key template has no spaces: a log message's `func={%s}` is no tag.
             let keylike = !content.iter().any(u8::is_ascii_whitespace);
@@ -73,7 +105,8 @@ fn writes_tag(syntax: Syntax, kind: Kind, before: &[u8], content: &[u8], after: 
                         w[..2] == *b"{{"
                             && (w[2] == b'{'
                                 || (w[2].is_ascii_alphanumeric() || w[2] == b'_')
-                                    && !template_attribute(&content[i + 2..]))
+                                    && !template_attribute(&content[i + 2..])
+                                    && !content[i + 2..].starts_with(b"resolve:"))
                     })
                 || keylike
                     && [&b"{%s}"[..], b"{%d}", b"{%("]
@@ -97,8 +130,9 @@ fn writes_tag(syntax: Syntax, kind: Kind, before: &[u8], content: &[u8], after: 
                         .take_while(|&&b| b != b'}')
                         .any(|&b| b == b'"' || b == b'\'')
             }) || content.windows(2).enumerate().any(|(i, w)| {
+                // Not a URL's template parameter (`acct={{uri}}`).
                 w == b"{{"
-                    && (i == 0 || !matches!(content[i - 1], b'$' | b'{'))
+                    && (i == 0 || !matches!(content[i - 1], b'$' | b'{' | b'='))
                     && closes_name(&content[i + 2..], b"}}")
             })
         }
@@ -179,6 +213,51 @@ fn unit_value(before: &[u8]) -> bool {
                 .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
     };
     word(b"unit") || word(b"units")
+}
+
+/// Whether a string that is one braced name (`"{service}"`) is handed on as a
+/// placeholder: the value of a keyword of the same name (`.format(service=
+/// "{service}")`), or what `.replace(` looks for.
+fn placeholder_passed(before: &[u8], content: &[u8]) -> bool {
+    let Some(name) = content
+        .strip_prefix(b"{")
+        .and_then(|c| c.strip_suffix(b"}"))
+        .filter(|n| !n.is_empty() && n.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_'))
+    else {
+        return false;
+    };
+    let mut end = before.len();
+    // The string's own prefix letters (`r`, `b`).
+    while end > 0 && before[end - 1].is_ascii_alphabetic() && before.len() - end < 2 {
+        end -= 1;
+    }
+    let t = before[..end].trim_ascii_end();
+    if t.ends_with(b".replace(") {
+        return true;
+    }
+    let Some(t) = t.strip_suffix(b"=") else {
+        return false;
+    };
+    let t = t.trim_ascii_end();
+    t.ends_with(name)
+        && !t[..t.len() - name.len()]
+            .last()
+            .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Whether a string is a web router's name or path template
+/// (`"{basename}-detail"`, `"{prefix}/{lookup}{trailing_slash}"` of Django REST
+/// framework).
+fn route_name(content: &[u8]) -> bool {
+    [
+        &b"{basename}"[..],
+        b"{lookup}",
+        b"{trailing_slash}",
+        b"{url_path}",
+        b"{url_name}",
+    ]
+    .iter()
+    .any(|p| content.windows(p.len()).any(|w| w == *p))
 }
 
 /// Whether an f-string's literal text (outside its `{value}` fields) has spaces: a
@@ -337,7 +416,7 @@ fn template_end(text: &[u8], from: usize) -> Option<usize> {
 
 /// Whether the text of a file written in `syntax` writes or mentions a hash tag.
 fn in_source(text: &[u8], syntax: Syntax) -> bool {
-    words().is_match(text)
+    mentions_tags(text)
         || any_string(text, syntax, |kind, before, content, after| {
             writes_tag(syntax, kind, before, content, after)
         })
@@ -402,6 +481,14 @@ fn searched_file(name: &str) -> bool {
         && !name.contains(".spec.")
 }
 
+/// Whether a Python file is a copy of a Redis client library (a vendored `aioredis`):
+/// it defines the client's reply callbacks and its `execute_command`. Its table of
+/// commands names `CLUSTER KEYSLOT`, which says nothing of the project's keys.
+fn client_library(text: &[u8], syntax: Syntax) -> bool {
+    let has = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
+    syntax == Syntax::Python && has(b"RESPONSE_CALLBACKS") && has(b"def execute_command(")
+}
+
 /// Searches the project under `root` (canonical). Past the walk's bounds
 /// ([`crate::project::walk_project`]) the project counts as one that writes tags:
 /// nothing is assumed.
@@ -415,7 +502,8 @@ pub fn of_project(root: &Path) -> ProjectTags {
         } else {
             Syntax::JavaScript
         };
-        std::fs::read(&path).is_ok_and(|bytes| in_source(&bytes, syntax))
+        std::fs::read(&path)
+            .is_ok_and(|bytes| !client_library(&bytes, syntax) && in_source(&bytes, syntax))
     });
     match found {
         Some(false) => ProjectTags::NoneWritten,
@@ -464,6 +552,37 @@ mod tests {
         ] {
             assert!(in_source(t.as_bytes(), syntax_of(t)), "{t}");
         }
+    }
+
+    #[test]
+    fn placeholders_routes_and_social_hashtags_are_no_evidence() {
+        for t in [
+            "cmd = CMD.format(service=\"{service}\", cmd=\"{cmd}\")",
+            "url = template.replace(\"{uri}\", uri)",
+            "href = f\"https://x/.well-known/webfinger?resource=acct={{uri}}\"",
+            "v = \"{{resolve:ssm:/app/key}}\"",
+            "name = \"{basename}-detail\"",
+            "# a post's hashtags are listed under it",
+            "class Hashtag(models.Model):",
+        ] {
+            assert!(!in_source(t.as_bytes(), Syntax::Python), "{t}");
+        }
+        for t in [
+            "k = \"{service}:jobs\"",
+            "k = name.format(service=\"{app}\")",
+            "# a hashtag co-locates these keys in one Redis Cluster slot",
+        ] {
+            assert!(in_source(t.as_bytes(), Syntax::Python), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_copy_of_a_client_library_is_no_evidence() {
+        let lib = b"class Redis:\n    RESPONSE_CALLBACKS = {'CLUSTER KEYSLOT': int}\n    def execute_command(self, *args):\n        pass\n";
+        assert!(client_library(lib, Syntax::Python));
+        assert!(in_source(lib, Syntax::Python));
+        let app = b"slot = r.execute_command('CLUSTER KEYSLOT', key)\n";
+        assert!(!client_library(app, Syntax::Python));
     }
 
     #[test]

@@ -5577,7 +5577,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             if known == Some(false) {
                 continue;
             }
-            candidates.push(self.eval(right, &inner.deeper()));
+            // `if isinstance(key, str): key = key.encode("utf8")` in a builder
+            // summarised for other modules: the same bytes as the parameter.
+            let summarised = matches!(&before, Value::Opaque(h) if h.binding.starts_with("\u{1}p"));
+            if summarised && crate::passthru::is_item_as_text(right, self.src(), name) {
+                candidates.push(before.clone());
+            } else {
+                candidates.push(self.eval(right, &inner.deeper()));
+            }
             if known == Some(true) {
                 falls_through = false;
                 break;

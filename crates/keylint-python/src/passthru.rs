@@ -223,7 +223,7 @@ pub(crate) fn is_item_as_text(a: Node<'_>, src: &str, var: &str) -> bool {
                     f.field(Field::Object)
                         .is_some_and(|o| o.kind_name() == "identifier" && text(o, src) == var)
                         && f.field(Field::Attribute)
-                            .is_some_and(|m| text(m, src) == "decode")
+                            .is_some_and(|m| matches!(text(m, src), "decode" | "encode"))
                         && matches!(
                             t.to_ascii_lowercase().as_str(),
                             "()" | "(\"utf-8\")" | "('utf-8')" | "(\"utf8\")" | "('utf8')"

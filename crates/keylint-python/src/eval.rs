@@ -467,6 +467,21 @@ fn literal_subscript(inner: &str) -> bool {
     }
 }
 
+/// The list a call adds to at its end: `keys` of `keys.append(x)` or
+/// `keys.extend(xs)`.
+pub(crate) fn list_added_to<'s>(src: &'s str, call: Node<'_>) -> Option<&'s str> {
+    if call.kind_name() != "call" {
+        return None;
+    }
+    let f = call
+        .field(Field::Function)
+        .filter(|f| f.kind_name() == "attribute")?;
+    let obj = f
+        .field(Field::Object)
+        .filter(|o| o.kind_name() == "identifier")?;
+    matches!(text(f.field(Field::Attribute)?, src), "append" | "extend").then(|| text(obj, src))
+}
+
 /// Whether `path` names redis-py's script class.
 pub(crate) fn is_script_class(path: &str) -> bool {
     matches!(
@@ -6506,17 +6521,7 @@ pub(crate) fn builder_body<'t>(
         })
         .filter(|l| ret_names.contains(l) && info.params.iter().all(|p| p.name != *l))
         .collect();
-    let grows_list = |e: Node<'t>| {
-        e.kind_name() == "call"
-            && e.field(Field::Function).is_some_and(|f| {
-                f.kind_name() == "attribute"
-                    && f.field(Field::Object).is_some_and(|o| {
-                        o.kind_name() == "identifier" && lists.contains(&text(o, src))
-                    })
-                    && f.field(Field::Attribute)
-                        .is_some_and(|m| matches!(text(m, src), "append" | "extend"))
-            })
-    };
+    let grows_list = |e: Node<'t>| list_added_to(src, e).is_some_and(|l| lists.contains(&l));
     let mut rets = Vec::new();
     for (i, s) in init.iter().enumerate() {
         match s.kind_name() {
@@ -6922,22 +6927,9 @@ pub(crate) fn append_loop<'t>(
             }
             "comment" | "continue_statement" | "pass_statement" => {}
             "expression_statement" => {
-                let Some(call) = s.named_child(0).filter(|c| c.kind_name() == "call") else {
-                    return false;
-                };
-                let Some(f) = call
-                    .field(Field::Function)
-                    .filter(|f| f.kind_name() == "attribute")
-                else {
-                    return false;
-                };
-                let (Some(obj), Some(attr)) = (f.field(Field::Object), f.field(Field::Attribute))
-                else {
-                    return false;
-                };
-                if obj.kind_name() != "identifier"
-                    || text(obj, src) != list
-                    || !matches!(text(attr, src), "append" | "extend")
+                if s.named_child(0)
+                    .and_then(|c| list_added_to(src, c))
+                    .is_none_or(|l| l != list)
                 {
                     return false;
                 }

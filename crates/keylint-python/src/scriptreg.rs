@@ -22,7 +22,7 @@
 //! to code that may (an argument of a call, an alias, a `return`), when the dict's name
 //! does not say `script`, or when no value is seen at all.
 
-use crate::eval::{ClientKind, Ctx, ScriptInfo, Value};
+use crate::eval::{ClientKind, Ctx, ScriptId, ScriptInfo, Value};
 use crate::index::{text, ClassId, DefKind, FuncId};
 use crate::lower::Analyzer;
 use crate::syntax::{Field, NodeExt};
@@ -415,8 +415,14 @@ impl<'t> Analyzer<'t> {
         if !path.starts_with("redis.") || !matches!(last, "Script" | "AsyncScript") {
             return None;
         }
-        if let Some(&id) = self.script_by_node.get(&ann.id()) {
-            return Some(Value::Script(id));
+        Some(Value::Script(self.script_of_no_body(ann)))
+    }
+
+    /// The script object of no known body that `node` stands for (an annotation
+    /// that declares one, a subclass of redis-py's script class): one per node.
+    pub(crate) fn script_of_no_body(&mut self, node: Node<'t>) -> ScriptId {
+        if let Some(&id) = self.script_by_node.get(&node.id()) {
+            return id;
         }
         let id = self.scripts.len();
         self.scripts.push(ScriptInfo {
@@ -427,7 +433,7 @@ impl<'t> Analyzer<'t> {
             wrapper: None,
             preamble: None,
         });
-        self.script_by_node.insert(ann.id(), id);
-        Some(Value::Script(id))
+        self.script_by_node.insert(node.id(), id);
+        id
     }
 }

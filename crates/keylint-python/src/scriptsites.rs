@@ -354,13 +354,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             let added = self.ix.nav.parent(u).is_some_and(|a| {
                 a.kind_name() == "attribute"
                     && a.field(Field::Object).map(|o| o.id()) == Some(u.id())
-                    && a.field(Field::Attribute)
-                        .is_some_and(|x| matches!(crate::index::text(x, src), "append" | "extend"))
                     && self
                         .ix
                         .nav
                         .parent(a)
-                        .is_some_and(|c| c.kind_name() == "call")
+                        .and_then(|c| crate::eval::list_added_to(src, c))
+                        == Some(name)
             });
             if !added {
                 return None;

@@ -25,24 +25,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         m: &str,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        if sup.kind_name() != "call" {
-            return None;
-        }
-        let f = sup.field(Field::Function)?;
-        if f.kind_name() != "identifier" || text(f, self.src()) != "super" {
-            return None;
-        }
-        let func = ctx.func?;
-        let info = &self.ix.funcs[func];
-        let here = info.class?;
-        let self_name = info.self_name()?.to_string();
-        // `super` must be the builtin.
-        if info.defs.contains_key("super")
-            || self.ix.module_defs.contains_key("super")
-            || self.ix.imports.contains_key("super")
-        {
-            return None;
-        }
+        let (here, self_name) = self.builtin_super(sup, ctx)?;
+        let self_name = self_name.to_string();
         let args: Vec<Node<'t>> = sup
             .field(Field::Arguments)
             .map(|a| {
@@ -85,16 +69,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(Value::Func { id, bound })
     }
 
-    /// `super().__call__` in a method of a subclass of redis-py's script class
-    /// (`class MoveScript(AsyncScript)` with a method that sends `super().__call__(
-    /// keys=[src, dst])`): the object's own script, whose body the class does not
-    /// show (redis-py's constructor takes it). One script per class.
-    pub(crate) fn super_script(&mut self, sup: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
-        if sup.kind_name() != "call"
-            || sup
-                .field(Field::Arguments)
-                .is_some_and(|a| self.ix.nav.named_children(a).next().is_some())
-        {
+    /// When `sup` is a call of the builtin `super` in a method of a class of the file:
+    /// the class and the method's `self` parameter.
+    fn builtin_super(&self, sup: Node<'t>, ctx: &Ctx<'t>) -> Option<(ClassId, &str)> {
+        if sup.kind_name() != "call" {
             return None;
         }
         let f = sup.field(Field::Function)?;
@@ -103,16 +81,34 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let info = &self.ix.funcs[ctx.func?];
         let here = info.class?;
-        info.self_name()?;
+        let self_name = info.self_name()?;
+        // `super` must be the builtin.
         if info.defs.contains_key("super")
             || self.ix.module_defs.contains_key("super")
             || self.ix.imports.contains_key("super")
-            || info.decorators.iter().any(|d| d == "staticmethod")
         {
             return None;
         }
-        // The class itself derives from the script class, and defines no
-        // `__call__` of its own in between.
+        Some((here, self_name))
+    }
+
+    /// `super().__call__` in a method of a subclass of redis-py's script class
+    /// (`class MoveScript(AsyncScript)` with a method that sends `super().__call__(
+    /// keys=[src, dst])`): the object's own script, whose body the class does not
+    /// show (redis-py's constructor takes it). One script per class.
+    pub(crate) fn super_script(&mut self, sup: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let (here, _) = self.builtin_super(sup, ctx)?;
+        if sup
+            .field(Field::Arguments)
+            .is_some_and(|a| self.ix.nav.named_children(a).next().is_some())
+            || self.ix.funcs[ctx.func?]
+                .decorators
+                .iter()
+                .any(|d| d == "staticmethod")
+        {
+            return None;
+        }
+        // The class's one base is redis-py's script class.
         let class = &self.ix.classes[here];
         let [base] = class.bases.as_slice() else {
             return None;
@@ -123,20 +119,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let node = class.node;
-        if let Some(&id) = self.script_by_node.get(&node.id()) {
-            return Some(Value::Script(id));
-        }
-        let id = self.scripts.len();
-        self.scripts.push(crate::eval::ScriptInfo {
-            body: None,
-            func: None,
-            client: crate::eval::ClientKind::Unknown,
-            ext: None,
-            wrapper: None,
-            preamble: None,
-        });
-        self.script_by_node.insert(node.id(), id);
-        Some(Value::Script(id))
+        Some(Value::Script(self.script_of_no_body(node)))
     }
 
     /// The first base class of `c` (after `c` itself, in the order the file's

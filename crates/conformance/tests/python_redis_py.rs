@@ -363,3 +363,70 @@ fn redis_py_refuses_exactly_what_is_reported() {
         disagreements.join("\n")
     );
 }
+
+/// The valkey-py versions the name mapping was checked against.
+const VALKEY_PY: &str = "valkey>=6.0,<7";
+
+/// A virtual environment with valkey-py beside redis-py, made once per target dir (its
+/// own, so that it is never made while the redis-py test makes the other).
+fn valkey_py_venv() -> PathBuf {
+    let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("valkey-py-venv");
+    let py = venv_python(&venv);
+    let ready = py.exists()
+        && Command::new(&py)
+            .args([
+                "-c",
+                "import redis, valkey, sys; sys.exit(0 if valkey.__version__.startswith('6.') \
+                 and redis.__version__.startswith(('8.0.', '8.1.')) else 1)",
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+    if !ready {
+        let _ = std::fs::remove_dir_all(&venv);
+        run(
+            Command::new(&python).arg("-m").arg("venv").arg(&venv),
+            "creating a Python virtual environment for valkey-py",
+        );
+        run(
+            Command::new(&py).args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--quiet",
+                VALKEY_PY,
+                REDIS_PY,
+            ]),
+            "installing valkey-py and redis-py from PyPI into the test's virtual environment",
+        );
+    }
+    py
+}
+
+/// valkey-py is read as redis-py under other names (`valkey.Valkey` is `redis.Redis`,
+/// `ValkeyCluster` is `RedisCluster`): the renamed classes must be where redis-py's
+/// are, behave as the linter says (a standalone `pipeline()` is a transaction, a
+/// cluster one is not), and the cluster client must refuse what the linter reports
+/// across slots. The fixture `fixtures/python/valkey_clients/` shows the findings.
+#[test]
+fn valkey_py_is_redis_py_renamed() {
+    let py = valkey_py_venv();
+    let cluster = Cluster::start();
+    let port = cluster.ports()[0].to_string();
+    let out = run(
+        Command::new(&py)
+            .current_dir(root())
+            .args([
+                "-W",
+                "ignore",
+                "crates/conformance/tests/data/python/valkey_facts.py",
+                "--port",
+                &port,
+            ]),
+        "crates/conformance/tests/data/python/valkey_facts.py (valkey-py does not behave as \
+         the linter reads it)",
+    );
+    eprint!("{out}");
+    assert!(out.contains("ok   a script over keys in two slots is refused"));
+}

@@ -24,7 +24,8 @@ const WORD_TAILS: &[&[u8]] = &[
 /// Whether `source` mentions Redis: `redis`, `Redis` or `REDIS` anywhere except as
 /// the start of one of the English words above. Module names (`redis`, `aioredis`),
 /// class names (`Redis`, `StrictRedis`, `RedisCluster`), variables (`redis_client`,
-/// `REDIS_URL`) and Lua's `redis.call` all count.
+/// `REDIS_URL`) and Lua's `redis.call` all count, and so do the names of valkey-py,
+/// redis-py's fork.
 pub fn mentions_redis(source: &[u8]) -> bool {
     // "edis" finds both `redis` and `Redis`; `REDIS` is searched on its own.
     for (needle, skip) in [(b"edis".as_slice(), 1usize), (b"REDIS".as_slice(), 0)] {
@@ -44,7 +45,15 @@ pub fn mentions_redis(source: &[u8]) -> bool {
             }
         }
     }
-    false
+    mentions_valkey(source)
+}
+
+/// Whether `source` names valkey-py, redis-py's fork (`import valkey`, `Valkey(…)`,
+/// `VALKEY_URL`): a file that uses it may never write `redis`.
+fn mentions_valkey(source: &[u8]) -> bool {
+    memchr::memmem::find_iter(source, b"alkey")
+        .any(|at| at > 0 && matches!(source[at - 1], b'v' | b'V'))
+        || memchr::memmem::find(source, b"VALKEY").is_some()
 }
 
 fn is_word_tail(tail: &[u8]) -> bool {
@@ -71,6 +80,9 @@ mod tests {
             "redis.call('GET', KEYS[1])",
             "x = redis",
             "redis",
+            "import valkey",
+            "from valkey.asyncio import Valkey",
+            "VALKEY_URL = 'valkey://'",
         ] {
             assert!(mentions_redis(s.as_bytes()), "{s}");
         }
@@ -87,6 +99,7 @@ mod tests {
             "predisposed to fail",
             "rediscovered the edison bulb",
             "reds is not it; r edis neither",
+            "alkeyl is no client; nor is v alkey",
         ] {
             assert!(!mentions_redis(s.as_bytes()), "{s}");
         }

@@ -485,7 +485,7 @@ pub(crate) fn list_added_to<'s>(src: &'s str, call: Node<'_>) -> Option<&'s str>
 /// Whether `path` names redis-py's script class.
 pub(crate) fn is_script_class(path: &str) -> bool {
     matches!(
-        path,
+        &*crate::index::client_path(path),
         "redis.commands.core.Script"
             | "redis.commands.core.AsyncScript"
             | "redis.commands.Script"
@@ -495,6 +495,7 @@ pub(crate) fn is_script_class(path: &str) -> bool {
 }
 
 fn constructor_kind(path: &str) -> Option<ClientKind> {
+    let path = crate::index::client_path(path);
     let parts: Vec<&str> = path.split('.').collect();
     let first = *parts.first()?;
     let last = *parts.last()?;
@@ -741,7 +742,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             let first = tok.split('.').next().unwrap_or(tok);
             let path = match self.ix().imports.get(first) {
-                Some(p) => format!("{p}{}", &tok[first.len()..]),
+                Some(p) => crate::index::client_path(&format!("{p}{}", &tok[first.len()..]))
+                    .into_owned(),
                 None => tok.to_string(),
             };
             if !(path.starts_with("redis.") || path.starts_with("aioredis.")) {
@@ -3390,7 +3392,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         match base {
             // Project analysis: a constant or client of another module.
-            Value::Symbol(p) => self.project_value(format!("{p}.{attr_name}"), n, ctx),
+            Value::Symbol(p) => {
+                let path = crate::index::client_path(&format!("{p}.{attr_name}")).into_owned();
+                self.project_value(path, n, ctx)
+            }
             Value::Ext(x) => self.ext_attr(&x, attr_name, n, ctx),
             // `self.__class__`: the object's class, as `type(self)`.
             Value::SelfObj(c) if attr_name == "__class__" => Value::ClsObj(c),

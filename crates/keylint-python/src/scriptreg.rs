@@ -408,7 +408,8 @@ impl<'t> Analyzer<'t> {
         }
         let first = t.split('.').next().unwrap_or(t);
         let path = match self.ix.imports.get(first) {
-            Some(p) => format!("{p}{}", &t[first.len()..]),
+            Some(p) => crate::index::client_path(&format!("{p}{}", &t[first.len()..]))
+                .into_owned(),
             None => return None,
         };
         let last = path.rsplit('.').next().unwrap_or("");

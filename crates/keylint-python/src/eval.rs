@@ -482,6 +482,29 @@ pub(crate) fn list_added_to<'s>(src: &'s str, call: Node<'_>) -> Option<&'s str>
     matches!(text(f.field(Field::Attribute)?, src), "append" | "extend").then(|| text(obj, src))
 }
 
+/// `len(x)` of a name or an attribute chain (`len(keys)`, `len(self.keys)`): `x`.
+pub(crate) fn len_of<'a>(n: Node<'_>, src: &'a str) -> Option<&'a str> {
+    if n.kind_name() != "call" {
+        return None;
+    }
+    let f = n.field(Field::Function)?;
+    if f.kind_name() != "identifier" || text(f, src) != "len" {
+        return None;
+    }
+    let a = n.field(Field::Arguments)?;
+    let inner = text(a, src)
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
+    let ok = !inner.is_empty()
+        && !inner.starts_with('.')
+        && !inner.ends_with('.')
+        && inner
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    ok.then_some(inner)
+}
+
 /// Whether `path` names redis-py's script class.
 pub(crate) fn is_script_class(path: &str) -> bool {
     matches!(
@@ -1448,6 +1471,43 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// The elements `*x` (the `list_splat` node `k`) adds to a list or an argument
     /// list: a list's elements, a comprehension's family (then an unknown count), or
     /// one starred unknown.
+    /// `len(x), *x` as two arguments of a call (a script's numkeys and its keys, as
+    /// `r.evalsha(sha, len(keys), *keys, *args)` writes them): the count and the
+    /// elements the splat adds, when the count can be told. A list of known elements
+    /// gives its length; a family (`keys = [f"q:{n}" for n in names]`) gives itself as
+    /// the count, which [`crate::lower`] reads as "as many keys as the family has"
+    /// (no number: nothing else reads it as one). `None` for any other pair, and when
+    /// the splat's length is unknown.
+    fn counted_splat(
+        &mut self,
+        count: Node<'t>,
+        splat: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Value<'t>, Vec<Elem<'t>>)> {
+        let counted = len_of(count, self.src())?;
+        if splat.kind_name() != "list_splat" {
+            return None;
+        }
+        let inner = splat.named_child(0)?;
+        if text(inner, self.src()) != counted {
+            return None;
+        }
+        let mut items = Vec::new();
+        self.push_splat(splat, ctx, &mut items);
+        let count = match items.as_slice() {
+            [] => return None,
+            [e] if e.star && !e.each.is_empty() => Value::Seq {
+                items: vec![e.clone()],
+                family: true,
+            },
+            _ if items.iter().all(|e| !e.star && e.each.is_empty()) => {
+                Value::Int(items.len() as i64)
+            }
+            _ => return None,
+        };
+        Some((count, items))
+    }
+
     fn push_splat(&mut self, k: Node<'t>, ctx: &Ctx<'t>, out: &mut Vec<Elem<'t>>) {
         let inner = k.named_child(0).unwrap_or(k);
         match self.eval(inner, &ctx.deeper()).splat() {
@@ -5322,7 +5382,26 @@ impl<'t> crate::lower::Analyzer<'t> {
             });
             return (pos, kw);
         }
-        for k in self.ix.nav.named_children(args) {
+        let children: Vec<Node<'t>> = self.ix.nav.named_children(args).collect();
+        let mut skip_next = false;
+        for (i, &k) in children.iter().enumerate() {
+            if std::mem::take(&mut skip_next) {
+                continue;
+            }
+            // `len(keys), *keys`: a count of exactly the keys spread after it.
+            if let Some(next) = children.get(i + 1) {
+                if let Some((count, items)) = self.counted_splat(k, *next, ctx) {
+                    pos.push(Elem {
+                        value: count,
+                        node: k,
+                        star: false,
+                        each: Vec::new(),
+                    });
+                    pos.extend(items);
+                    skip_next = true;
+                    continue;
+                }
+            }
             match k.kind_name() {
                 "keyword_argument" => {
                     let (Some(name), Some(v)) = (k.field(Field::Name), k.field(Field::Value))

@@ -490,6 +490,18 @@ impl<'t> Analyzer<'t> {
         }
     }
 
+    /// The client whose connection `obj` is, written `client.connection` (redis-py's
+    /// client keeps its connection there when it holds one): not a pipeline's.
+    fn connection_owner(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<Recv> {
+        if obj.kind_name() != "attribute"
+            || text(obj.field(Field::Attribute)?, self.src()) != "connection"
+        {
+            return None;
+        }
+        self.receiver(obj.field(Field::Object)?, "execute_command", ctx)
+            .filter(|r| r.pipe.is_none())
+    }
+
     fn prepare_transaction(&mut self, call: Node<'t>, ctx: Ctx<'t>) {
         let Some(func) = call.field(Field::Function) else {
             return;
@@ -554,6 +566,13 @@ impl<'t> Analyzer<'t> {
                 (func.field(Field::Object), func.field(Field::Attribute))
             {
                 let m = text(attr, self.src());
+                // `client.connection.send_command("BRPOP", *keys)`: a command sent
+                // whole on the client's connection, as `execute_command` sends it.
+                if m == "send_command" && self.inline.is_none() {
+                    if let Some(recv) = self.connection_owner(obj, &ctx) {
+                        return self.execute_command(recv, attr, call, args, &ctx);
+                    }
+                }
                 if let Some(recv) = self.receiver(obj, m, &ctx) {
                     // A followed helper contributes only the commands it queues on
                     // its caller's pipeline; the rest is lowered with the helper.
@@ -1562,6 +1581,7 @@ impl<'t> Analyzer<'t> {
                 .collect()
         };
         let mut numkeys: Option<usize> = None;
+        let mut family_count = false;
         for p in &method.params {
             match p.kind {
                 ParamKind::Key => {
@@ -1617,9 +1637,21 @@ impl<'t> Analyzer<'t> {
                         Some(Value::Int(n)) if n >= 0 => Some(n as usize),
                         _ => None,
                     };
+                    // `len(keys), *keys` of a family: the family is the keys.
+                    family_count = matches!(
+                        arg(p).map(|e| e.value),
+                        Some(Value::Seq { family: true, .. })
+                    );
                 }
                 ParamKind::NumKeyed => {
-                    if let Some(n) = numkeys {
+                    if family_count {
+                        if let Some(e) = pos
+                            .get(p.index)
+                            .filter(|e| e.star && !e.each.is_empty() && !star_before(p.index))
+                        {
+                            keys.push(e.clone());
+                        }
+                    } else if let Some(n) = numkeys {
                         if !star_before(p.index) {
                             keys.extend(
                                 pos.iter()

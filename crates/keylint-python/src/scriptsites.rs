@@ -640,7 +640,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 keys
             }
             _ => {
-                let Some(counted) = len_arg(numkeys.node, self.ix.src) else {
+                let Some(counted) = crate::eval::len_of(numkeys.node, self.ix.src) else {
                     return;
                 };
                 let spread = &pos[first_key];
@@ -718,20 +718,3 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 }
 
-/// `len(name)`: `name`.
-fn len_arg<'a>(n: Node<'_>, src: &'a str) -> Option<&'a str> {
-    if n.kind_name() != "call" {
-        return None;
-    }
-    let f = n.field(Field::Function)?;
-    if f.kind_name() != "identifier" || crate::index::text(f, src) != "len" {
-        return None;
-    }
-    let args = n.field(Field::Arguments)?;
-    let mut it = args
-        .named_children(&mut args.walk())
-        .collect::<Vec<_>>()
-        .into_iter();
-    let x = it.next()?;
-    (it.next().is_none() && x.kind_name() == "identifier").then(|| crate::index::text(x, src))
-}

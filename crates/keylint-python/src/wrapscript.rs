@@ -130,7 +130,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return None;
             }
             // `len(keys)`.
-            let k = len_of(*numkeys, src)?;
+            let k = crate::eval::len_of(*numkeys, src).filter(|k| !k.contains('.'))?;
             // `*(keys + args)` or `*keys, *args`.
             let splat = rest.first()?;
             if !splat_starts_with(*splat, k, src) {
@@ -186,23 +186,6 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 }
 
-/// `len(name)`: `name`.
-fn len_of<'a>(n: Node<'_>, src: &'a str) -> Option<&'a str> {
-    if n.kind_name() != "call" {
-        return None;
-    }
-    let f = n.field(Field::Function)?;
-    if f.kind_name() != "identifier" || text(f, src) != "len" {
-        return None;
-    }
-    let a = n.field(Field::Arguments)?;
-    let inner = text(a, src)
-        .trim_start_matches('(')
-        .trim_end_matches(')')
-        .trim();
-    let ok = !inner.is_empty() && inner.chars().all(|c| c.is_alphanumeric() || c == '_');
-    ok.then_some(inner)
-}
 
 /// `*(keys + args)`, `*keys`, `*(keys + list(args))`: a splat whose first operand is
 /// `keys`.

@@ -77,6 +77,14 @@ pub struct Projects {
 }
 
 impl Projects {
+    /// The analyses of a run over `paths` (as named on the command line).
+    fn for_paths(paths: &[std::path::PathBuf]) -> Projects {
+        Projects {
+            loader: Arc::new(crate::project::Loader::for_paths(paths)),
+            ..Projects::default()
+        }
+    }
+
     fn get(&self, lang: Lang, config: &Config) -> Option<Arc<dyn Index>> {
         let key = (
             crate::frontends::id(lang),
@@ -584,7 +592,7 @@ fn run_jobs(
     selection: &CliSelection,
     cache: Option<&Cache>,
 ) -> Vec<Result<FileReport, Problem>> {
-    let projects = Projects::default();
+    let projects = Projects::for_paths(&args.paths);
     // Workers get the stack the frontends need for deeply nested code, so they run
     // in place instead of on a thread of their own per file.
     let first = crate::par::map_ordered(

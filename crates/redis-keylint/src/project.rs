@@ -10,7 +10,10 @@
 //! directory), then from the project root and its `src/`; a relative one from the
 //! file's package. Nothing outside the project root is read (symbolic links are
 //! followed only when their target is inside), nor files over 1 MiB or not UTF-8.
-//! Without a project root, the top package's directory is the limit.
+//! Without a marker, the nearest directory named on the command line above the file
+//! is its project root, else the working directory when the file is under it (never
+//! the file system's root); without either, the top package's directory is the
+//! limit.
 //!
 //! A JavaScript or TypeScript path specifier (`./keys`, `../lib/queue.js`) is looked
 //! up by Node's and TypeScript's rules from the importing file's directory: the file
@@ -56,6 +59,11 @@ pub struct Loader {
     words: Mutex<HashMap<PathBuf, Option<std::sync::Arc<Words>>>>,
     /// Whether each project root (canonical) writes hash tags, searched on first use.
     tags: Mutex<HashMap<PathBuf, std::sync::Arc<std::sync::OnceLock<ProjectTags>>>>,
+    /// [`Loader::working_root`], found on first use.
+    working: std::sync::OnceLock<Option<PathBuf>>,
+    /// The directories named on the command line (canonical, never the file
+    /// system's root): project roots of the files under them that have none.
+    named_dirs: Vec<PathBuf>,
 }
 
 /// The reverse index of a project: for each capitalised identifier (a class name,
@@ -204,6 +212,19 @@ fn is_file(p: &Path) -> bool {
 }
 
 impl Loader {
+    /// A loader for a run over `paths` (as named on the command line).
+    pub fn for_paths(paths: &[PathBuf]) -> Loader {
+        let named_dirs = paths
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| p.is_dir() && p.parent().is_some())
+            .collect();
+        Loader {
+            named_dirs,
+            ..Loader::default()
+        }
+    }
+
     fn roots(&self, dir: &Path) -> Roots {
         if let Some(r) = self.roots.lock().expect("loader lock").get(dir) {
             return r.clone();
@@ -228,6 +249,17 @@ impl Loader {
                 .or(Some(root)),
             other => other,
         };
+        // No marker (a copy of a project without its `.git`): the nearest directory
+        // named on the command line above the file, else the directory the linter
+        // runs in when the file is under it.
+        let project = project.or_else(|| {
+            self.named_dirs
+                .iter()
+                .filter(|d| dir.starts_with(d))
+                .max_by_key(|d| d.components().count())
+                .cloned()
+                .or_else(|| self.working_root().filter(|w| dir.starts_with(w)))
+        });
         let (limit, search) = match project {
             Some(root) if top.starts_with(&root) => {
                 let mut search = vec![top.clone()];
@@ -246,6 +278,19 @@ impl Loader {
             .expect("loader lock")
             .insert(dir.to_path_buf(), r.clone());
         r
+    }
+
+    /// The working directory (canonical), the project root of files under it that
+    /// have none of their own; never the file system's root.
+    fn working_root(&self) -> Option<PathBuf> {
+        self.working
+            .get_or_init(|| {
+                std::env::current_dir()
+                    .and_then(std::fs::canonicalize)
+                    .ok()
+                    .filter(|d| d.parent().is_some())
+            })
+            .clone()
     }
 
     /// The module at `base` + `segs`, inside `limit`.

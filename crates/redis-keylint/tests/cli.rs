@@ -555,6 +555,36 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
+fn a_project_without_a_marker_is_rooted_at_the_directory_named() {
+    // No `.git`, `pyproject.toml` or `setup.py`: a copy of a project. Its scripts
+    // import the project's package from the top directory.
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("copy");
+    write(&root, "lib/__init__.py", b"");
+    write(
+        &root,
+        "lib/keys.py",
+        b"QUEUE = 'q:queue:'\n\ndef queue_key(name):\n    return QUEUE + name\n",
+    );
+    write(
+        &root,
+        "scripts/move.py",
+        b"import redis\nfrom lib.keys import queue_key\n\nr = redis.Redis()\n\n\
+def move(src, dst):\n    r.smove(queue_key(src), queue_key(dst), 'x')\n",
+    );
+    let count = |o: &Output| {
+        assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+        json(o).as_array().unwrap().len()
+    };
+    // Linted from the top, or named from the directory above it.
+    assert_eq!(count(&run(&["check", "--format", "json", "."], &root)), 1);
+    assert_eq!(count(&run(&["check", "--format", "json", "copy"], d.path())), 1);
+    // Named from above, the scripts directory alone does not reach the package.
+    let o = run(&["check", "--format", "json", "copy/scripts"], d.path());
+    assert_eq!(count(&o), 0);
+}
+
+#[test]
 fn a_file_passed_alone_resolves_its_imports_from_the_project() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path();

@@ -202,6 +202,50 @@ fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
     }
 }
 
+/// Whether a name is passed whole to a call that only reads it: logged
+/// (`log.debug("keys %s", keys)`), printed, shown in an f-string, or copied
+/// (`tuple(keys)`, `sorted(keys)`). The list it names is left as it was.
+fn reads_whole(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
+    let Some(p) = nav.parent(x) else {
+        return false;
+    };
+    match p.kind_name() {
+        "interpolation" => true,
+        "argument_list" => nav.parent(p).is_some_and(|c| {
+            c.kind_name() == "call"
+                && c.field(Field::Function)
+                    .is_some_and(|f| match f.kind_name() {
+                        "identifier" => matches!(
+                            text(f, src),
+                            "print"
+                                | "str"
+                                | "repr"
+                                | "tuple"
+                                | "list"
+                                | "sorted"
+                                | "set"
+                                | "frozenset"
+                        ),
+                        "attribute" => f.field(Field::Attribute).is_some_and(|m| {
+                            matches!(
+                                text(m, src),
+                                "debug"
+                                    | "info"
+                                    | "warning"
+                                    | "warn"
+                                    | "error"
+                                    | "exception"
+                                    | "critical"
+                                    | "dumps"
+                            )
+                        }),
+                        _ => false,
+                    })
+        }),
+        _ => false,
+    }
+}
+
 /// Whether `x` is read at a literal index (`keys[0]`, `keys[-1]`), not written
 /// there: one item of the list read, the list left whole (`if len(keys) == 1: key =
 /// keys[0]`).
@@ -229,6 +273,28 @@ fn reads_item(nav: &Nav<'_>, x: Node<'_>) -> bool {
         },
         None => false,
     }
+}
+
+/// The range of the elements that a slice with literal bounds and no step
+/// (`xs[1:]`, `xs[:-1]`, `xs[2:4]`) keeps of a list of `len` elements, as Python
+/// computes it.
+fn literal_slice(n: Node<'_>, len: usize, src: &str) -> Option<(usize, usize)> {
+    if n.named_child_count() != 2 {
+        return None;
+    }
+    let s = n.named_child(1).filter(|s| s.kind_name() == "slice")?;
+    let bounds: Vec<&str> = text(s, src).split(':').map(str::trim).collect();
+    let [start, stop] = bounds.as_slice() else {
+        return None;
+    };
+    let len = i64::try_from(len).ok()?;
+    let at = |b: &str, default: i64| -> Option<usize> {
+        let i = if b.is_empty() { default } else { b.parse::<i64>().ok()? };
+        let i = if i < 0 { len + i } else { i };
+        usize::try_from(i.clamp(0, len)).ok()
+    };
+    let (a, b) = (at(start, 0)?, at(stop, len)?);
+    Some((a, b.max(a)))
 }
 
 /// Whether a subscript takes a slice (`xs[a:b]`, `xs[:n]`) that may hold several
@@ -984,6 +1050,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                         .and_then(|i| element_at(items.len(), i));
                     if let Some(at) = at.filter(|_| items.iter().all(|e| !e.star)) {
                         return items[at].value.clone();
+                    }
+                    // `keys[1:]` of such a list: the elements it keeps.
+                    if items.iter().all(|e| !e.star && e.each.is_empty()) {
+                        if let Some((a, b)) = literal_slice(n, items.len(), self.src()) {
+                            return Value::Seq {
+                                items: items[a..b].to_vec(),
+                                family: false,
+                            };
+                        }
                     }
                 }
                 match evaluated {
@@ -2593,7 +2668,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     continue;
                 }
                 // `len(keys)`, `if not keys:`, `if keys:` read the list, leave it whole.
-                if reads_size(nav, src, x) || reads_item(nav, x) {
+                if reads_size(nav, src, x) || reads_item(nav, x) || reads_whole(nav, src, x) {
                     continue;
                 }
                 // `keys += more`, a statement of its own: `keys.extend(more)`.

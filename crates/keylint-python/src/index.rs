@@ -243,13 +243,21 @@ impl<'t> Index<'t> {
         let src = self.src;
         match n.kind_name() {
             "decorated_definition" => {
-                let decorators: Vec<String> = self
+                let mut decorators: Vec<String> = self
                     .nav
                     .children(n)
                     .filter(|c| c.kind_name() == "decorator")
                     .filter(|&d| !self.transparent_decorator(d))
                     .map(|d| decorator_name(d, src))
                     .collect();
+                // pydantic's `@computed_field` over a `@property`: the property, whose
+                // value is also serialised.
+                if decorators
+                    .iter()
+                    .any(|d| d == "property" || d == "cached_property")
+                {
+                    decorators.retain(|d| d != "computed_field");
+                }
                 if let Some(def) = n.field(Field::Definition) {
                     self.scan_definition(def, func, class, defs, decorators, module);
                 }
@@ -512,12 +520,49 @@ impl<'t> Index<'t> {
                 }
             }
         }
+        if let (Some(c), Some(l), Some(r)) = (class, left, right) {
+            self.lambda_property(c, stmt, l, r);
+        }
         if let Some(r) = right {
             if r.kind_name() == "assignment" {
                 self.scan_assignment(r, stmt, func, class, defs, nonlocal, module);
             } else {
                 self.scan_node(r, func, class, defs, nonlocal, module);
             }
+        }
+    }
+
+    /// `top = property(lambda self: Key(self.base + ":top"))` in the body of class `c`:
+    /// a property whose getter is the lambda, as `@property def top(self): return …`.
+    fn lambda_property(&mut self, c: ClassId, stmt: Node<'t>, left: Node<'t>, right: Node<'t>) {
+        let nav = self.nav;
+        let in_body = nav
+            .parent(stmt)
+            .filter(|e| e.kind_name() == "expression_statement")
+            .and_then(|e| nav.parent(e))
+            .and_then(|b| nav.parent(b))
+            .is_some_and(|d| d.id() == self.classes[c].node.id());
+        if !in_body || left.kind_name() != "identifier" || right.kind_name() != "call" {
+            return;
+        }
+        let is_property = right
+            .field(Field::Function)
+            .is_some_and(|f| f.kind_name() == "identifier" && text(f, self.src) == "property");
+        let args: Vec<Node<'t>> = match right.field(Field::Arguments) {
+            Some(a) => nav.named_children(a).collect(),
+            None => return,
+        };
+        let Some(getter) = args
+            .first()
+            .copied()
+            .filter(|g| g.kind_name() == "lambda" && is_property)
+        else {
+            return;
+        };
+        let name = text(left, self.src).to_string();
+        let id = self.add_func(getter, name.clone(), None, Some(c), vec!["property".into()]);
+        if self.funcs[id].params.len() == 1 {
+            self.classes[c].methods.entry(name).or_insert(id);
         }
     }
 

@@ -217,7 +217,8 @@ fn unit_value(before: &[u8]) -> bool {
 
 /// Whether a string that is one braced name (`"{service}"`) is handed on as a
 /// placeholder: the value of a keyword of the same name (`.format(service=
-/// "{service}")`), or what `.replace(` looks for.
+/// "{service}")`) or of one named as a template (`item_format="{_id}"`, `fmt=`,
+/// `template=`), or what `.replace(` looks for.
 fn placeholder_passed(before: &[u8], content: &[u8]) -> bool {
     let Some(name) = content
         .strip_prefix(b"{")
@@ -239,10 +240,17 @@ fn placeholder_passed(before: &[u8], content: &[u8]) -> bool {
         return false;
     };
     let t = t.trim_ascii_end();
-    t.ends_with(name)
-        && !t[..t.len() - name.len()]
-            .last()
-            .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    let word_start = t.len()
+        - t.iter()
+            .rev()
+            .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+            .count();
+    let keyword = &t[word_start..];
+    // `item_format="{_id}"`, `fmt="{name}"`: a template that the callee formats.
+    let template = [&b"format"[..], b"fmt", b"template"]
+        .iter()
+        .any(|w| keyword.ends_with(w));
+    keyword == name || template
 }
 
 /// Whether a string is a web router's name or path template
@@ -562,6 +570,8 @@ mod tests {
             "href = f\"https://x/.well-known/webfinger?resource=acct={{uri}}\"",
             "v = \"{{resolve:ssm:/app/key}}\"",
             "name = \"{basename}-detail\"",
+            "rows = self.find(q, item_format=\"{_id}\")",
+            "show(fmt='{name}')",
             "# a post's hashtags are listed under it",
             "class Hashtag(models.Model):",
         ] {
@@ -570,6 +580,7 @@ mod tests {
         for t in [
             "k = \"{service}:jobs\"",
             "k = name.format(service=\"{app}\")",
+            "q = Queue(prefix=\"{app}\")",
             "# a hashtag co-locates these keys in one Redis Cluster slot",
         ] {
             assert!(in_source(t.as_bytes(), Syntax::Python), "{t}");

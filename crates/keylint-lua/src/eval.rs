@@ -1518,6 +1518,25 @@ impl<'t, 's> Eval<'t, 's> {
                 };
             }
         }
+        // `for v in s:gmatch(pattern)`: the same, written as a method.
+        if let Some(f) = e.field(F::Name).filter(|f| {
+            e.kind() == K::FunctionCall
+                && !e.has_error()
+                && f.kind() == K::MethodIndexExpression
+                && f.field(F::Method).is_some_and(|m| self.text(m) == "gmatch")
+        }) {
+            if let Some(o) = f.field(F::Table) {
+                let v = self.expr(o);
+                let v = self.single(v, o);
+                let arg_nodes = self.args(e);
+                self.eval_args(&arg_nodes);
+                return match self.prov_of(&v) {
+                    p @ (Prov::Argv | Prov::Data) => p,
+                    _ => Prov::Unknown,
+                };
+            }
+            return Prov::Unknown;
+        }
         let (Some("ipairs" | "pairs"), Some(arg)) = (callee, arg) else {
             self.expr(e);
             return Prov::Unknown;
@@ -1810,6 +1829,11 @@ impl<'t, 's> Eval<'t, 's> {
         if callee.kind() == K::MethodIndexExpression {
             return self.method_call(node, callee, &arg_nodes);
         }
+        // `s:gmatch(pattern)()`, `string.gmatch(s, pattern)()`: the first piece of `s`.
+        if let Some(p) = self.gmatch_subject(callee) {
+            self.eval_args(&arg_nodes);
+            return Val::Other(computed([p]));
+        }
         let f = self.expr(callee);
         match f {
             Val::Builtin(Builtin::Call) => self.redis_command(node, callee, &arg_nodes),
@@ -1913,6 +1937,37 @@ impl<'t, 's> Eval<'t, 's> {
         }
     }
 
+    /// For a call `n` of `string.gmatch(s, p)` or `s:gmatch(p)`, the provenance of
+    /// `s` (the iterator's pieces are computed from it); `None` for any other node.
+    fn gmatch_subject(&mut self, n: Node<'t>) -> Option<Prov> {
+        if n.kind() != K::FunctionCall || n.has_error() {
+            return None;
+        }
+        let f = n.field(F::Name)?;
+        let subject = if f.kind() == K::MethodIndexExpression {
+            if self.text(f.field(F::Method)?) != "gmatch" {
+                return None;
+            }
+            let o = f.field(F::Table)?;
+            let v = self.expr(o);
+            let v = self.single(v, o);
+            let arg_nodes = self.args(n);
+            self.eval_args(&arg_nodes);
+            v
+        } else {
+            // Only a name is evaluated here: it is evaluated again when it is no gmatch.
+            if !matches!(f.kind(), K::Identifier | K::DotIndexExpression)
+                || !matches!(self.expr(f), Val::Builtin(Builtin::Gmatch))
+            {
+                return None;
+            }
+            let arg_nodes = self.args(n);
+            let args = self.eval_args(&arg_nodes);
+            args.into_iter().next()?
+        };
+        Some(self.prov_of(&subject))
+    }
+
     /// `obj:method(…)`: a method declared in the script is invoked with `self` bound;
     /// `s:format(…)` formats; anything else is data.
     fn method_call(&mut self, node: Node<'t>, callee: Node<'t>, arg_nodes: &[Node<'t>]) -> Val<'t> {
@@ -1964,6 +2019,15 @@ impl<'t, 's> Eval<'t, 's> {
         provs.extend(args.iter().map(|a| self.prov_of(a)));
         match ov {
             Val::Str(_) => Val::Other(computed(provs)),
+            // `value:match(…)`, `value:sub(…)` of a value read back or passed in:
+            // strings share the string library's metatable, so it is
+            // `string.match(value, …)`.
+            Val::Other(_) if STRING_METHODS.contains(&method) => {
+                match member(Builtin::StringLib, method) {
+                    Builtin::PureMulti => Val::Spread(Spread::Values(computed(provs))),
+                    _ => Val::Other(computed(provs)),
+                }
+            }
             _ => Val::Spread(Spread::Values(Prov::Unknown)),
         }
     }
@@ -2962,6 +3026,12 @@ fn is_canonical_int(b: &[u8]) -> bool {
         && (digits == b"0" || digits[0] != b'0')
         && b != b"-0"
 }
+
+/// The string library's functions that a string value's `s:f(…)` calls and that
+/// compute a value from it (not `gmatch`, an iterator).
+const STRING_METHODS: &[&str] = &[
+    "byte", "find", "format", "gsub", "len", "lower", "match", "rep", "reverse", "sub", "upper",
+];
 
 fn member(table: Builtin, field: &str) -> Builtin {
     match (table, field) {

@@ -679,7 +679,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             callee,
             func: site_func,
             ctx: sctx,
-        } in self.wrapper_calls(sites, f, skip_self, false, true)
+        } in self.wrapper_calls(sites, f, skip_self, true, true)
         {
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {

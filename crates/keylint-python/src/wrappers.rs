@@ -467,7 +467,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             callee,
             ctx: sctx,
             ..
-        } in self.wrapper_calls(sites, f, skip_self, false, true)
+        } in self.wrapper_calls(sites, f, skip_self, true, true)
         {
             let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
             // A splat at the site is followed only where it fills the wrapper's

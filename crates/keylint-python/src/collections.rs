@@ -10,10 +10,13 @@ use crate::tpl::{HoleInfo, TPart, Tpl};
 use tree_sitter::Node;
 
 impl<'t> crate::lower::Analyzer<'t> {
-    /// `name = {}` followed by `name[k] = v` statements before the use: a dict whose
-    /// keys are the assigned ones, those assigned in a loop standing for one key per
-    /// pass. `None` when the name is used in any other way before the use, or an
-    /// assignment is under a condition or in a loop that also runs the use.
+    /// `name = {…}` followed by `name[k] = v` statements before the use: a dict whose
+    /// keys are the literal's and the assigned ones, those assigned in a loop standing
+    /// for one key per pass (under a condition inside the loop, some of them). Reads
+    /// that leave it whole (`if name:`, `len(name)`, `name.keys()`, a log call) do not
+    /// stop it. `None` when the name is used in any other way before the use, the
+    /// literal holds a `**x`, or an assignment is under a condition outside every loop
+    /// or in a loop that also runs the use.
     pub(crate) fn dict_with_sets(
         &mut self,
         name: &str,
@@ -24,9 +27,15 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
         let src = self.src();
-        // Only an empty literal: its keys are all the assigned ones.
-        if nav.named_children(dict).any(|c| c.kind_name() != "comment") {
-            return None;
+        // The literal's own keys come first (`{self.date_key: today}`); a `**x` in it
+        // adds keys nobody knows.
+        let mut start: Vec<Node<'t>> = Vec::new();
+        for c in nav.named_children(dict) {
+            match c.kind_name() {
+                "comment" => {}
+                "pair" => start.push(c.field(Field::Key)?),
+                _ => return None,
+            }
         }
         let (scope, (from, to), block) = self.def_to_use(def, use_node, ctx)?;
         // (assignment statement, key expression)
@@ -38,6 +47,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             if x.kind_name() == "identifier" && text(x, src) == name {
                 if !names_variable(nav, x) {
+                    continue;
+                }
+                // `if d:`, `len(d)`, `list(d.keys())`, `log.debug(d)`: read, left whole.
+                if crate::eval::reads_size(nav, src, x)
+                    || crate::eval::reads_whole(nav, src, x)
+                    || reads_entries(nav, src, x)
+                {
                     continue;
                 }
                 // `name[k] = v`, as a statement of its own.
@@ -76,15 +92,30 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         sets.sort_by_key(|(s, _)| s.start_byte());
         let mut items: Vec<Elem<'t>> = Vec::new();
-        for (stmt, key) in sets {
-            let each = loops_to_block(
-                nav,
-                stmt,
-                block,
-                use_node,
-                &["block", "with_statement", "with_clause", "with_item"],
-            )?;
+        for key in start {
             let value = self.eval(key, &ctx.deeper());
+            items.push(Elem {
+                value,
+                node: key,
+                star: false,
+                each: Vec::new(),
+            });
+        }
+        const THROUGH: &[&str] = &["block", "with_statement", "with_clause", "with_item"];
+        for (stmt, key) in sets {
+            // A key set under a condition inside a loop is one of the loop's family
+            // (some passes set it), as an append under a condition is.
+            let (each, filtered) = match loops_to_block(nav, stmt, block, use_node, THROUGH) {
+                Some(each) => (each, false),
+                None => (
+                    filtered_loops_to_block(nav, stmt, block, use_node, THROUGH)?,
+                    true,
+                ),
+            };
+            let value = self.eval(key, &ctx.deeper());
+            if filtered && !adds_varying_members(&value, &each, false) {
+                return None;
+            }
             // A key set once per pass: the family, then an unknown count.
             let star = !each.is_empty();
             items.push(Elem {
@@ -310,6 +341,22 @@ pub(crate) fn adds_varying_members(value: &Value<'_>, each: &[usize], extend: bo
 
 /// Whether the identifier `x` names a variable: not the attribute of `obj.x`, nor the
 /// keyword of `f(x=…)`.
+/// Whether a dict named by `x` is read for its entries (`d.keys()`, `d.values()`,
+/// `d.items()`, `d.get(k)`), which leaves it as it is.
+fn reads_entries<'t>(nav: &crate::syntax::Nav<'t>, src: &str, x: Node<'t>) -> bool {
+    let Some(attr) = nav
+        .parent(x)
+        .filter(|a| a.kind_name() == "attribute" && a.field(Field::Object) == Some(x))
+    else {
+        return false;
+    };
+    attr.field(Field::Attribute)
+        .is_some_and(|m| matches!(text(m, src), "keys" | "values" | "items" | "get"))
+        && nav
+            .parent(attr)
+            .is_some_and(|c| c.kind_name() == "call" && c.field(Field::Function) == Some(attr))
+}
+
 pub(crate) fn names_variable<'t>(nav: &crate::syntax::Nav<'t>, x: Node<'t>) -> bool {
     !nav.parent(x).is_some_and(|p| {
         (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))

@@ -172,7 +172,7 @@ const APPEND_THROUGH: &[&str] = &[
 ];
 
 /// Whether a name is read only for its size or truth: `len(x)`, `not x`, `if x:`.
-fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
+pub(crate) fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
     let Some(p) = nav.parent(x) else {
         return false;
     };
@@ -205,7 +205,7 @@ fn reads_size(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
 /// Whether a name is passed whole to a call that only reads it: logged
 /// (`log.debug("keys %s", keys)`), printed, shown in an f-string, or copied
 /// (`tuple(keys)`, `sorted(keys)`). The list it names is left as it was.
-fn reads_whole(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
+pub(crate) fn reads_whole(nav: &Nav<'_>, src: &str, x: Node<'_>) -> bool {
     let Some(p) = nav.parent(x) else {
         return false;
     };

@@ -238,6 +238,9 @@ pub(crate) fn heads_of(
         } else if let Some((_, o)) = ctor.iter().find(|(b, _)| *b == h.binding) {
             o.clone()
         } else if callers.contains(&h.binding)
+            || h.binding
+                .strip_suffix(crate::lower::ELEMENT_OF)
+                .is_some_and(|b| callers.contains(b))
             || root_of(&h.binding).is_some_and(|r| callers.contains(r))
             || held_by(&h.binding).is_some_and(|r| callers.contains(r))
         {

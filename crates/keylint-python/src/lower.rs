@@ -1279,6 +1279,8 @@ impl<'t> Analyzer<'t> {
             return false;
         };
         let scope = self.ix.funcs[f].node.start_byte();
+        // An element of a list the caller passes in is the caller's value too.
+        let binding = binding.strip_suffix(ELEMENT_OF).unwrap_or(binding);
         self.caller_values.contains(binding)
             && binding
                 .strip_prefix('f')
@@ -1582,6 +1584,8 @@ impl<'t> Analyzer<'t> {
         };
         let mut numkeys: Option<usize> = None;
         let mut family_count = false;
+        // Lists of keys whose elements the code does not show.
+        let mut unseen: Vec<Elem<'t>> = Vec::new();
         for p in &method.params {
             match p.kind {
                 ParamKind::Key => {
@@ -1598,6 +1602,15 @@ impl<'t> Analyzer<'t> {
                         {
                             keys.push(e.clone());
                         }
+                        // `sunionstore(tmp, *keys)` of a list the code does not show.
+                        if let Some(e) = pos.get(p.index).filter(|e| {
+                            e.star
+                                && e.each.is_empty()
+                                && !star_before(p.index)
+                                && matches!(e.value, Value::Opaque(_))
+                        }) {
+                            unseen.push(e.clone());
+                        }
                         continue;
                     };
                     match &e.value {
@@ -1607,6 +1620,7 @@ impl<'t> Analyzer<'t> {
                         }
                         // A single key is allowed where redis-py accepts one.
                         Value::Str(_) | Value::Int(_) if p.kind == ParamKind::Keys => keys.push(e),
+                        Value::Opaque(_) => unseen.push(e),
                         _ => {}
                     }
                 }
@@ -1629,7 +1643,15 @@ impl<'t> Analyzer<'t> {
                         .filter(|q| q.index < p.index)
                         .all(|q| matches!(q.kind, ParamKind::Key | ParamKind::Keys));
                     if !star_before(p.index) || all_keys {
-                        keys.extend(known(&pos[p.index.min(pos.len())..]));
+                        let rest = &pos[p.index.min(pos.len())..];
+                        keys.extend(known(rest));
+                        unseen.extend(
+                            rest.iter()
+                                .filter(|e| {
+                                    e.star && e.each.is_empty() && matches!(e.value, Value::Opaque(_))
+                                })
+                                .cloned(),
+                        );
                     }
                 }
                 ParamKind::NumKeys => {
@@ -1664,6 +1686,27 @@ impl<'t> Analyzer<'t> {
                     }
                 }
                 ParamKind::Body => body = arg(p),
+            }
+        }
+        // Beside a fresh key (`"tmp:%s" % uuid4()`, in a slot of its own), a list the
+        // code does not show (`zunionstore(tmp, keys)`) holds at least one key that is
+        // almost surely in another slot: one element of it stands for them.
+        if !unseen.is_empty() && keys.iter().any(|k| is_fresh_key(&k.value)) {
+            for e in unseen {
+                if let Value::Opaque(h) = &e.value {
+                    let label = format!("an element of {}", h.label);
+                    keys.push(Elem {
+                        value: Value::Opaque(crate::tpl::HoleInfo {
+                            label,
+                            binding: format!("{}{ELEMENT_OF}", h.binding),
+                            span: Some(e.node.byte_range()),
+                            keylike: true,
+                        }),
+                        node: e.node,
+                        star: false,
+                        each: Vec::new(),
+                    });
+                }
             }
         }
         (keys, body)
@@ -3162,5 +3205,23 @@ fn blocked_pipe_note(command: &str, pipe: &PipeInfo) -> String {
         )
     } else {
         format!("{cluster}; sent on its own to a cluster, its keys must share a slot")
+    }
+}
+
+/// The end of the binding of one element of a list whose elements the code does not
+/// show (`keys` of `zunionstore(tmp, keys)`), standing for its keys.
+pub(crate) const ELEMENT_OF: &str = "[*]";
+
+/// Whether a key value holds a fresh random value (`f"tmp:{uuid4().hex}"`), whose text
+/// never holds a brace.
+fn is_fresh_key(v: &Value<'_>) -> bool {
+    let fresh = |h: &crate::tpl::HoleInfo| keylint_core::template::is_fresh_binding(&h.binding);
+    match v {
+        Value::Str(t) => t
+            .parts
+            .iter()
+            .any(|p| matches!(p, TPart::Hole(h) if fresh(h))),
+        Value::Opaque(h) => fresh(h),
+        _ => false,
     }
 }

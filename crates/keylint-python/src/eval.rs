@@ -548,6 +548,21 @@ pub(crate) fn list_added_to<'s>(src: &'s str, call: Node<'_>) -> Option<&'s str>
     matches!(text(f.field(Field::Attribute)?, src), "append" | "extend").then(|| text(obj, src))
 }
 
+/// `x` of `tuple(x)`, `list(x)` or `sorted(x)`: a copy of the list `x` (a name).
+fn copied_list<'t>(e: Node<'t>, src: &str) -> Option<Node<'t>> {
+    if e.kind_name() != "call" {
+        return None;
+    }
+    let f = e.field(Field::Function)?;
+    if f.kind_name() != "identifier" || !matches!(text(f, src), "tuple" | "list" | "sorted") {
+        return None;
+    }
+    let a = e.field(Field::Arguments)?;
+    let mut it = (0..a.named_child_count()).filter_map(|i| a.named_child(i));
+    let x = it.next()?;
+    (it.next().is_none() && x.kind_name() == "identifier").then_some(x)
+}
+
 /// `len(x)` of a name or an attribute chain (`len(keys)`, `len(self.keys)`): `x`.
 pub(crate) fn len_of<'a>(n: Node<'_>, src: &'a str) -> Option<&'a str> {
     if n.kind_name() != "call" {
@@ -6631,6 +6646,7 @@ pub(crate) fn builder_body<'t>(
     let returned_list = (last.kind_name() == "return_statement")
         .then(|| last.named_child(0))
         .flatten()
+        .map(|e| copied_list(e, src).unwrap_or(e))
         .filter(|e| e.kind_name() == "identifier")
         .map(|e| text(e, src))
         .filter(|l| {

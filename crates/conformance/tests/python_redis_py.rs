@@ -415,15 +415,13 @@ fn valkey_py_is_redis_py_renamed() {
     let cluster = Cluster::start();
     let port = cluster.ports()[0].to_string();
     let out = run(
-        Command::new(&py)
-            .current_dir(root())
-            .args([
-                "-W",
-                "ignore",
-                "crates/conformance/tests/data/python/valkey_facts.py",
-                "--port",
-                &port,
-            ]),
+        Command::new(&py).current_dir(root()).args([
+            "-W",
+            "ignore",
+            "crates/conformance/tests/data/python/valkey_facts.py",
+            "--port",
+            &port,
+        ]),
         "crates/conformance/tests/data/python/valkey_facts.py (valkey-py does not behave as \
          the linter reads it)",
     );

@@ -289,7 +289,11 @@ fn literal_slice(n: Node<'_>, len: usize, src: &str) -> Option<(usize, usize)> {
     };
     let len = i64::try_from(len).ok()?;
     let at = |b: &str, default: i64| -> Option<usize> {
-        let i = if b.is_empty() { default } else { b.parse::<i64>().ok()? };
+        let i = if b.is_empty() {
+            default
+        } else {
+            b.parse::<i64>().ok()?
+        };
         let i = if i < 0 { len + i } else { i };
         usize::try_from(i.clamp(0, len)).ok()
     };
@@ -846,8 +850,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             let first = tok.split('.').next().unwrap_or(tok);
             let path = match self.ix().imports.get(first) {
-                Some(p) => crate::index::client_path(&format!("{p}{}", &tok[first.len()..]))
-                    .into_owned(),
+                Some(p) => {
+                    crate::index::client_path(&format!("{p}{}", &tok[first.len()..])).into_owned()
+                }
                 None => tok.to_string(),
             };
             if !(path.starts_with("redis.") || path.starts_with("aioredis.")) {

@@ -1648,7 +1648,9 @@ impl<'t> Analyzer<'t> {
                         unseen.extend(
                             rest.iter()
                                 .filter(|e| {
-                                    e.star && e.each.is_empty() && matches!(e.value, Value::Opaque(_))
+                                    e.star
+                                        && e.each.is_empty()
+                                        && matches!(e.value, Value::Opaque(_))
                                 })
                                 .cloned(),
                         );

@@ -408,8 +408,7 @@ impl<'t> Analyzer<'t> {
         }
         let first = t.split('.').next().unwrap_or(t);
         let path = match self.ix.imports.get(first) {
-            Some(p) => crate::index::client_path(&format!("{p}{}", &t[first.len()..]))
-                .into_owned(),
+            Some(p) => crate::index::client_path(&format!("{p}{}", &t[first.len()..])).into_owned(),
             None => return None,
         };
         let last = path.rsplit('.').next().unwrap_or("");

@@ -717,4 +717,3 @@ impl<'t> crate::lower::Analyzer<'t> {
         self.in_progress.remove(&guard);
     }
 }
-

@@ -186,7 +186,6 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 }
 
-
 /// `*(keys + args)`, `*keys`, `*(keys + list(args))`: a splat whose first operand is
 /// `keys`.
 fn splat_starts_with(n: Node<'_>, keys: &str, src: &str) -> bool {

@@ -573,12 +573,19 @@ fn a_project_without_a_marker_is_rooted_at_the_directory_named() {
 def move(src, dst):\n    r.smove(queue_key(src), queue_key(dst), 'x')\n",
     );
     let count = |o: &Output| {
-        assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         json(o).as_array().unwrap().len()
     };
     // Linted from the top, or named from the directory above it.
     assert_eq!(count(&run(&["check", "--format", "json", "."], &root)), 1);
-    assert_eq!(count(&run(&["check", "--format", "json", "copy"], d.path())), 1);
+    assert_eq!(
+        count(&run(&["check", "--format", "json", "copy"], d.path())),
+        1
+    );
     // Named from above, the scripts directory alone does not reach the package.
     let o = run(&["check", "--format", "json", "copy/scripts"], d.path());
     assert_eq!(count(&o), 0);

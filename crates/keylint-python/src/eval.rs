@@ -567,6 +567,18 @@ fn copied_list<'t>(e: Node<'t>, src: &str) -> Option<Node<'t>> {
     (it.next().is_none() && x.kind_name() == "identifier").then_some(x)
 }
 
+/// Whether the argument `count` is `len(x)` written right before the argument `*x`.
+pub(crate) fn counts_splat(count: Node<'_>, src: &str) -> bool {
+    let Some(counted) = len_of(count, src) else {
+        return false;
+    };
+    count
+        .next_named_sibling()
+        .filter(|n| n.kind_name() == "list_splat")
+        .and_then(|n| n.named_child(0))
+        .is_some_and(|x| text(x, src) == counted)
+}
+
 /// `len(x)` of a name or an attribute chain (`len(keys)`, `len(self.keys)`): `x`.
 pub(crate) fn len_of<'a>(n: Node<'_>, src: &'a str) -> Option<&'a str> {
     if n.kind_name() != "call" {
@@ -1568,11 +1580,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// one starred unknown.
     /// `len(x), *x` as two arguments of a call (a script's numkeys and its keys, as
     /// `r.evalsha(sha, len(keys), *keys, *args)` writes them): the count and the
-    /// elements the splat adds, when the count can be told. A list of known elements
-    /// gives its length; a family (`keys = [f"q:{n}" for n in names]`) gives itself as
-    /// the count, which [`crate::lower`] reads as "as many keys as the family has"
-    /// (no number: nothing else reads it as one). `None` for any other pair, and when
-    /// the splat's length is unknown.
+    /// elements the splat adds, when `x` is a list of known elements. `None` for any
+    /// other pair (a family's count is read where the keys are, [`counts_splat`]).
     fn counted_splat(
         &mut self,
         count: Node<'t>,
@@ -1589,18 +1598,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let mut items = Vec::new();
         self.push_splat(splat, ctx, &mut items);
-        let count = match items.as_slice() {
-            [] => return None,
-            [e] if e.star && !e.each.is_empty() => Value::Seq {
-                items: vec![e.clone()],
-                family: true,
-            },
-            _ if items.iter().all(|e| !e.star && e.each.is_empty()) => {
-                Value::Int(items.len() as i64)
-            }
-            _ => return None,
-        };
-        Some((count, items))
+        if items.is_empty() || !items.iter().all(|e| !e.star && e.each.is_empty()) {
+            return None;
+        }
+        Some((Value::Int(items.len() as i64), items))
     }
 
     fn push_splat(&mut self, k: Node<'t>, ctx: &Ctx<'t>, out: &mut Vec<Elem<'t>>) {

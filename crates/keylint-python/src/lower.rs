@@ -1662,10 +1662,8 @@ impl<'t> Analyzer<'t> {
                         _ => None,
                     };
                     // `len(keys), *keys` of a family: the family is the keys.
-                    family_count = matches!(
-                        arg(p).map(|e| e.value),
-                        Some(Value::Seq { family: true, .. })
-                    );
+                    family_count = numkeys.is_none()
+                        && arg(p).is_some_and(|e| crate::eval::counts_splat(e.node, self.src()));
                 }
                 ParamKind::NumKeyed => {
                     if family_count {

@@ -1373,12 +1373,21 @@ fn key_collections_over_builders() {
     likely("def f(ids):\n    return r.mget([parts_key('task', i) for i in ids])\n");
     // The caller's key unchanged: it may carry its own tag.
     silent("def f(keys):\n    return r.mget([same(key) for key in keys])\n");
-    // A dict used in another way before the call, or filled under a condition.
+    // A dict used in another way before the call, or filled under a condition outside
+    // the loop.
     silent(
         "def f(data, more):\n    acc = {}\n    for k, v in data.items():\n        acc[make_key(k)] = v\n    acc.update(more)\n    r.mset(acc)\n",
     );
     silent(
+        "def f(a, b, c):\n    acc = {}\n    if c:\n        acc[make_key(a)] = 1\n    acc[make_key(b)] = 2\n    r.mset(acc)\n",
+    );
+    // Filled under a condition inside the loop: some members of the family; a read
+    // that leaves it whole, a literal's own key.
+    likely(
         "def f(data):\n    acc = {}\n    for k, v in data.items():\n        if v:\n            acc[make_key(k)] = v\n    r.mset(acc)\n",
+    );
+    likely(
+        "def f(data):\n    acc = {make_key('total'): 0}\n    for k, v in data.items():\n        acc[make_key(k)] = v\n    if acc:\n        r.mset(acc)\n",
     );
     // `map` over a function the file does not define.
     silent("def f(ws):\n    return r.mget(list(map(str, ws)))\n");

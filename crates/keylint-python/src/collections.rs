@@ -339,8 +339,6 @@ pub(crate) fn adds_varying_members(value: &Value<'_>, each: &[usize], extend: bo
     }
 }
 
-/// Whether the identifier `x` names a variable: not the attribute of `obj.x`, nor the
-/// keyword of `f(x=…)`.
 /// Whether a dict named by `x` is read for its entries (`d.keys()`, `d.values()`,
 /// `d.items()`, `d.get(k)`), which leaves it as it is.
 fn reads_entries<'t>(nav: &crate::syntax::Nav<'t>, src: &str, x: Node<'t>) -> bool {
@@ -357,6 +355,8 @@ fn reads_entries<'t>(nav: &crate::syntax::Nav<'t>, src: &str, x: Node<'t>) -> bo
             .is_some_and(|c| c.kind_name() == "call" && c.field(Field::Function) == Some(attr))
 }
 
+/// Whether the identifier `x` names a variable: not the attribute of `obj.x`, nor the
+/// keyword of `f(x=…)`.
 pub(crate) fn names_variable<'t>(nav: &crate::syntax::Nav<'t>, x: Node<'t>) -> bool {
     !nav.parent(x).is_some_and(|p| {
         (p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x))

@@ -1505,37 +1505,13 @@ impl<'t, 's> Eval<'t, 's> {
         let arg = e
             .field(F::Arguments)
             .and_then(|a| a.named_children().next());
-        // `for v in string.gmatch(s, pattern)`: pieces of `s` (a list of names read
-        // from Redis gives names read from Redis).
-        if let (Some(_), Some(f)) = (callee, e.field(F::Name)) {
-            if matches!(self.expr(f), Val::Builtin(Builtin::Gmatch)) {
-                let arg_nodes = self.args(e);
-                let args = self.eval_args(&arg_nodes);
-                let p = args.first().map_or(Prov::Unknown, |v| self.prov_of(v));
-                return match p {
-                    Prov::Argv | Prov::Data => p,
-                    _ => Prov::Unknown,
-                };
-            }
-        }
-        // `for v in s:gmatch(pattern)`: the same, written as a method.
-        if let Some(f) = e.field(F::Name).filter(|f| {
-            e.kind() == K::FunctionCall
-                && !e.has_error()
-                && f.kind() == K::MethodIndexExpression
-                && f.field(F::Method).is_some_and(|m| self.text(m) == "gmatch")
-        }) {
-            if let Some(o) = f.field(F::Table) {
-                let v = self.expr(o);
-                let v = self.single(v, o);
-                let arg_nodes = self.args(e);
-                self.eval_args(&arg_nodes);
-                return match self.prov_of(&v) {
-                    p @ (Prov::Argv | Prov::Data) => p,
-                    _ => Prov::Unknown,
-                };
-            }
-            return Prov::Unknown;
+        // `for v in string.gmatch(s, pattern)` or `s:gmatch(pattern)`: pieces of `s` (a
+        // list of names read from Redis gives names read from Redis).
+        if let Some(p) = self.gmatch_subject(e) {
+            return match p {
+                Prov::Argv | Prov::Data => p,
+                _ => Prov::Unknown,
+            };
         }
         let (Some("ipairs" | "pairs"), Some(arg)) = (callee, arg) else {
             self.expr(e);
@@ -1939,6 +1915,7 @@ impl<'t, 's> Eval<'t, 's> {
 
     /// For a call `n` of `string.gmatch(s, p)` or `s:gmatch(p)`, the provenance of
     /// `s` (the iterator's pieces are computed from it); `None` for any other node.
+    /// Looping over the iterator and calling it once read it the same way.
     fn gmatch_subject(&mut self, n: Node<'t>) -> Option<Prov> {
         if n.kind() != K::FunctionCall || n.has_error() {
             return None;

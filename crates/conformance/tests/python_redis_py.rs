@@ -56,42 +56,56 @@ fn venv_python(venv: &Path) -> PathBuf {
     }
 }
 
-/// A virtual environment with redis-py, made once per target dir.
-fn redis_py_venv() -> PathBuf {
+/// A virtual environment `name` under Cargo's test temp dir with `packages` installed
+/// from PyPI, made once per target dir: kept while the Python check `ready` exits 0,
+/// made again otherwise. `what` names the packages in the failure messages.
+fn venv_with(name: &str, ready: &str, packages: &[&str], what: &str) -> PathBuf {
     let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("redis-py-venv");
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let py = venv_python(&venv);
-    let ready = py.exists()
+    let is_ready = py.exists()
         && Command::new(&py)
-            .args([
-                "-c",
-                "import redis, sys; sys.exit(0 if redis.__version__.startswith(('8.0.', '8.1.')) else 1)",
-            ])
+            .args(["-c", ready])
             .status()
             .is_ok_and(|s| s.success());
-    if !ready {
+    if !is_ready {
         let _ = std::fs::remove_dir_all(&venv);
         run(
             Command::new(&python).arg("-m").arg("venv").arg(&venv),
-            "creating a Python virtual environment (the live Python test needs python3 \
-             with the venv module; set PYTHON to use another interpreter)",
+            &format!(
+                "creating a Python virtual environment for {what} (the live Python tests \
+                 need python3 with the venv module; set PYTHON to use another interpreter)"
+            ),
         );
         run(
-            Command::new(&py).args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--quiet",
-                REDIS_PY,
-            ]),
-            "installing redis-py from PyPI into the test's virtual environment",
+            Command::new(&py)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--disable-pip-version-check",
+                    "--quiet",
+                ])
+                .args(packages),
+            &format!("installing {what} from PyPI into the test's virtual environment"),
         );
     }
+    py
+}
+
+/// A virtual environment with redis-py, made once per target dir.
+fn redis_py_venv() -> PathBuf {
+    let py = venv_with(
+        "redis-py-venv",
+        "import redis, sys; sys.exit(0 if redis.__version__.startswith(('8.0.', '8.1.')) else 1)",
+        &[REDIS_PY],
+        "redis-py",
+    );
     let version = run(
         Command::new(&py).args(["-c", "import redis; print(redis.__version__)"]),
         "importing redis-py",
     );
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("redis-py-venv");
     eprintln!("redis-py {} in {}", version.trim(), venv.display());
     py
 }
@@ -370,38 +384,13 @@ const VALKEY_PY: &str = "valkey>=6.0,<7";
 /// A virtual environment with valkey-py beside redis-py, made once per target dir (its
 /// own, so that it is never made while the redis-py test makes the other).
 fn valkey_py_venv() -> PathBuf {
-    let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("valkey-py-venv");
-    let py = venv_python(&venv);
-    let ready = py.exists()
-        && Command::new(&py)
-            .args([
-                "-c",
-                "import redis, valkey, sys; sys.exit(0 if valkey.__version__.startswith('6.') \
-                 and redis.__version__.startswith(('8.0.', '8.1.')) else 1)",
-            ])
-            .status()
-            .is_ok_and(|s| s.success());
-    if !ready {
-        let _ = std::fs::remove_dir_all(&venv);
-        run(
-            Command::new(&python).arg("-m").arg("venv").arg(&venv),
-            "creating a Python virtual environment for valkey-py",
-        );
-        run(
-            Command::new(&py).args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--quiet",
-                VALKEY_PY,
-                REDIS_PY,
-            ]),
-            "installing valkey-py and redis-py from PyPI into the test's virtual environment",
-        );
-    }
-    py
+    venv_with(
+        "valkey-py-venv",
+        "import redis, valkey, sys; sys.exit(0 if valkey.__version__.startswith('6.') \
+         and redis.__version__.startswith(('8.0.', '8.1.')) else 1)",
+        &[VALKEY_PY, REDIS_PY],
+        "valkey-py and redis-py",
+    )
 }
 
 /// valkey-py is read as redis-py under other names (`valkey.Valkey` is `redis.Redis`,

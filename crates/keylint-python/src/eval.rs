@@ -3546,6 +3546,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return self.ext_attr(&x, attr_name, n, ctx);
             }
         }
+        // `queue.run_pull(keys=…)`: a script kept as an attribute of an object.
+        if let Value::Client(_) | Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
+            if let Some(v) = self.attr_script(obj, attr_name, n) {
+                return v;
+            }
+        }
         match base {
             // Project analysis: a constant or client of another module.
             Value::Symbol(p) => {

@@ -78,6 +78,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 rebind(&mut b);
                 Some(Value::Opaque(b))
             }
+            // A script registered on the object (`self.s = client.register_script(…)`):
+            // the same script, whichever object holds it.
+            v @ Value::Script(_) => Some(v),
             _ => None,
         }
     }

@@ -67,6 +67,7 @@ mod remake;
 mod retpipe;
 mod scanpattern;
 mod script;
+mod scriptattr;
 mod scriptdict;
 mod scriptparam;
 mod scriptreg;

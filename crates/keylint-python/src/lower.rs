@@ -169,6 +169,9 @@ pub(crate) struct Analyzer<'t> {
     /// The receivers that the file's uses show to be clients (`byuse.rs`), read on
     /// first need.
     pub(crate) by_use: std::cell::OnceCell<crate::byuse::ByUse>,
+    /// The scripts kept as attributes of objects (`scriptattr.rs`), read on first
+    /// need.
+    pub(crate) attr_scripts: Option<crate::scriptattr::AttrScripts>,
     /// Bindings of parameters' values: what the caller of a function passes in (see
     /// [`FileModel::caller_values`]).
     pub(crate) caller_values: HashSet<String>,
@@ -276,6 +279,7 @@ impl<'t> Analyzer<'t> {
             calls_indexed: false,
             dollar_bodies: HashSet::new(),
             by_use: std::cell::OnceCell::new(),
+            attr_scripts: None,
             caller_values: HashSet::new(),
             caller_attrs: HashSet::new(),
             caller_items: HashSet::new(),
@@ -571,6 +575,13 @@ impl<'t> Analyzer<'t> {
                 if m == "send_command" && self.inline.is_none() {
                     if let Some(recv) = self.connection_owner(obj, &ctx) {
                         return self.execute_command(recv, attr, call, args, &ctx);
+                    }
+                }
+                // `queue.run_pull(keys=…)`: a script kept as an attribute of the
+                // client (`scriptattr.rs`), not a command.
+                if crate::methods::table().method(m).is_none() {
+                    if let Some(Value::Script(id)) = self.attr_script(obj, m, func) {
+                        return self.script_object_call(id, call, func, args, &ctx);
                     }
                 }
                 if let Some(recv) = self.receiver(obj, m, &ctx) {
@@ -3144,7 +3155,7 @@ impl<'t> Analyzer<'t> {
 /// there are when that is certain (`None` when unknown; no keys argument is 0).
 /// The member standing for a family of keys passed to a script (`keys=[f"job:{i}" for
 /// i in ids]`, or a local holding it).
-fn family_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> Vec<Elem<'t>> {
+pub(crate) fn family_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> Vec<Elem<'t>> {
     match keys_arg {
         Some(Elem {
             value: Value::Seq {
@@ -3174,7 +3185,9 @@ fn family_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> Vec<Elem<'t>> {
     }
 }
 
-fn passed_script_keys<'t>(keys_arg: Option<&Elem<'t>>) -> (Vec<Elem<'t>>, Option<usize>) {
+pub(crate) fn passed_script_keys<'t>(
+    keys_arg: Option<&Elem<'t>>,
+) -> (Vec<Elem<'t>>, Option<usize>) {
     match keys_arg {
         None => (Vec::new(), Some(0)),
         Some(Elem {

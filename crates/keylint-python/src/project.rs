@@ -187,6 +187,9 @@ pub(crate) enum Fact {
     /// A function that sends multi-key commands over keys its caller passes
     /// (`cmdwrap.rs`).
     CmdWrap(Arc<crate::cmdwrap::CmdWrap>),
+    /// A function that sets registered scripts as attributes of objects its caller
+    /// passes (`scriptattr.rs`).
+    ScriptSetter(Arc<[crate::scriptattr::ScriptSet]>),
     /// A type alias of clients or pipelines (`ConnectionType = redis.Redis |
     /// valkey.Valkey`): an annotation naming it declares one.
     TypeAlias(crate::eval::AnnotatedAs),
@@ -1718,6 +1721,8 @@ fn summarise(
                     .flatten()
                 {
                     names.insert(name.clone(), Fact::CmdWrap(Arc::new(w)));
+                } else if let Some(s) = a.script_setter(fid) {
+                    names.insert(name.clone(), Fact::ScriptSetter(s.into()));
                 }
             }
         } else if let Some(&c) = a.ix.class_by_name.get(name) {
@@ -2540,6 +2545,14 @@ fn class_fact(
                 out.cmds.insert(name.clone(), Arc::new(w));
             }
         }
+        // A method that runs scripts over the keys its caller passes holds no
+        // attribute of its object, so it is known also when the constructor's
+        // arguments cannot be bound (`__init__(self, *args, **kwargs)`).
+        if is_instance_method {
+            if let Some(w) = script_wrap_fact(a, m, &cname, &name) {
+                out.scripts.insert(name.clone(), Arc::new(w));
+            }
+        }
         if is_instance_method && out.ctor.is_none() {
             continue;
         }
@@ -2547,9 +2560,6 @@ fn class_fact(
             out.methods.insert(name.clone(), f);
         }
         if is_instance_method {
-            if let Some(w) = script_wrap_fact(a, m, &cname, &name) {
-                out.scripts.insert(name.clone(), Arc::new(w));
-            }
             // A class it names by a name of this module is not carried.
             let guard = a
                 .guard_fact(m)
@@ -2677,6 +2687,20 @@ fn script_wrap_fact(
             keys,
             client_param,
             line,
+            whole: None,
+        });
+    }
+    for (id, i, client_param, line) in a.forwarded_scripts(m) {
+        let text = match script_text(a, id) {
+            Some(Fact::Script(text, _)) => Some(text),
+            _ => None,
+        };
+        calls.push(crate::scriptsites::WrappedScript {
+            text,
+            keys: Vec::new(),
+            client_param,
+            line,
+            whole: Some(i),
         });
     }
     if calls.is_empty() {

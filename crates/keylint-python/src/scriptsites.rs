@@ -196,6 +196,9 @@ pub(crate) struct WrappedScript {
     pub(crate) client_param: Option<usize>,
     /// The line of the script call in the method's module.
     pub(crate) line: usize,
+    /// The keys are the list this parameter (after `self`) brings, as it is
+    /// (`return self._scripts[name](keys, args)`); `keys` is then empty.
+    pub(crate) whole: Option<usize>,
 }
 
 /// Where a wrapped script's key comes from.
@@ -321,6 +324,94 @@ impl<'t> crate::lower::Analyzer<'t> {
         out
     }
 
+    /// The script calls of method `m` whose keys are a parameter's list as the
+    /// caller passes it: `def run_script(self, name, keys=None, args=None): return
+    /// self._scripts[name](keys, args)`. Each with the parameter (after `self`) that
+    /// brings the keys, the client parameter, and the line.
+    pub(crate) fn forwarded_scripts(
+        &mut self,
+        m: crate::index::FuncId,
+    ) -> Vec<(ScriptId, usize, Option<usize>, usize)> {
+        let info = self.ix.funcs[m].clone();
+        if info.is_lambda
+            || !info.plainly_called()
+            || info.name == "__init__"
+            || info.is_classmethod()
+            || info.self_name().is_none()
+            || info.params.iter().any(|p| p.star)
+        {
+            return Vec::new();
+        }
+        if !self.calls_indexed {
+            self.index_calls();
+        }
+        let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        let ctx = Ctx::at(Some(m));
+        let mut out = Vec::new();
+        for call in calls {
+            if out.len() >= MAX_WRAPPED_CALLS {
+                break;
+            }
+            let Some(func) = call.field(Field::Function) else {
+                continue;
+            };
+            if !matches!(func.kind_name(), "attribute" | "subscript" | "identifier") {
+                continue;
+            }
+            // Read before anything is evaluated: the first argument, or `keys=`, is
+            // a name.
+            let Some(args) = call.field(Field::Arguments) else {
+                continue;
+            };
+            let src = self.ix.src;
+            let named = self
+                .ix
+                .nav
+                .named_children(args)
+                .enumerate()
+                .find_map(|(i, a)| match a.kind_name() {
+                    "identifier" if i == 0 => Some(a),
+                    "keyword_argument" => a
+                        .field(Field::Name)
+                        .filter(|n| crate::index::text(*n, src) == "keys")
+                        .and_then(|_| a.field(Field::Value))
+                        .filter(|v| v.kind_name() == "identifier"),
+                    _ => None,
+                });
+            let Some(keys_node) = named else {
+                continue;
+            };
+            let Some(idx) = self.wrapper_param(m, keys_node) else {
+                continue;
+            };
+            let Value::Script(id) = self.eval(func, &ctx) else {
+                continue;
+            };
+            if self.scripts[id].wrapper.is_some() {
+                continue;
+            }
+            let (pos, kw) = self.call_args(Some(args), &ctx);
+            if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
+                continue;
+            }
+            let client = pos
+                .get(2)
+                .or_else(|| kw.iter().find(|(k, _)| k == "client").map(|(_, e)| e))
+                .cloned();
+            let client_param = match client {
+                None => None,
+                Some(e) if matches!(e.value, Value::Null) => None,
+                Some(e) => match self.wrapper_param(m, e.node) {
+                    Some(i) => Some(i - 1),
+                    None => continue,
+                },
+            };
+            let line = src[..call.start_byte()].matches('\n').count() + 1;
+            out.push((id, idx - 1, client_param, line));
+        }
+        out
+    }
+
     /// The list display that local `n` of method `m` is bound to, when its only
     /// binding is `n = [...]` and every other mention of the name before `n` adds
     /// to its end (`n.append(x)`, `n.extend(xs)`).
@@ -371,7 +462,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// Whether a call passes a list display first or as `keys=` (or a local named so
     /// as `keys=`), as a script call over keys would (read before anything is
     /// evaluated).
-    fn passes_key_list(&self, call: Node<'t>) -> bool {
+    pub(crate) fn passes_key_list(&self, call: Node<'t>) -> bool {
         let Some(args) = call.field(Field::Arguments) else {
             return false;
         };
@@ -536,6 +627,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             {
                 continue;
             }
+            if let Some(i) = w.whole {
+                let list = given(i).cloned();
+                self.forwarded_wrapper_call(w, list, call, attr, &note, ctx);
+                continue;
+            }
             let elems: Vec<Option<Elem<'t>>> = w
                 .keys
                 .iter()
@@ -590,6 +686,58 @@ impl<'t> crate::lower::Analyzer<'t> {
 }
 
 impl<'t> crate::lower::Analyzer<'t> {
+    /// A script call of another module's method whose keys are the list that this
+    /// call passes for the parameter (`db.run_script("lock", keys=[a, b])`): the
+    /// list's keys (`list`), each `KEYS[i]` in order when the body is known; a family's
+    /// members as some of its keys.
+    fn forwarded_wrapper_call(
+        &mut self,
+        w: &WrappedScript,
+        list: Option<Elem<'t>>,
+        call: Node<'t>,
+        attr: Node<'t>,
+        note: &str,
+        ctx: &Ctx<'t>,
+    ) {
+        let Some(list) = list else {
+            return;
+        };
+        let (key_args, _) = crate::lower::passed_script_keys(Some(&list));
+        let family = crate::lower::family_script_keys(Some(&list));
+        let aligned: Vec<Option<usize>> = key_args
+            .iter()
+            .map(|e| self.key_use(e, "EVALSHA", ctx))
+            .collect();
+        let fam: Vec<usize> = family
+            .iter()
+            .filter_map(|e| self.key_use(e, "EVALSHA", ctx))
+            .collect();
+        let keys: Vec<usize> = aligned.iter().flatten().copied().chain(fam).collect();
+        if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+            return;
+        }
+        let unit = self.push_unit(
+            UnitKind::Script,
+            "script",
+            call.byte_range(),
+            attr.byte_range(),
+            keys,
+            CrossSlotPolicy::Refused,
+        );
+        self.model.unit_notes.push(UnitNote {
+            unit,
+            note: note.to_string(),
+        });
+        if let Some(text) = &w.text {
+            if family.is_empty() {
+                self.link(unit, None, None, &key_args, aligned, None, None, call, None);
+                if let Some(l) = self.script_links.last_mut() {
+                    l.ext = Some(text.clone());
+                }
+            }
+        }
+    }
+
     /// `EVAL`/`EVALSHA` in a function whose keys are its parameters: `def
     /// _eval_script(client, script, keys, args): return client.eval(script, len(keys),
     /// *keys, *args)`, or `client.eval(SCRIPT, 2, src, dst)`. At each call site of the

@@ -3610,9 +3610,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// Whether `h`, the value of `obj`, is a value the caller passes in (or an
-    /// attribute read on one) through a name that the function binds only as its
-    /// parameter: `model` or `model.meta` where `model` is a parameter never rebound,
-    /// outside a followed call and any loop variable.
+    /// attribute read on one) through a name that the function binds only once: as its
+    /// parameter (`model` or `model.meta` where `model` is a parameter never rebound),
+    /// or as a local of such a value (`request = handle.data.request`); outside a
+    /// followed call and any loop variable.
     fn caller_attr_base(&self, h: &HoleInfo, obj: Node<'t>, ctx: &Ctx<'t>) -> bool {
         if ctx.env.is_some() || h.binding.contains("@each") {
             return false;
@@ -3635,7 +3636,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .defs
                 .get(text(root, self.src()))
                 .is_some_and(|d| {
-                    d.len() == 1 && matches!(d[0].kind, crate::index::DefKind::Param(_))
+                    d.len() == 1
+                        && match d[0].kind {
+                            crate::index::DefKind::Param(_) => true,
+                            // Its value is the caller's (`h` says so) whatever it reads.
+                            crate::index::DefKind::Expr(e) => {
+                                matches!(e.kind_name(), "identifier" | "attribute")
+                            }
+                            _ => false,
+                        }
                 })
     }
 

@@ -1292,7 +1292,9 @@ impl<'t> Analyzer<'t> {
         let scope = self.ix.funcs[f].node.start_byte();
         // An element of a list the caller passes in is the caller's value too.
         let binding = binding.strip_suffix(ELEMENT_OF).unwrap_or(binding);
-        self.caller_values.contains(binding)
+        // An attribute read on it (`lock_request.key` of a parameter `lock_request`)
+        // is the caller's value as much.
+        (self.caller_values.contains(binding) || self.caller_attrs.contains(binding))
             && binding
                 .strip_prefix('f')
                 .and_then(|b| b.split_once(':'))

@@ -3386,14 +3386,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         None
     }
 
-    /// The variable of `for name in xs:` when `xs` is a list of two to eight keys
+    /// The variable of `for name in xs:` when `xs` is a list of two to 32 keys
     /// the code shows (a literal list, a builder's returned list), at least one a
     /// template: each pass takes one of them, so the variable is a key that varies
     /// with the loop, whose varying part is whichever of them the pass takes (see
     /// [`join_shapes`]). `None` when the keys end in a brace or in a value that may
     /// carry a tag of its own, or when they are literal keys of one slot.
     fn listed_loop_var(&mut self, name: &str, stmt: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
-        const MAX_LISTED: usize = 8;
+        const MAX_LISTED: usize = 32;
         let target = stmt.field(Field::Left)?;
         if target.kind_name() != "identifier" || text(target, self.src()) != name {
             return None;

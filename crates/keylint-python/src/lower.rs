@@ -651,6 +651,23 @@ impl<'t> Analyzer<'t> {
                 }
             }
         }
+        // A function of another module that runs a script over the key list this
+        // call passes (`call(self._client, keys=[a, b], args=[…])`).
+        if matches!(func.kind_name(), "identifier" | "attribute")
+            && self.project.is_some()
+            && self.inline.is_none()
+            && ctx.env.is_none()
+        {
+            if let Value::Symbol(p) = self.eval(func, &ctx) {
+                if let Some(crate::project::Fact::ScriptWrap(w)) =
+                    self.project.and_then(|s| s.lookup(&p))
+                {
+                    let at = func.field(Field::Attribute).unwrap_or(func);
+                    self.ext_script_wrapper_call(&w, call, at, &ctx);
+                    return;
+                }
+            }
+        }
         // A command wrapper of another module of the project, called on an object of
         // its class, inherited by `self`, or imported (`cmdwrap.rs`).
         if matches!(func.kind_name(), "identifier" | "attribute")

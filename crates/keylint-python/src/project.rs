@@ -187,6 +187,9 @@ pub(crate) enum Fact {
     /// A function that sends multi-key commands over keys its caller passes
     /// (`cmdwrap.rs`).
     CmdWrap(Arc<crate::cmdwrap::CmdWrap>),
+    /// A module function that runs a script over the key list its caller passes
+    /// (`def call(client, keys, args)`, `scriptsites.rs`).
+    ScriptWrap(Arc<crate::scriptsites::ScriptWrap>),
     /// A function that sets registered scripts as attributes of objects its caller
     /// passes (`scriptattr.rs`).
     ScriptSetter(Arc<[crate::scriptattr::ScriptSet]>),
@@ -1723,6 +1726,8 @@ fn summarise(
                     names.insert(name.clone(), Fact::CmdWrap(Arc::new(w)));
                 } else if let Some(s) = a.script_setter(fid) {
                     names.insert(name.clone(), Fact::ScriptSetter(s.into()));
+                } else if let Some(w) = forwarding_wrap_fact(&mut a, fid, name) {
+                    names.insert(name.clone(), Fact::ScriptWrap(Arc::new(w)));
                 }
             }
         } else if let Some(&c) = a.ix.class_by_name.get(name) {
@@ -2715,6 +2720,44 @@ fn script_wrap_fact(
     Some(crate::scriptsites::ScriptWrap {
         name: format!("{cname}.{name}"),
         params,
+        calls,
+    })
+}
+
+/// A module function whose script calls run over the key list a parameter brings
+/// as it is ([`crate::lower::Analyzer::forwarded_scripts`]).
+fn forwarding_wrap_fact(
+    a: &mut Analyzer<'_>,
+    f: FuncId,
+    name: &str,
+) -> Option<crate::scriptsites::ScriptWrap> {
+    if !a.mentions_redis {
+        return None;
+    }
+    let mut calls = Vec::new();
+    for (id, i, client_param, line) in a.forwarded_scripts(f) {
+        let text = match script_text(a, id) {
+            Some(Fact::Script(text, _)) => Some(text),
+            _ => None,
+        };
+        calls.push(crate::scriptsites::WrappedScript {
+            text,
+            keys: Vec::new(),
+            client_param,
+            line,
+            whole: Some(i),
+        });
+    }
+    if calls.is_empty() {
+        return None;
+    }
+    Some(crate::scriptsites::ScriptWrap {
+        name: name.to_string(),
+        params: a.ix.funcs[f]
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .collect(),
         calls,
     })
 }

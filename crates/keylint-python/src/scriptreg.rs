@@ -385,6 +385,51 @@ impl<'t> Analyzer<'t> {
     /// `Optional["redis.commands.core.Script"]`): a script object of no known body.
     pub(crate) fn annotated_script(&mut self, ann: Node<'t>) -> Option<Value<'t>> {
         let raw = text(ann, self.ix.src);
+        self.script_annotation(raw, ann)
+    }
+
+    /// `self.m(…)[name]` in a method of a class whose method `m` is annotated as
+    /// returning a mapping of redis-py scripts (`-> dict[str, Script]`, `Mapping[str,
+    /// AsyncScript]`): a script object of no known body, whichever entry it is.
+    pub(crate) fn script_of_mapping(
+        &mut self,
+        n: Node<'t>,
+        f: crate::index::FuncId,
+    ) -> Option<Value<'t>> {
+        if n.kind_name() != "subscript" {
+            return None;
+        }
+        let call = n.field(Field::Value)?;
+        if call.kind_name() != "call" {
+            return None;
+        }
+        let callee = call.field(Field::Function)?;
+        if callee.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = callee.field(Field::Object)?;
+        let info = &self.ix.funcs[f];
+        if info.self_name() != Some(text(obj, self.ix.src)) {
+            return None;
+        }
+        let c = info.class?;
+        let g = self.defines(c, text(callee.field(Field::Attribute)?, self.ix.src))?;
+        let ret = self.ix.funcs[g].node.field(Field::ReturnType)?;
+        let raw = text(ret, self.ix.src).trim();
+        let raw = raw.trim_matches(|c| c == '"' || c == '\'');
+        let (outer, inner) = raw.split_once('[')?;
+        let outer = outer.rsplit('.').next().unwrap_or(outer);
+        if !matches!(outer, "dict" | "Dict" | "Mapping" | "MutableMapping") {
+            return None;
+        }
+        let inner = inner.strip_suffix(']')?;
+        let (_, value) = inner.rsplit_once(',')?;
+        self.script_annotation(value.trim(), n)
+    }
+
+    /// [`Self::annotated_script`] of the annotation text `raw`; the script object
+    /// is `node`'s.
+    fn script_annotation(&mut self, raw: &str, node: Node<'t>) -> Option<Value<'t>> {
         if !raw.contains("Script") {
             return None;
         }
@@ -415,7 +460,7 @@ impl<'t> Analyzer<'t> {
         if !path.starts_with("redis.") || !matches!(last, "Script" | "AsyncScript") {
             return None;
         }
-        Some(Value::Script(self.script_of_no_body(ann)))
+        Some(Value::Script(self.script_of_no_body(node)))
     }
 
     /// The script object of no known body that `node` stands for (an annotation

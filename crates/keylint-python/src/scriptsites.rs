@@ -324,20 +324,27 @@ impl<'t> crate::lower::Analyzer<'t> {
         out
     }
 
-    /// The script calls of method `m` whose keys are a parameter's list as the
-    /// caller passes it: `def run_script(self, name, keys=None, args=None): return
-    /// self._scripts[name](keys, args)`. Each with the parameter (after `self`) that
-    /// brings the keys, the client parameter, and the line.
+    /// The script calls of method or module function `m` whose keys are a
+    /// parameter's list as the caller passes it: `def run_script(self, name,
+    /// keys=None, args=None): return self._scripts[name](keys, args)`, `def
+    /// call(client, keys, args): return client.register_script(LUA)(keys=keys,
+    /// args=args)`. Each with the parameter (after `self`) that brings the keys, the
+    /// client parameter, and the line.
     pub(crate) fn forwarded_scripts(
         &mut self,
         m: crate::index::FuncId,
     ) -> Vec<(ScriptId, usize, Option<usize>, usize)> {
         let info = self.ix.funcs[m].clone();
+        // A method's parameters are counted after `self`; a module function's all.
+        let skip = match (info.class, info.self_name()) {
+            (None, _) if info.parent.is_none() => 0,
+            (Some(_), Some(_)) => 1,
+            _ => return Vec::new(),
+        };
         if info.is_lambda
             || !info.plainly_called()
             || info.name == "__init__"
             || info.is_classmethod()
-            || info.self_name().is_none()
             || info.params.iter().any(|p| p.star)
         {
             return Vec::new();
@@ -355,7 +362,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             let Some(func) = call.field(Field::Function) else {
                 continue;
             };
-            if !matches!(func.kind_name(), "attribute" | "subscript" | "identifier") {
+            if !matches!(
+                func.kind_name(),
+                "attribute" | "subscript" | "identifier" | "call"
+            ) {
                 continue;
             }
             // Read before anything is evaluated: the first argument, or `keys=`, is
@@ -364,18 +374,32 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             };
             let src = self.ix.src;
+            // `keys`, or `keys or []`: the caller's list whenever it holds anything.
+            let list_name = |v: Node<'t>| match v.kind_name() {
+                "identifier" => Some(v),
+                "boolean_operator" => {
+                    let (l, r) = (v.field(Field::Left)?, v.field(Field::Right)?);
+                    let or = v
+                        .field(Field::Operator)
+                        .is_some_and(|o| crate::index::text(o, src) == "or");
+                    let empty = matches!(r.kind_name(), "list" | "tuple")
+                        && self.ix.nav.named_children(r).next().is_none();
+                    (or && empty && l.kind_name() == "identifier").then_some(l)
+                }
+                _ => None,
+            };
             let named = self
                 .ix
                 .nav
                 .named_children(args)
                 .enumerate()
                 .find_map(|(i, a)| match a.kind_name() {
-                    "identifier" if i == 0 => Some(a),
                     "keyword_argument" => a
                         .field(Field::Name)
                         .filter(|n| crate::index::text(*n, src) == "keys")
                         .and_then(|_| a.field(Field::Value))
-                        .filter(|v| v.kind_name() == "identifier"),
+                        .and_then(list_name),
+                    _ if i == 0 => list_name(a),
                     _ => None,
                 });
             let Some(keys_node) = named else {
@@ -384,8 +408,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             let Some(idx) = self.wrapper_param(m, keys_node) else {
                 continue;
             };
-            let Value::Script(id) = self.eval(func, &ctx) else {
-                continue;
+            let id = match self.eval(func, &ctx) {
+                Value::Script(id) => id,
+                _ => match self.script_of_mapping(func, m) {
+                    Some(Value::Script(id)) => id,
+                    _ => continue,
+                },
             };
             if self.scripts[id].wrapper.is_some() {
                 continue;
@@ -402,12 +430,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => None,
                 Some(e) if matches!(e.value, Value::Null) => None,
                 Some(e) => match self.wrapper_param(m, e.node) {
-                    Some(i) => Some(i - 1),
-                    None => continue,
+                    Some(i) if i >= skip => Some(i - skip),
+                    _ => continue,
                 },
             };
             let line = src[..call.start_byte()].matches('\n').count() + 1;
-            out.push((id, idx - 1, client_param, line));
+            if idx < skip {
+                continue;
+            }
+            out.push((id, idx - skip, client_param, line));
         }
         out
     }

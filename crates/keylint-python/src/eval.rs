@@ -2804,6 +2804,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let mut pipe: Option<PipeId> = None;
         let mut kind: Option<ClientKind> = None;
+        // A script object every site passes (`_skip_forward(r, ADVANCE_SCRIPT)`).
+        let mut script: Option<ScriptId> = None;
         let in_file = sites.len();
         let mut ok = true;
         for (call, func) in sites {
@@ -2850,8 +2852,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Value::Null => {}
                 // A helper that queues on its one caller's pipeline.
                 Value::Pipe(id) if one_site.is_some() => pipe = Some(id),
+                Value::Script(s) if script.is_none_or(|x| x == s) => script = Some(s),
                 _ => ok = false,
             }
+        }
+        // A private function's script parameter: the sites of this file are all the
+        // calls there are, and each passes the one script.
+        if let Some(s) = script {
+            self.in_progress.remove(&guard);
+            let private = !public || info.parent.is_some();
+            return (ok && private && kind.is_none() && pipe.is_none() && in_file > 0)
+                .then_some(Value::Script(s));
         }
         // The calls of other modules, for a parameter the function uses as a client
         // (`callerflow.rs`).

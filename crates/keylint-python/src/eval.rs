@@ -2817,8 +2817,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 ok = false;
                 break;
             };
-            // The site must call this very function.
+            // The site must call this very function; one that calls another of the
+            // same name (a function nested elsewhere) is not one of its sites.
             let target = match self.eval(callee, &ctx) {
+                Value::Func { id, .. } if id != f && info.parent.is_some() => continue,
                 Value::Func { id, .. } => id == f,
                 Value::Class(c) | Value::ClsObj(c) => {
                     info.class == Some(c) && info.name == "__init__"

@@ -149,7 +149,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `Cls(...)` with `Cls` a class of this file.
-    fn constructed_class(&self, call: Node<'t>) -> Option<ClassId> {
+    pub(crate) fn constructed_class(&self, call: Node<'t>) -> Option<ClassId> {
         let f = call.field(Field::Function)?;
         if f.kind_name() != "identifier" {
             return None;

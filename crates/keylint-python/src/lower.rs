@@ -1306,16 +1306,26 @@ impl<'t> Analyzer<'t> {
         let Some(f) = ctx.func else {
             return false;
         };
-        let scope = self.ix.funcs[f].node.start_byte();
         // An element of a list the caller passes in is the caller's value too.
         let binding = binding.strip_suffix(ELEMENT_OF).unwrap_or(binding);
         // An attribute read on it (`lock_request.key` of a parameter `lock_request`)
         // is the caller's value as much.
-        (self.caller_values.contains(binding) || self.caller_attrs.contains(binding))
-            && binding
-                .strip_prefix('f')
-                .and_then(|b| b.split_once(':'))
-                .is_some_and(|(at, _)| at == scope.to_string())
+        if !(self.caller_values.contains(binding) || self.caller_attrs.contains(binding)) {
+            return false;
+        }
+        let Some((at, _)) = binding.strip_prefix('f').and_then(|b| b.split_once(':')) else {
+            return false;
+        };
+        // The function itself, or one it is nested in (a callback reading its
+        // enclosing function's parameter).
+        let mut cur = Some(f);
+        while let Some(g) = cur {
+            if at == self.ix.funcs[g].node.start_byte().to_string() {
+                return true;
+            }
+            cur = self.ix.funcs[g].parent;
+        }
+        false
     }
 
     /// Whether key `k` stands for many keys (an element of a comprehension, a key

@@ -24,6 +24,11 @@
 //! that does something else with its callable, or a splat of anything but its `*args`
 //! is not such an entry point.
 //!
+//! A method that makes a pipeline itself, calls `pipe.multi()`, hands the pipeline
+//! to its callable parameter and executes it (`self.transaction_pipe(pipe_func)`) is
+//! such an entry point too, with no keys of its own: its caller's callback is the
+//! transaction.
+//!
 //! A wrapper of a base class of another module travels in that class's facts
 //! ([`WrapperFact`]) when each key it watches itself is an attribute of `self`
 //! (`self.key`): at a call in a subclass, that attribute is read on the caller's
@@ -51,7 +56,7 @@ pub(crate) enum Watch<'t> {
 #[derive(Debug, Clone)]
 pub(crate) struct WrapperFact {
     callable: usize,
-    rest: usize,
+    rest: Option<usize>,
     client: ClientKind,
     /// The watched keys, in order: an attribute of `self`, or `None` for the
     /// forwarded `*args`.
@@ -65,8 +70,9 @@ pub(crate) struct TxWrapper<'t> {
     pub func: Option<FuncId>,
     /// Index of the callable among the arguments a caller writes (after `self`).
     pub callable: usize,
-    /// Index of the `*args` parameter among them.
-    pub rest: usize,
+    /// Index of the `*args` parameter among them (none for a method that makes its
+    /// own pipeline).
+    pub rest: Option<usize>,
     /// The client's kind.
     pub client: ClientKind,
     /// The watched keys, in order.
@@ -86,7 +92,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let obj = func.field(Field::Object)?;
         let Value::SelfObj(c) = self.eval(obj, &ctx.deeper()) else {
-            return None;
+            // Through an object of a class of this file (`Series(r).transaction_pipe(cb)`).
+            let c = match obj.kind_name() {
+                "call" => self.constructed_class(obj)?,
+                _ => self.instance_class(obj, None, ctx)?.0,
+            };
+            let m = text(func.field(Field::Attribute)?, self.src());
+            let id = self.defines(c, m)?;
+            return self.file_wrapper(id);
         };
         let Value::Func { id, bound: Some(_) } = self.eval(func, &ctx.deeper()) else {
             // A method no class of the file defines: one of an imported base.
@@ -112,6 +125,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                     .collect(),
             });
         };
+        self.file_wrapper(id)
+    }
+
+    /// Method `id` of this file as a transaction wrapper (computed once).
+    fn file_wrapper(&mut self, id: FuncId) -> Option<TxWrapper<'t>> {
         if let Some(w) = self.tx_wrappers.get(&id) {
             return w.clone();
         }
@@ -169,8 +187,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 && nav
                     .parent(p.node)
                     .is_some_and(|s| s.kind_name() == "list_splat_pattern")
-        })?;
-        let rest_name = params[rest].name.clone();
+        });
         // The callable: a plain parameter before `*args`.
         let mut found = None;
         for call in self.calls_in.get(&m).cloned().unwrap_or_default() {
@@ -188,7 +205,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             found = Some(call);
         }
-        let call = found?;
+        let Some(call) = found else {
+            return self.own_pipe_wrapper(m);
+        };
+        let rest = rest?;
+        let rest_name = params[rest].name.clone();
         let obj = call.field(Field::Function)?.field(Field::Object)?;
         let recv = self.receiver(obj, "transaction", &Ctx::at(Some(m)))?;
         if recv.pipe.is_some() {
@@ -220,9 +241,84 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some(TxWrapper {
             func: Some(m),
             callable,
-            rest,
+            rest: Some(rest),
             client: recv.client,
             watches,
+        })
+    }
+
+    /// A method that makes a pipeline, starts its transaction and hands it to its
+    /// callable parameter before executing it:
+    ///
+    /// ```python
+    /// def transaction_pipe(self, pipe_func, watch_keys=None):
+    ///     with self._pipe_acquire() as pipe:
+    ///         for key in watch_keys or ():
+    ///             pipe.watch(key)
+    ///         pipe.multi()
+    ///         pipe_func(pipe)
+    ///         return pipe.execute()
+    /// ```
+    ///
+    /// The callable is called once, with the pipeline first; `pipe.multi()` comes
+    /// before that call and `pipe.execute()` after it, in the method's own body.
+    /// What the method watches is not carried: the caller's callback alone is the
+    /// transaction.
+    fn own_pipe_wrapper(&mut self, m: FuncId) -> Option<TxWrapper<'t>> {
+        let info = self.ix.funcs[m].clone();
+        let params = &info.params[1..];
+        let src = self.src();
+        let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        let mut found = None;
+        for call in &calls {
+            let Some(f) = call.field(Field::Function) else {
+                continue;
+            };
+            if f.kind_name() != "identifier" {
+                continue;
+            }
+            let name = text(f, src);
+            let Some(i) = params.iter().position(|p| p.name == name && !p.star) else {
+                continue;
+            };
+            if found.is_some() || info.defs.get(name).is_none_or(|d| d.len() != 1) {
+                return None;
+            }
+            found = Some((*call, i));
+        }
+        let (cb_call, callable) = found?;
+        let first = *arg_nodes(self.ix.nav, cb_call.field(Field::Arguments)).first()?;
+        if first.kind_name() != "identifier" {
+            return None;
+        }
+        let pipe = text(first, src);
+        // `pipe.multi()` before the call, `pipe.execute()` after it.
+        let on_pipe = |c: &Node<'t>, method: &str| {
+            c.field(Field::Function).is_some_and(|f| {
+                f.kind_name() == "attribute"
+                    && f.field(Field::Object)
+                        .is_some_and(|o| o.kind_name() == "identifier" && text(o, src) == pipe)
+                    && f.field(Field::Attribute)
+                        .is_some_and(|a| text(a, src) == method)
+            })
+        };
+        let multi = calls
+            .iter()
+            .any(|c| on_pipe(c, "multi") && c.end_byte() <= cb_call.start_byte());
+        let execute = calls
+            .iter()
+            .any(|c| on_pipe(c, "execute") && c.start_byte() >= cb_call.end_byte());
+        if !multi || !execute {
+            return None;
+        }
+        let recv = self.receiver(first, "multi", &Ctx::at(Some(m)))?;
+        recv.pipe?;
+        Some(TxWrapper {
+            func: Some(m),
+            callable,
+            rest: None,
+            client: recv.client,
+            watches: Vec::new(),
         })
     }
 
@@ -297,7 +393,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         else {
             return;
         };
-        // Only `self.m(…)` in a method.
+        // `self.m(…)` in a method, or a method of a class of this file called
+        // through another object.
         let is_self = ctx
             .func
             .and_then(|f| {
@@ -312,8 +409,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None
             })
             .is_some_and(|s| obj.kind_name() == "identifier" && text(obj, self.src()) == s);
+        // Not evaluated before it names a wrapper of the file: a receiver read now
+        // (a callback's parameter) is not yet what a transaction makes it.
         if !is_self {
-            return;
+            let m = text(attr, self.src());
+            let methods: Vec<FuncId> = (0..self.ix.funcs.len())
+                .filter(|&f| self.ix.funcs[f].class.is_some() && self.ix.funcs[f].name == m)
+                .collect();
+            if !methods.into_iter().any(|f| self.file_wrapper(f).is_some()) {
+                return;
+            }
         }
         let Some(w) = self.tx_wrapper_call(call, ctx) else {
             return;
@@ -422,13 +527,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 Watch::Forwarded => {
                     // `*watches`, a local list that holds one key or none.
-                    if let Some(e) = self.one_or_none(w.rest, call, ctx) {
+                    let Some(rest) = w.rest else {
+                        continue;
+                    };
+                    if let Some(e) = self.one_or_none(rest, call, ctx) {
                         if let Some(k) = self.key_use(&e, "WATCH", ctx) {
                             keys.push(k);
                         }
                         continue;
                     }
-                    self.watched_keys(pos.get(w.rest..).unwrap_or_default(), ctx, &mut keys);
+                    self.watched_keys(pos.get(rest..).unwrap_or_default(), ctx, &mut keys);
                 }
             }
         }

@@ -3183,9 +3183,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Some(v) => v,
                 None => {
                     let v = fallback(self, ctx);
-                    // A value the function's caller passes in (not `*args`/`**kw`).
+                    // A value the function's caller passes in (not `*args`/`**kw`),
+                    // unless its default carries a hash tag (`prefix="{app}"`): a
+                    // caller that leaves it out gets keys that hash only that tag.
                     if let Value::Opaque(h) = &v {
-                        if !p.kind_name().contains("splat") {
+                        if !p.kind_name().contains("splat") && !self.tagged_default(p) {
                             self.caller_values.insert(h.binding.clone());
                         }
                     }
@@ -3484,6 +3486,21 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// What a parameter holds: the value a caller bound, `self`/`cls`, a client every
     /// call site passes, or what its annotation says; `None` when nothing says.
+    /// Whether parameter `p` has a string default with a `{` in it.
+    fn tagged_default(&self, p: Node<'t>) -> bool {
+        let Some(dp) = self.ix().nav.parent(p) else {
+            return false;
+        };
+        if !matches!(
+            dp.kind_name(),
+            "default_parameter" | "typed_default_parameter"
+        ) {
+            return false;
+        }
+        dp.field(Field::Value)
+            .is_some_and(|d| d.kind_name() == "string" && text(d, self.src()).contains('{'))
+    }
+
     fn param_value(
         &mut self,
         name: &str,

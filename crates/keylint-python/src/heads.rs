@@ -400,6 +400,19 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// attribute, and no construction of the class that the project shows passes a
     /// value with a `{`: keys that differ after the head are then in different slots
     /// unless the callers' values carry a hash tag, which is what the finding says.
+    /// Whether a constructor parameter's default keeps its keys' relation: `None`, or
+    /// a string the code shows, with no `{` (a tagged default would put the keys
+    /// built around it in one slot).
+    fn untagged_default(&mut self, d: Node<'t>, init: crate::index::FuncId) -> bool {
+        if d.kind_name() == "none" {
+            return true;
+        }
+        // A literal or a constant that is one.
+        let parent = self.ix.funcs[init].parent;
+        matches!(self.eval(d, &crate::eval::Ctx::at(parent)),
+            Value::Str(t) if t.as_bytes().is_some_and(|b| !b.contains(&b'{')))
+    }
+
     pub(crate) fn ctor_head(
         &mut self,
         c: crate::index::ClassId,
@@ -442,19 +455,20 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => return None,
         };
-        let f = &self.ix.funcs[a.func];
-        let p = f
+        let p = self.ix.funcs[a.func]
             .params
             .iter()
             .skip(1)
-            .find(|p| p.name == name && !p.star)?;
+            .find(|p| p.name == name && !p.star)?
+            .clone();
         if self
             .param_override
             .contains_key(&(a.func, p.node.start_byte()))
-            || p.default.is_some_and(|d| d.kind_name() != "none")
+            || p.default.is_some_and(|d| !self.untagged_default(d, a.func))
         {
             return None;
         }
+        let f = &self.ix.funcs[a.func];
         let defs = f.defs.get(&name)?;
         if defs.len() != 1 || !matches!(defs[0].kind, crate::index::DefKind::Param(_)) {
             return None;

@@ -141,7 +141,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if left.kind_name() != "identifier" || text(left, self.src()) != name {
                     return None;
                 }
-                let c = self.element_class(d.stmt.field(Field::Right)?, ctx)?;
+                // Over a list of instances, or tested with `isinstance` where it is
+                // read (`if isinstance(other, RedisSet): sets.append(other.id)`).
+                let c = self
+                    .element_class(d.stmt.field(Field::Right)?, ctx)
+                    .or_else(|| self.isinstance_guard(obj, name, f).and_then(|t| t.local()))?;
                 Some((c, format!("inst:{}", h?.binding)))
             }
             _ => None,

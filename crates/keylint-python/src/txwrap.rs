@@ -413,8 +413,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         // (a callback's parameter) is not yet what a transaction makes it.
         if !is_self {
             let m = text(attr, self.src());
-            let methods: Vec<FuncId> = (0..self.ix.funcs.len())
-                .filter(|&f| self.ix.funcs[f].class.is_some() && self.ix.funcs[f].name == m)
+            let methods: Vec<FuncId> = self
+                .ix
+                .classes
+                .iter()
+                .filter_map(|c| c.methods.get(m).copied())
                 .collect();
             if !methods.into_iter().any(|f| self.file_wrapper(f).is_some()) {
                 return;

@@ -2695,19 +2695,7 @@ fn script_wrap_fact(
             whole: None,
         });
     }
-    for (id, i, client_param, line) in a.forwarded_scripts(m) {
-        let text = match script_text(a, id) {
-            Some(Fact::Script(text, _)) => Some(text),
-            _ => None,
-        };
-        calls.push(crate::scriptsites::WrappedScript {
-            text,
-            keys: Vec::new(),
-            client_param,
-            line,
-            whole: Some(i),
-        });
-    }
+    calls.extend(forwarded_calls(a, m));
     if calls.is_empty() {
         return None;
     }
@@ -2724,6 +2712,26 @@ fn script_wrap_fact(
     })
 }
 
+/// The script calls of method or module function `m` that run over the key list a
+/// parameter brings as it is, as a wrapper fact keeps them.
+fn forwarded_calls(a: &mut Analyzer<'_>, m: FuncId) -> Vec<crate::scriptsites::WrappedScript> {
+    a.forwarded_scripts(m)
+        .into_iter()
+        .map(
+            |(id, i, client_param, line)| crate::scriptsites::WrappedScript {
+                text: match script_text(a, id) {
+                    Some(Fact::Script(text, _)) => Some(text),
+                    _ => None,
+                },
+                keys: Vec::new(),
+                client_param,
+                line,
+                whole: Some(i),
+            },
+        )
+        .collect()
+}
+
 /// A module function whose script calls run over the key list a parameter brings
 /// as it is ([`crate::lower::Analyzer::forwarded_scripts`]).
 fn forwarding_wrap_fact(
@@ -2734,20 +2742,7 @@ fn forwarding_wrap_fact(
     if !a.mentions_redis {
         return None;
     }
-    let mut calls = Vec::new();
-    for (id, i, client_param, line) in a.forwarded_scripts(f) {
-        let text = match script_text(a, id) {
-            Some(Fact::Script(text, _)) => Some(text),
-            _ => None,
-        };
-        calls.push(crate::scriptsites::WrappedScript {
-            text,
-            keys: Vec::new(),
-            client_param,
-            line,
-            whole: Some(i),
-        });
-    }
+    let calls = forwarded_calls(a, f);
     if calls.is_empty() {
         return None;
     }

@@ -310,13 +310,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             if keys.iter().flatten().count() < 2 {
                 continue;
             }
-            let client_param = match arg(2, "client") {
-                None => None,
-                Some(e) if matches!(e.value, Value::Null) => None,
-                Some(e) => match self.wrapper_param(m, e.node) {
-                    Some(i) => Some(i - 1),
-                    None => continue,
-                },
+            let Some(client_param) = self.passed_client_param(m, arg(2, "client"), 1) else {
+                continue;
             };
             let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
             out.push((id, keys, client_param, line, open));
@@ -426,13 +421,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .get(2)
                 .or_else(|| kw.iter().find(|(k, _)| k == "client").map(|(_, e)| e))
                 .cloned();
-            let client_param = match client {
-                None => None,
-                Some(e) if matches!(e.value, Value::Null) => None,
-                Some(e) => match self.wrapper_param(m, e.node) {
-                    Some(i) if i >= skip => Some(i - skip),
-                    _ => continue,
-                },
+            let Some(client_param) = self.passed_client_param(m, client, skip) else {
+                continue;
             };
             let line = src[..call.start_byte()].matches('\n').count() + 1;
             if idx < skip {
@@ -441,6 +431,25 @@ impl<'t> crate::lower::Analyzer<'t> {
             out.push((id, idx - skip, client_param, line));
         }
         out
+    }
+
+    /// The client a script call of `m` passes (its third argument, or `client=`), as
+    /// a parameter of `m` counted after the first `skip` (`self`): `Some(None)` when
+    /// it passes none (or `None`), `None` when it passes anything but a parameter.
+    fn passed_client_param(
+        &self,
+        m: crate::index::FuncId,
+        client: Option<crate::eval::Elem<'t>>,
+        skip: usize,
+    ) -> Option<Option<usize>> {
+        match client {
+            None => Some(None),
+            Some(e) if matches!(e.value, Value::Null) => Some(None),
+            Some(e) => match self.wrapper_param(m, e.node) {
+                Some(i) if i >= skip => Some(Some(i - skip)),
+                _ => None,
+            },
+        }
     }
 
     /// The list display that local `n` of method `m` is bound to, when its only

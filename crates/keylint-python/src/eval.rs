@@ -3187,7 +3187,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     // unless its default carries a hash tag (`prefix="{app}"`): a
                     // caller that leaves it out gets keys that hash only that tag.
                     if let Value::Opaque(h) = &v {
-                        if !p.kind_name().contains("splat") && !self.tagged_default(p) {
+                        if !p.kind_name().contains("splat") && !self.tagged_default(p, ctx) {
                             self.caller_values.insert(h.binding.clone());
                         }
                     }
@@ -3487,7 +3487,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// What a parameter holds: the value a caller bound, `self`/`cls`, a client every
     /// call site passes, or what its annotation says; `None` when nothing says.
     /// Whether parameter `p` has a string default with a `{` in it.
-    fn tagged_default(&self, p: Node<'t>) -> bool {
+    /// A parameter's default that carries a hash tag: a literal whose text has a
+    /// brace, or a value (a constant, say) that evaluates to a string with one.
+    fn tagged_default(&mut self, p: Node<'t>, ctx: &Ctx<'t>) -> bool {
         let Some(dp) = self.ix().nav.parent(p) else {
             return false;
         };
@@ -3497,8 +3499,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         ) {
             return false;
         }
-        dp.field(Field::Value)
-            .is_some_and(|d| d.kind_name() == "string" && text(d, self.src()).contains('{'))
+        let Some(d) = dp.field(Field::Value) else {
+            return false;
+        };
+        if d.kind_name() == "string" {
+            return text(d, self.src()).contains('{');
+        }
+        // Defaults are evaluated where the function is defined.
+        let parent = ctx.func.and_then(|f| self.ix().funcs[f].parent);
+        matches!(self.eval(d, &Ctx::at(parent)),
+            Value::Str(t) if t.as_bytes().is_some_and(|b| b.contains(&b'{')))
     }
 
     fn param_value(

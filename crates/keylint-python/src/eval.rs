@@ -2390,6 +2390,17 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(v) = self.bucket_loop_var(name, clause, ctx) {
                 return v;
             }
+            // `[f"{item}_date" for item in ITEMS]` over a list the code shows: one
+            // of the listed values per element, as in a `for` loop over it. Not with
+            // an `if` clause, which may leave all but one out.
+            let filtered = self.ix.nav.parent(clause).is_some_and(|c| {
+                self.ix.nav.named_children(c).any(|x| x.kind_name() == "if_clause")
+            });
+            if !filtered {
+                if let Some(v) = self.listed_loop_var(name, clause, comp, ctx) {
+                    return v;
+                }
+            }
             return self.opaque_named(
                 name,
                 format!("{}:{name}{}", self.scope_tag(ctx), each_marker(comp)),
@@ -3371,7 +3382,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             // `for key in [f"a:{uid}", f"b:{uid}"]:` (or a builder's list): one of
             // the listed keys per pass.
-            if let Some(v) = self.listed_loop_var(name, def.stmt, ctx) {
+            if let Some(v) = self.listed_loop_var(name, def.stmt, def.stmt.start_byte(), ctx) {
                 return Some(v);
             }
             // `for mid in message_ids:`: an id per pass, brace-free.
@@ -3407,7 +3418,13 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// with the loop, whose varying part is whichever of them the pass takes (see
     /// [`join_shapes`]). `None` when the keys end in a brace or in a value that may
     /// carry a tag of its own, or when they are literal keys of one slot.
-    fn listed_loop_var(&mut self, name: &str, stmt: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+    fn listed_loop_var(
+        &mut self,
+        name: &str,
+        stmt: Node<'t>,
+        each: usize,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
         const MAX_LISTED: usize = 32;
         let target = stmt.field(Field::Left)?;
         if target.kind_name() != "identifier" || text(target, self.src()) != name {
@@ -3451,7 +3468,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         h.binding = keylint_core::template::brace_free_binding(&format!(
             "{}{}",
             h.binding,
-            each_marker(stmt.start_byte())
+            each_marker(each)
         ));
         h.keylike = false;
         Some(Value::Str(joined))

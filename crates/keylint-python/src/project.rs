@@ -196,6 +196,10 @@ pub(crate) enum Fact {
     /// A type alias of clients or pipelines (`ConnectionType = redis.Redis |
     /// valkey.Valkey`): an annotation naming it declares one.
     TypeAlias(crate::eval::AnnotatedAs),
+    /// A module global bound once to a list or tuple of two to 32 strings the code
+    /// writes out (`QUEUES = ["high", "default", "low"]`), never changed in place in
+    /// its module: a loop or comprehension over it takes one of them per pass.
+    StrList(Arc<[Tpl]>),
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
@@ -1808,6 +1812,42 @@ impl crate::FileLoader for ModuleDirFiles {
     }
 }
 
+/// Whether the module's text changes the list `name` in place (`NAME.append(…)`,
+/// `NAME[0] = …`, `del NAME[…]`, `NAME += …`): then it is no list of known strings.
+fn mutated_in_place(src: &str, name: &str) -> bool {
+    const CHANGES: [&str; 8] = [
+        ".append(", ".extend(", ".insert(", ".remove(", ".pop(", ".clear(", " +=", "+=",
+    ];
+    let b = src.as_bytes();
+    let mut from = 0;
+    while let Some(i) = src[from..].find(name) {
+        let at = from + i;
+        from = at + name.len();
+        let before = at.checked_sub(1).map(|j| b[j]);
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
+            continue;
+        }
+        let rest = &src[from..];
+        if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        if CHANGES.iter().any(|c| rest.starts_with(c)) || src[..at].ends_with("del ") {
+            return true;
+        }
+        // `NAME[i] = …` (a read `NAME[0]` is no change).
+        if let Some(sub) = rest.strip_prefix('[') {
+            let line = sub.split('\n').next().unwrap_or("");
+            if let Some(close) = line.find(']') {
+                let after = line[close + 1..].trim_start();
+                if after.starts_with('=') && !after.starts_with("==") {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
 /// A module-level name that is not a function or class: a constant, a client (also
 /// one assigned by a function that declares it `global`), or a re-export.
 pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Option<Fact> {
@@ -1848,6 +1888,27 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
             match v {
                 Value::Str(t) => return Some(Fact::Str(sanitize(t, qual, false))),
                 Value::Int(i) => return Some(Fact::Int(*i)),
+                Value::Seq {
+                    items,
+                    family: false,
+                } if (2..=32).contains(&items.len())
+                    && matches!(&defs[..], [d] if matches!(d.kind, DefKind::Expr(e)
+                        if matches!(e.kind_name(), "list" | "tuple")))
+                    && !mutated_in_place(a.src(), name) =>
+                {
+                    let listed: Option<Vec<Tpl>> = items
+                        .iter()
+                        .map(|e| match &e.value {
+                            Value::Str(t) if !e.star && e.each.is_empty() => {
+                                Some(sanitize(t, qual, false))
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    if let Some(listed) = listed {
+                        return Some(Fact::StrList(listed.into()));
+                    }
+                }
                 Value::Script(id) => {
                     let id = *id;
                     let wrapper = a.scripts.get(id)?.wrapper.clone();
@@ -3311,6 +3372,18 @@ impl<'t> Analyzer<'t> {
             // (`settings_mod.KEY_PREFIX`), not by the setting it reads.
             Some(Fact::Str(t)) => crate::configured::relabel(Value::Str(t), text(n, self.src())),
             Some(Fact::Int(i)) => Value::Int(i),
+            Some(Fact::StrList(ts)) => Value::Seq {
+                items: ts
+                    .iter()
+                    .map(|t| Elem {
+                        value: Value::Str(t.clone()),
+                        node: n,
+                        star: false,
+                        each: Vec::new(),
+                    })
+                    .collect(),
+                family: false,
+            },
             Some(Fact::Client(k)) => Value::Client(k),
             // An object of a class of that module, bound there once (`red =
             // RedormClient()`): the same object wherever it is imported.

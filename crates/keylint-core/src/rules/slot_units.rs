@@ -122,7 +122,7 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
 }
 
 /// Most combinations of key options a unit is judged over; past that it stays silent.
-const MAX_WORLDS: usize = 16;
+const MAX_WORLDS: usize = 256;
 
 /// A unit some of whose keys are one of several keys ([`crate::model::KeyOptions`]),
 /// judged once per combination of options: a finding only when every combination has

@@ -2394,7 +2394,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             // of the listed values per element, as in a `for` loop over it. Not with
             // an `if` clause, which may leave all but one out.
             let filtered = self.ix.nav.parent(clause).is_some_and(|c| {
-                self.ix.nav.named_children(c).any(|x| x.kind_name() == "if_clause")
+                self.ix
+                    .nav
+                    .named_children(c)
+                    .any(|x| x.kind_name() == "if_clause")
             });
             if !filtered {
                 if let Some(v) = self.listed_loop_var(name, clause, comp, ctx) {
@@ -3584,6 +3587,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(v) = self.super_method(obj, attr_name, ctx) {
             return v;
         }
+        // `Keys.QUEUE.value` of a member of an `Enum` class: the member's value, as
+        // the class body writes it (`QUEUE = "q:queue"`; `auto()` stays unknown).
+        if attr_name == "value" && obj.kind_name() == "attribute" {
+            if let Some(owner) = obj.field(Field::Object) {
+                if self.enum_class(owner, ctx) {
+                    return self.eval(obj, &ctx.deeper());
+                }
+            }
+        }
         if attr_name == "__call__" {
             if let Some(v) = self.super_script(obj, ctx) {
                 return v;
@@ -4668,6 +4680,18 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// Whether class `c` of this file derives from `str` (or `bytes`) alone and makes
     /// its objects as `str` does (no `__new__`, no `__init__`): `class CacheKey(str):
     /// pass`, whose `CacheKey(key)` is the key's text.
+    /// Whether `owner` names an `Enum` class (`class Keys(str, Enum)`, `StrEnum`,
+    /// `enum.IntEnum`) of this file or of another module of the project.
+    fn enum_class(&mut self, owner: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        match self.eval(owner, &ctx.deeper()) {
+            Value::Class(c) => enum_bases(&self.ix().classes[c].bases),
+            Value::Symbol(p) => self.project.is_some_and(
+                |s| matches!(s.lookup(&p), Some(crate::project::Fact::Class(cf)) if cf.is_enum()),
+            ),
+            _ => false,
+        }
+    }
+
     pub(crate) fn plain_str_class(&self, c: ClassId) -> bool {
         let info = &self.ix().classes[c];
         matches!(info.bases.as_slice(), [b] if b == "str" || b == "bytes")
@@ -7519,4 +7543,13 @@ mod tests {
             assert!(!literal_subscript(no), "{no}");
         }
     }
+}
+
+/// Whether a class's bases, as written, make it an `Enum` (`Enum`, `str, Enum`,
+/// `StrEnum`, `enum.IntEnum`).
+pub(crate) fn enum_bases(bases: &[String]) -> bool {
+    bases.iter().any(|b| {
+        let last = b.rsplit('.').next().unwrap_or(b);
+        matches!(last, "Enum" | "StrEnum" | "IntEnum")
+    })
 }

@@ -396,6 +396,8 @@ pub(crate) struct ClassFacts {
     str_like: bool,
     /// A record class (`records.rs`): its fields, and whether it is a pydantic model.
     record: Option<(Vec<Param>, bool)>,
+    /// An `Enum` class: `X.MEMBER.value` is the member's value.
+    is_enum: bool,
 }
 
 impl ClassFacts {
@@ -427,6 +429,11 @@ impl ClassFacts {
     /// Whether method `m` queues commands on a pipeline it receives.
     pub(crate) fn has_queue_fact(&self, m: &str) -> bool {
         self.queues.contains_key(m)
+    }
+
+    /// Whether the class is an `Enum`.
+    pub(crate) fn is_enum(&self) -> bool {
+        self.is_enum
     }
 
     /// Not a client class.
@@ -2495,6 +2502,7 @@ fn class_fact(
         qual: qual.clone(),
         client: a.client_class(c),
         str_like: a.plain_str_class(c),
+        is_enum: crate::eval::enum_bases(&a.ix.classes[c].bases),
         ..ClassFacts::default()
     };
     if out.client.is_some() {

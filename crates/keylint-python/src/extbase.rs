@@ -41,7 +41,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// `cf`: one object whichever class of the chain reads it (a method of a subclass
     /// calling a helper of its base of this file reads the same `self`), with the
     /// arguments the chain's constructors pass the base when the code shows them.
-    fn base_self(
+    pub(crate) fn base_self(
         &mut self,
         c: ClassId,
         cf: Arc<ClassFacts>,

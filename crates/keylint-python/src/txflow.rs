@@ -788,6 +788,25 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let obj = func.field(Field::Object)?;
         let m = text(func.field(Field::Attribute)?, self.src());
+        // `self.m(pipe, …)` or `super().m(pipe, …)` in a class of this file, with `m`
+        // inherited from one base class of another module: the object is `self`, as
+        // that base sees it. Not when a class of this file on the way defines `m`, or a
+        // subclass of this file overrides it.
+        if let Some(v) = self.self_or_super(obj, ctx) {
+            let (c, from_super) = v;
+            let chain = self.ix.class_chain(c);
+            let skip = usize::from(from_super);
+            if chain
+                .iter()
+                .skip(skip)
+                .any(|&k| self.ix.classes[k].methods.contains_key(m))
+                || (!from_super && self.overrides_below(c, m))
+            {
+                return None;
+            }
+            let cf = self.one_imported_base(c, |cf| cf.has_queue_fact(m).then(|| cf.clone()))?;
+            return Some(self.base_self(c, cf, ctx));
+        }
         let (c, made, ident) = match obj.kind_name() {
             "attribute" => {
                 let c = self.member_class(obj, ctx)?;
@@ -852,6 +871,35 @@ impl<'t> crate::lower::Analyzer<'t> {
             &ident,
             format!("{}@{ident}", cf.qual_name()),
         ))
+    }
+
+    /// The class of `self` (`false`) or of a `super()` call (`true`, the class whose
+    /// method makes it) when `obj` is one of them.
+    fn self_or_super(
+        &mut self,
+        obj: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(crate::index::ClassId, bool)> {
+        match obj.kind_name() {
+            "identifier" => match self.eval(obj, ctx) {
+                Value::SelfObj(c) => Some((c, false)),
+                _ => None,
+            },
+            "call" => {
+                let callee = obj.field(Field::Function)?;
+                if text(callee, self.src()) != "super" || self.ix.imports.contains_key("super") {
+                    return None;
+                }
+                let args = obj.field(Field::Arguments)?;
+                if self.ix.nav.named_children(args).next().is_some() {
+                    return None;
+                }
+                let f = ctx.func?;
+                let c = self.ix.funcs[f].class?;
+                Some((c, true))
+            }
+            _ => None,
+        }
     }
 
     /// The one constructor call that assigns `self.member`, with the method it is in.

@@ -155,6 +155,12 @@ pub(crate) struct Analyzer<'t> {
     /// the pipeline to a call of which nothing is seen (see [`Analyzer::queued_on`]).
     recursions: usize,
     unseen_handoff: bool,
+    /// The pipelines that stand for a caller's while a method of the project is
+    /// summarised ([`Analyzer::queued_on`]), and the keys of commands queued on them
+    /// that only a transaction keeps (`DEL` joins a batch only as part of `MULTI`):
+    /// the caller decides with its own pipeline ([`Analyzer::follow_ext`]).
+    placeholder_pipes: Vec<PipeId>,
+    tx_only_keys: HashSet<usize>,
     /// [`Analyzer::memo_chain`] for calls evaluated with bound parameters, by the
     /// binding's tag.
     pub memo_chain_env: HashMap<(usize, String), Value<'t>>,
@@ -273,6 +279,8 @@ impl<'t> Analyzer<'t> {
             inline: None,
             recursions: 0,
             unseen_handoff: false,
+            placeholder_pipes: Vec::new(),
+            tx_only_keys: HashSet::new(),
             inline_budget: INLINE_BUDGET,
             memo_chain_env: HashMap::new(),
             capture: None,
@@ -980,9 +988,14 @@ impl<'t> Analyzer<'t> {
             return;
         }
         let span = call.byte_range();
+        let tx =
+            self.pipes[pipe].tx == Tx::Yes || self.pipes[pipe].origin == TxOrigin::ProfileDefault;
         for cmd in cmds {
             if self.inline_budget == 0 {
                 return;
+            }
+            if cmd.tx_only && !tx {
+                continue;
             }
             self.inline_budget -= 1;
             let mut keys = Vec::new();
@@ -1044,6 +1057,7 @@ impl<'t> Analyzer<'t> {
             params.insert(name, Value::SelfObj(c));
         }
         params.insert(pipe.to_string(), Value::Pipe(pid));
+        self.placeholder_pipes.push(pid);
         let tag = format!("ext:{}@{}", info.name, info.node.start_byte());
         let env = std::rc::Rc::new(crate::eval::Env {
             func: m,
@@ -1093,6 +1107,7 @@ impl<'t> Analyzer<'t> {
             self.unseen_handoff = unseen;
         }
         self.inline = prev_inline;
+        self.placeholder_pipes.retain(|&p| p != pid);
         let captured = std::mem::replace(&mut self.capture, prev_capture).unwrap_or_default();
         let events: Vec<PipeEvent<'t>> = self.events.drain(first_event..).collect();
         // Not followed, as before: what it queues is left out, and nothing is cut.
@@ -1140,6 +1155,7 @@ impl<'t> Analyzer<'t> {
                 continue;
             }
             let mut keys = Vec::new();
+            let tx_only = e.keys.iter().any(|k| self.tx_only_keys.contains(k));
             for k in e.keys {
                 if self.key_each.contains_key(&k) {
                     continue;
@@ -1149,7 +1165,11 @@ impl<'t> Analyzer<'t> {
                 }
             }
             if !keys.is_empty() {
-                out.push(crate::project::QueuedCmd { keys, levels });
+                out.push(crate::project::QueuedCmd {
+                    keys,
+                    levels,
+                    tx_only,
+                });
             }
         }
         (out, false)
@@ -1583,8 +1603,9 @@ impl<'t> Analyzer<'t> {
             // A `pipeline()` whose kind the profile decided joins a batch that a
             // standalone client would run as a transaction.
             (PipelineBehavior::Single, _) => (tx == Tx::Yes
-                || self.pipes[pipe].origin == TxOrigin::ProfileDefault)
-                .then_some(CrossSlotPolicy::Refused),
+                || self.pipes[pipe].origin == TxOrigin::ProfileDefault
+                || self.placeholder_pipes.contains(&pipe))
+            .then_some(CrossSlotPolicy::Refused),
             (PipelineBehavior::Direct, ClientKind::Cluster) => Some(CrossSlotPolicy::Split),
             (PipelineBehavior::Direct, ClientKind::Unknown) => None,
         }
@@ -1791,6 +1812,15 @@ impl<'t> Analyzer<'t> {
             .map(|e| self.key_use(e, &method.command, ctx))
             .collect();
         let keys: Vec<usize> = aligned.iter().flatten().copied().collect();
+        // Kept on a caller's pipeline only if the caller's is a transaction.
+        if let Some(p) = recv.pipe {
+            if method.pipeline == PipelineBehavior::Single
+                && recv.client != ClientKind::Standalone
+                && self.placeholder_pipes.contains(&p)
+            {
+                self.tx_only_keys.extend(keys.iter().copied());
+            }
+        }
         // A cluster pipeline runs `touch` at once: it is not part of a transaction.
         let joins_tx =
             !(method.pipeline == PipelineBehavior::Direct && recv.client == ClientKind::Cluster);

@@ -470,6 +470,9 @@ pub(crate) struct QueuedCmd {
     pub keys: Vec<(String, Tpl)>,
     /// Where the command sits in the method, and in the helpers it followed.
     pub levels: Vec<crate::lower::Level>,
+    /// A command that joins the caller's batch only when that is a transaction
+    /// (`DEL`, `UNLINK`: a cluster pipeline without one splits them per slot).
+    pub tx_only: bool,
 }
 
 /// An instance of a class of another module, made by a constructor call here.
@@ -3072,6 +3075,7 @@ fn queued_fact(
                 .map(|(cmd, t)| (cmd.clone(), sanitize(t, module_qual, c.is_some())))
                 .collect(),
             levels: q.levels,
+            tx_only: q.tx_only,
         })
         .collect();
     Some(Queued {
@@ -3814,6 +3818,7 @@ impl<'t> Analyzer<'t> {
                 out.push(QueuedCmd {
                     keys,
                     levels: c.levels.clone(),
+                    tx_only: c.tx_only,
                 });
             }
         }

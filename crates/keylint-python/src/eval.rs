@@ -418,6 +418,10 @@ impl<'t> Value<'t> {
                 e.star = true;
                 Ok(vec![e])
             }
+            // `*mapping`: its keys.
+            Value::Dict(items) if items.iter().all(|e| e.each.is_empty()) || items.len() == 1 => {
+                crate::chunks::dict_keys(items).splat()
+            }
             other => Err(other),
         }
     }
@@ -5063,11 +5067,31 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             // `dict((key, score) for x in xs)`: a mapping whose keys are the first
             // element of each pair, as `{key: score for x in xs}`.
-            "builtins.dict" => {
-                if let Some(v) = args
-                    .filter(|g| g.kind_name() == "generator_expression")
-                    .and_then(|g| self.dict_of_pairs(g, ctx))
-                {
+            // `OrderedDict(…)` alike, also over a list comprehension of pairs.
+            "builtins.dict" | "collections.OrderedDict" => {
+                let pairs = args.and_then(|g| match g.kind_name() {
+                    "generator_expression" => Some(g),
+                    "argument_list" => {
+                        let mut it = self
+                            .ix
+                            .nav
+                            .named_children(g)
+                            .filter(|c| c.kind_name() != "comment");
+                        match (it.next(), it.next()) {
+                            (Some(one), None)
+                                if matches!(
+                                    one.kind_name(),
+                                    "list_comprehension" | "generator_expression"
+                                ) =>
+                            {
+                                Some(one)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                });
+                if let Some(v) = pairs.and_then(|g| self.dict_of_pairs(g, ctx)) {
                     return v;
                 }
                 return self.opaque(n, ctx);

@@ -737,6 +737,15 @@ impl<'t> crate::lower::Analyzer<'t> {
             } else {
                 binding
             };
+        // Arithmetic that maps many values to one (`t // 100`, `round(t, -2)`) of a
+        // loop's variable, in a followed builder: it is the same for the same
+        // arguments, but two passes may give one value, so it does not vary with the
+        // loop (no family of keys that differ in it).
+        let binding = if ctx.env.is_some() && binding.contains("@each") && self.lossy(n) {
+            without_each(&binding)
+        } else {
+            binding
+        };
         Value::Opaque(HoleInfo {
             keylike: is_keylike_label(&label),
             label,
@@ -7576,4 +7585,21 @@ pub(crate) fn enum_bases(bases: &[String]) -> bool {
         let last = b.rsplit('.').next().unwrap_or(b);
         matches!(last, "Enum" | "StrEnum" | "IntEnum")
     })
+}
+
+/// A binding without the markers of the loops it varies with ([`each_marker`]).
+fn without_each(binding: &str) -> String {
+    let mut out = String::with_capacity(binding.len());
+    let mut rest = binding;
+    while let Some(i) = rest.find("@each") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find(';') {
+            Some(j) => rest = &rest[i + j + 1..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -320,6 +320,12 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// built from the same argument, so when that argument is a value the caller
     /// passes in, it is a head the keys may share.
     pub(crate) fn derived_from_arg(&self, n: Node<'t>, env: &Env<'t>) -> Option<(String, String)> {
+        // Arithmetic that maps many values to one (`t // 100`, `round(t / 100)`,
+        // `n % shards`) does not vary as the argument does: two arguments may give
+        // one value.
+        if self.lossy(n) {
+            return None;
+        }
         let read: Vec<&str> = self
             .params_read(n, env, true)?
             .into_iter()
@@ -330,6 +336,45 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let h = single_hole(env.params.get(*read)?)?;
         Some((h.label.clone(), h.binding.clone()))
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// Whether the expression `n` holds arithmetic that may map two values to one:
+    /// `//`, `%`, `/`, `&`, `>>`, a comparison, or a call of `round`, `min`, `max`,
+    /// `abs`, `len`, `bool`, `hash`, `divmod`, `floor` or `ceil`.
+    pub(crate) fn lossy(&self, n: Node<'t>) -> bool {
+        const OPS: [&str; 6] = ["//", "%", "/", "&", ">>", "|"];
+        const CALLS: [&str; 10] = [
+            "round", "min", "max", "abs", "len", "bool", "hash", "divmod", "floor", "ceil",
+        ];
+        let nav = self.ix.nav;
+        let src = self.src();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            match x.kind_name() {
+                "binary_operator" | "augmented_assignment" => {
+                    if x.field(Field::Operator)
+                        .is_some_and(|o| OPS.contains(&text(o, src).trim_end_matches('=')))
+                    {
+                        return true;
+                    }
+                }
+                "comparison_operator" | "boolean_operator" | "not_operator" => return true,
+                "call" => {
+                    if let Some(f) = x.field(Field::Function) {
+                        let name = text(f, src);
+                        let last = name.rsplit('.').next().unwrap_or(name);
+                        if CALLS.contains(&last) {
+                            return true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            stack.extend(nav.named_children(x));
+        }
+        false
     }
 }
 

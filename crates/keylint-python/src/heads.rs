@@ -353,22 +353,20 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
             match x.kind_name() {
-                "binary_operator" | "augmented_assignment" => {
+                "binary_operator" | "augmented_assignment"
                     if x.field(Field::Operator)
-                        .is_some_and(|o| OPS.contains(&text(o, src).trim_end_matches('=')))
-                    {
-                        return true;
-                    }
+                        .is_some_and(|o| OPS.contains(&text(o, src).trim_end_matches('='))) =>
+                {
+                    return true;
                 }
                 "comparison_operator" | "boolean_operator" | "not_operator" => return true,
-                "call" => {
-                    if let Some(f) = x.field(Field::Function) {
+                "call"
+                    if x.field(Field::Function).is_some_and(|f| {
                         let name = text(f, src);
-                        let last = name.rsplit('.').next().unwrap_or(name);
-                        if CALLS.contains(&last) {
-                            return true;
-                        }
-                    }
+                        CALLS.contains(&name.rsplit('.').next().unwrap_or(name))
+                    }) =>
+                {
+                    return true;
                 }
                 _ => {}
             }

@@ -7559,25 +7559,6 @@ fn empty_set(nav: &crate::syntax::Nav<'_>, src: &str, e: Node<'_>) -> bool {
         })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::literal_subscript;
-
-    #[test]
-    fn literal_subscripts_of_a_loop_value() {
-        for ok in [
-            "0", "12", "'uuid'", "\"id\"", "b'uuid'", "2:", ":8", "1:-1", "-1:",
-        ] {
-            assert!(literal_subscript(ok), "{ok}");
-        }
-        for no in [
-            "", ":", "i", "-1", "'a b'", "f'{x}'", "i:", "1:2:3", "'{x}'", "\"\"",
-        ] {
-            assert!(!literal_subscript(no), "{no}");
-        }
-    }
-}
-
 /// Whether a class's bases, as written, make it an `Enum` (`Enum`, `str, Enum`,
 /// `StrEnum`, `enum.IntEnum`).
 pub(crate) fn enum_bases(bases: &[String]) -> bool {
@@ -7602,4 +7583,23 @@ fn without_each(binding: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal_subscript;
+
+    #[test]
+    fn literal_subscripts_of_a_loop_value() {
+        for ok in [
+            "0", "12", "'uuid'", "\"id\"", "b'uuid'", "2:", ":8", "1:-1", "-1:",
+        ] {
+            assert!(literal_subscript(ok), "{ok}");
+        }
+        for no in [
+            "", ":", "i", "-1", "'a b'", "f'{x}'", "i:", "1:2:3", "'{x}'", "\"\"",
+        ] {
+            assert!(!literal_subscript(no), "{no}");
+        }
+    }
 }

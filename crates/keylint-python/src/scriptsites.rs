@@ -813,6 +813,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             return;
         }
         let Some(numkeys) = pos.get(nk) else { return };
+        // `client.evalsha(sha, num_keys, *args)` with both the count and `*args` the
+        // function's parameters: each site's count says how many of its arguments are keys.
+        if self.counted_varargs_sites(method, call, f, numkeys, &pos[first_key..], ctx) {
+            return;
+        }
         // The keys as the function writes them: `len(keys), *keys` (the whole list a
         // site passes), or a literal count of arguments among which are parameters.
         let pattern: Vec<Elem<'t>> = match &numkeys.value {
@@ -903,5 +908,96 @@ impl<'t> crate::lower::Analyzer<'t> {
             );
         }
         self.in_progress.remove(&guard);
+    }
+
+    /// `def run(self, sha_attr, num_keys, *args): … client.evalsha(sha, num_keys, *args)`:
+    /// the count and the keys are the function's parameter and its `*args`, passed on
+    /// as they are (the rest of the call written plainly). At each call site of the
+    /// function in this file that writes the count as an integer and enough arguments
+    /// after it, those first arguments are the keys, judged as a script call there.
+    /// Whether it was this shape (its sites then judged); `false` leaves the call to the
+    /// other shapes.
+    fn counted_varargs_sites(
+        &mut self,
+        method: &crate::methods::Method,
+        call: Node<'t>,
+        f: crate::index::FuncId,
+        numkeys: &Elem<'t>,
+        rest: &[Elem<'t>],
+        ctx: &Ctx<'t>,
+    ) -> bool {
+        let [spread] = rest else { return false };
+        let Some(count_param) = self.wrapper_param(f, numkeys.node) else {
+            return false;
+        };
+        if !spread.star || spread.node.kind_name() != "identifier" {
+            return false;
+        }
+        let info = self.ix.funcs[f].clone();
+        let name = crate::index::text(spread.node, self.ix.src);
+        let Some(star_param) = info.params.iter().position(|p| {
+            p.name == name
+                && p.star
+                && self
+                    .ix
+                    .nav
+                    .parent(p.node)
+                    .is_some_and(|x| x.kind_name() == "list_splat_pattern")
+        }) else {
+            return false;
+        };
+        // The `*args` parameter bound once, as the parameter (not rebound in the body).
+        if !matches!(info.defs.get(name).map(Vec::as_slice),
+            Some([d]) if matches!(d.kind, crate::index::DefKind::Param(_)))
+        {
+            return false;
+        }
+        if count_param > star_param || self.under_cluster_test(call) || ctx.env.is_some() {
+            return true;
+        }
+        let Some((info, sites, skip_self)) = self.wrapper_sites(f) else {
+            return true;
+        };
+        let guard = (9u8, f, call.start_byte());
+        if !self.in_progress.insert(guard) {
+            return true;
+        }
+        let wrapper = info.node.byte_range();
+        let line = self.ix.src[..call.start_byte()].matches('\n').count() + 1;
+        for crate::wrappers::WrapperCall {
+            site,
+            callee,
+            func: _,
+            ctx: sctx,
+        } in self.wrapper_calls(sites, f, skip_self, true, true)
+        {
+            let (spos, skw) = self.call_args(site.field(Field::Arguments), &sctx);
+            if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
+                continue;
+            }
+            let (Some(ci), Some(si)) = (
+                count_param.checked_sub(skip_self),
+                star_param.checked_sub(skip_self),
+            ) else {
+                continue;
+            };
+            let n = match spos.get(ci).map(|e| &e.value) {
+                Some(Value::Int(n)) if *n >= 1 => *n as usize,
+                _ => continue,
+            };
+            let keys: Vec<Elem<'t>> = spos.iter().skip(si).take(n).cloned().collect();
+            if keys.len() < n {
+                continue;
+            }
+            self.push_script_site(
+                (call, site, callee),
+                (&info.name, line),
+                wrapper.clone(),
+                (&keys, &method.command, true),
+                &sctx,
+            );
+        }
+        self.in_progress.remove(&guard);
+        true
     }
 }

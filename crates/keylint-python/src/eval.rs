@@ -725,8 +725,18 @@ impl<'t> crate::lower::Analyzer<'t> {
         } else {
             (full.to_string(), format!("{scope}:{full}"))
         };
+        // Arithmetic that maps many values to one (`t // 100`, `round(t, -2)`) in a
+        // followed builder: it is the same for the same arguments, but two arguments
+        // may give one value, so it is no value derived from the argument, and it does
+        // not vary with a loop (no family of keys that differ in it).
+        let lossy = ctx.env.is_some() && self.lossy(n);
         // A value a followed builder computes from one of the caller's values alone.
-        let (label, binding) = match ctx.env.as_ref().and_then(|e| self.derived_from_arg(n, e)) {
+        let derived = ctx
+            .env
+            .as_ref()
+            .filter(|_| !lossy)
+            .and_then(|e| self.derived_from_arg(n, e));
+        let (label, binding) = match derived {
             Some((l, root)) => (l, crate::heads::derived(&root, binding)),
             None => (label, binding),
         };
@@ -737,11 +747,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             } else {
                 binding
             };
-        // Arithmetic that maps many values to one (`t // 100`, `round(t, -2)`) of a
-        // loop's variable, in a followed builder: it is the same for the same
-        // arguments, but two passes may give one value, so it does not vary with the
-        // loop (no family of keys that differ in it).
-        let binding = if ctx.env.is_some() && binding.contains("@each") && self.lossy(n) {
+        let binding = if lossy && binding.contains("@each") {
             without_each(&binding)
         } else {
             binding
@@ -3428,9 +3434,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         None
     }
 
-    /// The variable of `for name in xs:` when `xs` is a list of two to 32 keys
-    /// the code shows (a literal list, a builder's returned list), at least one a
-    /// template: each pass takes one of them, so the variable is a key that varies
+    /// The variable of `for name in xs:` (or of a comprehension's clause `stmt`) when
+    /// `xs` is a list of two to 32 keys the code shows (a literal list, a builder's
+    /// returned list, a list of names of another module), at least one a
+    /// template: each pass takes one of them (`each`: the loop's or the
+    /// comprehension's marker), so the variable is a key that varies
     /// with the loop, whose varying part is whichever of them the pass takes (see
     /// [`join_shapes`]). `None` when the keys end in a brace or in a value that may
     /// carry a tag of its own, or when they are literal keys of one slot.
@@ -3517,9 +3525,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         None
     }
 
-    /// What a parameter holds: the value a caller bound, `self`/`cls`, a client every
-    /// call site passes, or what its annotation says; `None` when nothing says.
-    /// Whether parameter `p` has a string default with a `{` in it.
     /// A parameter's default that carries a hash tag: a literal whose text has a
     /// brace, or a value (a constant, say) that evaluates to a string with one.
     fn tagged_default(&mut self, p: Node<'t>, ctx: &Ctx<'t>) -> bool {
@@ -3538,12 +3543,23 @@ impl<'t> crate::lower::Analyzer<'t> {
         if d.kind_name() == "string" {
             return text(d, self.src()).contains('{');
         }
-        // Defaults are evaluated where the function is defined.
-        let parent = ctx.func.and_then(|f| self.ix().funcs[f].parent);
-        matches!(self.eval(d, &Ctx::at(parent)),
-            Value::Str(t) if t.as_bytes().is_some_and(|b| b.contains(&b'{')))
+        ctx.func
+            .is_some_and(|f| self.default_braces(d, f) == Some(true))
     }
 
+    /// Whether the default `d` of a parameter of function `f`, evaluated where `f`
+    /// is defined, is a string the code shows whole with a `{` in it (`Some(true)`)
+    /// or without one (`Some(false)`); `None` for any other value.
+    pub(crate) fn default_braces(&mut self, d: Node<'t>, f: FuncId) -> Option<bool> {
+        let parent = self.ix().funcs[f].parent;
+        match self.eval(d, &Ctx::at(parent)) {
+            Value::Str(t) => t.as_bytes().map(|b| b.contains(&b'{')),
+            _ => None,
+        }
+    }
+
+    /// What a parameter holds: the value a caller bound, `self`/`cls`, a client every
+    /// call site passes, or what its annotation says; `None` when nothing says.
     fn param_value(
         &mut self,
         name: &str,

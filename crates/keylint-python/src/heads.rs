@@ -320,12 +320,6 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// built from the same argument, so when that argument is a value the caller
     /// passes in, it is a head the keys may share.
     pub(crate) fn derived_from_arg(&self, n: Node<'t>, env: &Env<'t>) -> Option<(String, String)> {
-        // Arithmetic that maps many values to one (`t // 100`, `round(t / 100)`,
-        // `n % shards`) does not vary as the argument does: two arguments may give
-        // one value.
-        if self.lossy(n) {
-            return None;
-        }
         let read: Vec<&str> = self
             .params_read(n, env, true)?
             .into_iter()
@@ -451,9 +445,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return true;
         }
         // A literal or a constant that is one.
-        let parent = self.ix.funcs[init].parent;
-        matches!(self.eval(d, &crate::eval::Ctx::at(parent)),
-            Value::Str(t) if t.as_bytes().is_some_and(|b| !b.contains(&b'{')))
+        self.default_braces(d, init) == Some(false)
     }
 
     pub(crate) fn ctor_head(

@@ -988,8 +988,7 @@ impl<'t> Analyzer<'t> {
             return;
         }
         let span = call.byte_range();
-        let tx =
-            self.pipes[pipe].tx == Tx::Yes || self.pipes[pipe].origin == TxOrigin::ProfileDefault;
+        let tx = self.runs_as_transaction(pipe);
         for cmd in cmds {
             if self.inline_budget == 0 {
                 return;
@@ -1583,6 +1582,13 @@ impl<'t> Analyzer<'t> {
 
     /// What a multi-key call does across slots, or `None` when it never sends the
     /// keys together (or nobody can say).
+    /// Whether pipeline `pipe` is a transaction, or one whose kind the profile decided
+    /// (a batch a standalone client runs as `MULTI`/`EXEC`): commands that join a batch
+    /// only inside a transaction (`DEL`) join it.
+    fn runs_as_transaction(&self, pipe: PipeId) -> bool {
+        self.pipes[pipe].tx == Tx::Yes || self.pipes[pipe].origin == TxOrigin::ProfileDefault
+    }
+
     pub(crate) fn policy(&self, recv: Recv, method: &Method) -> Option<CrossSlotPolicy> {
         let Some(pipe) = recv.pipe else {
             return Some(match (method.cluster, recv.client) {
@@ -1591,7 +1597,6 @@ impl<'t> Analyzer<'t> {
                 (ClusterBehavior::Split | ClusterBehavior::NonAtomic, _) => CrossSlotPolicy::Split,
             });
         };
-        let tx = self.pipes[pipe].tx;
         if method.cluster == ClusterBehavior::NonAtomic {
             // Cluster pipelines block them; the standalone client has none.
             return None;
@@ -1602,8 +1607,7 @@ impl<'t> Analyzer<'t> {
             (PipelineBehavior::Blocked, _) => None,
             // A `pipeline()` whose kind the profile decided joins a batch that a
             // standalone client would run as a transaction.
-            (PipelineBehavior::Single, _) => (tx == Tx::Yes
-                || self.pipes[pipe].origin == TxOrigin::ProfileDefault
+            (PipelineBehavior::Single, _) => (self.runs_as_transaction(pipe)
                 || self.placeholder_pipes.contains(&pipe))
             .then_some(CrossSlotPolicy::Refused),
             (PipelineBehavior::Direct, ClientKind::Cluster) => Some(CrossSlotPolicy::Split),

@@ -815,7 +815,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(numkeys) = pos.get(nk) else { return };
         // `client.evalsha(sha, num_keys, *args)` with both the count and `*args` the
         // function's parameters: each site's count says how many of its arguments are keys.
-        if self.counted_varargs_sites(method, call, f, numkeys, &pos[first_key..], ctx) {
+        if self.counted_varargs_sites(method, call, f, numkeys, &pos[first_key..]) {
             return;
         }
         // The keys as the function writes them: `len(keys), *keys` (the whole list a
@@ -924,7 +924,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         f: crate::index::FuncId,
         numkeys: &Elem<'t>,
         rest: &[Elem<'t>],
-        ctx: &Ctx<'t>,
     ) -> bool {
         let [spread] = rest else { return false };
         let Some(count_param) = self.wrapper_param(f, numkeys.node) else {
@@ -933,9 +932,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !spread.star || spread.node.kind_name() != "identifier" {
             return false;
         }
-        let info = self.ix.funcs[f].clone();
+        let params = &self.ix.funcs[f];
         let name = crate::index::text(spread.node, self.ix.src);
-        let Some(star_param) = info.params.iter().position(|p| {
+        let Some(star_param) = params.params.iter().position(|p| {
             p.name == name
                 && p.star
                 && self
@@ -947,15 +946,22 @@ impl<'t> crate::lower::Analyzer<'t> {
             return false;
         };
         // The `*args` parameter bound once, as the parameter (not rebound in the body).
-        if !matches!(info.defs.get(name).map(Vec::as_slice),
+        if !matches!(params.defs.get(name).map(Vec::as_slice),
             Some([d]) if matches!(d.kind, crate::index::DefKind::Param(_)))
         {
             return false;
         }
-        if count_param > star_param || self.under_cluster_test(call) || ctx.env.is_some() {
+        if count_param > star_param || self.under_cluster_test(call) {
             return true;
         }
         let Some((info, sites, skip_self)) = self.wrapper_sites(f) else {
+            return true;
+        };
+        // Where the sites write the count and the first key.
+        let (Some(ci), Some(si)) = (
+            count_param.checked_sub(skip_self),
+            star_param.checked_sub(skip_self),
+        ) else {
             return true;
         };
         let guard = (9u8, f, call.start_byte());
@@ -975,12 +981,6 @@ impl<'t> crate::lower::Analyzer<'t> {
             if spos.iter().any(|e| e.star) || skw.iter().any(|(_, e)| e.star) {
                 continue;
             }
-            let (Some(ci), Some(si)) = (
-                count_param.checked_sub(skip_self),
-                star_param.checked_sub(skip_self),
-            ) else {
-                continue;
-            };
             let n = match spos.get(ci).map(|e| &e.value) {
                 Some(Value::Int(n)) if *n >= 1 => *n as usize,
                 _ => continue,

@@ -794,14 +794,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         // subclass of this file overrides it.
         if let Some(v) = self.self_or_super(obj, ctx) {
             let (c, from_super) = v;
-            let chain = self.ix.class_chain(c);
-            let skip = usize::from(from_super);
-            if chain
-                .iter()
-                .skip(skip)
-                .any(|&k| self.ix.classes[k].methods.contains_key(m))
-                || (!from_super && self.overrides_below(c, m))
-            {
+            let defined = if from_super {
+                // Past the class whose method calls `super()`.
+                self.ix.class_chain(c)[1..]
+                    .iter()
+                    .any(|&k| self.ix.classes[k].methods.contains_key(m))
+            } else {
+                self.defines(c, m).is_some() || self.overrides_below(c, m)
+            };
+            if defined {
                 return None;
             }
             let cf = self.one_imported_base(c, |cf| cf.has_queue_fact(m).then(|| cf.clone()))?;

@@ -15,13 +15,18 @@ take its key as its first parameter. This script checks all of it:
    command must name exactly the markers the table says are keys;
 3. cluster behaviour: the same call on RedisCluster with keys in different slots
    must raise "all keys must map to the same key slot" (refuse, script) or not
-   (split, nonatomic);
+   (split, nonatomic); a row with pattern parameters (SORT's BY and GET) is called
+   with untagged patterns, which the node refuses;
 4. pipeline behaviour: the same call on a cluster pipeline must be queued and then
    refused (ok), raise at once (blocked, single) or run outside the pipeline (direct);
 5. the one-key rule, on every public method of redis.Redis named after a one-key
    command: its first parameter is the key the server reads;
 6. completeness: every command the server says may take several keys has a row, or
-   is listed below as deliberately not modelled.
+   is listed below as deliberately not modelled;
+7. SORT patterns: `by=` and `get=` are sent as `BY p` and `GET p` pairs, and the node
+   refuses or accepts ten patterns (nosort, no `*`, untagged, tagged with another
+   slot, tagged with the sorted key's) as the rule `sort-pattern` says for the
+   server's version.
 
 It needs a cluster node: `--port PORT` (host 127.0.0.1). The live conformance test
 (crates/conformance/tests/python_redis_py.rs) runs it against its own cluster. Exit
@@ -46,7 +51,8 @@ TABLE = os.path.join(HERE, "..", "crates", "keylint-python", "src", "redis_py_me
 
 # Multi-key server commands the table deliberately leaves out.
 NOT_MODELLED = {
-    "sort_ro": "redis-py's sort_ro takes one key; BY and GET patterns are not keys",
+    "sort_ro": "redis-py's sort_ro sends SORT (its row is checked as SORT); the command "
+    "SORT_RO reads one key, and its BY and GET patterns are not keys",
     "watch": "a pipeline's WATCH is modelled as part of its transaction",
     "migrate": "moves keys to another server; not a slot co-location question",
     "ssubscribe": "shard channels, not keys",
@@ -54,6 +60,8 @@ NOT_MODELLED = {
 }
 
 SLOT_ERROR = "all keys must map to the same key slot"
+# A node's refusal of a SORT pattern that may form keys of other slots.
+SORT_REFUSAL = "option of SORT denied in Cluster mode"
 
 
 def parse_table(path):
@@ -213,6 +221,11 @@ def marker_call(row, slots_apart):
                 pos.extend([key(), key(), "arg1"])
                 positional_done = True
                 continue
+            elif kind == "pattern":
+                # Not a key: an untagged pattern of other keys, which a node refuses.
+                v = "keylint:weight_*"
+            elif kind == "patterns":
+                v = ["#", "keylint:object_*->f"]
             else:
                 raise ValueError(kind)
         elif p.kind is inspect.Parameter.VAR_POSITIONAL or p.kind is inspect.Parameter.VAR_KEYWORD:
@@ -313,6 +326,9 @@ def classify_pipeline(rc, row, pos, kw):
             return "ok", str(e)
         return "blocked?", str(e)
     except ResponseError as e:
+        if SORT_REFUSAL in str(e):
+            # Queued like any command; the node refused its pattern.
+            return "ok", str(e)
         return "ok?", str(e)
     finally:
         pipe.reset()
@@ -353,7 +369,7 @@ def check_rows(rows, rc, node, failures, notes):
         except RedisClusterException as e:
             outcome = "refused" if SLOT_ERROR in str(e) else f"other: {e}"
         except ResponseError as e:
-            outcome = "refused" if "CROSSSLOT" in str(e) else f"accepted ({e})"
+            outcome = "refused" if "CROSSSLOT" in str(e) or SORT_REFUSAL in str(e) else f"accepted ({e})"
         want = "refused" if row["cluster"] in ("refuse", "script") else "accepted"
         if not outcome.startswith(want):
             failures.append(f"{name}: RedisCluster {outcome}, table says {row['cluster']}")
@@ -363,6 +379,66 @@ def check_rows(rows, rc, node, failures, notes):
             failures.append(f"{name}: cluster pipeline {got} ({msg}), table says {row['pipeline']}")
         rc.flushall()
     notes.append(f"{len(rows)} multi-key methods checked")
+
+
+def check_sort_patterns(rows, rc, failures, notes):
+    """SORT's BY and GET patterns: sent as `BY p` and `GET p` pairs, and refused by a
+    node exactly as the rule `sort-pattern` says for the server under test."""
+    checked = 0
+    for row in rows:
+        kinds = {name: kind for _, name, kind in row["params"] if kind in ("pattern", "patterns")}
+        if not kinds:
+            continue
+        method = row["method"]
+        by = next(n for n, k in kinds.items() if k == "pattern")
+        get = next(n for n, k in kinds.items() if k == "patterns")
+        client = redis.Redis()
+        rec = Recorder()
+        client.execute_command = rec
+        getattr(client, method)("k", **{by: "w_*", get: ["#", "o_*->f"]})
+        argv = [a.decode() if isinstance(a, bytes) else a for a in rec.calls[0]]
+        pairs = [(argv[i], argv[i + 1]) for i in range(len(argv) - 1)]
+        for pair in (("BY", "w_*"), ("GET", "#"), ("GET", "o_*->f")):
+            if pair not in pairs:
+                failures.append(f"{method}: {pair} not sent as a pair: {argv}")
+        info = rc.get_default_node().redis_connection.info("server")
+        version = tuple(int(x) for x in info["redis_version"].split(".")[:2])
+        key = "{keylint:list}:ids"
+        other = "{keylint:weights}"
+        if rc.keyslot(other[1:-1]) == rc.keyslot("keylint:list"):
+            failures.append("the marker tags share a slot")
+        # (arguments, refused by every version, refused before 7.4)
+        cases = [
+            ({by: "nosort"}, False, False),
+            ({by: "weight"}, False, False),
+            ({by: "w_*"}, True, True),
+            ({by: "keylint:w_*"}, True, True),
+            ({get: "o_*->f"}, True, True),
+            ({get: ["#", "o_*"]}, True, True),
+            ({by: other + ":w_*"}, True, True),
+            ({get: other + ":o_*"}, True, True),
+            ({by: "{keylint:list}:w_*"}, False, True),
+            ({get: "{keylint:list}:o_*"}, False, True),
+        ]
+        for kw, always, before_74 in cases:
+            rc.rpush(key, 1, 2)
+            try:
+                getattr(rc, method)(key, **kw)
+                refused = False
+            except ResponseError as e:
+                if SORT_REFUSAL not in str(e):
+                    failures.append(f"{method}({kw}): {e}")
+                    continue
+                refused = True
+            want = before_74 if version < (7, 4) else always
+            if refused != want:
+                failures.append(
+                    f"{method}({kw}) on Redis {info['redis_version']}: "
+                    f"{'refused' if refused else 'accepted'}, expected the opposite"
+                )
+            checked += 1
+        rc.delete(key)
+    notes.append(f"SORT patterns: {checked} calls refused or accepted as expected")
 
 
 def norm(obj):
@@ -544,7 +620,9 @@ def check_async(rows, port, failures, notes):
                 except RedisClusterException as e:
                     outcome = "refused" if SLOT_ERROR in str(e) else f"other: {e}"
                 except ResponseError as e:
-                    outcome = "refused" if "CROSSSLOT" in str(e) or "same slot" in str(e) else f"accepted ({e})"
+                    msg = str(e)
+                    refused = "CROSSSLOT" in msg or "same slot" in msg or SORT_REFUSAL in msg
+                    outcome = "refused" if refused else f"accepted ({e})"
                 except Exception as e:  # noqa: BLE001 - reported below
                     outcome = f"other: {e!r}"
                 want = "refused" if row["cluster"] in ("refuse", "script") else "accepted"
@@ -574,6 +652,7 @@ def main():
     node = redis.Redis(host="127.0.0.1", port=args.port)
     failures, notes = [], []
     check_rows(rows, rc, node, failures, notes)
+    check_sort_patterns(rows, rc, failures, notes)
     check_one_key_rule(rows, not_first, node, failures, notes)
     check_completeness(rows, node, failures, notes)
     check_async(rows, args.port, failures, notes)

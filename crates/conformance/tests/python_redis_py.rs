@@ -122,6 +122,8 @@ enum Verdict {
     Proven,
     /// A script call whose numkeys the server refuses (`script-keys-mismatch`).
     Numkeys,
+    /// A `SORT` pattern a node refuses (`sort-pattern`).
+    SortPattern,
 }
 
 /// The linter's verdict per line of the file where a slot finding's unit starts.
@@ -152,6 +154,7 @@ fn verdicts(path: &Path) -> Vec<(usize, Verdict, String)> {
                 (Rule::ScriptKeysMismatch, _) if f.message.starts_with("numkeys ") => {
                     Verdict::Numkeys
                 }
+                (Rule::SortPattern, _) => Verdict::SortPattern,
                 _ => return None,
             };
             let at = f.unit.clone().unwrap_or(f.primary.span.clone()).start;
@@ -239,6 +242,7 @@ fn agree(outcome: &str, verdict: Verdict) -> bool {
     match (outcome, verdict) {
         ("slot", Verdict::Proven | Verdict::Likely) => true,
         ("numkeys", Verdict::Numkeys) => true,
+        ("sort", Verdict::SortPattern) => true,
         ("ok", Verdict::None | Verdict::NotAtomic) => true,
         // Depends on which node serves which slot: either outcome is right.
         ("slot" | "ok", Verdict::SameNode) => true,
@@ -263,6 +267,7 @@ fn disagreement(
             "slot" => "raised a slot error".to_string(),
             "ok" => "accepted it".to_string(),
             "numkeys" => "refused its numkeys".to_string(),
+            "sort" => "was refused a SORT pattern".to_string(),
             _ => format!("failed for another reason: {}", c["message"]),
         },
         match verdict {
@@ -271,6 +276,7 @@ fn disagreement(
             Verdict::Likely => "reports cross-slot-likely",
             Verdict::NotAtomic => "warns it is not atomic on a cluster",
             Verdict::Numkeys => "reports a refused numkeys",
+            Verdict::SortPattern => "reports a refused SORT pattern",
             Verdict::None => "is silent",
         },
         if outcome == "slot" {
@@ -344,6 +350,7 @@ fn redis_py_refuses_exactly_what_is_reported() {
             "slot" => "slot",
             "ok" => "ok",
             "numkeys" => "numkeys",
+            "sort" => "sort",
             _ => "error",
         };
         *counts.0.entry((outcome_key, verdict)).or_default() += 1;
@@ -356,7 +363,7 @@ fn redis_py_refuses_exactly_what_is_reported() {
         "{files} fixture files, {total} cases: {} raised a slot error ({} reported cross-slot, {} \
          cross-slot-likely), {} accepted ({} with no finding); {} other failures; {} \
          script keys that need one node ({} raised, {} accepted); {} refused numkeys ({} \
-         reported)",
+         reported); {} refused SORT patterns ({} reported)",
         counts.outcome("slot"),
         counts.get("slot", Verdict::Proven),
         counts.get("slot", Verdict::Likely),
@@ -368,6 +375,8 @@ fn redis_py_refuses_exactly_what_is_reported() {
         counts.get("ok", Verdict::SameNode),
         counts.outcome("numkeys"),
         counts.get("numkeys", Verdict::Numkeys),
+        counts.outcome("sort"),
+        counts.get("sort", Verdict::SortPattern),
     );
     assert!(total > 0, "no cases ran");
     assert!(

@@ -368,6 +368,49 @@ pub struct FileModel {
     /// Key uses that are one of several keys, whichever arm of the code that builds
     /// them a run takes (see [`KeyOptions`]).
     pub key_options: Vec<KeyOptions>,
+    /// The `BY` and `GET` patterns of the file's `SORT`/`SORT_RO` commands.
+    pub sort_patterns: Vec<SortPattern>,
+}
+
+/// Which option of `SORT` a pattern is given to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOption {
+    /// `BY pattern`: a pattern with a `*` reads one key per element to sort by; one
+    /// without (`BY nosort`) skips the sorting and reads nothing.
+    By,
+    /// `GET pattern`: reads one key per element (`#` is the element itself).
+    Get,
+}
+
+impl SortOption {
+    /// The option as the command spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortOption::By => "BY",
+            SortOption::Get => "GET",
+        }
+    }
+}
+
+/// A pattern given to `SORT`'s `BY` or `GET` option: the server substitutes each
+/// element for the first `*` and reads that key, which a cluster node allows only
+/// when every such key is in the sorted key's slot (see `rules/sort-pattern.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortPattern {
+    /// The command, upper case (`SORT`, `SORT_RO`).
+    pub command: String,
+    /// The whole command in the source.
+    pub span: Span,
+    /// The sorted key, when the code shows it.
+    pub sorted: Option<KeyTemplate>,
+    /// Where the sorted key is written, when the call names it.
+    pub sorted_at: Option<Span>,
+    /// Which option.
+    pub option: SortOption,
+    /// The pattern.
+    pub pattern: KeyTemplate,
+    /// Where the pattern is written.
+    pub at: Span,
 }
 
 /// A key use whose value is one of several keys: a builder with a `return` per arm
@@ -405,6 +448,7 @@ impl FileModel {
             prefix_origins: Vec::new(),
             configured_defaults: Vec::new(),
             key_options: Vec::new(),
+            sort_patterns: Vec::new(),
         }
     }
 

@@ -73,6 +73,7 @@ mod scriptparam;
 mod scriptreg;
 mod scriptsites;
 pub mod siblings;
+mod sortpat;
 mod starbuild;
 mod strdecl;
 mod strings;

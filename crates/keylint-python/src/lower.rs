@@ -1751,6 +1751,8 @@ impl<'t> Analyzer<'t> {
                     }
                 }
                 ParamKind::Body => body = arg(p),
+                // Judged on their own (`sortpat.rs`).
+                ParamKind::Pattern | ParamKind::Patterns => {}
             }
         }
         // Beside a fresh key (`"tmp:%s" % uuid4()`, in a slot of its own), a list the
@@ -1856,6 +1858,7 @@ impl<'t> Analyzer<'t> {
         if let Some(note) = own_note {
             self.model.unit_notes.push(UnitNote { unit, note });
         }
+        self.sort_patterns(method, call, &pos, &kw);
         if recv.pipe.is_none() {
             self.note_sent_whole(unit, method, policy);
         }

@@ -55,6 +55,10 @@ pub enum ParamKind {
     NumKeys,
     /// `*args`: the first numkeys are keys.
     NumKeyed,
+    /// A pattern of other keys the server reads (`SORT`'s `BY`), not a key itself.
+    Pattern,
+    /// One such pattern or a list of them (`SORT`'s `GET`).
+    Patterns,
 }
 
 /// One parameter of a method that matters for keys.
@@ -154,6 +158,8 @@ fn parse(text: &str) -> Result<Table, String> {
                 "body" => ParamKind::Body,
                 "numkeys" => ParamKind::NumKeys,
                 "numkeyed" => ParamKind::NumKeyed,
+                "pattern" => ParamKind::Pattern,
+                "patterns" => ParamKind::Patterns,
                 _ => return Err(err("bad parameter kind")),
             };
             params.push(Param {

@@ -152,7 +152,7 @@ impl Finding {
     }
 }
 
-const CROSS_SLOT_RULES: &[&str] = &["cross-slot", "cross-slot-likely"];
+const CROSS_SLOT_RULES: &[&str] = &["cross-slot", "cross-slot-likely", "sort-pattern"];
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()

@@ -632,7 +632,7 @@ pub(super) fn quoted(labels: &[String]) -> String {
 /// Whether the values the code does not show may be taken as untagged here: the
 /// option is on, the project writes no tag, and neither does this file (a file that
 /// writes a brace in a key writes tags, whatever the project scan said).
-fn untagged_here(cx: &Context<'_>) -> bool {
+pub(super) fn untagged_here(cx: &Context<'_>) -> bool {
     cx.settings.untagged_values
         && cx.model.facts.project_tags == crate::model::ProjectTags::NoneWritten
         && !cx.writes_brace()

@@ -58,6 +58,8 @@ registry! {
     CrossSlotLikely => cross_slot_likely,
     /// Keys of one atomic unit whose slots cannot be told (off by default).
     CrossSlotUnknown => cross_slot_unknown,
+    /// A `SORT` `BY`/`GET` pattern that forms keys outside the sorted key's slot.
+    SortPattern => sort_pattern,
     /// `{}` as the first brace pair: the whole key is hashed.
     EmptyHashTag => empty_hash_tag,
     /// `{{…}}`: the tag starts with (or contains) `{`.
@@ -87,6 +89,7 @@ const PASSES: &[fn(&Context<'_>, &mut Vec<Finding>)] = &[
     brace_pass,
     broad_hash_tag::check,
     slot_units::check,
+    sort_pattern::check,
     undeclared_script_key::check,
     script_no_cluster::check,
 ];

@@ -8,7 +8,7 @@ Each fixture module is imported (it must have no side effects at import time); e
 top-level function named `case_*` is called with a `RedisCluster` client (an asyncio
 `RedisCluster` for `async def` cases) after the cluster is flushed. The outcome of a
 case is `slot` when it raised one of redis-py's slot errors, `numkeys` when the server
-refused a script call's numkeys, `ok` when it returned, and `error` for anything else. The report is JSON on stdout, one object per case:
+refused a script call's numkeys, `sort` when a node refused a `SORT` pattern, `ok` when it returned, and `error` for anything else. The report is JSON on stdout, one object per case:
 file, name, first and last line, outcome and message.
 """
 
@@ -50,6 +50,10 @@ def outcome_of(exc):
         # it, or negative) before anything else.
         if msg.startswith("Number of keys can't be"):
             return "numkeys"
+        # A node refuses a SORT whose BY or GET pattern may form keys of other
+        # slots (`GET option of SORT denied in Cluster mode.`).
+        if "option of SORT denied in Cluster mode" in msg:
+            return "sort"
     return "error"
 
 

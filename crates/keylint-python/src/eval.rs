@@ -4976,6 +4976,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             Value::Null if self.set_in_functions(n) && self.known_by_use(n) => {
                 Value::Client(ClientKind::Unknown)
             }
+            // `util.redis`: another module's `redis = None`, which that module never
+            // sets: a placeholder the application fills in from outside
+            // (`util.redis = redis.Redis(…)`), named as clients are named.
+            Value::Null if n.kind_name() == "attribute" && self.is_receiver_name(n) => {
+                Value::Client(ClientKind::Unknown)
+            }
             // `from app.extensions import redis`, `current_app.redis`: a name imported
             // from the application, not the redis library itself, nor a library named
             // like a client (`import django_redis`).

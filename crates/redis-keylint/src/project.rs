@@ -198,6 +198,10 @@ struct Roots {
     limit: PathBuf,
     /// Where absolute imports are looked up, in order.
     search: Vec<PathBuf>,
+    /// The project whose sources say whether it writes hash tags: the project root,
+    /// also when the top package climbs above it (a repository whose top directory
+    /// holds an `__init__.py`), else `limit`.
+    project: PathBuf,
 }
 
 /// The name a linted file has for the project analysis (its canonical path), if it
@@ -260,19 +264,27 @@ impl Loader {
                 .cloned()
                 .or_else(|| self.working_root().filter(|w| dir.starts_with(w)))
         });
-        let (limit, search) = match project {
-            Some(root) if top.starts_with(&root) => {
+        let (limit, search) = match &project {
+            Some(root) if top.starts_with(root) => {
                 let mut search = vec![top.clone()];
                 for r in [root.clone(), root.join("src")] {
                     if !search.contains(&r) && r.is_dir() {
                         search.push(r);
                     }
                 }
-                (root, search)
+                (root.clone(), search)
             }
             _ => (top.clone(), vec![top]),
         };
-        let r = Roots { limit, search };
+        let project = match project {
+            Some(root) if root.starts_with(&limit) => root,
+            _ => limit.clone(),
+        };
+        let r = Roots {
+            limit,
+            search,
+            project,
+        };
         self.roots
             .lock()
             .expect("loader lock")
@@ -550,7 +562,7 @@ impl Loader {
         else {
             return ProjectTags::Written;
         };
-        let limit = self.roots(&dir).limit;
+        let limit = self.roots(&dir).project;
         let cell = self
             .tags
             .lock()
@@ -623,6 +635,30 @@ mod tests {
         assert_eq!(l.resolve(from, 0, "outside"), None);
         assert_eq!(l.resolve(from, 4, "outside"), None);
         assert_eq!(l.read(keys.to_str().unwrap()).as_deref(), Some("K = 'a'"));
+    }
+
+    #[test]
+    fn a_repository_that_is_a_package_is_its_own_project_for_hash_tags() {
+        // An `__init__.py` at the repository's top (old projects imported as one
+        // package): the top package climbs above it, into a directory whose other
+        // projects write hash tags; the repository itself writes none.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| write_at(&root, p, t);
+        w("repo/setup.py", "");
+        w("repo/__init__.py", "");
+        w("repo/pkg/__init__.py", "");
+        w("repo/pkg/query.py", "KEY = 'q:%s'\n");
+        w("other/app.py", "KEY = '{app}:jobs'\n");
+        let l = Loader::default();
+        assert_eq!(
+            l.project_tags(&root.join("repo/pkg/query.py")),
+            ProjectTags::NoneWritten
+        );
+        assert_eq!(
+            l.project_tags(&root.join("other/app.py")),
+            ProjectTags::Written
+        );
     }
 
     #[test]

@@ -392,6 +392,44 @@ impl SortOption {
     }
 }
 
+/// The `BY` and `GET` patterns of a `SORT`/`SORT_RO` command, `argv[0]` being the
+/// command and `argv[1]` the sorted key: each option with the index of its pattern,
+/// read as the server reads the options (`ASC`, `DESC`, `ALPHA`, `LIMIT offset count`,
+/// `STORE destination`, `BY pattern`, `GET pattern`). An argument whose text is not
+/// known (`None`) where an option word is expected ends the reading; so does a word
+/// the server would refuse.
+pub fn sort_pattern_args(argv: &[Option<&[u8]>]) -> Vec<(SortOption, usize)> {
+    let mut out = Vec::new();
+    let is_sort = matches!(argv.first(), Some(Some(c)) if c.eq_ignore_ascii_case(b"SORT") || c.eq_ignore_ascii_case(b"SORT_RO"));
+    if !is_sort {
+        return out;
+    }
+    let mut j = 2;
+    while let Some(Some(word)) = argv.get(j) {
+        let w = word.to_ascii_uppercase();
+        let take = match w.as_slice() {
+            b"ASC" | b"DESC" | b"ALPHA" => 1,
+            b"LIMIT" => 3,
+            b"STORE" => 2,
+            b"BY" | b"GET" => {
+                if j + 1 >= argv.len() {
+                    break;
+                }
+                let option = if w == b"BY" {
+                    SortOption::By
+                } else {
+                    SortOption::Get
+                };
+                out.push((option, j + 1));
+                2
+            }
+            _ => break,
+        };
+        j += take;
+    }
+    out
+}
+
 /// A pattern given to `SORT`'s `BY` or `GET` option: the server substitutes each
 /// element for the first `*` and reads that key, which a cluster node allows only
 /// when every such key is in the sorted key's slot (see `rules/sort-pattern.md`).

@@ -144,6 +144,7 @@ pub fn lower_parsed(file: &CommandFile) -> FileModel {
         let Ok(extraction) = keylint_commands::extract_keys(&argv) else {
             continue;
         };
+        sort_patterns(&mut model, cmd, &argv, &name);
         if extraction.keys.is_empty() {
             if let Some(p) = script_calls.last_mut().filter(|_| is_script) {
                 p.keys = Some(Vec::new());
@@ -192,6 +193,25 @@ pub fn lower_parsed(file: &CommandFile) -> FileModel {
     // Script bodies and the units linking them come after, as core appends them.
     scripts::link(&mut model, &script_calls);
     model
+}
+
+/// The `BY` and `GET` patterns of a `SORT`/`SORT_RO` line, for `sort-pattern`.
+fn sort_patterns(model: &mut FileModel, cmd: &CommandLine, argv: &[&[u8]], name: &str) {
+    let known: Vec<Option<&[u8]>> = argv.iter().map(|a| Some(*a)).collect();
+    for (option, i) in keylint_core::model::sort_pattern_args(&known) {
+        let (Some(key), Some(pattern)) = (cmd.args.get(1), cmd.args.get(i)) else {
+            continue;
+        };
+        model.sort_patterns.push(keylint_core::model::SortPattern {
+            command: name.to_string(),
+            span: cmd.span.clone(),
+            sorted: Some(KeyTemplate::literal(key.bytes.clone(), key.map.clone())),
+            sorted_at: Some(key.span.clone()),
+            option,
+            pattern: KeyTemplate::literal(pattern.bytes.clone(), pattern.map.clone()),
+            at: pattern.span.clone(),
+        });
+    }
 }
 
 #[cfg(test)]

@@ -427,3 +427,78 @@ fn cluster_refuses_exactly_the_script_calls_reported() {
 fn keylint_rediscli_slot(k: &[u8]) -> u16 {
     keyslot::key_slot(k)
 }
+
+/// Lines with a `sort-pattern` finding.
+fn sort_pattern_findings(rel: &Path) -> BTreeSet<usize> {
+    let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
+        .current_dir(root())
+        .args(["check", "--format", "json", "--select", "sort-pattern"])
+        .arg(rel)
+        .output()
+        .unwrap();
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["unit"]["line"].as_u64().unwrap() as usize)
+        .collect()
+}
+
+/// Every `SORT`/`SORT_RO` line of every fixture is sent to the node of its sorted
+/// key: the lines the node refuses for a `BY` or `GET` pattern (`… option of SORT
+/// denied in Cluster mode`) must be exactly the lines with a `sort-pattern` finding.
+#[test]
+fn cluster_refuses_exactly_the_sort_patterns_reported() {
+    let cluster = Cluster::start();
+    let mut disagreements = Vec::new();
+    let (mut sent, mut refused) = (0, 0);
+    for path in redis_cli_fixtures() {
+        let rel = path.strip_prefix(root()).unwrap().to_path_buf();
+        let reported = sort_pattern_findings(&rel);
+        let parsed = keylint_rediscli::parse(&std::fs::read(&path).unwrap());
+        let mut conns = Conns {
+            cluster: &cluster,
+            open: BTreeMap::new(),
+        };
+        let mut seen = BTreeSet::new();
+        for cmd in &parsed.commands {
+            let name = String::from_utf8_lossy(&cmd.args[0].bytes).to_ascii_uppercase();
+            if !matches!(name.as_str(), "SORT" | "SORT_RO") || cmd.args.len() < 2 {
+                continue;
+            }
+            let key = cmd.args[1].bytes.clone();
+            let reply = conns.for_key(Some(&key)).cmd(&argv(cmd)).unwrap();
+            let is_refused = matches!(&reply, Reply::Error(e) if e.contains("option of SORT denied in Cluster mode"));
+            sent += 1;
+            refused += usize::from(is_refused);
+            seen.insert(cmd.line);
+            if is_refused != reported.contains(&cmd.line) {
+                disagreements.push(format!(
+                    "{}:{}: the node {} ({reply:?}), the linter {}",
+                    rel.display(),
+                    cmd.line,
+                    if is_refused {
+                        "refuses the pattern"
+                    } else {
+                        "runs it"
+                    },
+                    if reported.contains(&cmd.line) {
+                        "reports sort-pattern"
+                    } else {
+                        "is silent"
+                    },
+                ));
+            }
+        }
+        for line in reported.difference(&seen) {
+            disagreements.push(format!(
+                "{}:{line}: sort-pattern reported on a line that sends no SORT",
+                rel.display()
+            ));
+        }
+    }
+    println!("{sent} SORT commands sent, {refused} refused for their patterns");
+    assert!(refused >= 5, "the fixtures exercise too few SORT patterns");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}

@@ -393,3 +393,38 @@ mod tests {
         assert_eq!(run(&m).len(), 1);
     }
 }
+
+#[cfg(test)]
+mod argv_tests {
+    use crate::model::{sort_pattern_args, SortOption};
+
+    fn argv(s: &str) -> Vec<Option<&[u8]>> {
+        s.split(' ').map(|w| Some(w.as_bytes())).collect()
+    }
+
+    #[test]
+    fn options_are_read_as_the_server_reads_them() {
+        use SortOption::{By, Get};
+        assert_eq!(
+            sort_pattern_args(&argv("SORT k BY w_* GET # GET o_*")),
+            vec![(By, 3), (Get, 5), (Get, 7)]
+        );
+        assert_eq!(
+            sort_pattern_args(&argv("sort_ro k limit 0 1 desc get x alpha")),
+            vec![(Get, 7)]
+        );
+        // `STORE`'s destination is a key, not a pattern.
+        assert_eq!(
+            sort_pattern_args(&argv("SORT k STORE by GET x")),
+            vec![(Get, 5)]
+        );
+        // A word the server refuses, or one the caller does not know, ends the reading.
+        assert!(sort_pattern_args(&argv("SORT k BOGUS BY w_*")).is_empty());
+        let mut unknown = argv("SORT k ALPHA BY w_*");
+        unknown[2] = None;
+        assert!(sort_pattern_args(&unknown).is_empty());
+        // A trailing option without its pattern, and other commands.
+        assert!(sort_pattern_args(&argv("SORT k BY")).is_empty());
+        assert!(sort_pattern_args(&argv("GET k")).is_empty());
+    }
+}

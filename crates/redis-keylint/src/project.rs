@@ -651,14 +651,12 @@ mod tests {
         w("repo/pkg/query.py", "KEY = 'q:%s'\n");
         w("other/app.py", "KEY = '{app}:jobs'\n");
         let l = Loader::default();
-        assert_eq!(
-            l.project_tags(&root.join("repo/pkg/query.py")),
-            ProjectTags::NoneWritten
-        );
-        assert_eq!(
-            l.project_tags(&root.join("other/app.py")),
-            ProjectTags::Written
-        );
+        let roots = l.roots(&root.join("repo/pkg"));
+        // Imports still resolve from the top package's parent, as before.
+        assert_eq!(roots.limit, root);
+        // The search for hash tags reads the repository only.
+        assert_eq!(roots.project, root.join("repo"));
+        assert_eq!(l.roots(&root.join("other")).project, root.join("other"));
     }
 
     #[test]

@@ -3758,6 +3758,13 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(t) = self.rebased_attr(c, attr) {
             return t;
         }
+        // A field bound for the call being followed (a record's field, an `Enum`
+        // member's `value`): not memoised, since another call binds it otherwise.
+        if instance {
+            if let Some(v) = self.field_override.get(&(c, attr.to_string())) {
+                return v.clone();
+            }
+        }
         let key = (
             c,
             format!("{attr}{}", if self.exact_class { "=" } else { "" }),
@@ -4189,6 +4196,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             // `options.get("ns", "app")`: a setting with its literal default in view.
             if let Some(v) = self.defaulted_get(n, obj, m, ctx) {
+                return v;
+            }
+            // `Key.LINK.sub(link_id)`: a method of an `Enum` called on a member.
+            if let Some(v) = self.enum_member_call(obj, m, args, n, ctx) {
                 return v;
             }
             let recv = self.eval(obj, &ctx.deeper());
@@ -4718,6 +4729,61 @@ impl<'t> crate::lower::Analyzer<'t> {
                 |s| matches!(s.lookup(&p), Some(crate::project::Fact::Class(cf)) if cf.is_enum()),
             ),
             _ => false,
+        }
+    }
+
+    /// `Key.LINK.sub(link_id)`: method `m` of an `Enum` class (of this file or of
+    /// another module) called on one of its members, followed as a key builder with
+    /// the member as `self`, whose `self.value` is the value the class body gives the
+    /// member. `None` when `obj` is no member of an `Enum` whose value is known, or
+    /// the class has no such method.
+    fn enum_member_call(
+        &mut self,
+        obj: Node<'t>,
+        m: &str,
+        args: Option<Node<'t>>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if obj.kind_name() != "attribute" || m == "value" || m.starts_with("__") {
+            return None;
+        }
+        let owner = obj.field(Field::Object)?;
+        match self.eval(owner, &ctx.deeper()) {
+            Value::Class(c) if enum_bases(&self.ix().classes[c].bases) => {
+                let id = self.defines(c, m)?;
+                if self.ix().funcs[id].is_classmethod() || self.defines(c, "__init__").is_some() {
+                    return None;
+                }
+                let member = self.eval(obj, &ctx.deeper());
+                if !matches!(member, Value::Str(_)) {
+                    return None;
+                }
+                let (pos, kw) = self.call_args(args, ctx);
+                let key = (c, "value".to_string());
+                let before = self.field_override.insert(key.clone(), member);
+                let out = self.call_builder(id, Some(c), pos, kw, ctx);
+                match before {
+                    Some(v) => self.field_override.insert(key, v),
+                    None => self.field_override.remove(&key),
+                };
+                out
+            }
+            Value::Symbol(p) => {
+                let Some(crate::project::Fact::Class(cf)) = self.project?.lookup(&p) else {
+                    return None;
+                };
+                if !cf.is_enum() || !cf.has_method_fact(m) {
+                    return None;
+                }
+                let Value::Str(t) = self.eval(obj, &ctx.deeper()) else {
+                    return None;
+                };
+                let ident = format!("{p}.{}", text(obj.field(Field::Attribute)?, self.src()));
+                let x = crate::project::enum_member(cf, t, ident)?;
+                Some(self.ext_call(&x, m, args, n, ctx))
+            }
+            _ => None,
         }
     }
 

@@ -436,6 +436,11 @@ impl ClassFacts {
         self.is_enum
     }
 
+    /// Whether the class has a fact for method `m` (a key builder, a factory).
+    pub(crate) fn has_method_fact(&self, m: &str) -> bool {
+        self.methods.contains_key(m)
+    }
+
     /// Not a client class.
     pub(crate) fn is_plain(&self) -> bool {
         self.client.is_none()
@@ -2524,6 +2529,18 @@ fn class_fact(
             out.ctor = Some(ps.clone());
         }
     }
+    // An `Enum` without a constructor of its own: a member is made from its value
+    // (`Key("q:queue")` is the member of that value), and its methods read it as
+    // `self.value`.
+    if out.is_enum && out.record.is_none() && a.defines(c, "__init__").is_none() {
+        a.field_override
+            .insert((c, "value".to_string()), placeholder('c', 0, "value"));
+        out.ctor = Some(vec![Param {
+            name: "value".to_string(),
+            default: None,
+            has_default: false,
+        }]);
+    }
     let (class_level, mut attrs, methods) = class_members(a, c);
     // Attributes of bases imported from other modules, read through them: the
     // registries of scripts always; the other attributes only when this class's
@@ -3343,6 +3360,20 @@ pub(crate) fn based_instance(
     Some(Rc::new(Instance {
         class: c,
         ctor,
+        ident,
+    }))
+}
+
+/// A member of another module's `Enum` class (`Key.LINK`), whose value is `value`: an
+/// instance whose one constructor argument is that value, which the class's methods
+/// read as `self.value` (see `class_fact`).
+pub(crate) fn enum_member(c: Arc<ClassFacts>, value: Tpl, ident: String) -> Option<Rc<Instance>> {
+    if !c.is_enum || c.ctor.as_ref().is_none_or(|ps| ps.len() != 1) {
+        return None;
+    }
+    Some(Rc::new(Instance {
+        class: c,
+        ctor: vec![(value, ident.clone())],
         ident,
     }))
 }

@@ -4752,7 +4752,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         match self.eval(owner, &ctx.deeper()) {
             Value::Class(c) if enum_bases(&self.ix().classes[c].bases) => {
                 let id = self.defines(c, m)?;
-                if self.ix().funcs[id].is_classmethod() || self.defines(c, "__init__").is_some() {
+                // A plain method: `self` is the member (a static or class method's first
+                // parameter is not).
+                if !self.ix().funcs[id].decorators.is_empty()
+                    || self.defines(c, "__init__").is_some()
+                {
                     return None;
                 }
                 let member = self.eval(obj, &ctx.deeper());

@@ -175,6 +175,11 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                     f.primary.span,
                     format!("and this {} pattern", p.option.as_str()),
                 ));
+                for note in f.notes {
+                    if !first.notes.contains(&note) {
+                        first.notes.push(note);
+                    }
+                }
                 *more += 1;
             }
             _ => found.push((p.span.clone(), f, 0)),

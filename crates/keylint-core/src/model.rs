@@ -449,6 +449,9 @@ pub struct SortPattern {
     pub pattern: KeyTemplate,
     /// Where the pattern is written.
     pub at: Span,
+    /// The command runs inside a script, which builds the pattern itself: a value
+    /// the code does not show there is never taken as untagged.
+    pub in_script: bool,
 }
 
 /// A key use whose value is one of several keys: a builder with a `return` per arm

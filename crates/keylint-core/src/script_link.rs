@@ -120,6 +120,18 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
             policy: u.policy,
         });
     }
+    for p in &lua.sort_patterns {
+        model.sort_patterns.push(crate::model::SortPattern {
+            command: p.command.clone(),
+            span: m.range(&p.span),
+            sorted: p.sorted.as_ref().map(|t| m.template(t)),
+            sorted_at: p.sorted_at.as_ref().map(|s| m.range(s)),
+            option: p.option,
+            pattern: m.template(&p.pattern),
+            at: m.range(&p.at),
+            in_script: true,
+        });
+    }
     for o in &lua.key_options {
         model.key_options.push(crate::model::KeyOptions {
             key: o.key + key_base,

@@ -241,6 +241,8 @@ pub(crate) struct Collector {
     /// Keys of [`Collector::commands`] that stand for many keys (values collected in a
     /// table in a loop): (index into `commands`, key, the bindings that vary).
     pub families: Vec<(usize, usize, Vec<String>)>,
+    /// The `BY` and `GET` patterns of `SORT`/`SORT_RO` commands.
+    pub sort_patterns: Vec<keylint_core::model::SortPattern>,
 }
 
 impl Collector {
@@ -2655,6 +2657,57 @@ impl<'t, 's> Eval<'t, 's> {
     // redis.call
     // ------------------------------------------------------------------
 
+    /// The `BY` and `GET` patterns of a `SORT`/`SORT_RO` command, for `sort-pattern`:
+    /// options read as the server reads them, the arguments whose text is known; a
+    /// spread or a value not known where an option word is expected ends the reading.
+    fn sort_patterns(&mut self, call: Node<'t>, args: &[Val<'t>], arg_nodes: &[Node<'t>]) {
+        let literal: Vec<Option<Vec<u8>>> = args
+            .iter()
+            .map(|v| match v {
+                Val::Str(t) => t.as_literal(),
+                _ => None,
+            })
+            .collect();
+        let known: Vec<Option<&[u8]>> = literal.iter().map(|b| b.as_deref()).collect();
+        let found = keylint_core::model::sort_pattern_args(&known);
+        if found.is_empty() || args.len() < 2 {
+            return;
+        }
+        let command = String::from_utf8_lossy(known[0].unwrap_or_default()).to_ascii_uppercase();
+        let sorted_at = self.visible(arg_nodes[1].byte_range());
+        let sorted = match &args[1] {
+            Val::Str(t) => Some(t.clone()),
+            _ => None,
+        };
+        let span = self.visible(call.byte_range());
+        for (option, i) in found {
+            let (Some(Val::Str(pattern)), Some(node)) = (args.get(i), arg_nodes.get(i)) else {
+                continue;
+            };
+            // A value that begins the pattern may be a prefix with a tag of its own,
+            // as for a key (`add_key`).
+            let mut pattern = pattern.clone();
+            if let Some(Part::Hole(h)) = pattern.parts.first_mut() {
+                h.kind = HoleKind::Opaque;
+            }
+            let p = keylint_core::model::SortPattern {
+                command: command.clone(),
+                span: span.clone(),
+                sorted: sorted.clone(),
+                sorted_at: Some(sorted_at.clone()),
+                option,
+                pattern,
+                at: self.visible(node.byte_range()),
+                in_script: true,
+            };
+            if let Some(c) = self.collector.as_mut() {
+                if !c.sort_patterns.contains(&p) {
+                    c.sort_patterns.push(p);
+                }
+            }
+        }
+    }
+
     fn redis_command(
         &mut self,
         call: Node<'t>,
@@ -2691,6 +2744,7 @@ impl<'t, 's> Eval<'t, 's> {
                 c.listings.push((command, at));
             }
         }
+        self.sort_patterns(call, &args, arg_nodes);
         let (fixed, spread) = argv_bytes(name.clone(), &args, arg_nodes);
         let Some((fixed_keys, spread_is_key)) = key_positions(&fixed, spread.is_some()) else {
             return data(self);

@@ -153,6 +153,7 @@ fn push_units(
     policy: CrossSlotPolicy,
     mode: ScriptMode,
 ) -> Vec<usize> {
+    model.sort_patterns.extend(c.sort_patterns.iter().cloned());
     for (command, at) in &c.listings {
         model.listings.push(KeyListing {
             command: command.clone(),

@@ -80,6 +80,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     option,
                     pattern: t.to_key_template(&at),
                     at,
+                    in_script: false,
                 });
             }
         }

@@ -210,6 +210,7 @@ fn sort_patterns(model: &mut FileModel, cmd: &CommandLine, argv: &[&[u8]], name:
             option,
             pattern: KeyTemplate::literal(pattern.bytes.clone(), pattern.map.clone()),
             at: pattern.span.clone(),
+            in_script: false,
         });
     }
 }

@@ -142,7 +142,7 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         if !has_star(&p.pattern) {
             continue;
         }
-        let (formed, assumed) = formed(&p.pattern, untagged);
+        let (formed, assumed) = formed(&p.pattern, untagged && !p.in_script);
         let f = match formed {
             Formed::AnySlot { wildcard } => any_slot(cx, p, wildcard),
             Formed::Tagged { open, close, input } => {
@@ -315,6 +315,7 @@ mod tests {
             option,
             pattern: KeyTemplate { parts: pattern },
             at: 20..30,
+            in_script: false,
         });
         m
     }

@@ -2744,7 +2744,9 @@ impl<'t, 's> Eval<'t, 's> {
                 c.listings.push((command, at));
             }
         }
-        self.sort_patterns(call, &args, arg_nodes);
+        if name.eq_ignore_ascii_case(b"sort") || name.eq_ignore_ascii_case(b"sort_ro") {
+            self.sort_patterns(call, &args, arg_nodes);
+        }
         let (fixed, spread) = argv_bytes(name.clone(), &args, arg_nodes);
         let Some((fixed_keys, spread_is_key)) = key_positions(&fixed, spread.is_some()) else {
             return data(self);

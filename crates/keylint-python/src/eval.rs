@@ -4749,6 +4749,16 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let owner = obj.field(Field::Object)?;
+        // Only a name that reads as a class's (`Key`, `keys.Key`) is looked up: most
+        // method calls go through `self.x` or a lower-case name, and are left alone.
+        let last = match owner.kind_name() {
+            "identifier" => owner,
+            "attribute" => owner.field(Field::Attribute)?,
+            _ => return None,
+        };
+        if !text(last, self.src()).starts_with(|c: char| c.is_ascii_uppercase()) {
+            return None;
+        }
         match self.eval(owner, &ctx.deeper()) {
             Value::Class(c) if enum_bases(&self.ix().classes[c].bases) => {
                 let id = self.defines(c, m)?;

@@ -1625,17 +1625,7 @@ impl<'t> Analyzer<'t> {
         let mut keys = Vec::new();
         let mut body = None;
         let star_before = |i: usize| pos.iter().take(i).any(|e| e.star);
-        let arg = |p: &methods::Param| -> Option<Elem<'t>> {
-            if p.index < pos.len() && !star_before(p.index + 1) {
-                return Some(pos[p.index].clone());
-            }
-            if star_before(pos.len().min(p.index + 1)) && p.index >= pos.len() {
-                // A `*args` earlier: positions after it are unknown, keywords are not.
-            }
-            kw.iter()
-                .find(|(k, _)| k == &p.name)
-                .map(|(_, e)| e.clone())
-        };
+        let arg = |p: &methods::Param| table_arg(pos, kw, p);
         // The elements of a list of keys (or of the trailing `*args`, all keys): a
         // `*x` that is a family stands for many keys; any other `*x` is left out, and
         // the elements after it are keys all the same (a unit judged over fewer keys
@@ -3303,4 +3293,20 @@ fn is_fresh_key(v: &Value<'_>) -> bool {
         Value::Opaque(h) => fresh(h),
         _ => false,
     }
+}
+
+/// The argument a call passes for parameter `p` of a table method: the positional
+/// argument at its place, unless a `*args` comes before it (positions after one are
+/// unknown), else the keyword argument of its name.
+pub(crate) fn table_arg<'t>(
+    pos: &[Elem<'t>],
+    kw: &[(String, Elem<'t>)],
+    p: &methods::Param,
+) -> Option<Elem<'t>> {
+    if p.index < pos.len() && !pos.iter().take(p.index + 1).any(|e| e.star) {
+        return Some(pos[p.index].clone());
+    }
+    kw.iter()
+        .find(|(k, _)| k == &p.name)
+        .map(|(_, e)| e.clone())
 }

@@ -28,20 +28,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return;
         }
-        // After a `*args`, positions are unknown; keywords are not.
-        let arg = |index: usize, name: &str| -> Option<Elem<'t>> {
-            if pos.iter().take(index + 1).any(|e| e.star) {
-                return kw.iter().find(|(k, _)| k == name).map(|(_, e)| e.clone());
-            }
-            pos.get(index)
-                .or_else(|| kw.iter().find(|(k, _)| k == name).map(|(_, e)| e))
-                .cloned()
-        };
+        let arg = |p: &crate::methods::Param| crate::lower::table_arg(pos, kw, p);
         let sorted_arg = method
             .params
             .iter()
             .find(|p| p.kind == ParamKind::Key && p.index == 0)
-            .and_then(|p| arg(p.index, &p.name))
+            .and_then(arg)
             .filter(|e| !e.star);
         let sorted_at = sorted_arg.as_ref().map(|e| e.node.byte_range());
         let sorted = sorted_arg.and_then(|e| match &e.value {
@@ -54,7 +46,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 ParamKind::Patterns => SortOption::Get,
                 _ => continue,
             };
-            let Some(e) = arg(p.index, &p.name) else {
+            let Some(e) = arg(p) else {
                 continue;
             };
             let items = match (&e.value, p.kind) {

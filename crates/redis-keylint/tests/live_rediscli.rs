@@ -20,18 +20,22 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Line ranges of the units the linter reports as `cross-slot`.
-fn reported_units(rel: &Path) -> Vec<(usize, usize)> {
+/// The findings of the rules `select` (comma-separated) on the fixture `rel`, as the
+/// binary's JSON output gives them.
+fn findings(rel: &Path, select: &str) -> Vec<serde_json::Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
         .current_dir(root())
-        .args(["check", "--format", "json", "--select", "cross-slot"])
+        .args(["check", "--format", "json", "--select", select])
         .arg(rel)
         .output()
         .unwrap();
     let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    findings
-        .as_array()
-        .unwrap()
+    findings.as_array().unwrap().clone()
+}
+
+/// Line ranges of the units the linter reports as `cross-slot`.
+fn reported_units(rel: &Path) -> Vec<(usize, usize)> {
+    findings(rel, "cross-slot")
         .iter()
         .filter(|f| f["rule"] == "cross-slot")
         .map(|f| {
@@ -310,22 +314,7 @@ fn cluster_refuses_exactly_what_is_reported() {
 /// Lines with a finding of the script rules (`script-keys-mismatch`,
 /// `undeclared-script-key`).
 fn script_findings(rel: &Path) -> BTreeSet<usize> {
-    let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
-        .current_dir(root())
-        .args([
-            "check",
-            "--format",
-            "json",
-            "--select",
-            "script-keys-mismatch,undeclared-script-key",
-        ])
-        .arg(rel)
-        .output()
-        .unwrap();
-    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    findings
-        .as_array()
-        .unwrap()
+    findings(rel, "script-keys-mismatch,undeclared-script-key")
         .iter()
         .filter(|f| f["severity"] == "error")
         .map(|f| f["unit"]["line"].as_u64().unwrap() as usize)
@@ -430,16 +419,7 @@ fn keylint_rediscli_slot(k: &[u8]) -> u16 {
 
 /// Lines with a `sort-pattern` finding.
 fn sort_pattern_findings(rel: &Path) -> BTreeSet<usize> {
-    let out = Command::new(env!("CARGO_BIN_EXE_redis-keylint"))
-        .current_dir(root())
-        .args(["check", "--format", "json", "--select", "sort-pattern"])
-        .arg(rel)
-        .output()
-        .unwrap();
-    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    findings
-        .as_array()
-        .unwrap()
+    findings(rel, "sort-pattern")
         .iter()
         .map(|f| f["unit"]["line"].as_u64().unwrap() as usize)
         .collect()

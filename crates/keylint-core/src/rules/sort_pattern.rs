@@ -75,27 +75,19 @@ fn formed(pattern: &KeyTemplate, untagged: bool) -> (Formed, Vec<String>) {
                     settled_whole = true;
                 }
                 Some(o) => {
-                    let tag = KeyTemplate {
-                        parts: items[o + 1..i]
-                            .iter()
-                            .map(|it| match it {
-                                Item::Byte(b, _) => {
-                                    crate::template::Part::Lit(crate::template::Lit {
-                                        bytes: vec![*b],
-                                        map: crate::template::SourceMap::None,
-                                    })
-                                }
-                                Item::Hole(h) => crate::template::Part::Hole((*h).clone()),
-                            })
-                            .collect(),
-                    };
                     // A hole in the tag may hold a wildcard: then the node refuses
-                    // whatever the tag; the verdict below needs the tag's slot.
-                    let input = if tag.has_holes() {
-                        HashInput::Unknown
-                    } else {
-                        tag.hash_input()
-                    };
+                    // whatever the tag; the verdict below needs the tag's slot. The
+                    // tag's bytes hold no `}`, so hashed as a key they are hashed whole.
+                    let bytes: Option<Vec<u8>> = items[o + 1..i]
+                        .iter()
+                        .map(|it| match it {
+                            Item::Byte(b, _) => Some(*b),
+                            Item::Hole(_) => None,
+                        })
+                        .collect();
+                    let input = bytes.map_or(HashInput::Unknown, |b| {
+                        KeyTemplate::literal(b, crate::template::SourceMap::None).hash_input()
+                    });
                     return (
                         Formed::Tagged {
                             open: o,

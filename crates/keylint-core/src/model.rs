@@ -8,7 +8,7 @@ use crate::template::{KeyTemplate, Lang};
 use crate::Span;
 
 /// Where a key used by a script came from, relative to the script's `KEYS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyOrigin {
     /// Not in a script, or the question does not apply.
     Direct,

@@ -177,6 +177,68 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
     (key_base..key_base + lua.keys.len()).collect()
 }
 
+/// The body's model with only the keys, `SORT` patterns and key listings whose body
+/// range, text (empty for a listing) and origin (a key's) `fresh` accepts: for a body that shares text with one already merged (a
+/// prelude pasted into several scripts), what only this body adds. Units, families,
+/// options and scripts keep the kept keys. `None` when nothing is left to add.
+pub fn fresh_part(
+    lua: &FileModel,
+    fresh: impl Fn(&Span, Vec<crate::template::SymPart>, Option<KeyOrigin>) -> bool,
+) -> Option<FileModel> {
+    let mut index: Vec<Option<usize>> = Vec::with_capacity(lua.keys.len());
+    let mut out = FileModel::new(lua.lang);
+    out.script_lang = lua.script_lang;
+    for k in &lua.keys {
+        if fresh(&k.span, k.template.text_parts(), Some(k.origin)) {
+            index.push(Some(out.keys.len()));
+            out.keys.push(k.clone());
+        } else {
+            index.push(None);
+        }
+    }
+    out.sort_patterns = lua
+        .sort_patterns
+        .iter()
+        .filter(|p| fresh(&p.at, p.pattern.text_parts(), None))
+        .cloned()
+        .collect();
+    out.listings = lua
+        .listings
+        .iter()
+        .filter(|l| fresh(&l.span, Vec::new(), None))
+        .cloned()
+        .collect();
+    if out.keys.is_empty() && out.sort_patterns.is_empty() && out.listings.is_empty() {
+        return None;
+    }
+    let keep = |ks: &[usize]| -> Vec<usize> { ks.iter().filter_map(|&k| index[k]).collect() };
+    for u in &lua.units {
+        let mut u = u.clone();
+        u.keys = keep(&u.keys);
+        out.units.push(u);
+    }
+    for s in &lua.scripts {
+        let mut s = s.clone();
+        s.keys = keep(&s.keys);
+        out.scripts.push(s);
+    }
+    for f in &lua.families {
+        if let Some(key) = index[f.key] {
+            out.families.push(KeyFamily { key, ..f.clone() });
+        }
+    }
+    for o in &lua.key_options {
+        if let Some(key) = index[o.key] {
+            out.key_options.push(crate::model::KeyOptions {
+                key,
+                options: keep(&o.options),
+            });
+        }
+    }
+    out.script_calls = lua.script_calls.clone();
+    Some(out)
+}
+
 /// The cross-slot policy of a script's keys beyond the declared ones; `None` when the
 /// script cannot run on a cluster (`no-cluster`) or is not a script.
 pub fn script_policy(lua: &FileModel) -> Option<CrossSlotPolicy> {

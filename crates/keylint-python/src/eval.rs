@@ -3616,6 +3616,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(v) = self.super_method(obj, attr_name, ctx) {
             return v;
         }
+        if obj.kind_name() == "call" {
+            if let Some(v) = self.super_property(obj, attr_name, n, ctx) {
+                return v;
+            }
+        }
         // `Keys.QUEUE.value` of a member of an `Enum` class: the member's value, as
         // the class body writes it (`QUEUE = "q:queue"`; `auto()` stays unknown).
         if attr_name == "value" && obj.kind_name() == "attribute" {

@@ -65,6 +65,8 @@ pub(crate) struct Body {
     pub text: String,
     /// Source offset of every byte of the text, when the body is written in this file.
     offs: Option<Vec<usize>>,
+    /// Values of the Python code pasted into its strings ([`with_string_holes`]).
+    hosts: Hosts,
 }
 
 /// A lowered body, and where its keys went in the Python model.
@@ -81,87 +83,140 @@ pub(crate) fn body_of<'t>(
         Value::FileText(t) => (t, false),
         _ => return None,
     };
-    let (text, offs) = match tpl.text_with_offsets() {
+    let (text, offs, hosts) = match tpl.text_with_offsets() {
         Some((text, offs)) if a.dollar_bodies.contains(&node.id()) => {
-            let offs = offs.or_else(|| fill_offsets(&tpl));
-            dollar_holes(&text, offs.as_deref())?
+            let offs = offs.or_else(|| fill_offsets(&tpl, a.src().as_bytes()));
+            let (text, offs) = dollar_holes(&text, offs.as_deref())?;
+            (text, offs, Vec::new())
         }
-        Some((text, Some(offs))) => (text, Some(offs)),
-        Some((text, None)) => (text, fill_offsets(&tpl)),
-        None => with_string_holes(&tpl)?,
+        Some((text, Some(offs))) => (text, Some(offs), Vec::new()),
+        Some((text, None)) => (text, fill_offsets(&tpl, a.src().as_bytes()), Vec::new()),
+        None => with_string_holes(&tpl, a.src().as_bytes())?,
     };
     Some(Body {
         text,
         offs: offs.filter(|_| inline),
+        hosts,
     })
 }
 
 /// A body built with values the analysis does not know (`f"… redis.call('KEYS',
 /// '{namespace}:*') …"`), when every such value lands inside a Lua string literal:
-/// each is read as an unknown value concatenated into that string (`'' .. namespace
-/// .. ':*'`), so the script's keys built from it stay unknown. A value outside a
-/// string (it could be any Lua code), a long bracket string or comment anywhere, or a
-/// name the script uses itself leaves the body unknown.
-fn with_string_holes(tpl: &Tpl) -> Option<(String, Option<Vec<usize>>)> {
+/// each is read as a value the host code pastes into that string (`'' ..
+/// {namespace} .. ':*'`): text that never comes from `KEYS`, one value wherever the
+/// same expression is pasted, so a key the script builds from it is a key its caller
+/// does not declare. A value outside a string (it could be any Lua code), or a long
+/// bracket string or comment anywhere, leaves the body unknown. Also gives the name
+/// each pasted value has in the Lua text, with the Python expression it stands for.
+fn with_string_holes(tpl: &Tpl, src: &[u8]) -> Option<(String, Option<Vec<usize>>, Hosts)> {
     use keylint_core::template_builder::TPart;
-    let lits: Vec<&[u8]> = tpl
-        .parts
-        .iter()
-        .filter_map(|p| match p {
-            TPart::Lit { bytes, .. } => Some(bytes.as_slice()),
-            TPart::Hole(_) => None,
-        })
-        .collect();
-    if lits
-        .iter()
-        .any(|b| b.windows(2).any(|w| w == b"[[" || w == b"[="))
-    {
+    if tpl.parts.iter().any(|p| match p {
+        TPart::Lit { bytes, .. } => bytes.windows(2).any(|w| w == b"[[" || w == b"[="),
+        TPart::Hole(_) => false,
+    }) {
         return None;
     }
     let mut text: Vec<u8> = Vec::new();
     let mut offs: Vec<Option<usize>> = Vec::new();
+    let mut hosts: Hosts = Vec::new();
     // Lexer state at the end of the text so far.
     let mut lex = LuaLex::default();
-    let mut n = 0;
-    for p in &tpl.parts {
+    // Where the text stood just after the quote that opened the current string.
+    let mut opened: Option<usize> = None;
+    // The next byte is the quote that ends a string a value ended: it is left out.
+    let mut closes = false;
+    // Values pasted where an expression goes.
+    let mut values = 0;
+    for (pi, p) in tpl.parts.iter().enumerate() {
         match p {
             TPart::Lit { bytes, offs: o } => {
                 for (i, &b) in bytes.iter().enumerate() {
-                    lex.step(b, text.last().copied());
+                    if lex.step(b, text.last().copied()) {
+                        opened = Some(text.len() + 1);
+                    }
+                    if std::mem::take(&mut closes) {
+                        // The value's last byte stands where the quote was.
+                        if let Some(last) = offs.last_mut() {
+                            if o[i].is_some() {
+                                *last = o[i];
+                            }
+                        }
+                        continue;
+                    }
                     text.push(b);
                     offs.push(o[i]);
                 }
             }
+            TPart::Hole(_) if lex.quote.is_none() && !lex.comment => {
+                // Where an expression goes (`local shared = {1 if self.shared else
+                // 0}`): an unknown value. Anywhere else it could be any code.
+                let before = text.iter().rev().find(|c| !c.is_ascii_whitespace());
+                if !before.is_some_and(|p| b"=+-*/,(<>".contains(p)) {
+                    return None;
+                }
+                let at = offs.last().copied().flatten();
+                let name = format!("_python_value_{}", values);
+                values += 1;
+                for b in name.bytes() {
+                    text.push(b);
+                    offs.push(at);
+                }
+            }
             TPart::Hole(h) => {
                 let q = lex.quote.filter(|_| !lex.escaped)?;
-                let label = h.label.as_str();
-                let plain = !label.is_empty()
-                    && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    && !label.starts_with(|c: char| c.is_ascii_digit())
-                    && !LUA_RESERVED.contains(&label)
-                    && !lits.iter().any(|b| contains(b, label.as_bytes()));
-                let name = if plain {
-                    label.to_string()
-                } else {
-                    format!("_python_value_{n}")
+                // At either end of the literal no empty string is left on that side
+                // (`'{prefix}:x'` is the value, then `':x'`).
+                let at_start = opened == Some(text.len());
+                let at_end = matches!(
+                    tpl.parts.get(pi + 1),
+                    Some(TPart::Lit { bytes, .. }) if bytes.first() == Some(&q)
+                );
+                let label = h.label.split_whitespace().collect::<Vec<_>>().join(" ");
+                // One name per pasted expression: `{prefix}` twice is one value.
+                let n = match hosts.iter().position(|(_, l)| *l == label) {
+                    Some(n) => n,
+                    None => {
+                        hosts.push((format!("py{}_", hosts.len()), label));
+                        hosts.len() - 1
+                    }
                 };
-                n += 1;
-                let at = h
-                    .span
-                    .as_ref()
-                    .map(|s| s.start)
-                    .or_else(|| offs.last().copied().flatten());
-                let ins = format!("{} .. {name} .. {}", q as char, q as char);
+                let name = format!("{}{}", keylint_lua::HOST_VALUE, hosts[n].0);
+                // Where the field is written, when the text before it is of this file
+                // (a value from another module's text carries that module's places).
+                let at = offs.last().copied().flatten().map(|p| match &h.span {
+                    Some(s) if s.start > p && s.start <= p + 3 => s.start,
+                    _ if src.get(p + 1) == Some(&b'{') => p + 1,
+                    _ => p,
+                });
+                let q = q as char;
+                if at_start {
+                    text.pop();
+                    offs.pop();
+                }
+                let ins = match (at_start, at_end) {
+                    (true, true) => name,
+                    (true, false) => format!("{name} .. {q}"),
+                    (false, true) => format!("{q} .. {name}"),
+                    (false, false) => format!("{q} .. {name} .. {q}"),
+                };
+                closes = at_end;
                 for b in ins.bytes() {
                     text.push(b);
                     offs.push(at);
+                }
+                if !at_end {
+                    opened = Some(text.len());
                 }
             }
         }
     }
     let text = String::from_utf8(text).ok()?;
-    Some((text, fill(&offs)))
+    Some((text, fill(&offs, src), hosts))
 }
+
+/// The values host code pastes into a script's text: each one's name in the Lua text
+/// (after [`keylint_lua::HOST_VALUE`]) and the expression shown for it.
+type Hosts = Vec<(String, String)>;
 
 /// Where the Lua text read so far ends: inside a short string (its quote, and whether
 /// the last byte escapes the next), inside a line comment, or in code. Long brackets
@@ -352,7 +407,7 @@ fn dollar_holes(text: &str, offs: Option<&[usize]>) -> Option<(String, Option<Ve
     }
     let text = String::from_utf8(out).ok()?;
     let offs = if offs.is_some() {
-        fill(&out_offs)
+        fill(&out_offs, b"")
     } else {
         None
     };
@@ -375,7 +430,7 @@ fn used_as_name(text: &str, name: &str) -> bool {
 /// The offsets of a body written in this file with a few bytes from elsewhere (a
 /// separator constant of another module `%`-formatted into it): those bytes point
 /// where the byte before them is written.
-fn fill_offsets(tpl: &Tpl) -> Option<Vec<usize>> {
+fn fill_offsets(tpl: &Tpl, src: &[u8]) -> Option<Vec<usize>> {
     use keylint_core::template_builder::TPart;
     let mut all = Vec::new();
     for p in &tpl.parts {
@@ -384,31 +439,35 @@ fn fill_offsets(tpl: &Tpl) -> Option<Vec<usize>> {
             TPart::Hole(_) => return None,
         }
     }
-    fill(&all)
+    fill(&all, src)
 }
 
 /// Offsets with each run of unknown ones (at most [`MAX_FOREIGN_RUN`] bytes, after a
 /// known one) pointing at the known byte before it; `None` when a run is longer, or
-/// the text begins with one.
-fn fill(offs: &[Option<usize>]) -> Option<Vec<usize>> {
+/// the text begins with one. A longer run that an f-string field of this file pastes
+/// (the byte after the known one in `src` opens the field: `f"""{self._prelude}
+/// …"""` where the prelude comes from another module) points at that field's `{`.
+fn fill(offs: &[Option<usize>], src: &[u8]) -> Option<Vec<usize>> {
     let mut out = Vec::with_capacity(offs.len());
-    let mut last: Option<usize> = None;
-    let mut run = 0;
-    for o in offs {
-        match o {
-            Some(x) => {
-                out.push(*x);
-                last = Some(*x);
-                run = 0;
-            }
-            None => {
-                run += 1;
-                if run > MAX_FOREIGN_RUN {
-                    return None;
-                }
-                out.push(last?);
-            }
+    let mut i = 0;
+    while i < offs.len() {
+        if let Some(x) = offs[i] {
+            out.push(x);
+            i += 1;
+            continue;
         }
+        let last = *out.last()?;
+        let run = offs[i..].iter().take_while(|o| o.is_none()).count();
+        // The field's `{`: at the known byte, or just after it (past a quote the
+        // value fills from its start).
+        let field = (last..last + 3).find(|&b| src.get(b) == Some(&b'{'));
+        let to = match field {
+            _ if run <= MAX_FOREIGN_RUN => last,
+            Some(b) => b,
+            None => return None,
+        };
+        out.extend(std::iter::repeat_n(to, run));
+        i += run;
     }
     Some(out)
 }
@@ -427,10 +486,6 @@ const LUA_RESERVED: &[&str] = &[
     "assert", "_G",
 ];
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
 /// A body with the lines a decorator puts in front of it; those lines point at the
 /// start of the docstring.
 fn with_preamble(body: Body, preamble: &str, node: Node<'_>) -> Body {
@@ -440,7 +495,11 @@ fn with_preamble(body: Body, preamble: &str, node: Node<'_>) -> Body {
         v.extend(o);
         v
     });
-    Body { text, offs }
+    Body {
+        text,
+        offs,
+        hosts: body.hosts,
+    }
 }
 
 /// What a decorator parameter annotation binds in the generated preamble.
@@ -762,14 +821,21 @@ fn docstring<'t>(nav: &crate::syntax::Nav<'t>, body: Node<'t>) -> Option<Node<'t
 
 /// The names a `string.Template` body's placeholders were given
 /// ([`dollar_holes`]) written back as the placeholders (`$pending_key`) in the labels
-/// of the script's keys.
-fn host_labels(lua: &mut keylint_core::FileModel) {
+/// of the script's keys, and the names of values pasted into an f-string body
+/// ([`with_string_holes`]) as the expressions they stand for (`self.prefix`).
+fn host_labels(lua: &mut keylint_core::FileModel, hosts: &Hosts) {
     use keylint_core::template::Part;
     for k in &mut lua.keys {
         for p in &mut k.template.parts {
             if let Part::Hole(h) = p {
                 if h.label.contains(keylint_lua::HOST_VALUE) {
                     h.label = h.label.replace(keylint_lua::HOST_VALUE, "$");
+                }
+                for (name, shown) in hosts {
+                    let from = format!("${name}");
+                    if h.label.contains(&from) {
+                        h.label = h.label.replace(&from, shown);
+                    }
                 }
             }
         }
@@ -796,6 +862,14 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
     sources.extend(links.iter().map(|l| (l.body, l.func, l.ext.clone(), None)));
     let mut body_index: Vec<Option<usize>> = Vec::new();
     let mut merged_bytes: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    // The places, texts and origins of what was merged: a body that shares text with
+    // one merged before adds only what is at other places or is another key there (a
+    // helper the first body never calls is walked there with unknown values).
+    let mut merged_places: std::collections::HashSet<(
+        keylint_core::Span,
+        Vec<keylint_core::template::SymPart>,
+        Option<keylint_core::model::KeyOrigin>,
+    )> = std::collections::HashSet::new();
     for (node, func, ext, preamble) in sources {
         // A body registered in another module: its text, linked and never merged (that
         // module is linted on its own).
@@ -803,6 +877,7 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
             (Some(text), _) => Some(Body {
                 text: text.to_string(),
                 offs: None,
+                hosts: Vec::new(),
             }),
             (None, Some(node)) => body_of(a, node, func),
             (None, None) => None,
@@ -825,25 +900,57 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
         }
         let mut lua = keylint_lua::lower(&body.text);
         if body.text.contains(keylint_lua::HOST_VALUE) {
-            host_labels(&mut lua);
+            host_labels(&mut lua, &body.hosts);
         }
         // A body that shares source text with one already merged (`HEAD + BODY` where
-        // BODY was registered too) is linked but not merged again: its findings would
-        // repeat at the same places.
-        let fresh = body
-            .offs
-            .as_ref()
-            .is_some_and(|offs| !offs.iter().any(|o| merged_bytes.contains(o)));
-        let merged_keys = match (&body.offs, fresh) {
-            (Some(offs), true) => {
-                merged_bytes.extend(offs.iter().copied());
+        // BODY was registered too, or one prelude pasted into several scripts) adds
+        // only what lies in text not merged yet: the rest would repeat findings at the
+        // same places.
+        let merged_keys = match &body.offs {
+            Some(offs) => {
                 let m = Mapper {
                     offs,
                     fallback: node.map_or(0..0, |n| n.byte_range()),
                 };
-                Some(merge(&mut a.model, &lua, &m))
+                let merged = if !offs.iter().any(|o| merged_bytes.contains(o)) {
+                    Some(merge(&mut a.model, &lua, &m))
+                } else {
+                    let part = keylint_core::script_link::fresh_part(&lua, |r, t, o| {
+                        !merged_places.contains(&(m.range(r), t, o))
+                    });
+                    if let Some(part) = part {
+                        merge(&mut a.model, &part, &m);
+                    }
+                    None
+                };
+                merged_bytes.extend(offs.iter().copied());
+                // Only the keys a script of the body is judged by (a helper it never
+                // calls is walked for its own sake).
+                let judged: std::collections::HashSet<usize> = lua
+                    .scripts
+                    .iter()
+                    .flat_map(|s| s.keys.iter().copied())
+                    .collect();
+                merged_places.extend(
+                    lua.keys
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| judged.contains(i))
+                        .map(|(_, k)| (m.range(&k.span), k.template.text_parts(), Some(k.origin))),
+                );
+                merged_places.extend(
+                    lua.sort_patterns
+                        .iter()
+                        .map(|p| (m.range(&p.at), p.pattern.text_parts(), None)),
+                );
+                merged_places.extend(
+                    lua.listings
+                        .iter()
+                        .map(|l| (m.range(&l.span), Vec::new(), None)),
+                );
+                merged
             }
-            _ => None,
+            None => None,
         };
         lowered.push(Lowered { lua, merged_keys });
         by_body.insert(key, lowered.len() - 1);
@@ -976,5 +1083,105 @@ mod dollar_tests {
         let at = t.find(keylint_lua::HOST_VALUE).unwrap();
         assert_eq!(o[at], 104);
         assert_eq!(*o.last().unwrap(), 109);
+    }
+}
+
+#[cfg(test)]
+mod fstring_tests {
+    use super::{fill, with_string_holes};
+    use keylint_core::template_builder::{HoleInfo, Tpl};
+
+    fn hole(label: &str) -> Tpl {
+        Tpl::hole(HoleInfo {
+            label: label.to_string(),
+            binding: label.to_string(),
+            span: None,
+            keylike: false,
+        })
+    }
+
+    /// An f-string body: literal text written at offset 0 on, and fields.
+    fn body(parts: &[Result<&str, &str>]) -> Tpl {
+        let mut t = Tpl::default();
+        let mut at = 0;
+        for p in parts {
+            match p {
+                Ok(s) => {
+                    t.push(Tpl::lit(
+                        s.as_bytes().to_vec(),
+                        (at..at + s.len()).map(Some).collect(),
+                    ));
+                    at += s.len() + 8;
+                }
+                Err(l) => t.push(hole(l)),
+            }
+        }
+        t
+    }
+
+    fn text(parts: &[Result<&str, &str>]) -> Option<(String, Vec<(String, String)>)> {
+        with_string_holes(&body(parts), b"").map(|(s, _, h)| (s, h))
+    }
+
+    #[test]
+    fn values_in_strings_are_pasted_text() {
+        let h = keylint_lua::HOST_VALUE;
+        let (t, hosts) = text(&[
+            Ok("local a = '"),
+            Err("self.prefix"),
+            Ok(":x'\nlocal b = 'y:"),
+            Err("self.prefix"),
+            Ok("'\nlocal c = '"),
+            Err("name"),
+            Ok("'"),
+        ])
+        .unwrap();
+        // No empty string at either end of a literal; one name per expression.
+        assert_eq!(
+            t,
+            format!("local a = {h}py0_ .. ':x'\nlocal b = 'y:' .. {h}py0_\nlocal c = {h}py1_")
+        );
+        assert_eq!(
+            hosts,
+            [
+                ("py0_".to_string(), "self.prefix".to_string()),
+                ("py1_".to_string(), "name".to_string())
+            ]
+        );
+        assert_eq!(
+            text(&[Ok("f('a:"), Err("x"), Ok(":b')")]).unwrap().0,
+            format!("f('a:' .. {h}py0_ .. ':b')")
+        );
+    }
+
+    #[test]
+    fn values_in_code_only_where_an_expression_goes() {
+        assert_eq!(
+            text(&[Ok("local shared = "), Err("1 if s else 0"), Ok("\n")])
+                .unwrap()
+                .0,
+            "local shared = _python_value_0\n"
+        );
+        // A statement could be any code; a long bracket string or a comment too.
+        assert_eq!(text(&[Ok("\n"), Err("self.helpers"), Ok("\nx()")]), None);
+        assert_eq!(text(&[Ok("local s = [[ "), Err("x"), Ok(" ]]")]), None);
+        assert_eq!(text(&[Ok("-- '"), Err("x"), Ok("'\n")]), None);
+    }
+
+    #[test]
+    fn long_runs_from_elsewhere_only_where_a_field_pastes_them() {
+        let src = b"ab{x}cd";
+        // Short: the byte before.
+        let short = [Some(1), None, None, Some(5)];
+        assert_eq!(fill(&short, src), Some(vec![1, 1, 1, 5]));
+        // Long, after `ab` and at the field `{x}`: the field's brace.
+        let mut long = vec![Some(0), Some(1)];
+        long.extend(std::iter::repeat_n(None, 40));
+        long.push(Some(5));
+        let out = fill(&long, src).unwrap();
+        assert!(out[2..42].iter().all(|&o| o == 2));
+        // Long with no field there, or at the start: not placed.
+        assert_eq!(fill(&long, b"abcdefg"), None);
+        assert_eq!(fill(&[None, Some(1)], src), None);
     }
 }

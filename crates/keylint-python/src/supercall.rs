@@ -25,6 +25,76 @@ impl<'t> crate::lower::Analyzer<'t> {
         m: &str,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
+        let (here, self_name) = self.plain_super(sup, ctx)?;
+        let owner = self.next_definer(here, m)?;
+        let id = self.ix.classes[owner].methods[m];
+        // The instance `self` is: the class a followed call bound, or the method's.
+        let bound = match self.eval_self(&self_name, ctx) {
+            Some(Value::SelfObj(c)) | Some(Value::ClsObj(c)) => c,
+            _ => here,
+        };
+        let decos = &self.ix.funcs[id].decorators;
+        if decos
+            .iter()
+            .any(|d| d == "property" || d == "cached_property")
+        {
+            return None;
+        }
+        let bound = (!decos.iter().any(|d| d == "staticmethod")).then_some(bound);
+        Some(Value::Func { id, bound })
+    }
+
+    /// The value of `sup.p`, where `sup` is a `super()` call in a method of the file
+    /// and `p` a property of a base class: the base's property computed for the same
+    /// object (`f"{super()._lua_prelude} …"`), read from the base's facts when the
+    /// base is imported from another module of the project and no class of the file
+    /// on the way defines `p`.
+    pub(crate) fn super_property(
+        &mut self,
+        sup: Node<'t>,
+        p: &str,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let (here, self_name) = self.plain_super(sup, ctx)?;
+        let is_property = |me: &Self, id: crate::index::FuncId| {
+            me.ix.funcs[id]
+                .decorators
+                .iter()
+                .any(|d| d == "property" || d == "cached_property")
+        };
+        match self.next_definer(here, p) {
+            Some(owner) => {
+                let id = self.ix.classes[owner].methods[p];
+                if !is_property(self, id) {
+                    return None;
+                }
+                let bound = match self.eval_self(&self_name, ctx) {
+                    Some(Value::SelfObj(c)) => c,
+                    _ => here,
+                };
+                self.call_builder(id, Some(bound), Vec::new(), Vec::new(), ctx)
+            }
+            None => {
+                // No class of the file above `here` defines it, and `here`'s bases
+                // are not all of the file: one imported base may.
+                let chain = self.ix.class_chain(here);
+                if chain.iter().skip(1).any(|&k| {
+                    let cls = &self.ix.classes[k];
+                    cls.methods.contains_key(p)
+                        || cls.self_assigns.contains_key(p)
+                        || cls.defs.contains_key(p)
+                }) {
+                    return None;
+                }
+                self.imported_base_attr(here, p, n, ctx)
+            }
+        }
+    }
+
+    /// `super()` or `super(Cls, self)` in a method of a class of the file: the class
+    /// and the name of the method's `self` parameter.
+    fn plain_super(&self, sup: Node<'t>, ctx: &Ctx<'t>) -> Option<(ClassId, String)> {
         let (here, self_name) = self.builtin_super(sup, ctx)?;
         let self_name = self_name.to_string();
         let args: Vec<Node<'t>> = sup
@@ -51,22 +121,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => return None,
         }
-        let owner = self.next_definer(here, m)?;
-        let id = self.ix.classes[owner].methods[m];
-        // The instance `self` is: the class a followed call bound, or the method's.
-        let bound = match self.eval_self(&self_name, ctx) {
-            Some(Value::SelfObj(c)) | Some(Value::ClsObj(c)) => c,
-            _ => here,
-        };
-        let decos = &self.ix.funcs[id].decorators;
-        if decos
-            .iter()
-            .any(|d| d == "property" || d == "cached_property")
-        {
-            return None;
-        }
-        let bound = (!decos.iter().any(|d| d == "staticmethod")).then_some(bound);
-        Some(Value::Func { id, bound })
+        Some((here, self_name))
     }
 
     /// When `sup` is a call of the builtin `super` in a method of a class of the file:

@@ -10,7 +10,7 @@ use crate::index::{text, ClassId, Def, DefKind, FuncId, Index};
 use crate::strings::{self, Piece};
 use crate::syntax::{Field, Nav, NodeExt};
 use crate::tpl::{is_keylike_label, HoleInfo, TPart, Tpl};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use tree_sitter::Node;
 
@@ -1076,6 +1076,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     };
                     return self.eval(entry, &module_ctx);
                 }
+                // `SYSTEMS[system]` of a module dict of clients.
+                if let Some(v) = self.client_registry_entry(n, ctx.func) {
+                    return v;
+                }
                 // `self._scripts["claim"]`: an entry of a dict of registered scripts.
                 if let Some(v) = self.script_dict_entry(n, ctx) {
                     return v;
@@ -2111,12 +2115,6 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// `"fmt".format(…)`.
     pub(crate) fn str_format(&mut self, fmt: &Tpl, args: Node<'t>, ctx: &Ctx<'t>) -> Option<Tpl> {
-        let TPart::Lit { bytes, offs } = fmt.parts.first()? else {
-            return None;
-        };
-        if fmt.parts.len() != 1 {
-            return None;
-        }
         let mut positional: Vec<(Value<'t>, Node<'t>)> = Vec::new();
         let mut named: HashMap<String, (Value<'t>, Node<'t>)> = HashMap::new();
         for k in self.ix.nav.named_children(args) {
@@ -2127,7 +2125,28 @@ impl<'t> crate::lower::Analyzer<'t> {
                     let v = self.eval(vn, &ctx.deeper());
                     named.insert(name, (v, vn));
                 }
-                "list_splat" | "dictionary_splat" => return None,
+                // `*args` of a tuple known item by item (a builder's `*args`, bound
+                // at its call to the arguments given).
+                "list_splat" => {
+                    let inner = self.ix.nav.named_children(k).next()?;
+                    match self.eval(inner, &ctx.deeper()) {
+                        Value::Seq {
+                            items,
+                            family: false,
+                        } if items.iter().all(|e| !e.star && e.each.is_empty()) => {
+                            positional.extend(items.into_iter().map(|e| (e.value, e.node)));
+                        }
+                        _ => return None,
+                    }
+                }
+                "dictionary_splat" => {
+                    // `**kwargs` known to be empty.
+                    let inner = self.ix.nav.named_children(k).next()?;
+                    match self.eval(inner, &ctx.deeper()) {
+                        Value::Dict(items) if items.is_empty() => {}
+                        _ => return None,
+                    }
+                }
                 "comment" => {}
                 _ => {
                     let v = self.eval(k, &ctx.deeper());
@@ -2135,59 +2154,85 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
         }
+        // The fields are in the literal parts; a value the code does not show passes
+        // through as it is (a value with braces in it would make `format` fail). With
+        // such a value, every argument must fill a field of the literal parts: else
+        // the value itself may hold the field (`FMT.format(x)` of a configured FMT).
+        let holes = fmt.parts.iter().any(|p| matches!(p, TPart::Hole(_)));
+        let mut used_pos = vec![false; positional.len()];
+        let mut used_named: HashSet<String> = HashSet::new();
         let mut out = Tpl::default();
         let mut auto = 0usize;
-        let mut i = 0usize;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if (b == b'{' || b == b'}') && bytes.get(i + 1) == Some(&b) {
-                out.push_byte(b, offs[i]);
-                i += 2;
-                continue;
-            }
-            if b == b'}' {
-                return None;
-            }
-            if b != b'{' {
-                out.push_byte(b, offs[i]);
-                i += 1;
-                continue;
-            }
-            let close = bytes[i..].iter().position(|&x| x == b'}')? + i;
-            let field = std::str::from_utf8(&bytes[i + 1..close]).ok()?;
-            if field.contains('{') {
-                return None;
-            }
-            let (name, rest) = match field.find(['!', ':']) {
-                Some(p) => (&field[..p], &field[p..]),
-                None => (field, ""),
-            };
-            let (base, accessor) = match name.find(['.', '[']) {
-                Some(p) => (&name[..p], &name[p..]),
-                None => (name, ""),
-            };
-            let arg = if base.is_empty() {
-                let a = positional.get(auto).cloned();
-                auto += 1;
-                a
-            } else if let Ok(idx) = base.parse::<usize>() {
-                positional.get(idx).cloned()
-            } else {
-                named.get(base).cloned()
-            };
-            let (v, vn) = arg?;
-            let t = if accessor.is_empty() && (rest.is_empty() || rest == "!s") {
-                self.to_tpl(&v, vn, ctx)
-            } else {
-                let mut h = self.hole_of(&v, vn, ctx);
-                h.binding = format!("{}{accessor}{rest}", h.binding);
-                if !accessor.is_empty() {
-                    h.label = format!("{}{accessor}", h.label);
+        for part in &fmt.parts {
+            let (bytes, offs) = match part {
+                TPart::Lit { bytes, offs } => (bytes, offs),
+                TPart::Hole(h) => {
+                    out.push(Tpl::hole(h.clone()));
+                    continue;
                 }
-                Tpl::hole(h)
             };
-            out.push(t);
-            i = close + 1;
+            let mut i = 0usize;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if (b == b'{' || b == b'}') && bytes.get(i + 1) == Some(&b) {
+                    out.push_byte(b, offs[i]);
+                    i += 2;
+                    continue;
+                }
+                if b == b'}' {
+                    return None;
+                }
+                if b != b'{' {
+                    out.push_byte(b, offs[i]);
+                    i += 1;
+                    continue;
+                }
+                let close = bytes[i..].iter().position(|&x| x == b'}')? + i;
+                let field = std::str::from_utf8(&bytes[i + 1..close]).ok()?;
+                if field.contains('{') {
+                    return None;
+                }
+                let (name, rest) = match field.find(['!', ':']) {
+                    Some(p) => (&field[..p], &field[p..]),
+                    None => (field, ""),
+                };
+                let (base, accessor) = match name.find(['.', '[']) {
+                    Some(p) => (&name[..p], &name[p..]),
+                    None => (name, ""),
+                };
+                let arg = if base.is_empty() {
+                    let a = positional.get(auto).cloned();
+                    if let Some(u) = used_pos.get_mut(auto) {
+                        *u = true;
+                    }
+                    auto += 1;
+                    a
+                } else if let Ok(idx) = base.parse::<usize>() {
+                    if let Some(u) = used_pos.get_mut(idx) {
+                        *u = true;
+                    }
+                    positional.get(idx).cloned()
+                } else {
+                    used_named.insert(base.to_string());
+                    named.get(base).cloned()
+                };
+                let (v, vn) = arg?;
+                let t = if accessor.is_empty() && (rest.is_empty() || rest == "!s") {
+                    self.to_tpl(&v, vn, ctx)
+                } else {
+                    let mut h = self.hole_of(&v, vn, ctx);
+                    h.binding = format!("{}{accessor}{rest}", h.binding);
+                    if !accessor.is_empty() {
+                        h.label = format!("{}{accessor}", h.label);
+                    }
+                    Tpl::hole(h)
+                };
+                out.push(t);
+                i = close + 1;
+            }
+        }
+        if holes && (used_pos.contains(&false) || named.keys().any(|k| !used_named.contains(k))) {
+            return None;
         }
         Some(out)
     }

@@ -11,7 +11,7 @@
 //! v`, `exec(code, globals())`) may give a module name any value: string values of
 //! module names are then unknown.
 
-use crate::eval::Value;
+use crate::eval::{ClientKind, Value};
 use crate::index::{text, DefKind};
 use crate::syntax::{Field, NodeExt};
 use crate::tpl::{HoleInfo, Tpl};
@@ -351,6 +351,124 @@ impl<'t> crate::lower::Analyzer<'t> {
             .into_iter()
             .find(|(k, _)| *k == want)
             .map(|(_, v)| v)
+    }
+
+    /// `D[k]` where `D` is a module dict of clients, a registry of the application's
+    /// servers (`SYSTEMS = {"default": redis.Redis(...)}`, read by `get_redis(system)`
+    /// as `SYSTEMS[system]`): every value the dict is written with is a client, and
+    /// the file only reads it or stores values into it (`SYSTEMS[name] =
+    /// redis_instance` in a setup function). A stored value the analysis does not
+    /// know leaves the client's kind unknown. `None` when it is not such a read.
+    pub(crate) fn client_registry_entry(
+        &mut self,
+        sub: Node<'t>,
+        ctx_func: Option<usize>,
+    ) -> Option<Value<'t>> {
+        let src = self.ix.src;
+        let value = sub.field(Field::Value)?;
+        if value.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(value, src);
+        let mut f = ctx_func;
+        while let Some(id) = f {
+            let info = &self.ix.funcs[id];
+            if info.defs.contains_key(name) || info.params.iter().any(|p| p.name == name) {
+                return None;
+            }
+            f = info.parent;
+        }
+        let node = self.module_dict(name)?;
+        if let Some(k) = self.client_registries.get(name) {
+            return k.map(Value::Client);
+        }
+        let entries = self.dict_entries(node);
+        let mut kind: Option<ClientKind> = None;
+        for (_, v) in &entries {
+            match self.eval(*v, &crate::eval::Ctx::at(None)) {
+                Value::Client(k) => kind = Some(kind.map_or(k, |o| o.merge(k))),
+                _ => {
+                    kind = None;
+                    break;
+                }
+            }
+        }
+        let kind = if entries.is_empty() { None } else { kind };
+        let kind = kind.and_then(|k| match self.scan_registry_writes(name)? {
+            true => Some(k.merge(ClientKind::Unknown)),
+            false => Some(k),
+        });
+        self.client_registries.insert(name.to_string(), kind);
+        kind.map(Value::Client)
+    }
+
+    /// For a dict of clients: `Some(true)` when the file also stores values into it
+    /// (`name[k] = v`, `v` no literal), `Some(false)` when it only reads it, `None`
+    /// on any other use.
+    fn scan_registry_writes(&self, name: &str) -> Option<bool> {
+        let (nav, src) = (self.ix.nav, self.ix.src);
+        let root = nav.root();
+        let bytes = src.as_bytes();
+        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut from = 0;
+        let mut stores = false;
+        while let Some(i) = src[from..].find(name) {
+            let at = from + i;
+            from = at + name.len();
+            if (at > 0 && is_word(bytes[at - 1])) || bytes.get(from).copied().is_some_and(is_word) {
+                continue;
+            }
+            let Some(id) = root.descendant_for_byte_range(at, from) else {
+                continue;
+            };
+            if id.kind_name() != "identifier" || id.byte_range() != (at..from) {
+                continue;
+            }
+            let p = nav.parent(id)?;
+            let ok = match p.kind_name() {
+                "subscript" if p.field(Field::Value) == Some(id) => {
+                    if self.is_written(p) {
+                        // Only `name[k] = v` with a value that is no literal.
+                        let a = nav.parent(p)?;
+                        let right = (a.kind_name() == "assignment"
+                            && a.field(Field::Left) == Some(p))
+                        .then(|| a.field(Field::Right))
+                        .flatten()?;
+                        stores = true;
+                        !matches!(
+                            right.kind_name(),
+                            "string"
+                                | "integer"
+                                | "float"
+                                | "true"
+                                | "false"
+                                | "none"
+                                | "concatenated_string"
+                                | "dictionary"
+                                | "list"
+                                | "tuple"
+                        )
+                    } else {
+                        true
+                    }
+                }
+                "attribute" if p.field(Field::Object) == Some(id) => p
+                    .field(Field::Attribute)
+                    .is_some_and(|a| DICT_READS.contains(&text(a, src))),
+                "assignment" if p.field(Field::Left) == Some(id) => {
+                    nav.parent(p).is_some_and(|s| {
+                        s.kind_name() == "expression_statement"
+                            && nav.parent(s).is_some_and(|m| m.kind_name() == "module")
+                    })
+                }
+                "global_statement" => true,
+                _ => false,
+            };
+            if !ok {
+                return None;
+            }
+        }
+        Some(stores)
     }
 
     /// Whether every use of module name `name` in the file only reads it as a dict

@@ -171,6 +171,9 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) calls_indexed: bool,
     /// Script constants written as `string.Template` text (`"$pending_key"`): their
     /// placeholders are read as unknown values (node ids of the string literals).
+    /// Module dicts of clients read by subscript (`globals.rs`): the clients' kind,
+    /// `None` for a dict that is no such registry.
+    pub(crate) client_registries: HashMap<String, Option<ClientKind>>,
     pub(crate) dollar_bodies: HashSet<usize>,
     /// The receivers that the file's uses show to be clients (`byuse.rs`), read on
     /// first need.
@@ -285,6 +288,7 @@ impl<'t> Analyzer<'t> {
             memo_chain_env: HashMap::new(),
             capture: None,
             calls_indexed: false,
+            client_registries: HashMap::new(),
             dollar_bodies: HashSet::new(),
             by_use: std::cell::OnceCell::new(),
             attr_scripts: None,

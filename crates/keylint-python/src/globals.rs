@@ -357,8 +357,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// servers (`SYSTEMS = {"default": redis.Redis(...)}`, read by `get_redis(system)`
     /// as `SYSTEMS[system]`): every value the dict is written with is a client, and
     /// the file only reads it or stores values into it (`SYSTEMS[name] =
-    /// redis_instance` in a setup function). A stored value the analysis does not
-    /// know leaves the client's kind unknown. `None` when it is not such a read.
+    /// redis_instance` in a setup function). Stored values are not evaluated: a store
+    /// leaves the client's kind unknown. `None` when it is not such a read.
     pub(crate) fn client_registry_entry(
         &mut self,
         sub: Node<'t>,

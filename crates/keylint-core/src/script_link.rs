@@ -178,9 +178,10 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
 }
 
 /// The body's model with only the keys, `SORT` patterns and key listings whose body
-/// range, text (empty for a listing) and origin (a key's) `fresh` accepts: for a body that shares text with one already merged (a
-/// prelude pasted into several scripts), what only this body adds. Units, families,
-/// options and scripts keep the kept keys. `None` when nothing is left to add.
+/// range, text (empty for a listing) and origin (a key's) `fresh` accepts: for a body
+/// that shares text with one already merged (a prelude pasted into several scripts),
+/// what only this body adds. Units, families, options and scripts keep the kept keys.
+/// `None` when nothing is left to add.
 pub fn fresh_part(
     lua: &FileModel,
     fresh: impl Fn(&Span, Vec<crate::template::SymPart>, Option<KeyOrigin>) -> bool,

@@ -5686,7 +5686,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     },
                     Some(x) => Some(norm(text(*x, self.src()))),
                 };
-                // ASCII text goes through an ASCII codec unchanged; any error handler
+                // ASCII text goes through an ASCII (or Latin-1) codec unchanged; any error handler
                 // (`errors="xmlcharrefreplace"`) only rewrites other characters, so
                 // braces, and with them hash tags, stay where they are.
                 let ascii_text = s.parts.iter().all(|p| match p {
@@ -5695,7 +5695,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                 });
                 match codec.as_deref() {
                     Some("utf8") => Value::Str(s.clone()),
-                    Some("ascii" | "usascii") if ascii_text => Value::Str(s.clone()),
+                    // Latin-1 maps ASCII to the same bytes (`s.encode("latin-1")` of a
+                    // Python 2/3 compatibility helper).
+                    Some("ascii" | "usascii" | "latin1" | "iso88591" | "latin" | "l1")
+                        if ascii_text =>
+                    {
+                        Value::Str(s.clone())
+                    }
                     _ => self.opaque(n, ctx),
                 }
             }
@@ -5907,7 +5913,19 @@ impl<'t> crate::lower::Analyzer<'t> {
                 let is_list = nav
                     .parent(p.node)
                     .is_some_and(|x| x.kind_name() == "list_splat_pattern");
-                if !is_list || rest_pos.is_some() {
+                // `**kwargs` when the call passes no keyword the function does not
+                // name: an empty dict.
+                if !is_list {
+                    let named = |k: &str| rest.iter().any(|q| !q.star && q.name == k);
+                    if kw.iter().any(|(k, _)| !named(k)) {
+                        return None;
+                    }
+                    let v = Value::Dict(Vec::new());
+                    tag.push(fingerprint(&v));
+                    params.insert(p.name.clone(), v);
+                    continue;
+                }
+                if rest_pos.is_some() {
                     return None;
                 }
                 let items: Vec<Elem<'t>> = pos.get(i..).unwrap_or_default().to_vec();
@@ -5944,7 +5962,19 @@ impl<'t> crate::lower::Analyzer<'t> {
             tag.push(fingerprint(&v));
             params.insert(p.name.clone(), v);
         }
-        if rest_pos.is_none() && pos.len() > rest.len() {
+        // Positional arguments beyond the named parameters (a `**kwargs` takes none).
+        let positional = rest
+            .iter()
+            .filter(|p| {
+                !p.star
+                    || self
+                        .ix
+                        .nav
+                        .parent(p.node)
+                        .is_some_and(|x| x.kind_name() == "list_splat_pattern")
+            })
+            .count();
+        if rest_pos.is_none() && pos.len() > positional {
             return None;
         }
         let env = Rc::new(Env {

@@ -126,9 +126,36 @@ impl<'t> crate::lower::Analyzer<'t> {
             "identifier" => match self.bound_value(c, ctx) {
                 Some(Value::Null) => Some(false),
                 Some(Value::Pipe(_)) => Some(true),
+                // `*args` (a tuple) or `**kwargs` (a dict) bound to what the call
+                // passes: true when it passes something there.
+                Some(v) if self.star_param(c, ctx) => match v {
+                    Value::Seq {
+                        items,
+                        family: false,
+                    } if items.iter().all(|e| !e.star && e.each.is_empty()) => {
+                        Some(!items.is_empty())
+                    }
+                    Value::Dict(items) if items.iter().all(|e| !e.star && e.each.is_empty()) => {
+                        Some(!items.is_empty())
+                    }
+                    _ => None,
+                },
                 Some(_) => None,
                 None => self.local_flag(c, ctx),
             },
+            // `args or kwargs`, `a and b`: decided when the operands decide it.
+            "boolean_operator" => {
+                let (l, r) = (c.field(Field::Left)?, c.field(Field::Right)?);
+                let op = c.field(Field::Operator).map(|o| text(o, self.src()))?;
+                let (a, b) = (self.truth(l, ctx), self.truth(r, ctx));
+                match (op, a, b) {
+                    ("or", Some(true), _) | ("or", _, Some(true)) => Some(true),
+                    ("or", Some(false), Some(false)) => Some(false),
+                    ("and", Some(false), _) | ("and", _, Some(false)) => Some(false),
+                    ("and", Some(true), Some(true)) => Some(true),
+                    _ => None,
+                }
+            }
             // `isinstance(pipe, Pipeline)` of a pipeline the call passes.
             "call" => {
                 let t = self.pipeline_test(c)?;
@@ -163,6 +190,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => None,
         }
+    }
+
+    /// Whether `n` names the `*args` or `**kwargs` parameter of the function `ctx`
+    /// lowers.
+    fn star_param(&self, n: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        let Some(f) = ctx.func else {
+            return false;
+        };
+        let name = text(n, self.src());
+        let info = &self.ix.funcs[f];
+        info.params.iter().any(|p| p.star && p.name == name)
+            && info.defs.get(name).is_some_and(|d| d.len() == 1)
     }
 
     /// A local flag of the function `ctx` lowers with bound parameters, whose every

@@ -1732,7 +1732,17 @@ fn summarise(
             continue;
         }
         if let Some(&fid) = a.ix.module_funcs.get(name) {
-            if a.ix.module_defs[name].len() == 1 {
+            // `if PY3: def b(s): return s.encode("latin-1")` / `else: def b(s): return
+            // str(s)`: one helper per Python version, each giving its argument's text.
+            if a.ix.module_defs[name].len() > 1 {
+                let variants = text_helper_variants(&a, name).unwrap_or_default();
+                if let Some(f) = variants
+                    .into_iter()
+                    .find_map(|fid| function_fact(&mut a, fid, None, &qual, &names))
+                {
+                    names.insert(name.clone(), f);
+                }
+            } else if a.ix.module_defs[name].len() == 1 {
                 if let Some(f) = function_fact(&mut a, fid, None, &qual, &names) {
                     names.insert(name.clone(), f);
                 } else if let Some(q) = queued_fact(&mut a, fid, None, &qual) {
@@ -2089,6 +2099,114 @@ fn params(a: &mut Analyzer<'_>, fid: FuncId, skip: usize, qual: &str) -> Vec<Par
         });
     }
     out
+}
+
+/// A module name every definition of which is a function of one parameter that
+/// gives back its argument's text (`return s`, `s.encode(…)`, `s.decode(…)`,
+/// `str(s)`, under `if isinstance(s, …):` guards), defined once per arm of module
+/// `if`s (a Python 2/3 compatibility helper): those functions, any of whose facts
+/// stands for all of them.
+fn text_helper_variants(a: &Analyzer<'_>, name: &str) -> Option<Vec<FuncId>> {
+    let defs = &a.ix.module_defs[name];
+    let fids: Vec<FuncId> = (0..a.ix.funcs.len())
+        .filter(|&f| {
+            let info = &a.ix.funcs[f];
+            info.parent.is_none() && info.class.is_none() && !info.is_lambda && info.name == name
+        })
+        .collect();
+    if fids.len() != defs.len() || fids.len() > 4 {
+        return None;
+    }
+    let src = a.src();
+    let nav = a.ix.nav;
+    let gives_text = |e: Node<'_>, p: &str| -> bool {
+        let e = match e.kind_name() {
+            "parenthesized_expression" => match e.named_child(0) {
+                Some(x) => x,
+                None => return false,
+            },
+            _ => e,
+        };
+        match e.kind_name() {
+            "identifier" => text(e, src) == p,
+            "call" => {
+                let Some(f) = e.field(Field::Function) else {
+                    return false;
+                };
+                match f.kind_name() {
+                    // `str(s)`
+                    "identifier" => {
+                        text(f, src) == "str"
+                            && !a.ix.module_defs.contains_key("str")
+                            && crate::eval::arg_nodes(nav, e.field(Field::Arguments))
+                                .first()
+                                .is_some_and(|x| {
+                                    x.kind_name() == "identifier" && text(*x, src) == p
+                                })
+                    }
+                    // `s.encode("latin-1")`, `s.decode("utf-8")`
+                    "attribute" => {
+                        f.field(Field::Object)
+                            .is_some_and(|o| o.kind_name() == "identifier" && text(o, src) == p)
+                            && f.field(Field::Attribute)
+                                .is_some_and(|m| matches!(text(m, src), "encode" | "decode"))
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    };
+    for &f in &fids {
+        let info = &a.ix.funcs[f];
+        let [param] = info.params.as_slice() else {
+            return None;
+        };
+        if param.star || param.default.is_some() || !info.decorators.is_empty() {
+            return None;
+        }
+        let p = param.name.as_str();
+        let stmts: Vec<Node<'_>> = nav
+            .named_children(info.body)
+            .filter(|s| {
+                s.kind_name() != "comment" && s.kind_name() != "expression_statement"
+                    || s.named_child(0).is_some_and(|x| x.kind_name() != "string")
+            })
+            .collect();
+        let (last, init) = stmts.split_last()?;
+        let ret_ok = |r: &Node<'_>| {
+            r.kind_name() == "return_statement"
+                && r.named_child(0).is_some_and(|e| gives_text(e, p))
+        };
+        if !ret_ok(last) {
+            return None;
+        }
+        for s in init {
+            // `if isinstance(s, bytes): return s.decode(…)`, nothing else.
+            if s.kind_name() != "if_statement"
+                || nav
+                    .named_children(*s)
+                    .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+            {
+                return None;
+            }
+            let body: Vec<Node<'_>> = s
+                .field(Field::Consequence)
+                .map(|b| {
+                    nav.named_children(b)
+                        .filter(|x| x.kind_name() != "comment")
+                        .collect()
+                })
+                .unwrap_or_default();
+            let [r] = body.as_slice() else {
+                return None;
+            };
+            if !ret_ok(r) {
+                return None;
+            }
+        }
+    }
+    Some(fids)
 }
 
 /// A function (or method) that builds a key or returns a client.

@@ -5686,9 +5686,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                     },
                     Some(x) => Some(norm(text(*x, self.src()))),
                 };
-                // ASCII text goes through an ASCII (or Latin-1) codec unchanged; any error handler
-                // (`errors="xmlcharrefreplace"`) only rewrites other characters, so
-                // braces, and with them hash tags, stay where they are.
+                // ASCII text goes through an ASCII (or Latin-1) codec unchanged; any
+                // error handler (`errors="xmlcharrefreplace"`) only rewrites other
+                // characters, so braces, and with them hash tags, stay where they are.
                 let ascii_text = s.parts.iter().all(|p| match p {
                     TPart::Lit { bytes, .. } => bytes.is_ascii(),
                     TPart::Hole(_) => true,
@@ -5910,12 +5910,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         for (i, p) in rest.iter().enumerate() {
             if p.star {
                 let nav = self.ix.nav;
-                let is_list = nav
-                    .parent(p.node)
-                    .is_some_and(|x| x.kind_name() == "list_splat_pattern");
+                let kind = nav.parent(p.node).map(|x| x.kind_name());
+                let is_list = kind == Some("list_splat_pattern");
                 // `**kwargs` when the call passes no keyword the function does not
                 // name: an empty dict.
-                if !is_list {
+                if kind == Some("dictionary_splat_pattern") {
                     let named = |k: &str| rest.iter().any(|q| !q.star && q.name == k);
                     if kw.iter().any(|(k, _)| !named(k)) {
                         return None;
@@ -5925,7 +5924,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     params.insert(p.name.clone(), v);
                     continue;
                 }
-                if rest_pos.is_some() {
+                if !is_list || rest_pos.is_some() {
                     return None;
                 }
                 let items: Vec<Elem<'t>> = pos.get(i..).unwrap_or_default().to_vec();

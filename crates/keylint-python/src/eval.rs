@@ -4013,12 +4013,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         for &k in &chain {
             let cls = &self.ix().classes[k];
             if let Some(&m) = cls.methods.get(attr) {
-                let decos = &self.ix().funcs[m].decorators;
-                if instance
-                    && decos
-                        .iter()
-                        .any(|d| d == "property" || d == "cached_property")
-                {
+                if instance && self.ix().funcs[m].is_property() {
                     // A declared return type says what comes back (`def
                     // redis_store(self) -> Optional[Redis]`), as for a call.
                     if let Some(ret) = self.ix().funcs[m].node.field(Field::ReturnType) {

@@ -313,20 +313,18 @@ impl<'t> crate::lower::Analyzer<'t> {
         out
     }
 
-    /// `D["K"]` where `D` is a module dict that nothing writes: the entry's value
-    /// (`None` when it is not such a read).
-    pub(crate) fn frozen_dict_entry(
-        &mut self,
+    /// The subscripted name of `sub` (`D` of `D[k]`) and its text, when it is a module
+    /// name where `ctx_func` reads it (no local or parameter of that name shadows it).
+    fn module_name_read(
+        &self,
         sub: Node<'t>,
         ctx_func: Option<usize>,
-    ) -> Option<Node<'t>> {
-        let src = self.ix.src;
+    ) -> Option<(Node<'t>, &'t str)> {
         let value = sub.field(Field::Value)?;
         if value.kind_name() != "identifier" {
             return None;
         }
-        let name = text(value, src);
-        // A local of that name shadows the module's.
+        let name = text(value, self.ix.src);
         let mut f = ctx_func;
         while let Some(id) = f {
             let info = &self.ix.funcs[id];
@@ -335,6 +333,17 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             f = info.parent;
         }
+        Some((value, name))
+    }
+
+    /// `D["K"]` where `D` is a module dict that nothing writes: the entry's value
+    /// (`None` when it is not such a read).
+    pub(crate) fn frozen_dict_entry(
+        &mut self,
+        sub: Node<'t>,
+        ctx_func: Option<usize>,
+    ) -> Option<Node<'t>> {
+        let (value, name) = self.module_name_read(sub, ctx_func)?;
         let index = self.ix.nav.named_children(sub).find(|c| *c != value)?;
         if index.kind_name() != "string" {
             return None;
@@ -364,20 +373,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         sub: Node<'t>,
         ctx_func: Option<usize>,
     ) -> Option<Value<'t>> {
-        let src = self.ix.src;
-        let value = sub.field(Field::Value)?;
-        if value.kind_name() != "identifier" {
-            return None;
-        }
-        let name = text(value, src);
-        let mut f = ctx_func;
-        while let Some(id) = f {
-            let info = &self.ix.funcs[id];
-            if info.defs.contains_key(name) || info.params.iter().any(|p| p.name == name) {
-                return None;
-            }
-            f = info.parent;
-        }
+        let (_, name) = self.module_name_read(sub, ctx_func)?;
         let node = self.module_dict(name)?;
         if let Some(k) = self.client_registries.get(name) {
             return k.map(Value::Client);
@@ -394,7 +390,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         let kind = if entries.is_empty() { None } else { kind };
-        let kind = kind.and_then(|k| match self.scan_registry_writes(name)? {
+        let kind = kind.and_then(|k| match self.dict_uses(name)? {
             true => Some(k.merge(ClientKind::Unknown)),
             false => Some(k),
         });
@@ -402,10 +398,22 @@ impl<'t> crate::lower::Analyzer<'t> {
         kind.map(Value::Client)
     }
 
-    /// For a dict of clients: `Some(true)` when the file also stores values into it
-    /// (`name[k] = v`, `v` no literal), `Some(false)` when it only reads it, `None`
-    /// on any other use.
-    fn scan_registry_writes(&self, name: &str) -> Option<bool> {
+    /// Whether every use of module name `name` in the file only reads it as a dict
+    /// (`name[k]`, `name.get(k)`, `name.items()`): then its one definition holds.
+    fn never_written(&mut self, name: &str) -> bool {
+        if let Some(&ok) = self.frozen_dicts.get(name) {
+            return ok;
+        }
+        let ok = self.dict_uses(name) == Some(false);
+        self.frozen_dicts.insert(name.to_string(), ok);
+        ok
+    }
+
+    /// How the file uses module name `name`, a dict: `Some(false)` when every use
+    /// reads it (`name[k]`, `name.get(k)`, `name.items()`) or is its one definition,
+    /// `Some(true)` when besides it stores values into it (`name[k] = v`, `v` no
+    /// literal or container), `None` on any other use.
+    fn dict_uses(&self, name: &str) -> Option<bool> {
         let (nav, src) = (self.ix.nav, self.ix.src);
         let root = nav.root();
         let bytes = src.as_bytes();
@@ -422,90 +430,33 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             };
             if id.kind_name() != "identifier" || id.byte_range() != (at..from) {
+                // Inside a string or a comment.
                 continue;
             }
             let p = nav.parent(id)?;
             let ok = match p.kind_name() {
-                "subscript" if p.field(Field::Value) == Some(id) => {
-                    if self.is_written(p) {
-                        // Only `name[k] = v` with a value that is no literal.
-                        let a = nav.parent(p)?;
-                        let right = (a.kind_name() == "assignment"
-                            && a.field(Field::Left) == Some(p))
+                "subscript" if p.field(Field::Value) == Some(id) && self.is_written(p) => {
+                    // Only `name[k] = v` with a value that is no literal.
+                    let a = nav.parent(p)?;
+                    let right = (a.kind_name() == "assignment" && a.field(Field::Left) == Some(p))
                         .then(|| a.field(Field::Right))
                         .flatten()?;
-                        stores = true;
-                        !matches!(
-                            right.kind_name(),
-                            "string"
-                                | "integer"
-                                | "float"
-                                | "true"
-                                | "false"
-                                | "none"
-                                | "concatenated_string"
-                                | "dictionary"
-                                | "list"
-                                | "tuple"
-                        )
-                    } else {
-                        true
-                    }
+                    stores = true;
+                    !matches!(
+                        right.kind_name(),
+                        "string"
+                            | "integer"
+                            | "float"
+                            | "true"
+                            | "false"
+                            | "none"
+                            | "concatenated_string"
+                            | "dictionary"
+                            | "list"
+                            | "tuple"
+                    )
                 }
-                "attribute" if p.field(Field::Object) == Some(id) => p
-                    .field(Field::Attribute)
-                    .is_some_and(|a| DICT_READS.contains(&text(a, src))),
-                "assignment" if p.field(Field::Left) == Some(id) => {
-                    nav.parent(p).is_some_and(|s| {
-                        s.kind_name() == "expression_statement"
-                            && nav.parent(s).is_some_and(|m| m.kind_name() == "module")
-                    })
-                }
-                "global_statement" => true,
-                _ => false,
-            };
-            if !ok {
-                return None;
-            }
-        }
-        Some(stores)
-    }
-
-    /// Whether every use of module name `name` in the file only reads it as a dict
-    /// (`name[k]`, `name.get(k)`, `name.items()`): then its one definition holds.
-    fn never_written(&mut self, name: &str) -> bool {
-        if let Some(&ok) = self.frozen_dicts.get(name) {
-            return ok;
-        }
-        let ok = self.scan_dict_uses(name);
-        self.frozen_dicts.insert(name.to_string(), ok);
-        ok
-    }
-
-    fn scan_dict_uses(&self, name: &str) -> bool {
-        let (nav, src) = (self.ix.nav, self.ix.src);
-        let root = nav.root();
-        let bytes = src.as_bytes();
-        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-        let mut from = 0;
-        while let Some(i) = src[from..].find(name) {
-            let at = from + i;
-            from = at + name.len();
-            if (at > 0 && is_word(bytes[at - 1])) || bytes.get(from).copied().is_some_and(is_word) {
-                continue;
-            }
-            let Some(id) = root.descendant_for_byte_range(at, from) else {
-                continue;
-            };
-            if id.kind_name() != "identifier" || id.byte_range() != (at..from) {
-                // Inside a string or a comment.
-                continue;
-            }
-            let Some(p) = nav.parent(id) else {
-                return false;
-            };
-            let ok = match p.kind_name() {
-                "subscript" if p.field(Field::Value) == Some(id) => !self.is_written(p),
+                "subscript" if p.field(Field::Value) == Some(id) => true,
                 "attribute" if p.field(Field::Object) == Some(id) => p
                     .field(Field::Attribute)
                     .is_some_and(|a| DICT_READS.contains(&text(a, src))),
@@ -521,9 +472,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => false,
             };
             if !ok {
-                return false;
+                return None;
             }
         }
-        true
+        Some(stores)
     }
 }

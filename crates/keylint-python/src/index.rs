@@ -94,6 +94,13 @@ impl FuncInfo<'_> {
     pub fn is_classmethod(&self) -> bool {
         self.decorators.iter().any(|d| d == "classmethod")
     }
+
+    /// Whether the method is read as an attribute (`@property`, `@cached_property`).
+    pub fn is_property(&self) -> bool {
+        self.decorators
+            .iter()
+            .any(|d| d == "property" || d == "cached_property")
+    }
 }
 
 /// An assignment `self.attr = value` inside a method.

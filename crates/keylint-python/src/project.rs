@@ -3080,11 +3080,7 @@ fn class_members(
         }
         attrs.extend(cls.self_assigns.keys().cloned());
         for (name, &m) in &cls.methods {
-            let decos = &a.ix.funcs[m].decorators;
-            if decos
-                .iter()
-                .any(|d| d == "property" || d == "cached_property")
-            {
+            if a.ix.funcs[m].is_property() {
                 attrs.push(name.clone());
             } else if !name.starts_with("__") {
                 methods.push((name.clone(), m));

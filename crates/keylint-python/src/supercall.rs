@@ -33,13 +33,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             Some(Value::SelfObj(c)) | Some(Value::ClsObj(c)) => c,
             _ => here,
         };
-        let decos = &self.ix.funcs[id].decorators;
-        if decos
-            .iter()
-            .any(|d| d == "property" || d == "cached_property")
-        {
+        if self.ix.funcs[id].is_property() {
             return None;
         }
+        let decos = &self.ix.funcs[id].decorators;
         let bound = (!decos.iter().any(|d| d == "staticmethod")).then_some(bound);
         Some(Value::Func { id, bound })
     }
@@ -57,16 +54,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let (here, self_name) = self.plain_super(sup, ctx)?;
-        let is_property = |me: &Self, id: crate::index::FuncId| {
-            me.ix.funcs[id]
-                .decorators
-                .iter()
-                .any(|d| d == "property" || d == "cached_property")
-        };
         match self.next_definer(here, p) {
             Some(owner) => {
                 let id = self.ix.classes[owner].methods[p];
-                if !is_property(self, id) {
+                if !self.ix.funcs[id].is_property() {
                     return None;
                 }
                 let bound = match self.eval_self(&self_name, ctx) {

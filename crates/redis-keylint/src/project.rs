@@ -7,8 +7,12 @@
 //! gives way to the nearest one above the package). An
 //! absolute import is looked up from the directory above the file's top package
 //! (the highest directory of `__init__.py` files above it, or the file's own
-//! directory), then from the project root and its `src/`; a relative one from the
-//! file's package. Nothing outside the project root is read (symbolic links are
+//! directory), then from the project root and its `src/`, then, when the project
+//! root is a uv workspace or one of its members (`[tool.uv.workspace] members` in
+//! the nearest `pyproject.toml` above that has the table, up to the repository's
+//! `.git`), from each other member's `src/` and directory; a relative one from the
+//! file's package. Nothing outside the project root (the workspace's directory for
+//! a workspace) is read (symbolic links are
 //! followed only when their target is inside), nor files over 1 MiB or not UTF-8.
 //! Without a marker, the nearest directory named on the command line above the file
 //! is its project root, else the working directory when the file is under it (never
@@ -192,6 +196,132 @@ pub(crate) fn walk_project(
     Some(false)
 }
 
+/// Pyproject files larger than this are not read for a workspace.
+const MAX_PYPROJECT_SIZE: u64 = 256 << 10;
+
+/// The uv workspace above (or at) the project root `root`: its directory and its
+/// members' directories (canonical, inside it, `exclude` left out), from
+/// `[tool.uv.workspace] members = [...]` in the nearest `pyproject.toml` that has
+/// the table, searched up to the repository's `.git` directory. Member patterns
+/// may use `*` and `?` in any segment. `None` without one, or when `root` is not
+/// the workspace's own directory or one of its members.
+fn uv_workspace(root: &Path) -> Option<(PathBuf, Vec<PathBuf>)> {
+    for dir in root.ancestors().take(16) {
+        let file = dir.join("pyproject.toml");
+        let table = std::fs::metadata(&file)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= MAX_PYPROJECT_SIZE)
+            .and_then(|_| std::fs::read_to_string(&file).ok())
+            .and_then(|text| text.parse::<toml::Table>().ok());
+        let ws = table.as_ref().and_then(|t| {
+            t.get("tool")?
+                .get("uv")?
+                .get("workspace")?
+                .as_table()
+                .cloned()
+        });
+        if let Some(ws) = ws {
+            let base = std::fs::canonicalize(dir).ok()?;
+            let patterns = |key: &str| -> Vec<String> {
+                ws.get(key)
+                    .and_then(|v| v.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let excluded: Vec<PathBuf> = patterns("exclude")
+                .iter()
+                .flat_map(|p| expand_dirs(&base, p))
+                .collect();
+            let mut members: Vec<PathBuf> = patterns("members")
+                .iter()
+                .flat_map(|p| expand_dirs(&base, p))
+                .filter(|m| !excluded.contains(m) && m.starts_with(&base))
+                .collect();
+            members.sort();
+            members.dedup();
+            let canon_root = std::fs::canonicalize(root).ok()?;
+            if canon_root != base && !members.contains(&canon_root) {
+                return None;
+            }
+            members.retain(|m| *m != canon_root);
+            return Some((base, members));
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    None
+}
+
+/// The directories (canonical) that a relative glob pattern (`packages/*`) names
+/// under `base`; at most 256.
+fn expand_dirs(base: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut found = vec![base.to_path_buf()];
+    for seg in pattern.split('/') {
+        let mut next = Vec::new();
+        for d in &found {
+            match seg {
+                "" | "." => next.push(d.clone()),
+                ".." => return Vec::new(),
+                s if s.contains(['*', '?', '[']) => {
+                    let Ok(rd) = std::fs::read_dir(d) else {
+                        continue;
+                    };
+                    let mut names: Vec<_> = rd
+                        .filter_map(|e| e.ok())
+                        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                        .filter(|n| !n.starts_with('.') && wildcard(s, n))
+                        .collect();
+                    names.sort();
+                    next.extend(names.into_iter().map(|n| d.join(n)));
+                }
+                s => next.push(d.join(s)),
+            }
+        }
+        next.truncate(256);
+        found = next;
+    }
+    found
+        .into_iter()
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .filter(|d| d.is_dir())
+        .collect()
+}
+
+/// Whether `name` matches a glob segment of `*` (any run) and `?` (one character);
+/// a segment with a character class matches nothing.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    if pattern.contains('[') {
+        return false;
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    // Greedy match with backtracking to the last `*`.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|c| *c == '*')
+}
+
 #[derive(Debug, Clone)]
 struct Roots {
     /// Nothing outside it is read (canonical).
@@ -272,7 +402,19 @@ impl Loader {
                         search.push(r);
                     }
                 }
-                (root.clone(), search)
+                // A member of a workspace imports its sibling members' packages.
+                let mut limit = root.clone();
+                if let Some((ws, members)) = uv_workspace(root) {
+                    for m in members {
+                        for r in [m.join("src"), m] {
+                            if !search.contains(&r) && r.is_dir() {
+                                search.push(r);
+                            }
+                        }
+                    }
+                    limit = ws;
+                }
+                (limit, search)
             }
             _ => (top.clone(), vec![top]),
         };
@@ -597,6 +739,17 @@ impl Loader {
 mod tests {
     use super::*;
 
+    #[test]
+    fn wildcard_segments() {
+        assert!(wildcard("*", "worker"));
+        assert!(wildcard("pkg-*", "pkg-common"));
+        assert!(wildcard("a?c*", "abcdef"));
+        assert!(wildcard("*-lib*", "x-lib"));
+        assert!(!wildcard("pkg-*", "lib-common"));
+        assert!(!wildcard("a?c", "ac"));
+        assert!(!wildcard("[ab]", "a"));
+    }
+
     /// Writes `text` at `path` under `root`, making its directories.
     fn write_at(root: &Path, path: &str, text: &str) {
         let p = root.join(path);
@@ -635,6 +788,59 @@ mod tests {
         assert_eq!(l.resolve(from, 0, "outside"), None);
         assert_eq!(l.resolve(from, 4, "outside"), None);
         assert_eq!(l.read(keys.to_str().unwrap()).as_deref(), Some("K = 'a'"));
+    }
+
+    #[test]
+    fn members_of_a_uv_workspace_import_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| write_at(&root, p, t);
+        w(
+            "ws/pyproject.toml",
+            "[tool.uv.workspace]\nmembers = [\"libs/*\", \"app\"]\nexclude = [\"libs/old\"]\n",
+        );
+        w("ws/app/pyproject.toml", "");
+        w("ws/app/src/app/jobs.py", "");
+        w("ws/libs/common/pyproject.toml", "");
+        w("ws/libs/common/src/common/keys.py", "");
+        w("ws/libs/flat/pyproject.toml", "");
+        w("ws/libs/flat/flatpkg.py", "");
+        w("ws/libs/old/pyproject.toml", "");
+        w("ws/libs/old/oldpkg.py", "");
+        w("ws/tools/pyproject.toml", "");
+        w("ws/tools/tool.py", "");
+        w("broken/pyproject.toml", "[tool.uv.workspace\nmembers = [");
+        w("broken/app/pyproject.toml", "");
+        w("broken/app/a.py", "");
+        w("broken/app/b.py", "");
+        let l = Loader::default();
+        let src = |p: &str| {
+            Some(ModuleFile::Source(
+                root.join(p).to_str().unwrap().to_string(),
+            ))
+        };
+        let from = root.join("ws/app/src/app/jobs.py");
+        let from = from.to_str().unwrap();
+        assert_eq!(
+            l.resolve(from, 0, "common.keys"),
+            src("ws/libs/common/src/common/keys.py")
+        );
+        assert_eq!(
+            l.resolve(from, 0, "flatpkg"),
+            src("ws/libs/flat/flatpkg.py")
+        );
+        // Excluded members and directories that are no member are not searched.
+        assert_eq!(l.resolve(from, 0, "oldpkg"), None);
+        assert_eq!(l.resolve(from, 0, "tool"), None);
+        // A project that is no member of the workspace above it keeps its own roots.
+        let tool = root.join("ws/tools/tool.py");
+        assert_eq!(l.resolve(tool.to_str().unwrap(), 0, "flatpkg"), None);
+        // A pyproject.toml that does not parse is no workspace.
+        let a = root.join("broken/app/a.py");
+        assert_eq!(
+            l.resolve(a.to_str().unwrap(), 0, "b"),
+            src("broken/app/b.py")
+        );
     }
 
     #[test]

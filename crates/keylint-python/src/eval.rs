@@ -1615,16 +1615,39 @@ impl<'t> crate::lower::Analyzer<'t> {
         if splat.kind_name() != "list_splat" {
             return None;
         }
-        let inner = splat.named_child(0)?;
-        if text(inner, self.src()) != counted {
+        let mut inner = splat.named_child(0)?;
+        while inner.kind_name() == "parenthesized_expression" {
+            inner = inner.named_child(0)?;
+        }
+        // `len(keys), *(keys + args)`: the keys, then the arguments.
+        let counted_node = if text(inner, self.src()) == counted {
+            inner
+        } else {
+            match (
+                inner.kind_name(),
+                inner.field(Field::Left),
+                inner.field(Field::Operator),
+            ) {
+                ("binary_operator", Some(l), Some(op))
+                    if text(op, self.src()) == "+" && text(l, self.src()) == counted =>
+                {
+                    l
+                }
+                _ => return None,
+            }
+        };
+        let Ok(keys) = self.eval(counted_node, &ctx.deeper()).splat() else {
+            return None;
+        };
+        if keys.is_empty() || !keys.iter().all(|e| !e.star && e.each.is_empty()) {
             return None;
         }
         let mut items = Vec::new();
         self.push_splat(splat, ctx, &mut items);
-        if items.is_empty() || !items.iter().all(|e| !e.star && e.each.is_empty()) {
+        if items.len() < keys.len() || items[..keys.len()].iter().any(|e| e.star) {
             return None;
         }
-        Some((Value::Int(items.len() as i64), items))
+        Some((Value::Int(keys.len() as i64), items))
     }
 
     fn push_splat(&mut self, k: Node<'t>, ctx: &Ctx<'t>, out: &mut Vec<Elem<'t>>) {
@@ -1899,6 +1922,27 @@ impl<'t> crate::lower::Analyzer<'t> {
                                 }
                             }
                             _ => self.opaque(n, ctx),
+                        }
+                    }
+                    // `keys + elements` with `elements` unknown: a list plus anything
+                    // is a list (or a `TypeError`), so its elements, then an unknown
+                    // count of unknown ones (`*(keys + args)` of an `EVAL`).
+                    (
+                        Value::Seq {
+                            items: mut x,
+                            family: false,
+                        },
+                        v,
+                    ) if unknown(&v) => {
+                        x.push(Elem {
+                            value: Value::Unknown,
+                            node: r,
+                            star: true,
+                            each: Vec::new(),
+                        });
+                        Value::Seq {
+                            items: x,
+                            family: false,
                         }
                     }
                     // One side is a string: the other must be one too.

@@ -398,9 +398,20 @@ pub(crate) struct ClassFacts {
     record: Option<(Vec<Param>, bool)>,
     /// An `Enum` class: `X.MEMBER.value` is the member's value.
     is_enum: bool,
+    /// The text (without white space) of the one assignment of each instance
+    /// attribute with a fact, when the constructor sets it from one of its
+    /// parameters (`self.name = name`) or from a method of `self` called without
+    /// arguments (`self.key = self.get_key()`): a subclass that assigns the same is
+    /// no redefinition (`rebase.rs`).
+    attr_texts: HashMap<String, String>,
 }
 
 impl ClassFacts {
+    /// See [`ClassFacts::attr_texts`].
+    pub(crate) fn attr_text(&self, name: &str) -> Option<&str> {
+        self.attr_texts.get(name).map(String::as_str)
+    }
+
     /// The fields of a record class, and whether it is a pydantic model.
     pub(crate) fn record(&self) -> Option<&(Vec<Param>, bool)> {
         self.record.as_ref()
@@ -2745,6 +2756,11 @@ fn class_fact(
                 }
                 _ => {}
             }
+        }
+    }
+    for name in out.instance_attrs.keys() {
+        if let Some(t) = crate::rebase::ctor_assign_text(a, c, name, false) {
+            out.attr_texts.insert(name.clone(), t);
         }
     }
     for (name, m) in methods {

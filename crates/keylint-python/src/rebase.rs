@@ -96,6 +96,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if given.is_some_and(|g| g.contains_key(name)) {
                     continue;
                 }
+                // `self.key = self.get_key()` as the base's constructor writes it.
+                if cf.attr_text(name).is_some()
+                    && ctor_assign_text(self, k, name, true).as_deref() == cf.attr_text(name)
+                {
+                    continue;
+                }
                 let Some(lit) = crate::subclasses::plain_literal(value, self.src()) else {
                     return Redefined::Unknown;
                 };
@@ -125,5 +131,73 @@ impl<'t> crate::lower::Analyzer<'t> {
             Redefined::Literals(values) => self.project?.rebased(&cf, values),
             Redefined::Unknown => None,
         }
+    }
+}
+
+/// The text (without white space) of the one assignment of `self.<name>` in class
+/// `c`, when it is in the constructor and its value is a parameter of the
+/// constructor (with its default, if any) or a call without arguments of a method of
+/// `self`. With `inherited`, the method must be one that no class of `c`'s chain in
+/// this module defines (for a subclass of another module's class: the base's own).
+/// Two classes that assign the same such text give the attribute the same value on
+/// the same object.
+pub(crate) fn ctor_assign_text(
+    a: &crate::lower::Analyzer<'_>,
+    c: ClassId,
+    name: &str,
+    inherited: bool,
+) -> Option<String> {
+    use crate::index::text;
+    let src = a.src();
+    let squeeze = |t: &str| -> String { t.chars().filter(|ch| !ch.is_whitespace()).collect() };
+    let assigns = a.ix.classes[c].self_assigns.get(name)?;
+    let [one] = assigns.as_slice() else {
+        return None;
+    };
+    let f = &a.ix.funcs[one.func];
+    if f.name != "__init__" || a.ix.method_class(one.func) != Some(c) {
+        return None;
+    }
+    let value = one.value?;
+    match value.kind_name() {
+        "identifier" => {
+            let id = text(value, src);
+            let p = f.params.iter().skip(1).find(|p| p.name == id && !p.star)?;
+            // A parameter bound again in the constructor is no longer the argument.
+            if f.defs.get(id).is_some_and(|d| d.len() > 1) {
+                return None;
+            }
+            Some(match p.default {
+                Some(d) => format!("{id}={}", squeeze(text(d, src))),
+                None => id.to_string(),
+            })
+        }
+        "call" => {
+            let callee = value.field(Field::Function)?;
+            let args = value.field(Field::Arguments)?;
+            if callee.kind_name() != "attribute"
+                || a.ix
+                    .nav
+                    .named_children(args)
+                    .any(|x| x.kind_name() != "comment")
+            {
+                return None;
+            }
+            let obj = callee.field(Field::Object)?;
+            if f.self_name() != Some(text(obj, src)) {
+                return None;
+            }
+            let m = text(callee.field(Field::Attribute)?, src);
+            if inherited
+                && a.ix
+                    .class_chain(c)
+                    .iter()
+                    .any(|&k| a.ix.classes[k].methods.contains_key(m))
+            {
+                return None;
+            }
+            Some(squeeze(text(value, src)))
+        }
+        _ => None,
     }
 }

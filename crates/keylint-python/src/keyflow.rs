@@ -125,7 +125,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some(a) => self.annotated_class(a, Declared::One, f),
                     None => None,
                 }
-                .or_else(|| self.isinstance_guard(obj, name, f).and_then(|t| t.local()))?;
+                .or_else(|| self.isinstance_guard(obj, name, f).and_then(|t| t.local()))
+                .or_else(|| self.duck_class(f, name))?;
                 Some((c, format!("inst:{}", h?.binding)))
             }
             DefKind::Expr(e) if e.kind_name() == "call" => {

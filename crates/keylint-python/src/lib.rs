@@ -30,6 +30,7 @@ mod condprefix;
 mod configured;
 mod ctorflow;
 mod decorators;
+mod ducktype;
 mod eval;
 mod extbase;
 mod fmtdict;

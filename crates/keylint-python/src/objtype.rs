@@ -7,9 +7,11 @@
 //! and properties, its key-builder methods and the commands its methods queue on a
 //! pipeline they receive.
 //!
-//! A type is taken only from a declaration (an annotation, or a constructor call of
-//! the class): a name or attribute whose declarations disagree, or that is also
-//! assigned something else, has no type, and what it reaches stays unknown.
+//! A type is taken from a declaration (an annotation, or a constructor call of the
+//! class), or, for a parameter with no annotation, from its name and use
+//! (`ducktype.rs`: `tiger` used only for what the imported `Tiger` has): a name or
+//! attribute whose declarations disagree, or that is also assigned something else,
+//! has no type, and what it reaches stays unknown.
 
 use crate::eval::{AnnotatedAs, ClientKind, Ctx, Value};
 use crate::index::{text, DefKind, FuncId};

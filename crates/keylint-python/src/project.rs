@@ -407,6 +407,24 @@ pub(crate) struct ClassFacts {
 }
 
 impl ClassFacts {
+    /// A class derived from a redis-py client.
+    pub(crate) fn is_client(&self) -> bool {
+        self.client.is_some()
+    }
+
+    /// Whether the class has a fact for method `m`.
+    pub(crate) fn has_method(&self, m: &str) -> bool {
+        self.methods.contains_key(m)
+            || self.queues.contains_key(m)
+            || self.scripts.contains_key(m)
+            || self.cmds.contains_key(m)
+    }
+
+    /// Whether the class has a fact for attribute `a` (of the class or its objects).
+    pub(crate) fn has_data(&self, a: &str) -> bool {
+        self.class_attrs.contains_key(a) || self.instance_attrs.contains_key(a)
+    }
+
     /// See [`ClassFacts::attr_texts`].
     pub(crate) fn attr_text(&self, name: &str) -> Option<&str> {
         self.attr_texts.get(name).map(String::as_str)
@@ -4024,12 +4042,19 @@ impl<'t> Analyzer<'t> {
             // `def __init__(self, driver)` that every constructor call fills with
             // `self` of one class; or tested with `isinstance` against a class of
             // another module where it is read.
-            None => self.ctor_flow_class(f, name).or_else(|| {
-                match self.isinstance_guard(obj, name, f)? {
+            None => self
+                .ctor_flow_class(f, name)
+                .or_else(|| match self.isinstance_guard(obj, name, f)? {
                     crate::guards::Tested::Ext(c) => Some(c),
                     crate::guards::Tested::Local(_) => None,
-                }
-            })?,
+                })
+                // `def unlock(self, rwlock)`: by its name and what it is used for.
+                .or_else(|| self.duck_ext(f, name))
+                .or_else(|| {
+                    let c = self.duck_class(f, name)?;
+                    let class = self.ix.classes[c].name.clone();
+                    self.own_key_class(&class)
+                })?,
         };
         // The value's own identity, not its class's: the same object passed on to a
         // function that annotates it with another class is the same instance.

@@ -682,8 +682,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             None => "mod".to_string(),
         };
         match &ctx.env {
-            Some(e) => format!("{base}[{}]", e.tag),
-            None => base,
+            Some(e) if !e.tag.is_empty() => format!("{base}[{}]", e.tag),
+            _ => base,
         }
     }
 
@@ -1693,8 +1693,9 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// A comprehension or generator: one element standing for the whole family.
     fn eval_comprehension(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
-        // `[str(i) for i in args]` over a followed builder's `*args`: element by element.
-        if n.kind_name() == "list_comprehension" {
+        // `[str(i) for i in args]` over a followed builder's `*args`, or over a list
+        // written in the clause: element by element.
+        if matches!(n.kind_name(), "list_comprehension" | "generator_expression") {
             if let Some(v) = self.mapped_comprehension(n, ctx) {
                 return v;
             }

@@ -20,7 +20,8 @@ const MAX_ITEMS: usize = 8;
 
 impl<'t> Analyzer<'t> {
     /// The list `[body for name in xs]` makes when `xs` is a list of known elements
-    /// of a followed builder's call; `None` for any other comprehension.
+    /// of a followed builder's call, or a list or tuple written in the clause; `None`
+    /// for any other comprehension.
     pub(crate) fn mapped_comprehension(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
         let nav = self.ix.nav;
         let mut clauses = nav.named_children(n).filter(|c| c.kind_name() != "comment");
@@ -36,12 +37,9 @@ impl<'t> Analyzer<'t> {
         }
         // Outside a followed builder: over a list or tuple written in the clause
         // (`for state in ("free", "inuse")`), with the loop name alone bound.
-        let written = ctx
-            .env
-            .clone()
-            .filter(|e| Some(e.func) == ctx.func)
-            .is_none();
-        let env = match ctx.env.clone().filter(|e| Some(e.func) == ctx.func) {
+        let own = ctx.env.clone().filter(|e| Some(e.func) == ctx.func);
+        let written = own.is_none();
+        let env = match own {
             Some(e) => e,
             None if matches!(clause.field(Field::Right)?.kind_name(), "list" | "tuple") => {
                 Rc::new(Env {

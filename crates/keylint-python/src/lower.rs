@@ -169,11 +169,11 @@ pub(crate) struct Analyzer<'t> {
     capture: Option<HashMap<usize, Tpl>>,
     /// `calls_in` and `func_of` are filled.
     pub(crate) calls_indexed: bool,
-    /// Script constants written as `string.Template` text (`"$pending_key"`): their
-    /// placeholders are read as unknown values (node ids of the string literals).
     /// Module dicts of clients read by subscript (`globals.rs`): the clients' kind,
     /// `None` for a dict that is no such registry.
     pub(crate) client_registries: HashMap<String, Option<ClientKind>>,
+    /// Script constants written as `string.Template` text (`"$pending_key"`): their
+    /// placeholders are read as unknown values (node ids of the string literals).
     pub(crate) dollar_bodies: HashSet<usize>,
     /// The receivers that the file's uses show to be clients (`byuse.rs`), read on
     /// first need.

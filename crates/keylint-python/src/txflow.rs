@@ -132,10 +132,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Value::Seq {
                         items,
                         family: false,
-                    } if items.iter().all(|e| !e.star && e.each.is_empty()) => {
-                        Some(!items.is_empty())
                     }
-                    Value::Dict(items) if items.iter().all(|e| !e.star && e.each.is_empty()) => {
+                    | Value::Dict(items)
+                        if items.iter().all(|e| !e.star && e.each.is_empty()) =>
+                    {
                         Some(!items.is_empty())
                     }
                     _ => None,

@@ -61,6 +61,8 @@ pub struct Loader {
     hashes: Mutex<HashMap<String, u128>>,
     /// The reverse index of each project root (canonical), built on first use.
     words: Mutex<HashMap<PathBuf, Option<std::sync::Arc<Words>>>>,
+    /// The uv workspace of each project root ([`uv_workspace`]), read on first use.
+    workspaces: Mutex<HashMap<PathBuf, Option<Workspace>>>,
     /// Whether each project root (canonical) writes hash tags, searched on first use.
     tags: Mutex<HashMap<PathBuf, std::sync::Arc<std::sync::OnceLock<ProjectTags>>>>,
     /// [`Loader::working_root`], found on first use.
@@ -196,6 +198,9 @@ pub(crate) fn walk_project(
     Some(false)
 }
 
+/// A uv workspace: its directory and its other members' directories (canonical).
+type Workspace = (PathBuf, Vec<PathBuf>);
+
 /// Pyproject files larger than this are not read for a workspace.
 const MAX_PYPROJECT_SIZE: u64 = 256 << 10;
 
@@ -205,7 +210,7 @@ const MAX_PYPROJECT_SIZE: u64 = 256 << 10;
 /// the table, searched up to the repository's `.git` directory. Member patterns
 /// may use `*` and `?` in any segment. `None` without one, or when `root` is not
 /// the workspace's own directory or one of its members.
-fn uv_workspace(root: &Path) -> Option<(PathBuf, Vec<PathBuf>)> {
+fn uv_workspace(root: &Path) -> Option<Workspace> {
     for dir in root.ancestors().take(16) {
         let file = dir.join("pyproject.toml");
         let table = std::fs::metadata(&file)
@@ -404,7 +409,7 @@ impl Loader {
                 }
                 // A member of a workspace imports its sibling members' packages.
                 let mut limit = root.clone();
-                if let Some((ws, members)) = uv_workspace(root) {
+                if let Some((ws, members)) = self.workspace(root) {
                     for m in members {
                         for r in [m.join("src"), m] {
                             if !search.contains(&r) && r.is_dir() {
@@ -432,6 +437,20 @@ impl Loader {
             .expect("loader lock")
             .insert(dir.to_path_buf(), r.clone());
         r
+    }
+
+    /// [`uv_workspace`] of the project root `root`, read once per root: every
+    /// directory of importing modules under one root asks for the same one.
+    fn workspace(&self, root: &Path) -> Option<Workspace> {
+        if let Some(w) = self.workspaces.lock().expect("loader lock").get(root) {
+            return w.clone();
+        }
+        let w = uv_workspace(root);
+        self.workspaces
+            .lock()
+            .expect("loader lock")
+            .insert(root.to_path_buf(), w.clone());
+        w
     }
 
     /// The working directory (canonical), the project root of files under it that

@@ -329,6 +329,10 @@ pub(crate) struct Eval<'t, 's> {
     pub script_start: usize,
     /// Each included file's range and the `@include` line that pulled it in.
     pub regions: Vec<(Span, Span)>,
+    /// Code the host program pastes into the script from elsewhere (a prelude of
+    /// helper functions shared by several scripts): shown, like an included file, at
+    /// the call in the script's own text that reached it.
+    pub pasted: Vec<Span>,
     /// The calls being inlined, outermost first.
     call_sites: Vec<Span>,
     /// Functions stored in tables by `function t.name()` / `function t:name()`: (the
@@ -418,6 +422,7 @@ impl<'t, 's> Eval<'t, 's> {
             loop_depth: 0,
             script_start: 0,
             regions: Vec::new(),
+            pasted: Vec::new(),
             call_sites: Vec::new(),
             methods: FastMap::default(),
             no_keys: false,
@@ -433,23 +438,26 @@ impl<'t, 's> Eval<'t, 's> {
         }
     }
 
-    /// A span the script's diagnostics can show: a span inside an included file becomes
-    /// the outermost call in the script that led there, or the `@include` line.
+    /// A span the script's diagnostics can show: a span inside an included file or
+    /// pasted code becomes the outermost call in the script's own text that led there,
+    /// or the `@include` line.
     fn visible(&self, span: Span) -> Span {
-        if span.start >= self.script_start {
+        if !self.elsewhere(span.start) {
             return span;
         }
-        if let Some(site) = self
-            .call_sites
-            .iter()
-            .find(|s| s.start >= self.script_start)
-        {
+        if let Some(site) = self.call_sites.iter().find(|s| !self.elsewhere(s.start)) {
             return site.clone();
         }
         self.regions
             .iter()
             .find(|(r, _)| r.contains(&span.start))
             .map_or(span, |(_, line)| line.clone())
+    }
+
+    /// Whether text at `at` is not the script's own: an included file, or code the
+    /// host pasted in.
+    fn elsewhere(&self, at: usize) -> bool {
+        at < self.script_start || self.pasted.iter().any(|r| r.contains(&at))
     }
 
     fn text(&self, node: Node<'_>) -> &'s str {

@@ -257,6 +257,15 @@ pub fn lower_with(source: &str, loader: Option<&dyn IncludeLoader>) -> FileModel
     model
 }
 
+/// Lowers a script into which the host program pasted code from elsewhere (`pasted`,
+/// ranges of `source`: a prelude of helper functions that several scripts share). A
+/// key touched inside a pasted function is shown at the call in the script's own text
+/// that reached it, as for an included file: each script that calls the helper has
+/// the finding in its own text.
+pub fn lower_pasted(source: &str, pasted: Vec<std::ops::Range<usize>>) -> FileModel {
+    lower_text_in(source, source, 0, Vec::new(), pasted, None)
+}
+
 /// Moves every span of a model lowered from an assembled text back into the script:
 /// what is left inside included files (literal bytes of a key written there) loses
 /// its place.
@@ -315,6 +324,17 @@ fn lower_text(
     regions: Vec<(Span, Span)>,
     project: Option<&dyn IncludeLoader>,
 ) -> FileModel {
+    lower_text_in(text, source, shift, regions, Vec::new(), project)
+}
+
+fn lower_text_in(
+    text: &str,
+    source: &str,
+    shift: usize,
+    regions: Vec<(Span, Span)>,
+    pasted: Vec<Span>,
+    project: Option<&dyn IncludeLoader>,
+) -> FileModel {
     let mut model = FileModel::new(LANG);
     // Every key of a Lua file is in a script body (merged into another file's model,
     // only the keys of its scripts are).
@@ -328,6 +348,7 @@ fn lower_text(
     let mut ev = Eval::new(src, &scopes);
     ev.script_start = shift;
     ev.regions = regions;
+    ev.pasted = pasted;
 
     if registers_functions(root, src) {
         lower_functions(&mut ev, root, src, &mut model);

@@ -898,7 +898,16 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
             body_index.push(Some(i));
             continue;
         }
-        let mut lua = keylint_lua::lower(&body.text);
+        let pasted = body
+            .offs
+            .as_deref()
+            .map(|o| pasted_code(a, &body.text, o))
+            .unwrap_or_default();
+        let mut lua = if pasted.is_empty() {
+            keylint_lua::lower(&body.text)
+        } else {
+            keylint_lua::lower_pasted(&body.text, pasted)
+        };
         if body.text.contains(keylint_lua::HOST_VALUE) {
             host_labels(&mut lua, &body.hosts);
         }
@@ -960,6 +969,48 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
     for (link, bi) in links.iter().zip(body_index.into_iter().skip(skip)) {
         // Without a known body, only the call's own facts (its numkeys) are recorded.
         link_call(a, link, bi.map(|bi| &lowered[bi]));
+    }
+}
+
+/// The parts of a body's text pasted in from elsewhere in the source: runs of lines
+/// that come from another string than the one holding the script's last line (a
+/// prelude of helpers in a property or constant, `f'''{self._prelude}\n…'''` or
+/// `PRELUDE + '''…'''`). Short values pasted into a line (a prefix constant) stay the
+/// script's own text; so does everything when the last line's string is unknown.
+fn pasted_code(a: &Analyzer<'_>, text: &str, offs: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let Some(last) = bytes.iter().rposition(|b| !b.is_ascii_whitespace()) else {
+        return Vec::new();
+    };
+    let Some(own) = string_at(a, offs[last]) else {
+        return Vec::new();
+    };
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if own.contains(&offs[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !own.contains(&offs[i]) {
+            i += 1;
+        }
+        if bytes[start..i].contains(&b'\n') {
+            out.push(start..i);
+        }
+    }
+    out
+}
+
+/// The byte range of the Python string literal around source offset `at`.
+fn string_at(a: &Analyzer<'_>, at: usize) -> Option<std::ops::Range<usize>> {
+    let mut n = a.ix.nav.root().descendant_for_byte_range(at, at + 1)?;
+    loop {
+        if n.kind_name() == "string" {
+            return Some(n.byte_range());
+        }
+        n = a.ix.nav.parent(n)?;
     }
 }
 

@@ -189,8 +189,11 @@ fn undeclared(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<F
             if span == key.span && !model.keys[m].template.same_text(&key.template) {
                 // Another key reached from the same place (a helper called with other
                 // values, or an included function touching several keys).
-                let shown = format!("`{}`", cx.shown(m));
-                if !also.contains(&shown) && also.len() < MAX_LABELS {
+                let text = cx.shown(m);
+                let shown = format!("`{text}`");
+                // Values the text does not tell apart (`pointer_type` of `'head'` and
+                // of `'tail'`) are not listed as another key.
+                if text != cx.shown(k) && !also.contains(&shown) && also.len() < MAX_LABELS {
                     also.push(shown);
                 }
                 continue;

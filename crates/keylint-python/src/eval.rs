@@ -4730,6 +4730,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(v) = self.wrapped_script(id, n, args, ctx) {
                 return v;
             }
+            if self.ix().funcs[id].class.is_none() {
+                if let Some(v) = self.param_script_call(id, n, args, ctx) {
+                    return v;
+                }
+            }
+        }
+        // `self.register_script(LUA)` of a method that registers its argument.
+        if bound.is_some() && self.ix().funcs[id].class.is_some() {
             if let Some(v) = self.param_script_call(id, n, args, ctx) {
                 return v;
             }

@@ -71,11 +71,17 @@ impl<'t> crate::lower::Analyzer<'t> {
         if self.defines(c, m).is_some() {
             return None;
         }
+        // A method that registers its argument as a script is called on `self` (its
+        // arguments begin after `self`), not as `Cls.m(obj, …)`.
+        let on_self = n
+            .field(Field::Function)
+            .and_then(|f| f.field(Field::Object))
+            .is_some_and(|o| text(o, self.src()) == "self");
         let returns = |f: &Fact| {
             matches!(
                 f,
                 Fact::Returns(_) | Fact::Factory(_) | Fact::PipelineCm(_) | Fact::Builder(_)
-            )
+            ) || (matches!(f, Fact::ScriptParam(..)) && on_self)
         };
         let cf = self.one_imported_base(c, |cf| {
             cf.method(m).is_some_and(returns).then(|| cf.clone())

@@ -2338,6 +2338,13 @@ fn body_fact(
         Some(_) if info.is_classmethod() => (1, None, false),
         Some(c) => (1, Some(c), true),
     };
+    // `def register_script(self, script): return self.conn.register_script(script)`:
+    // the position after `self`.
+    if instance {
+        if let Some((pos, name)) = a.script_param(fid) {
+            return Some(Fact::ScriptParam(pos, name.into()));
+        }
+    }
     // `STORE[script] = client.register_script(script)`, `return STORE[script]`.
     if class.is_none() {
         if let Some((pos, name)) = a.script_param(fid) {
@@ -3760,8 +3767,9 @@ impl<'t> Analyzer<'t> {
             Fact::PipeFactory(k, tx) => Some(self.factory_pipeline(k, &tx, args, n)),
             // A script factory of another module: a script registered at this call.
             Fact::Script(text, k) => Some(Value::Script(self.ext_script(n, text, k))),
-            // A helper of another module that registers the script passed to it.
-            Fact::ScriptParam(pos, name) if inst.is_none() => self
+            // A helper of another module that registers the script passed to it (a
+            // method's position counts the arguments after `self`).
+            Fact::ScriptParam(pos, name) => self
                 .param_script_at((pos, name.to_string()), n, args, ctx)
                 .map(Value::Script),
             // An `EVAL` wrapper factory of another module: a script object whose

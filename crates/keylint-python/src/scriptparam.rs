@@ -31,8 +31,10 @@ use tree_sitter::Node;
 const CACHING: &[&str] = &["lru_cache", "cache", "memoize", "cached"];
 
 impl<'t> Analyzer<'t> {
-    /// The position and name of the parameter whose argument module function `id`
-    /// registers as a script and returns (computed once per function).
+    /// The position and name of the parameter whose argument function `id` (a module
+    /// function, or a method called on an object) registers as a script and returns
+    /// (computed once per function). For a method, the position counts the
+    /// arguments after `self`.
     pub(crate) fn script_param(&mut self, id: FuncId) -> Option<(usize, String)> {
         if let Some(s) = self.script_params_seen.get(&id) {
             return s.clone();
@@ -45,8 +47,12 @@ impl<'t> Analyzer<'t> {
     fn find_script_param(&self, id: FuncId) -> Option<(usize, String)> {
         let src = self.ix.src;
         let info = &self.ix.funcs[id];
+        // A method (`def register_script(self, script): return
+        // self.conn.register_script(script)`) is called on an object: its caller's
+        // arguments begin after `self`. Static and class methods carry a decorator
+        // that is no caching one, and are left out below.
+        let method = info.class.is_some();
         if info.is_lambda
-            || info.class.is_some()
             || info.parent.is_some()
             || info
                 .decorators
@@ -77,7 +83,8 @@ impl<'t> Analyzer<'t> {
         }
         let pname = text(*body, src);
         let pos = info.params.iter().position(|p| p.name == pname)?;
-        if info.params[..=pos].iter().any(|p| p.star)
+        if (method && pos == 0)
+            || info.params[..=pos].iter().any(|p| p.star)
             || info.defs.get(pname).is_some_and(|d| d.len() > 1)
             || info.nonlocal.iter().any(|n| n == pname)
         {
@@ -125,7 +132,7 @@ impl<'t> Analyzer<'t> {
                 return None;
             }
         }
-        Some((pos, pname.to_string()))
+        Some((if method { pos - 1 } else { pos }, pname.to_string()))
     }
 
     /// `helper(client, BODY)` of such a helper: a script whose body is `BODY`, in

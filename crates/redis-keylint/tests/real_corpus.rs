@@ -119,6 +119,9 @@ struct Finding {
     message: String,
     #[serde(default)]
     related: Vec<Related>,
+    /// The lines of what the finding judges (a command's call, a transaction).
+    #[serde(default)]
+    unit: Option<Related>,
 }
 
 #[derive(Deserialize)]
@@ -149,6 +152,15 @@ impl Finding {
             && std::iter::once(self.line)
                 .chain(self.related.iter().map(|r| r.line))
                 .any(|l| a <= l && l <= b)
+    }
+
+    /// Whether a cross-slot finding is about the site at lines `a..=b`: it points at
+    /// them, or what it judges begins there (a command call written over several
+    /// lines, labelled at its first line, whose keys the finding points at below).
+    fn judges(&self, file: &str, (a, b): (usize, usize)) -> bool {
+        self.touches(file, (a, b))
+            || (norm_path(&self.path) == file
+                && self.unit.as_ref().is_some_and(|u| a <= u.line && u.line <= b))
     }
 }
 
@@ -361,7 +373,7 @@ fn score_sites(
             "cross-slot" => {
                 s.cs_sites += 1;
                 let f = findings.iter().any(|f| {
-                    CROSS_SLOT_RULES.contains(&f.rule.as_str()) && f.touches(&site.file, range)
+                    CROSS_SLOT_RULES.contains(&f.rule.as_str()) && f.judges(&site.file, range)
                 });
                 s.cs_found += usize::from(f);
                 f

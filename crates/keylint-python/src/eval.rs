@@ -1092,6 +1092,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.options_subscript(n, ctx) {
                     return v;
                 }
+                // `self.resource_keys["cpu"]` of a table of key names written once.
+                if let Some(v) = self.attr_dict_entry(n, ctx) {
+                    return v;
+                }
                 // `Redis[bytes]`: a generic alias is the class itself.
                 let value = n.field(Field::Value);
                 let evaluated = value.map(|v| self.eval(v, &ctx.deeper()));
@@ -4287,6 +4291,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             // `options.get("ns", "app")`: a setting with its literal default in view.
             if let Some(v) = self.defaulted_get(n, obj, m, ctx) {
                 return v;
+            }
+            // `self.queues.values()` of a table of key names written once.
+            if m == "values" {
+                if let Some(v) = self.attr_dict_values(n, obj, ctx) {
+                    return v;
+                }
             }
             // `Key.LINK.sub(link_id)`: a method of an `Enum` called on a member.
             if let Some(v) = self.enum_member_call(obj, m, args, n, ctx) {

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 mod aliases;
+mod attrdict;
 mod attrlist;
 mod basefacts;
 mod boundpipe;

@@ -160,7 +160,10 @@ impl Finding {
     fn judges(&self, file: &str, (a, b): (usize, usize)) -> bool {
         self.touches(file, (a, b))
             || (norm_path(&self.path) == file
-                && self.unit.as_ref().is_some_and(|u| a <= u.line && u.line <= b))
+                && self
+                    .unit
+                    .as_ref()
+                    .is_some_and(|u| a <= u.line && u.line <= b))
     }
 }
 

@@ -1,0 +1,235 @@
+//! Key names kept in a dict on `self`: a table the constructor writes once and the
+//! class only reads.
+//!
+//! ```python
+//! def __init__(self):
+//!     self.resource_keys = {"cpu": "resources:cpu", "memory": "resources:memory"}
+//!
+//! def init(self):
+//!     with self.redis.pipeline() as pipe:
+//!         pipe.set(self.resource_keys["cpu"], 0)
+//!         pipe.set(self.resource_keys["memory"], 0)
+//! ```
+//!
+//! `self.resource_keys["cpu"]` is that entry's value, and `self.resource_keys.values()`
+//! is the dict's values, one by one. The attribute must be assigned exactly once in
+//! the class's chain of this file, in `__init__`, a dict display (a `**` splat leaves
+//! it unknown; an entry is looked up only when every key is a string literal, whatever
+//! the keys for `.values()`), no subclass of the file may assign
+//! it, and every other use of an attribute of that name in the file must only read it:
+//! `x.attr[k]` that is no assignment target nor `del`, `x.attr.get(…)`, `.items()`,
+//! `.keys()`, `.values()`, `.copy()`, `len(x.attr)`, `k in x.attr` or the iterable of a
+//! `for`. Any other use (an argument of a call, `.update`, an alias) may change it.
+
+use crate::eval::{Ctx, Elem, Value};
+use crate::index::{text, ClassId};
+use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
+
+/// Reads of a dict that change nothing.
+const READS: &[&str] = &["get", "items", "keys", "values", "copy"];
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `self.attr["name"]` (`sub` a subscript) of such a table: the entry's value.
+    pub(crate) fn attr_dict_entry(&mut self, sub: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let value = sub.field(Field::Value)?;
+        let index = self.ix.nav.named_children(sub).find(|c| *c != value)?;
+        if index.kind_name() != "string" {
+            return None;
+        }
+        let (dict, init) = self.attr_table(value, ctx)?;
+        if !self.string_keys(dict) {
+            return None;
+        }
+        let Value::Str(t) = self.eval(index, &ctx.deeper()) else {
+            return None;
+        };
+        let want = String::from_utf8(t.as_bytes()?).ok()?;
+        let (_, entry) = self
+            .dict_entries(dict)
+            .into_iter()
+            .find(|(k, _)| *k == want)?;
+        let at = Ctx {
+            func: Some(init),
+            env: None,
+            depth: ctx.depth + 1,
+        };
+        Some(self.eval(entry, &at))
+    }
+
+    /// `self.attr.values()` (`call`, with `recv` = `self.attr`) of such a table: its
+    /// values, element by element.
+    pub(crate) fn attr_dict_values(
+        &mut self,
+        call: Node<'t>,
+        recv: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let args = call.field(Field::Arguments)?;
+        if self.ix.nav.named_children(args).next().is_some() {
+            return None;
+        }
+        let (dict, init) = self.attr_table(recv, ctx)?;
+        // The values whatever the keys (`JobPriority.HIGH: "queue:high"`).
+        let entries: Vec<Node<'t>> = self
+            .ix
+            .nav
+            .named_children(dict)
+            .filter_map(|p| p.field(Field::Value))
+            .collect();
+        if entries.is_empty() {
+            return None;
+        }
+        let at = Ctx {
+            func: Some(init),
+            env: None,
+            depth: ctx.depth + 1,
+        };
+        let items = entries
+            .into_iter()
+            .map(|v| Elem {
+                value: self.eval(v, &at),
+                node: v,
+                star: false,
+                each: Vec::new(),
+            })
+            .collect();
+        Some(Value::Seq {
+            items,
+            family: false,
+        })
+    }
+
+    /// The dict display `self.attr` (`obj`) holds and the `__init__` that writes it,
+    /// when it is such a table.
+    fn attr_table(
+        &mut self,
+        obj: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Node<'t>, crate::index::FuncId)> {
+        if obj.kind_name() != "attribute" {
+            return None;
+        }
+        let owner = obj.field(Field::Object)?;
+        if owner.kind_name() != "identifier" || text(owner, self.src()) != "self" {
+            return None;
+        }
+        let attr = text(obj.field(Field::Attribute)?, self.src());
+        let Value::SelfObj(c) = self.eval(owner, &ctx.deeper()) else {
+            return None;
+        };
+        if self.overridden_below(c, attr) {
+            return None;
+        }
+        let (k, a) = self.one_assignment(c, attr)?;
+        let f = &self.ix.funcs[a.func];
+        if f.name != "__init__" || f.class != Some(k) {
+            return None;
+        }
+        let init = a.func;
+        let dict = a.value?;
+        if dict.kind_name() != "dictionary" || !self.only_read(attr) {
+            return None;
+        }
+        // Entries only (no `**` splat), each key written as a literal or a name.
+        let pairs = self
+            .ix
+            .nav
+            .named_children(dict)
+            .filter(|p| p.kind_name() != "comment")
+            .all(|p| p.kind_name() == "pair");
+        pairs.then_some((dict, init))
+    }
+
+    /// Whether every key of dict display `dict` is a string literal.
+    fn string_keys(&self, dict: Node<'t>) -> bool {
+        self.ix
+            .nav
+            .named_children(dict)
+            .filter(|p| p.kind_name() != "comment")
+            .all(|p| {
+                p.field(Field::Key)
+                    .is_some_and(|key| key.kind_name() == "string")
+            })
+    }
+
+    /// The one assignment of `self.attr` in the chain of class `c`, with its class: no
+    /// class of the chain defines the name otherwise.
+    fn one_assignment(
+        &self,
+        c: ClassId,
+        attr: &str,
+    ) -> Option<(ClassId, crate::index::SelfAssign<'t>)> {
+        let mut found = None;
+        for k in self.ix.class_chain(c) {
+            let cls = &self.ix.classes[k];
+            if cls.methods.contains_key(attr) || cls.defs.contains_key(attr) {
+                return None;
+            }
+            if let Some(assigns) = cls.self_assigns.get(attr) {
+                match (assigns.as_slice(), &found) {
+                    ([one], None) => found = Some((k, *one)),
+                    _ => return None,
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether every use of an attribute named `attr` in the file, besides its one
+    /// assignment, only reads it as a dict.
+    fn only_read(&self, attr: &str) -> bool {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let Some(uses) = self.attr_uses(attr) else {
+            return false;
+        };
+        let mut assignments = 0;
+        for x in uses {
+            let Some(p) = nav.parent(x) else {
+                return false;
+            };
+            let ok = match p.kind_name() {
+                "subscript" if p.field(Field::Value) == Some(x) => !written(nav, p),
+                "attribute" if p.field(Field::Object) == Some(x) => {
+                    p.field(Field::Attribute)
+                        .is_some_and(|m| READS.contains(&text(m, src)))
+                        && nav.parent(p).is_some_and(|c| c.kind_name() == "call")
+                }
+                "assignment" if p.field(Field::Left) == Some(x) => {
+                    assignments += 1;
+                    assignments == 1
+                }
+                // `for k in self.attr:`, `k in self.attr`.
+                "for_statement" | "for_in_clause" => p.field(Field::Right) == Some(x),
+                // `k in self.attr`, `self.attr == other`.
+                "comparison_operator" => true,
+                // `len(self.attr)`.
+                "argument_list" => nav
+                    .parent(p)
+                    .and_then(|c| c.field(Field::Function))
+                    .is_some_and(|f| text(f, src) == "len"),
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Whether subscript `n` is written: the target of an assignment, an augmented
+/// assignment or a `del`.
+fn written<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>) -> bool {
+    let mut cur = n;
+    while let Some(p) = nav.parent(cur) {
+        match p.kind_name() {
+            "assignment" | "augmented_assignment" => return p.field(Field::Left) == Some(cur),
+            "delete_statement" => return true,
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list" => cur = p,
+            _ => return false,
+        }
+    }
+    false
+}

@@ -12,7 +12,8 @@
 //! ```
 //!
 //! `self.resource_keys["cpu"]` is that entry's value, and `self.resource_keys.values()`
-//! is the dict's values, one by one. The attribute must be assigned exactly once in
+//! is the dict's values, one by one (string values only: a list or dict value could be
+//! changed through its entry). The attribute must be assigned exactly once in
 //! the class's chain of this file, in `__init__`, a dict display (a `**` splat leaves
 //! it unknown; an entry is looked up only when every key is a string literal, whatever
 //! the keys for `.values()`), no subclass of the file may assign
@@ -54,7 +55,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             env: None,
             depth: ctx.depth + 1,
         };
-        Some(self.eval(entry, &at))
+        // A string only: a list or dict value could be changed through the entry
+        // (`self.keys["all"].append(k)`).
+        match self.eval(entry, &at) {
+            v @ Value::Str(_) => Some(v),
+            _ => None,
+        }
     }
 
     /// `self.attr.values()` (`call`, with `recv` = `self.attr`) of such a table: its
@@ -85,15 +91,20 @@ impl<'t> crate::lower::Analyzer<'t> {
             env: None,
             depth: ctx.depth + 1,
         };
-        let items = entries
-            .into_iter()
-            .map(|v| Elem {
-                value: self.eval(v, &at),
+        let mut items = Vec::with_capacity(entries.len());
+        for v in entries {
+            // Strings only, as for an entry.
+            let value = self.eval(v, &at);
+            if !matches!(value, Value::Str(_)) {
+                return None;
+            }
+            items.push(Elem {
+                value,
                 node: v,
                 star: false,
                 each: Vec::new(),
-            })
-            .collect();
+            });
+        }
         Some(Value::Seq {
             items,
             family: false,
@@ -200,7 +211,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     assignments += 1;
                     assignments == 1
                 }
-                // `for k in self.attr:`, `k in self.attr`.
+                // `for k in self.attr:` (its keys).
                 "for_statement" | "for_in_clause" => p.field(Field::Right) == Some(x),
                 // `k in self.attr`, `self.attr == other`.
                 "comparison_operator" => true,

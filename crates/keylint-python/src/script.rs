@@ -979,6 +979,9 @@ pub(crate) fn link_scripts<'t>(a: &mut Analyzer<'t>) {
 /// script's own text; so does everything when the last line's string is unknown.
 fn pasted_code(a: &Analyzer<'_>, text: &str, offs: &[usize]) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
+    if offs.len() != bytes.len() {
+        return Vec::new();
+    }
     let Some(last) = bytes.iter().rposition(|b| !b.is_ascii_whitespace()) else {
         return Vec::new();
     };

@@ -27,9 +27,6 @@ use crate::index::{text, ClassId};
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
 
-/// Reads of a dict that change nothing.
-const READS: &[&str] = &["get", "items", "keys", "values", "copy"];
-
 impl<'t> crate::lower::Analyzer<'t> {
     /// `self.attr["name"]` (`sub` a subscript) of such a table: the entry's value.
     pub(crate) fn attr_dict_entry(&mut self, sub: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
@@ -201,10 +198,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return false;
             };
             let ok = match p.kind_name() {
-                "subscript" if p.field(Field::Value) == Some(x) => !written(nav, p),
+                "subscript" if p.field(Field::Value) == Some(x) => {
+                    !crate::optdict::is_write_target(nav, p)
+                }
                 "attribute" if p.field(Field::Object) == Some(x) => {
                     p.field(Field::Attribute)
-                        .is_some_and(|m| READS.contains(&text(m, src)))
+                        .is_some_and(|m| crate::globals::DICT_READS.contains(&text(m, src)))
                         && nav.parent(p).is_some_and(|c| c.kind_name() == "call")
                 }
                 "assignment" if p.field(Field::Left) == Some(x) => {
@@ -228,19 +227,4 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         true
     }
-}
-
-/// Whether subscript `n` is written: the target of an assignment, an augmented
-/// assignment or a `del`.
-fn written<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>) -> bool {
-    let mut cur = n;
-    while let Some(p) = nav.parent(cur) {
-        match p.kind_name() {
-            "assignment" | "augmented_assignment" => return p.field(Field::Left) == Some(cur),
-            "delete_statement" => return true,
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list" => cur = p,
-            _ => return false,
-        }
-    }
-    false
 }

@@ -42,7 +42,7 @@ pub(crate) enum Rewrite {
 }
 
 /// Attribute reads of a dict (or of `globals()`) that never write it.
-const DICT_READS: &[&str] = &["get", "items", "keys", "values", "copy"];
+pub(crate) const DICT_READS: &[&str] = &["get", "items", "keys", "values", "copy"];
 
 impl<'t> crate::lower::Analyzer<'t> {
     /// What the file does to its module names through `globals()` (computed once).

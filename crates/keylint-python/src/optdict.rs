@@ -367,7 +367,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
 /// Whether `n` is written: the target of an assignment (also augmented, also inside
 /// a tuple or list of targets) or of `del`.
-fn is_write_target<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>) -> bool {
+pub(crate) fn is_write_target<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>) -> bool {
     let mut cur = n;
     while let Some(p) = nav.parent(cur) {
         match p.kind_name() {

@@ -3454,7 +3454,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             let path = crate::index::import_bindings(def.stmt, self.src())
                 .into_iter()
                 .find(|(local, _)| local == name)
-                .map(|(_, path)| path);
+                .map(|(_, path)| path)
+                // `from M import *`, for the names `starimport.rs` bound to it.
+                .or_else(|| {
+                    crate::index::star_module(def.stmt, self.src())
+                        .map(|m| crate::index::import_path(&m, name))
+                });
             if let Some(path) = path {
                 // Project analysis: a constant or client of another module.
                 return Some(self.project_value(path, use_node, ctx));

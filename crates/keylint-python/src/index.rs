@@ -146,6 +146,10 @@ pub(crate) struct Index<'t> {
     pub class_by_name: HashMap<String, ClassId>,
     /// Part of the tree was too deep to index.
     pub too_deep: bool,
+    /// Module-level `from M import *` statements, in order, with `M` as written
+    /// (`server.keys`, `.settings`): what they bind is known only from the project
+    /// (see `starimport.rs`).
+    pub star_imports: Vec<(Node<'t>, String)>,
     depth: usize,
 }
 
@@ -184,6 +188,7 @@ impl<'t> Index<'t> {
             module_funcs: HashMap::new(),
             class_by_name: HashMap::new(),
             too_deep: false,
+            star_imports: Vec::new(),
             depth: 0,
         };
         let mut defs = HashMap::new();
@@ -276,6 +281,11 @@ impl<'t> Index<'t> {
                 self.add_func(n, "<lambda>".into(), func, None, Vec::new());
             }
             "import_statement" | "import_from_statement" | "future_import_statement" => {
+                if module && n.kind_name() == "import_from_statement" {
+                    if let Some(m) = star_module(n, src) {
+                        self.star_imports.push((n, m));
+                    }
+                }
                 let names = self.scan_import(n, module);
                 for name in names {
                     Self::add_def(
@@ -1116,9 +1126,22 @@ pub(crate) fn client_path(path: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The module of `from M import *` (as written, leading dots included), if `n` is one.
+pub(crate) fn star_module(n: Node<'_>, src: &str) -> Option<String> {
+    let mut cursor = n.walk();
+    let star = n
+        .named_children(&mut cursor)
+        .any(|c| c.kind_name() == "wildcard_import");
+    if !star {
+        return None;
+    }
+    let m = text(n.field(Field::ModuleName)?, src);
+    (!m.is_empty()).then(|| m.to_string())
+}
+
 /// The dotted path `from module import name` binds: `from . import keys` is `.keys`
 /// (the leading dots count the package levels, as in the import itself).
-fn import_path(module: &str, name: &str) -> String {
+pub(crate) fn import_path(module: &str, name: &str) -> String {
     if !module.is_empty() && module.bytes().all(|b| b == b'.') {
         format!("{module}{name}")
     } else {

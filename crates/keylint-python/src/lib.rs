@@ -77,6 +77,7 @@ mod scriptsites;
 pub mod siblings;
 mod sortpat;
 mod starbuild;
+mod starimport;
 mod strdecl;
 mod strings;
 mod strreplace;

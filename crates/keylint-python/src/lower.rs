@@ -333,6 +333,7 @@ impl<'t> Analyzer<'t> {
         if self.ix.too_deep {
             self.resolve_names = false;
         }
+        self.bind_star_imports();
         let calls = self.index_calls();
         // `transaction(func, …)` first: it tells what `func`'s parameter is.
         for &(call, func) in &calls {

@@ -1089,6 +1089,33 @@ impl<'p> Scope<'p> {
         }
     }
 
+    /// The names `from module import *` binds in this module, `module` as written
+    /// (`server.keys`, `.settings`): the public names the project module defines or
+    /// imports at its top level that it has facts of, only those its `__all__`
+    /// quotes when its text names `__all__`. `None` when the module is not one of
+    /// the project's or its text cannot be read.
+    pub(crate) fn star_names(&self, module: &str) -> Option<Vec<String>> {
+        let file = self.module_source(module)?;
+        let facts = self.facts(&file)?;
+        self.note(ModuleDep::Read { path: file.clone() });
+        let text = self.project.loader.read(&file)?;
+        let listed = text.contains("__all__");
+        let mut names: Vec<String> = facts
+            .names
+            .keys()
+            .filter(|n| {
+                if listed {
+                    text.contains(&format!("'{n}'")) || text.contains(&format!("\"{n}\""))
+                } else {
+                    !n.starts_with('_')
+                }
+            })
+            .cloned()
+            .collect();
+        names.sort();
+        Some(names)
+    }
+
     /// What the dotted `path` (as this module's imports wrote it) is.
     pub(crate) fn lookup(&self, path: &str) -> Option<Fact> {
         if let Some(f) = self.lookups.borrow().get(path) {
@@ -1732,6 +1759,7 @@ fn summarise(
     if a.ix.too_deep {
         return HashMap::new();
     }
+    a.bind_star_imports();
     let only = match only {
         Some((class, values)) => {
             let Some(&c) = a.ix.class_by_name.get(class) else {
@@ -4312,6 +4340,35 @@ def run(job_id, name):
         assert!(deps.contains(&ModuleDep::Read {
             path: "app/models.py".into()
         }));
+    }
+
+    #[test]
+    fn star_imports_bind_the_public_names_of_a_project_module() {
+        let keys = "import redis\nr = redis.Redis()\nA = 'a:1'\nB = 'b:1'\n_C = 'c:1'\n";
+        let listed = "__all__ = ['D']\nD = 'd:1'\nE = 'e:1'\n";
+        let main = r#"
+from app.keys import *
+from app.listed import *
+
+def run():
+    r.rename(A, B)
+    r.rename(A, _C)
+    r.rename(A, D)
+    r.rename(A, E)
+"#;
+        let files = [
+            ("app/__init__.py", ""),
+            ("app/keys.py", keys),
+            ("app/listed.py", listed),
+            ("app/main.py", main),
+        ];
+        let (findings, _) = lint(&files, "app/main.py");
+        // `_C` is private and `E` is not in `__all__`: neither is bound.
+        assert_eq!(
+            findings,
+            ["cross-slot: slot 14631", "cross-slot: slot 2951"],
+            "{findings:#?}"
+        );
     }
 
     /// Lints the modules of `files` in `order` within one project: per file, its

@@ -4309,6 +4309,19 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             let recv = self.eval(obj, &ctx.deeper());
             let recv = self.as_receiver(recv, obj);
+            // `redis_client.get_prefix(p)` on `redis_client = RedisCli()` of a class of
+            // this file derived from a client that defines the method itself.
+            let recv = match recv {
+                Value::Client(_) => match self.own_client_object(obj, m) {
+                    Some(c) => Value::SelfObj(c),
+                    // The same of a client object of another module of the project.
+                    None => match self.imported_client_object(obj, m) {
+                        Some(x) => return self.ext_call(&x, m, args, n, ctx),
+                        None => recv,
+                    },
+                },
+                other => other,
+            };
             match recv {
                 Value::Str(s) => return self.str_method(&s, m, args, n, ctx),
                 Value::Client(written) => {
@@ -4974,6 +4987,50 @@ impl<'t> crate::lower::Analyzer<'t> {
             .class_chain(c)
             .into_iter()
             .find_map(|k| self.ix().classes[k].methods.get(m).copied())
+    }
+
+    /// The class of `obj`, a module global bound once at module level to an object of
+    /// a class of this file derived from a redis-py client (`redis_client =
+    /// RedisCli()`), when that class defines `m` itself and `m` is not a method of the
+    /// client library (a command, `pipeline`, `register_script`, …): its own helper
+    /// (`def get_prefix(self, prefix): return [k for k in self.scan_iter(…)]`).
+    pub(crate) fn own_client_object(&mut self, obj: Node<'t>, m: &str) -> Option<ClassId> {
+        if obj.kind_name() != "identifier" || crate::proxies::client_name(m) || m.starts_with("__")
+        {
+            return None;
+        }
+        let name = text(obj, self.src());
+        let class = crate::project::module_object_class(self, name)?;
+        let c = *self.ix().class_by_name.get(class.as_str())?;
+        self.ix().classes[c].methods.get(m)?;
+        self.client_class(c)?;
+        Some(c)
+    }
+
+    /// [`Self::own_client_object`] for a name imported from another module of the
+    /// project (`from app.db import redis_client`): an instance of its class, known
+    /// by its type, when that class has a fact of `m`.
+    fn imported_client_object(
+        &mut self,
+        obj: Node<'t>,
+        m: &str,
+    ) -> Option<std::rc::Rc<crate::project::Instance>> {
+        if obj.kind_name() != "identifier" || crate::proxies::client_name(m) || m.starts_with("__")
+        {
+            return None;
+        }
+        let scope = self.project?;
+        let name = text(obj, self.src());
+        if self.ix().module_defs.get(name).map(Vec::len) != Some(1) {
+            return None;
+        }
+        let path = self.ix().imports.get(name)?.clone();
+        let Some(crate::project::Fact::Class(cf)) = scope.lookup(&format!("{path}.__class__"))
+        else {
+            return None;
+        };
+        cf.method(m)?;
+        Some(crate::project::typed_instance(cf, "", name.to_string()))
     }
 
     /// The client kind of a class of this file that derives from a redis-py client.
@@ -7086,7 +7143,9 @@ pub(crate) fn builder_body<'t>(
                     "call" if grows_list(e) => {}
                     "assignment" => {
                         let left = e.field(Field::Left)?;
-                        if left.kind_name() != "identifier" {
+                        // `cursor, keys = r.scan(0, match=p)`: names, read as they are
+                        // unpacked.
+                        if !plain_targets(nav, left) {
                             return None;
                         }
                     }
@@ -7121,6 +7180,14 @@ pub(crate) fn builder_body<'t>(
                     return None;
                 }
                 rebinds.push(*s);
+            }
+            // `while True: cursor, keys = r.scan(cursor, match=p)` / `out.extend(keys)`
+            // / `if not cursor: break`: the list with what the loop adds to it.
+            "while_statement" => {
+                if returned_list.is_some_and(|l| fill_loop(nav, src, info, *s, l)) {
+                    continue;
+                }
+                return None;
             }
             // `if c: return x`, with no other arm and nothing else in its body.
             "if_statement" => {
@@ -7485,6 +7552,91 @@ pub(crate) fn append_loop<'t>(
                     .and_then(|c| list_added_to(src, c))
                     .is_none_or(|l| l != list)
                 {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether `left`, an assignment's target, is a name or a tuple of names.
+fn plain_targets(nav: &Nav<'_>, left: Node<'_>) -> bool {
+    match left.kind_name() {
+        "identifier" => true,
+        "pattern_list" | "tuple_pattern" => {
+            nav.named_children(left).count() > 0
+                && nav
+                    .named_children(left)
+                    .all(|c| c.kind_name() == "identifier")
+        }
+        _ => false,
+    }
+}
+
+/// Whether `stmt`, a `while` statement of a builder's body, only fills the list `list`
+/// the builder returns, as a cursor loop over `SCAN` does: its body (and those of the
+/// `if`s inside it) holds `list.append(x)` / `list.extend(xs)`, assignments to names
+/// that are neither a parameter nor the list (`cursor, keys = r.scan(cursor, …)`),
+/// `break`, `continue` and `pass`; it has no `else` and binds no name with `:=`.
+pub(crate) fn fill_loop<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+    stmt: Node<'t>,
+    list: &str,
+) -> bool {
+    if !binds_no_name(nav, stmt)
+        || nav
+            .named_children(stmt)
+            .any(|c| c.kind_name() == "else_clause")
+    {
+        return false;
+    }
+    let Some(body) = stmt.field(Field::Body) else {
+        return false;
+    };
+    let local = |t: Node<'t>| {
+        plain_targets(nav, t)
+            && std::iter::once(t)
+                .chain(nav.named_children(t))
+                .filter(|x| x.kind_name() == "identifier")
+                .all(|x| {
+                    let name = text(x, src);
+                    name != list && info.params.iter().all(|p| p.name != name)
+                })
+    };
+    let mut stack: Vec<Node<'t>> = nav.named_children(body).collect();
+    while let Some(s) = stack.pop() {
+        match s.kind_name() {
+            "if_statement" => {
+                let Some(b) = s.field(Field::Consequence) else {
+                    return false;
+                };
+                stack.extend(nav.named_children(b));
+                for arm in nav.named_children(s) {
+                    let b = match arm.kind_name() {
+                        "elif_clause" => arm.field(Field::Consequence),
+                        "else_clause" => arm.field(Field::Body),
+                        _ => continue,
+                    };
+                    match b {
+                        Some(b) => stack.extend(nav.named_children(b)),
+                        None => return false,
+                    }
+                }
+            }
+            "comment" | "continue_statement" | "pass_statement" | "break_statement" => {}
+            "expression_statement" => {
+                let Some(e) = s.named_child(0) else {
+                    return false;
+                };
+                let ok = match e.kind_name() {
+                    "assignment" => e.field(Field::Left).is_some_and(local),
+                    _ => list_added_to(src, e).is_some_and(|l| l == list),
+                };
+                if !ok {
                     return false;
                 }
             }

@@ -358,6 +358,20 @@ pub(crate) struct Builder {
     none_tail: Vec<String>,
 }
 
+impl Builder {
+    /// Whether a key it builds holds an attribute of the object it is called on
+    /// (`f"{self.prefix}:{name}"`).
+    fn reads_self(&self) -> bool {
+        std::iter::once(&self.ret)
+            .chain(&self.star)
+            .flat_map(|t| &t.parts)
+            .any(|p| match p {
+                TPart::Hole(h) => h.label.starts_with("self.") || h.binding.contains(".self."),
+                _ => false,
+            })
+    }
+}
+
 /// A class of another module.
 #[derive(Debug, Default)]
 pub(crate) struct ClassFacts {
@@ -1103,6 +1117,7 @@ impl<'p> Scope<'p> {
         let mut names: Vec<String> = facts
             .names
             .keys()
+            .filter(|n| !n.contains('.'))
             .filter(|n| {
                 if listed {
                     text.contains(&format!("'{n}'")) || text.contains(&format!("\"{n}\""))
@@ -1139,6 +1154,10 @@ impl<'p> Scope<'p> {
             Reached::Module => Some(Fact::Module),
             Reached::Name { file, names } => {
                 let facts = self.facts(&file)?;
+                // The class of a client object of that module (see `summarise`).
+                if let [name, "__class__"] = names.as_slice() {
+                    return facts.names.get(&format!("{name}.__class__")).cloned();
+                }
                 let fact = facts.names.get(names[0])?.clone();
                 self.walk(&file, fact, &names[1..], hops)
             }
@@ -1838,6 +1857,22 @@ fn summarise(
             }
         }
     }
+    // `redis_client = RedisCli()` of a class of this module derived from a client:
+    // a client, and, under `redis_client.__class__`, the class whose own methods
+    // (`get_prefix`) other modules call on it (see `Scope::client_object_class`).
+    for name in sorted.iter().filter(|_| only.is_none()) {
+        if !matches!(names.get(name), Some(Fact::Client(_))) {
+            continue;
+        }
+        if let Some(c) = module_object_class(&a, name) {
+            if let Some(Fact::Class(cf)) = names.get(&c) {
+                if cf.client.is_some() && !cf.methods.is_empty() {
+                    let cf = cf.clone();
+                    names.insert(format!("{name}.__class__"), Fact::Class(cf));
+                }
+            }
+        }
+    }
     // `scope_b = scope_a = scope_name`: another name of a function or class of this
     // module, bound once at module level, has its facts.
     for name in &sorted {
@@ -2013,7 +2048,7 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
 
 /// The class of this module that the module global `name` is bound to an object of,
 /// once, at module level (`red = RedormClient()`), and never in a function.
-fn module_object_class(a: &Analyzer<'_>, name: &str) -> Option<String> {
+pub(crate) fn module_object_class(a: &Analyzer<'_>, name: &str) -> Option<String> {
     let [d] = a.ix.module_defs.get(name)?.as_slice() else {
         return None;
     };
@@ -2696,6 +2731,26 @@ fn class_fact(
         ..ClassFacts::default()
     };
     if out.client.is_some() {
+        // Its own helpers that build keys, called on an object of the class by other
+        // modules (`redis_client.get_prefix(p)`, see `Scope::client_object_class`):
+        // methods whose name is not one of the client's, of what they are passed.
+        if a.mentions_redis {
+            let own: Vec<(String, FuncId)> = a.ix.classes[c]
+                .methods
+                .iter()
+                .filter(|(m, _)| !m.starts_with("__") && !crate::proxies::client_name(m))
+                .map(|(m, &f)| (m.clone(), f))
+                .collect();
+            for (name, m) in own {
+                // Not one that reads the object's own attributes: which object of
+                // the class it is called on is not known.
+                if let Some(Fact::Builder(b)) = function_fact(a, m, Some(c), module_qual, globals) {
+                    if !b.reads_self() {
+                        out.methods.insert(name, Fact::Builder(b));
+                    }
+                }
+            }
+        }
         return out;
     }
     let Some(dummy) = a.ix.classes[c].node.field(Field::Name) else {

@@ -165,7 +165,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 
 /// Whether a redis-py client has an attribute called `name` that a proxy class
 /// could shadow: a command method or one of the client's own helpers.
-fn client_name(name: &str) -> bool {
+pub(crate) fn client_name(name: &str) -> bool {
     if name.starts_with("__") && name.ends_with("__") {
         return false;
     }

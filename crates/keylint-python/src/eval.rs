@@ -4297,6 +4297,20 @@ impl<'t> crate::lower::Analyzer<'t> {
             if let Some(v) = self.defaulted_get(n, obj, m, ctx) {
                 return v;
             }
+            // `SCRIPTS.get(name)` of a registry of scripts: the script of that entry
+            // (a missing entry gives `None`, which no call runs).
+            let get_args = arg_nodes(self.ix.nav, args);
+            if m == "get"
+                && match get_args.as_slice() {
+                    [k] => k.kind_name() != "list_splat" && k.kind_name() != "dictionary_splat",
+                    [_, d] => d.kind_name() == "none",
+                    _ => false,
+                }
+            {
+                if let Some(v) = self.registry_entry_of(obj, ctx) {
+                    return v;
+                }
+            }
             // `self.queues.values()` of a table of key names written once.
             if m == "values" {
                 if let Some(v) = self.attr_dict_values(n, obj, ctx) {

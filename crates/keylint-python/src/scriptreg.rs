@@ -45,8 +45,14 @@ impl<'t> Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        let src = self.ix.src;
         let obj = n.field(Field::Value)?;
+        self.registry_entry_of(obj, ctx)
+    }
+
+    /// The script object that any entry of `obj` is, when `obj` is a registry of
+    /// scripts: for `obj[k]` and `obj.get(k)`.
+    pub(crate) fn registry_entry_of(&mut self, obj: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let src = self.ix.src;
         if !text(obj, src).to_ascii_lowercase().contains("script") || !self.mentions_redis {
             return None;
         }

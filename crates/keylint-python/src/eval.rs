@@ -4466,6 +4466,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return v;
             }
         }
+        // `register = getattr(r, "register_script", None)` / `reg = r.register_script`,
+        // then `register(body)`: the client's `register_script`.
+        if func.kind_name() == "identifier" {
+            if let Some(k) = self.bound_register_script(func, ctx) {
+                return Value::Script(self.script_for(n, args, k, ctx));
+            }
+        }
         let callee = self.eval(func, &ctx.deeper());
         self.call_value(callee, func, args, n, ctx)
     }
@@ -5045,6 +5052,68 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         cf.method(m)?;
         Some(crate::project::typed_instance(cf, "", name.to_string()))
+    }
+
+    /// The kind of the client whose `register_script` the name `func` is bound to,
+    /// once, in the function or at module level: `reg = r.register_script` or
+    /// `register = getattr(r, "register_script"[, None])` of a client `r`.
+    fn bound_register_script(&mut self, func: Node<'t>, ctx: &Ctx<'t>) -> Option<ClientKind> {
+        let src = self.src();
+        let name = text(func, src);
+        let local = ctx
+            .func
+            .and_then(|f| self.ix().funcs[f].defs.get(name).cloned());
+        let (defs, dctx) = match local {
+            Some(d) => (d, Ctx::at(ctx.func)),
+            None if ctx
+                .func
+                .is_some_and(|f| self.ix().funcs[f].parent.is_some()) =>
+            {
+                return None
+            }
+            None => (self.ix().module_defs.get(name)?.clone(), Ctx::at(None)),
+        };
+        let [d] = defs.as_slice() else {
+            return None;
+        };
+        let DefKind::Expr(e) = d.kind else {
+            return None;
+        };
+        let obj = match e.kind_name() {
+            "attribute" => {
+                if text(e.field(Field::Attribute)?, src) != "register_script" {
+                    return None;
+                }
+                e.field(Field::Object)?
+            }
+            "call" => {
+                let f = e.field(Field::Function)?;
+                if f.kind_name() != "identifier"
+                    || text(f, src) != "getattr"
+                    || self.ix().module_defs.contains_key("getattr")
+                {
+                    return None;
+                }
+                let a = arg_nodes(self.ix.nav, e.field(Field::Arguments));
+                let (obj, attr) = match a.as_slice() {
+                    [o, m] => (*o, *m),
+                    [o, m, dflt] if dflt.kind_name() == "none" => (*o, *m),
+                    _ => return None,
+                };
+                if crate::heads::plain_string(self.ix.nav, attr, src) != Some("register_script") {
+                    return None;
+                }
+                obj
+            }
+            _ => return None,
+        };
+        if !matches!(obj.kind_name(), "identifier" | "attribute") {
+            return None;
+        }
+        match self.eval(obj, &dctx.deeper()) {
+            Value::Client(k) => Some(self.effective(k)),
+            _ => None,
+        }
     }
 
     /// The client kind of a class of this file that derives from a redis-py client.

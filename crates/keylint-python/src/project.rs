@@ -200,6 +200,10 @@ pub(crate) enum Fact {
     /// writes out (`QUEUES = ["high", "default", "low"]`), never changed in place in
     /// its module: a loop or comprehension over it takes one of them per pass.
     StrList(Arc<[Tpl]>),
+    /// A module global that is a registry of scripts (`lua_scripts = {}` filled
+    /// with `register_script(…)` objects, `scriptreg.rs`): any entry is a script of
+    /// no known body on a client of this kind.
+    ScriptRegistry(ClientKind),
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
@@ -1855,6 +1859,34 @@ fn summarise(
                     names.insert(name.clone(), Fact::Typed(cf.clone()));
                 }
             }
+        }
+    }
+    // `lua_scripts = {}`, filled with registered scripts by the module's functions:
+    // a registry of scripts where other modules import it.
+    for name in sorted.iter().filter(|_| only.is_none()) {
+        if names.contains_key(name) || !name.to_ascii_lowercase().contains("script") {
+            continue;
+        }
+        let Some(defs) = a.ix.module_defs.get(name) else {
+            continue;
+        };
+        let [d] = defs.as_slice() else {
+            continue;
+        };
+        let assign = match d.stmt.kind_name() {
+            "assignment" => Some(d.stmt),
+            _ => d
+                .stmt
+                .named_child(0)
+                .filter(|e| e.kind_name() == "assignment"),
+        };
+        let target = assign.and_then(|e| e.field(Field::Left));
+        let Some(target) = target.filter(|t| t.kind_name() == "identifier") else {
+            continue;
+        };
+        if let Some(Value::Script(id)) = a.registry_entry_of(target, &Ctx::at(None)) {
+            let client = a.scripts[id].client;
+            names.insert(name.clone(), Fact::ScriptRegistry(client));
         }
     }
     // `redis_client = RedisCli()` of a class of this module derived from a client:

@@ -287,7 +287,7 @@ impl<'t> Analyzer<'t> {
 
 /// Whether `code` writes the dict `obj` other than by assigning it whole: an item
 /// assignment, `update`, `setdefault`, `|=`, `pop`, `del`.
-fn written(code: &str, obj: &str) -> bool {
+pub(crate) fn written(code: &str, obj: &str) -> bool {
     for m in [
         ".update(",
         ".setdefault(",

@@ -67,7 +67,13 @@ impl<'t> Analyzer<'t> {
                 let name = text(obj, src);
                 match ctx.func {
                     Some(f) if self.ix.funcs[f].defs.contains_key(name) => format!("{f}:{name}"),
-                    _ if self.ix.module_defs.contains_key(name) => name.to_string(),
+                    _ if self.ix.module_defs.contains_key(name) => {
+                        // A registry of another module of the project, imported.
+                        if let Some(v) = self.imported_registry(name) {
+                            return Some(v);
+                        }
+                        name.to_string()
+                    }
                     _ => return None,
                 }
             }
@@ -179,6 +185,33 @@ impl<'t> Analyzer<'t> {
     }
 
     /// A script object of no known body on a client of kind `client`.
+    /// `from app.redis_client import lua_scripts`, a registry of scripts of that
+    /// module (its facts), when this file never writes it.
+    fn imported_registry(&mut self, name: &str) -> Option<Value<'t>> {
+        let scope = self.project?;
+        let [d] = self.ix.module_defs.get(name)?.as_slice() else {
+            return None;
+        };
+        if !d.stmt.kind_name().starts_with("import") {
+            return None;
+        }
+        let key = format!("import:{name}");
+        if let Some(found) = self.registries.get(&key) {
+            return found.map(Value::Script);
+        }
+        let path = self.ix.imports.get(name)?.clone();
+        let found = match scope.lookup(&path) {
+            Some(crate::project::Fact::ScriptRegistry(client))
+                if !crate::scriptdict::written(self.ix.src, name) =>
+            {
+                Some(self.new_registry(client))
+            }
+            _ => None,
+        };
+        self.registries.insert(key, found);
+        found.map(Value::Script)
+    }
+
     fn new_registry(&mut self, client: ClientKind) -> usize {
         let id = self.scripts.len();
         self.scripts.push(ScriptInfo {

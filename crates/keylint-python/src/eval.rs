@@ -5071,6 +5071,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             {
                 return None
             }
+            // A module global no function rebinds (`global reg`).
+            None if self.ix().rebound_in_function(name) => return None,
             None => (self.ix().module_defs.get(name)?.clone(), Ctx::at(None)),
         };
         let [d] = defs.as_slice() else {

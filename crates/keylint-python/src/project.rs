@@ -1891,7 +1891,7 @@ fn summarise(
     }
     // `redis_client = RedisCli()` of a class of this module derived from a client:
     // a client, and, under `redis_client.__class__`, the class whose own methods
-    // (`get_prefix`) other modules call on it (see `Scope::client_object_class`).
+    // (`get_prefix`) other modules call on it (`Analyzer::imported_client_object`).
     for name in sorted.iter().filter(|_| only.is_none()) {
         if !matches!(names.get(name), Some(Fact::Client(_))) {
             continue;
@@ -2764,7 +2764,7 @@ fn class_fact(
     };
     if out.client.is_some() {
         // Its own helpers that build keys, called on an object of the class by other
-        // modules (`redis_client.get_prefix(p)`, see `Scope::client_object_class`):
+        // modules (`redis_client.get_prefix(p)`, `Analyzer::imported_client_object`):
         // methods whose name is not one of the client's, of what they are passed.
         if a.mentions_redis {
             let own: Vec<(String, FuncId)> = a.ix.classes[c]

@@ -115,17 +115,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         obj: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<(Node<'t>, crate::index::FuncId)> {
-        if obj.kind_name() != "attribute" {
-            return None;
-        }
-        let owner = obj.field(Field::Object)?;
-        if owner.kind_name() != "identifier" || text(owner, self.src()) != "self" {
-            return None;
-        }
-        let attr = text(obj.field(Field::Attribute)?, self.src());
-        let Value::SelfObj(c) = self.eval(owner, &ctx.deeper()) else {
-            return None;
-        };
+        let (c, attr) = self.self_attr(obj, ctx)?;
         if self.overridden_below(c, attr) {
             return None;
         }

@@ -4299,9 +4299,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             // `SCRIPTS.get(name)` of a registry of scripts: the script of that entry
             // (a missing entry gives `None`, which no call runs).
-            let get_args = arg_nodes(self.ix.nav, args);
             if m == "get"
-                && match get_args.as_slice() {
+                && match arg_nodes(self.ix.nav, args).as_slice() {
                     [k] => k.kind_name() != "list_splat" && k.kind_name() != "dictionary_splat",
                     [_, d] => d.kind_name() == "none",
                     _ => false,
@@ -7612,25 +7611,12 @@ pub(crate) fn append_loop<'t>(
                 }
                 stack.extend(nav.named_children(body));
             }
-            "if_statement" => {
-                let Some(body) = s.field(Field::Consequence) else {
-                    return false;
-                };
-                stack.extend(nav.named_children(body));
-                for arm in nav.named_children(s) {
-                    match arm.kind_name() {
-                        "elif_clause" => match arm.field(Field::Consequence) {
-                            Some(b) => stack.extend(nav.named_children(b)),
-                            None => return false,
-                        },
-                        "else_clause" => match arm.field(Field::Body) {
-                            Some(b) => stack.extend(nav.named_children(b)),
-                            None => return false,
-                        },
-                        _ => {}
-                    }
+            "if_statement" => match arm_blocks(nav, s) {
+                Some(blocks) => {
+                    stack.extend(blocks.into_iter().flat_map(|b| nav.named_children(b)))
                 }
-            }
+                None => return false,
+            },
             "comment" | "continue_statement" | "pass_statement" => {}
             "expression_statement" => {
                 if s.named_child(0)
@@ -7644,6 +7630,20 @@ pub(crate) fn append_loop<'t>(
         }
     }
     true
+}
+
+/// The block of every arm of the `if` statement `s` (its body, each `elif`'s, the
+/// `else`'s), in order; `None` when an arm has none.
+fn arm_blocks<'t>(nav: &Nav<'t>, s: Node<'t>) -> Option<Vec<Node<'t>>> {
+    let mut out = vec![s.field(Field::Consequence)?];
+    for arm in nav.named_children(s) {
+        match arm.kind_name() {
+            "elif_clause" => out.push(arm.field(Field::Consequence)?),
+            "else_clause" => out.push(arm.field(Field::Body)?),
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// Whether `left`, an assignment's target, is a name or a tuple of names.
@@ -7695,23 +7695,12 @@ pub(crate) fn fill_loop<'t>(
     let mut stack: Vec<Node<'t>> = nav.named_children(body).collect();
     while let Some(s) = stack.pop() {
         match s.kind_name() {
-            "if_statement" => {
-                let Some(b) = s.field(Field::Consequence) else {
-                    return false;
-                };
-                stack.extend(nav.named_children(b));
-                for arm in nav.named_children(s) {
-                    let b = match arm.kind_name() {
-                        "elif_clause" => arm.field(Field::Consequence),
-                        "else_clause" => arm.field(Field::Body),
-                        _ => continue,
-                    };
-                    match b {
-                        Some(b) => stack.extend(nav.named_children(b)),
-                        None => return false,
-                    }
+            "if_statement" => match arm_blocks(nav, s) {
+                Some(blocks) => {
+                    stack.extend(blocks.into_iter().flat_map(|b| nav.named_children(b)))
                 }
-            }
+                None => return false,
+            },
             "comment" | "continue_statement" | "pass_statement" | "break_statement" => {}
             "expression_statement" => {
                 let Some(e) = s.named_child(0) else {

@@ -101,16 +101,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
-    /// `obj[index]` or `obj.get(index)` with `obj` = `self.X`, an options dict filled
-    /// from literal defaults in `__init__` (see the module's doc).
-    fn options_entry(
+    /// `self.attr` (`obj`) read in a method of a class of this file: the class and the
+    /// attribute's name.
+    pub(crate) fn self_attr(
         &mut self,
         obj: Node<'t>,
-        index: Node<'t>,
-        n: Node<'t>,
         ctx: &Ctx<'t>,
-    ) -> Option<Value<'t>> {
-        if obj.kind_name() != "attribute" || index.kind_name() != "string" {
+    ) -> Option<(crate::index::ClassId, &'t str)> {
+        if obj.kind_name() != "attribute" {
             return None;
         }
         let owner = obj.field(Field::Object)?;
@@ -121,6 +119,22 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Value::SelfObj(c) = self.eval(owner, &ctx.deeper()) else {
             return None;
         };
+        Some((c, attr))
+    }
+
+    /// `obj[index]` or `obj.get(index)` with `obj` = `self.X`, an options dict filled
+    /// from literal defaults in `__init__` (see the module's doc).
+    fn options_entry(
+        &mut self,
+        obj: Node<'t>,
+        index: Node<'t>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if index.kind_name() != "string" {
+            return None;
+        }
+        let (c, attr) = self.self_attr(obj, ctx)?;
         let name = self.literal_of(index, ctx)?;
         if !is_keylike_label(&name) {
             return None;

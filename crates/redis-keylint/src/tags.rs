@@ -422,12 +422,127 @@ fn template_end(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Whether the text of a file written in `syntax` writes or mentions a hash tag.
+/// Whether the text of a file written in `syntax` writes or mentions a hash tag
+/// (alone: its key templates kept in constants are judged by its own uses of them).
+#[cfg(test)]
 fn in_source(text: &[u8], syntax: Syntax) -> bool {
+    let mut templates = Vec::new();
+    scan(text, syntax, &mut templates) || misused(text, &templates)
+}
+
+/// Whether the text of a file written in `syntax` writes or mentions a hash tag. A
+/// Python constant whose whole value is a key template with one braced name
+/// (`QUEUE_KEY = "q:{name}:jobs"`) is not counted here: its name goes into
+/// `templates`, and it counts only where the project uses it other than through
+/// `.format` ([`misused`]).
+fn scan(text: &[u8], syntax: Syntax, templates: &mut Vec<Vec<u8>>) -> bool {
     mentions_tags(text)
         || any_string(text, syntax, |kind, before, content, after| {
-            writes_tag(syntax, kind, before, content, after)
+            if !writes_tag(syntax, kind, before, content, after) {
+                return false;
+            }
+            let template = syntax == Syntax::Python
+                && kind == Kind::Plain
+                && braced_key().is_match(content)
+                && line_rest_is_empty(after);
+            match assigned_name(before).filter(|_| template) {
+                Some(name) => {
+                    if !templates.iter().any(|t| t == name) {
+                        templates.push(name.to_vec());
+                    }
+                    false
+                }
+                None => true,
+            }
         })
+}
+
+/// Whether only blanks or a comment follow a string literal on its line.
+fn line_rest_is_empty(after: &[u8]) -> bool {
+    let end = memchr::memchr(b'\n', after).unwrap_or(after.len());
+    let rest = after[..end].trim_ascii();
+    rest.is_empty() || rest.starts_with(b"#")
+}
+
+/// The name a string literal is the whole value of, when the text before it on its
+/// line is `NAME = ` or `NAME: str = ` (a module constant or a class attribute).
+fn assigned_name(before: &[u8]) -> Option<&[u8]> {
+    let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    let mut line = &before[start..];
+    // The string's own prefix letters (`r`, `b`).
+    let mut n = 0;
+    while n < 2
+        && line
+            .last()
+            .is_some_and(|b| matches!(b, b'r' | b'R' | b'b' | b'B' | b'u' | b'U'))
+    {
+        line = &line[..line.len() - 1];
+        n += 1;
+    }
+    let line = line.trim_ascii_end().strip_suffix(b"=")?;
+    if line.last().is_some_and(|b| b"=!<>+-*/%&|^:@".contains(b)) {
+        return None;
+    }
+    let lhs = line.trim_ascii();
+    let name = match memchr::memchr(b':', lhs) {
+        Some(i) => lhs[..i].trim_ascii_end(),
+        None => lhs,
+    };
+    let ident = !name.is_empty()
+        && !name[0].is_ascii_digit()
+        && name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_');
+    ident.then_some(name)
+}
+
+/// Whether `text` uses one of the key-template constants `names` other than by
+/// formatting it (`NAME.format(`, `NAME.format_map(`): handed on, concatenated or
+/// used as a key as it is, where its braces may be a hash tag. Assignments to the
+/// name, imports of it, comments and quoted mentions (`__all__`) are no use.
+fn misused(text: &[u8], names: &[Vec<u8>]) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    names.iter().any(|name| {
+        memchr::memmem::find_iter(text, name).any(|at| {
+            let end = at + name.len();
+            if at > 0 && word(text[at - 1]) || text.get(end).is_some_and(|&b| word(b)) {
+                return false;
+            }
+            let after = &text[end..];
+            if after.starts_with(b".format(") || after.starts_with(b".format_map(") {
+                return false;
+            }
+            let line_start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1);
+            let line = text[line_start..at].trim_ascii_start();
+            let quoted = at > 0
+                && matches!(text[at - 1], b'"' | b'\'')
+                && after.first() == Some(&text[at - 1]);
+            let rest = after.trim_ascii_start();
+            let assigned = line.is_empty()
+                && (rest.starts_with(b"=") && !rest.starts_with(b"==") || rest.starts_with(b":"));
+            let comment = line.starts_with(b"#");
+            !(quoted || assigned || comment || imported(text, line_start))
+        })
+    })
+}
+
+/// Whether the line at `line_start` imports names: `import …`, `from … import …`, or
+/// a line inside the parentheses of `from … import (`.
+fn imported(text: &[u8], line_start: usize) -> bool {
+    let line = text[line_start..].trim_ascii_start();
+    if line.starts_with(b"import ") || line.starts_with(b"from ") {
+        return true;
+    }
+    // Inside `from m import (`: the nearest earlier `(` is that import's, with no
+    // `)` between them.
+    let before = &text[..line_start];
+    let Some(open) = memchr::memrchr(b'(', before) else {
+        return false;
+    };
+    if memchr::memchr(b')', &before[open..]).is_some() {
+        return false;
+    }
+    let open_line = memchr::memrchr(b'\n', &before[..open]).map_or(0, |i| i + 1);
+    let head = before[open_line..open].trim_ascii();
+    head.starts_with(b"from ") && head.ends_with(b"import")
 }
 
 /// What one file's text says, for a file linted without a project around it: Python
@@ -438,7 +553,8 @@ pub fn of_text(text: &[u8], python: bool) -> ProjectTags {
     } else {
         Syntax::JavaScript
     };
-    if in_source(text, syntax) {
+    let mut templates = Vec::new();
+    if scan(text, syntax, &mut templates) || misused(text, &templates) {
         ProjectTags::Written
     } else {
         ProjectTags::NoneWritten
@@ -501,18 +617,30 @@ fn client_library(text: &[u8], syntax: Syntax) -> bool {
 /// ([`crate::project::walk_project`]) the project counts as one that writes tags:
 /// nothing is assumed.
 pub fn of_project(root: &Path) -> ProjectTags {
-    let found = crate::project::walk_project(root, skipped_dir, searched_file, |path, name| {
-        if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_SIZE) {
-            return false;
+    let read = |path: &Path, name: &str| {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_SIZE) {
+            return None;
         }
         let syntax = if name.ends_with(".py") {
             Syntax::Python
         } else {
             Syntax::JavaScript
         };
-        std::fs::read(&path)
-            .is_ok_and(|bytes| !client_library(&bytes, syntax) && in_source(&bytes, syntax))
+        std::fs::read(path)
+            .ok()
+            .filter(|bytes| !client_library(bytes, syntax))
+            .map(|bytes| (bytes, syntax))
+    };
+    let mut templates = Vec::new();
+    let mut found = crate::project::walk_project(root, skipped_dir, searched_file, |path, name| {
+        read(&path, name).is_some_and(|(bytes, syntax)| scan(&bytes, syntax, &mut templates))
     });
+    // Key templates kept in constants count where some file uses one as it is.
+    if found == Some(false) && !templates.is_empty() {
+        found = crate::project::walk_project(root, skipped_dir, searched_file, |path, name| {
+            read(&path, name).is_some_and(|(bytes, _)| misused(&bytes, &templates))
+        });
+    }
     match found {
         Some(false) => ProjectTags::NoneWritten,
         Some(true) | None => ProjectTags::Written,
@@ -550,7 +678,10 @@ mod tests {
             "slot = r.cluster_keyslot(k)",
             "except ResponseError as e:  # CROSSSLOT",
             "PREFIX = getattr(settings, \"PREFIX\", \"{app}\")",
-            "K = 'jobs:{shard}:q'",
+            "K = 'jobs:{shard}:q'\nr.get(K)",
+            "K = 'jobs:{shard}:q'\nk = K + ':x'",
+            "K: str = 'jobs:{shard}:q'\nk = f'{K}:x'",
+            "K = 'jobs:{shard}:q'\nfrom .keys import K\nq(key_format=K)",
             "def prefix():\n    return \"{app}\"",
             "opts = {'prefix': '{bull}'}",
             "community = f\"{{{name}}}:x\"",
@@ -578,7 +709,7 @@ mod tests {
             assert!(!in_source(t.as_bytes(), Syntax::Python), "{t}");
         }
         for t in [
-            "k = \"{service}:jobs\"",
+            "k = \"{service}:jobs\"\nr.get(k)",
             "k = name.format(service=\"{app}\")",
             "q = Queue(prefix=\"{app}\")",
             "# a hashtag co-locates these keys in one Redis Cluster slot",
@@ -608,6 +739,9 @@ mod tests {
             "k = \"{name}:jobs\".format(name=n)",
             "k = f\"{name}:jobs\"",
             "K = '{0}.{1}.messages'",
+            "K = 'jobs:{shard}:q'  # the queue\nr.get(K.format(shard=s))",
+            "class Q:\n    key = 'q:{name}:jobs'\n    def k(self):\n        return self.key.format(name=self.n)",
+            "from .keys import (\n    A,\n    K,\n)\n__all__ = ['K']\n# K is formatted\nK = 'jobs:{shard}:q'\nx = K.format_map(d)",
             "raise KeyError(f\"Task '{task_func}' is not registered\")",
             "path='/v2/queues/{queue_name}/messages'",
             "s = f\"\"\"local prefix = \"{self.ns}\"\n\"\"\"",

@@ -2550,6 +2550,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if let Some(v) = self.list_with_appends(name, def, list, use_node, &scope_ctx) {
                         return v;
                     }
+                    // Some of them under a condition: the members it surely holds.
+                    if let Some(v) = self.list_at_least(name, def, list, use_node, &scope_ctx) {
+                        return v;
+                    }
                 }
                 return match reaching {
                     Ok((def, version)) => self.eval_def(name, def, version, n, &scope_ctx),
@@ -2750,6 +2754,72 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => return None,
             }
         }
+        Some(Value::Seq {
+            items,
+            family: false,
+        })
+    }
+
+    /// `keys = [...]` appended to before the use in a way that
+    /// [`Self::list_with_appends`] does not follow (under a condition): the
+    /// members it surely holds, the literal's and those that appends and extends
+    /// (`keys += [...]`) add whenever the use runs, then a starred unknown that stands for what
+    /// else it may hold. Its keys are some of the keys, never all of them: a unit
+    /// judged over them says nothing false, and a count of them (`len(keys)`, the keys
+    /// of a script) stays unknown. `None` when nothing appends to the list before the
+    /// use (the literal is the list), when it is used in other ways there, or when it
+    /// surely holds nothing.
+    fn list_at_least(
+        &mut self,
+        name: &str,
+        def: Def<'t>,
+        list: Node<'t>,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let nav = self.ix.nav;
+        let (scope, range, block) = self.def_to_use(def, use_node, ctx)?;
+        let changes = self.appends_to(name, scope, range)?;
+        if changes.is_empty() {
+            return None;
+        }
+        let Value::Seq {
+            mut items,
+            family: false,
+        } = self.eval(list, &ctx.deeper())
+        else {
+            return None;
+        };
+        for (call, arg, extend) in changes {
+            // Only appends and extends in the list's own block (or a `with`).
+            let direct =
+                crate::collections::loops_to_block(nav, call, block, use_node, APPEND_THROUGH)
+                    .is_some_and(|each| each.is_empty());
+            if !direct {
+                continue;
+            }
+            match self.eval(arg, &ctx.deeper()) {
+                Value::Seq { items: more, .. } if extend => {
+                    items.extend(more.into_iter().filter(|e| !e.star || !e.each.is_empty()));
+                }
+                _ if extend => {}
+                value => items.push(Elem {
+                    value,
+                    node: arg,
+                    star: false,
+                    each: Vec::new(),
+                }),
+            }
+        }
+        if items.is_empty() {
+            return None;
+        }
+        items.push(Elem {
+            value: Value::Unknown,
+            node: list,
+            star: true,
+            each: Vec::new(),
+        });
         Some(Value::Seq {
             items,
             family: false,
@@ -3616,6 +3686,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.buffer_family(name, &defs, f, ctx) {
                     return Some(v);
                 }
+            }
+            if e.kind_name() == "list" {
+                return self.list_at_least(name, def, e, use_node, ctx);
             }
         }
         if e.kind_name() == "dictionary" {

@@ -1898,7 +1898,7 @@ fn summarise(
         }
         if let Some(c) = module_object_class(&a, name) {
             if let Some(Fact::Class(cf)) = names.get(&c) {
-                if cf.client.is_some() && !cf.methods.is_empty() {
+                if cf.client.is_some() && !(cf.methods.is_empty() && cf.tx_wrappers.is_empty()) {
                     let cf = cf.clone();
                     names.insert(format!("{name}.__class__"), Fact::Class(cf));
                 }
@@ -2778,8 +2778,12 @@ fn class_fact(
                 // the class it is called on is not known.
                 if let Some(Fact::Builder(b)) = function_fact(a, m, Some(c), module_qual, globals) {
                     if !b.reads_self() {
-                        out.methods.insert(name, Fact::Builder(b));
+                        out.methods.insert(name.clone(), Fact::Builder(b));
                     }
+                }
+                // A transaction wrapper (`cache.protected_handler(cb, *keys)`).
+                if let Some(w) = a.wrapper_fact(m) {
+                    out.tx_wrappers.insert(name, w);
                 }
             }
         }

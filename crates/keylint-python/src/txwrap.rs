@@ -91,19 +91,38 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let obj = func.field(Field::Object)?;
+        let m = text(func.field(Field::Attribute)?, self.src());
+        // A module's object of a client class of the project (`cache =
+        // RedisClient()`), of this module or imported from another.
+        if let Some(c) = self.own_client_object(obj, m) {
+            let id = self.defines(c, m)?;
+            return self.file_wrapper(id);
+        }
+        if let Some(w) = self.imported_object_wrapper(obj, m) {
+            // Only the keys the caller passes: the object's own attributes are not
+            // known here.
+            if w.watches.iter().any(Option::is_some) {
+                return None;
+            }
+            return Some(TxWrapper {
+                func: None,
+                callable: w.callable,
+                rest: w.rest,
+                client: w.client,
+                watches: vec![Watch::Forwarded; w.watches.len()],
+            });
+        }
         let Value::SelfObj(c) = self.eval(obj, &ctx.deeper()) else {
             // Through an object of a class of this file (`Series(r).transaction_pipe(cb)`).
             let c = match obj.kind_name() {
                 "call" => self.constructed_class(obj)?,
                 _ => self.instance_class(obj, None, ctx)?.0,
             };
-            let m = text(func.field(Field::Attribute)?, self.src());
             let id = self.defines(c, m)?;
             return self.file_wrapper(id);
         };
         let Value::Func { id, bound: Some(_) } = self.eval(func, &ctx.deeper()) else {
             // A method no class of the file defines: one of an imported base.
-            let m = text(func.field(Field::Attribute)?, self.src());
             let defined = self
                 .ix
                 .class_chain(c)
@@ -126,6 +145,24 @@ impl<'t> crate::lower::Analyzer<'t> {
             });
         };
         self.file_wrapper(id)
+    }
+
+    /// The transaction wrapper `m` of the class of `obj`, a name imported from
+    /// another module of the project that binds it to an object of a client class of
+    /// its own (`from core.redis import cache`, `cache = RedisClient()`).
+    fn imported_object_wrapper(&self, obj: Node<'t>, m: &str) -> Option<WrapperFact> {
+        if obj.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(obj, self.src());
+        if self.ix.module_defs.get(name).map(Vec::len) != Some(1) {
+            return None;
+        }
+        let path = self.ix.imports.get(name)?;
+        match self.project?.lookup(&format!("{path}.__class__")) {
+            Some(crate::project::Fact::Class(cf)) => cf.tx_wrapper(m).cloned(),
+            _ => None,
+        }
     }
 
     /// Method `id` of this file as a transaction wrapper (computed once).
@@ -262,8 +299,10 @@ impl<'t> crate::lower::Analyzer<'t> {
     ///
     /// The callable is called once, with the pipeline first; `pipe.multi()` comes
     /// before that call and `pipe.execute()` after it, in the method's own body.
-    /// What the method watches is not carried: the caller's callback alone is the
-    /// transaction.
+    /// What the method watches is not carried, except `pipe.watch(*watches)` of its
+    /// `*watches` parameter (`protected_handler(func, *watches)`): the caller's
+    /// arguments after the callable are watched, and with them the caller's callback
+    /// is the transaction.
     fn own_pipe_wrapper(&mut self, m: FuncId) -> Option<TxWrapper<'t>> {
         let info = self.ix.funcs[m].clone();
         let params = &info.params[1..];
@@ -313,12 +352,34 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let recv = self.receiver(first, "multi", &Ctx::at(Some(m)))?;
         recv.pipe?;
+        // `pipe.watch(*watches)` of the method's `*args`, before `pipe.multi()`: the
+        // caller's arguments after the callable are watched.
+        let rest = params.iter().position(|p| {
+            p.star
+                && self
+                    .ix
+                    .nav
+                    .parent(p.node)
+                    .is_some_and(|s| s.kind_name() == "list_splat_pattern")
+        });
+        let watches_rest = rest.filter(|&r| {
+            r > callable
+                && calls.iter().any(|c| {
+                    on_pipe(c, "watch")
+                        && c.end_byte() <= cb_call.start_byte()
+                        && matches!(self.all_args(*c).as_slice(), [a]
+                        if a.kind_name() == "list_splat"
+                            && a.named_child(0).is_some_and(|x| {
+                                x.kind_name() == "identifier" && text(x, src) == params[r].name
+                            }))
+                })
+        });
         Some(TxWrapper {
             func: Some(m),
             callable,
-            rest: None,
+            rest: watches_rest,
             client: recv.client,
-            watches: Vec::new(),
+            watches: watches_rest.map(|_| Watch::Forwarded).into_iter().collect(),
         })
     }
 
@@ -419,7 +480,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .iter()
                 .filter_map(|c| c.methods.get(m).copied())
                 .collect();
-            if !methods.into_iter().any(|f| self.file_wrapper(f).is_some()) {
+            if self.imported_object_wrapper(obj, m).is_none()
+                && !methods.into_iter().any(|f| self.file_wrapper(f).is_some())
+            {
                 return;
             }
         }
@@ -481,10 +544,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some((w, pid)) = self.tx_wrapped.get(&call.id()).cloned() else {
             return;
         };
-        let (pos, kw) = self.call_args(call.field(Field::Arguments), ctx);
-        if !kw.is_empty() {
-            return;
-        }
+        // Keywords (`pre_func=…`) fill no place of the watched `*args`.
+        let (pos, _) = self.call_args(call.field(Field::Arguments), ctx);
         let mut keys = Vec::new();
         let own = Ctx::at(w.func);
         for watch in &w.watches {

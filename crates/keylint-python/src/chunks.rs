@@ -241,27 +241,19 @@ impl<'t> crate::lower::Analyzer<'t> {
 impl<'t> crate::lower::Analyzer<'t> {
     /// A generator of the file whose every `yield` gives a member of one family of
     /// keys that varies with a loop around it (`for key in self.r.scan_iter(match=p):
-    /// yield key.decode()`, or a filter over such a loop): that family. The body is
-    /// read with its parameters unbound, so a member that depends on them stays
-    /// unknown.
-    pub(crate) fn yielded_family(&mut self, id: crate::index::FuncId) -> Option<Value<'t>> {
-        if let Some(v) = self.memo_yield.get(&id) {
-            return v.clone();
-        }
-        // Read once per generator, from its own scope (its parameters unbound, so
-        // the caller's depth does not matter); a generator that reaches itself is
-        // left unknown.
-        let guard = (4u8, id, 0);
-        if !self.in_progress.insert(guard) {
-            return None;
-        }
-        let v = self.yields_of(id);
-        self.in_progress.remove(&guard);
-        self.memo_yield.insert(id, v.clone());
-        v
-    }
-
-    fn yields_of(&mut self, id: crate::index::FuncId) -> Option<Value<'t>> {
+    /// yield key.decode()`, or a filter over such a loop), called with these
+    /// arguments: that family. The body is read with its parameters bound to the
+    /// call's arguments, so a tag the caller writes in a pattern (`scan_keys(
+    /// f"auth:{{{uid}}}:*")`) is the tag of every key found; when it cannot be read
+    /// so, in its own scope, and then only when no parameter shapes the family.
+    pub(crate) fn call_generator(
+        &mut self,
+        id: crate::index::FuncId,
+        bound: Option<crate::index::ClassId>,
+        pos: Vec<crate::eval::Elem<'t>>,
+        kw: Vec<(String, crate::eval::Elem<'t>)>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
         let info = self.ix.funcs[id].clone();
         if info.is_lambda || !crate::eval::plain_decorators(&info) {
             return None;
@@ -271,14 +263,49 @@ impl<'t> crate::lower::Analyzer<'t> {
         if yields.is_empty() || yields.len() > 8 {
             return None;
         }
-        let inner = Ctx::at(Some(id));
+        // A generator that reaches itself is left unknown.
+        let guard = (4u8, id, 0);
+        if !self.in_progress.insert(guard) {
+            return None;
+        }
+        let v = self
+            .bind_call(id, bound, pos, kw, ctx)
+            .and_then(|inner| self.yields_in(&yields, &inner))
+            .or_else(|| {
+                // Read in its own scope, its parameters unbound: only a family that
+                // none of them shapes.
+                let v = self.yields_in(&yields, &Ctx::at(Some(id)))?;
+                let (t, _) = family_member(&v)?;
+                // Its own parameters, not the receiver (`self`).
+                let receiver = info.self_name().map(str::to_string);
+                let param = |label: &str| {
+                    info.params.iter().any(|p| {
+                        Some(&p.name) != receiver.as_ref()
+                            && (label == p.name
+                                || label.strip_prefix(p.name.as_str()).is_some_and(|r| {
+                                    r.starts_with('.') || r.starts_with('[') || r.starts_with('(')
+                                }))
+                    })
+                };
+                let shaped = t.parts.iter().any(|p| match p {
+                    crate::tpl::TPart::Hole(h) => param(&h.label),
+                    crate::tpl::TPart::Lit { .. } => false,
+                });
+                (!shaped).then_some(v)
+            });
+        self.in_progress.remove(&guard);
+        v
+    }
+
+    /// The family of what the `yield`s give, read in `inner`.
+    fn yields_in(&mut self, yields: &[Node<'t>], inner: &Ctx<'t>) -> Option<Value<'t>> {
         let mut member: Option<(crate::tpl::Tpl, Node<'t>)> = None;
-        for y in yields {
+        for &y in yields {
             if crate::index::text(y, self.src()).starts_with("yield from") {
                 return None;
             }
             let e = y.named_child(0)?;
-            let Value::Str(t) = self.eval(e, &inner) else {
+            let Value::Str(t) = self.eval(e, inner) else {
                 return None;
             };
             if crate::collections::marked_loops(&t).is_empty() {

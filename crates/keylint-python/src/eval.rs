@@ -4886,13 +4886,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         let (pos, kw) = self.call_args(args, ctx);
-        let v = match self.call_builder(id, bound, pos, kw, ctx) {
+        let v = match self.call_builder(id, bound, pos.clone(), kw.clone(), ctx) {
             Some(v) => self.pipe_at_site(v, id, n),
             None => self
                 .memo_factory(id, ctx)
                 .or_else(|| self.returned_script(id, ctx))
                 .or_else(|| self.attr_memo_script(id, ctx))
-                .or_else(|| self.yielded_family(id))
+                .or_else(|| self.call_generator(id, bound, pos, kw, ctx))
                 .unwrap_or_else(|| self.opaque(n, ctx)),
         };
         match v {
@@ -6163,6 +6163,31 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Vec::new(),
             ),
         };
+        let mut inner = self.bind_call(id, bound, pos, kw, ctx)?;
+        for stmt in rebinds {
+            inner = if stmt.kind_name() == "for_statement" {
+                self.map_loop_list(stmt, inner)?
+            } else {
+                self.rebind_param(stmt, inner)?
+            };
+        }
+        Some((rets, inner))
+    }
+
+    /// The context that binds the parameters of function `id` to a call's arguments
+    /// (`bound`: the class of the receiver of a method called on an object).
+    pub(crate) fn bind_call(
+        &mut self,
+        id: FuncId,
+        bound: Option<ClassId>,
+        pos: Vec<Elem<'t>>,
+        kw: Vec<(String, Elem<'t>)>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Ctx<'t>> {
+        if ctx.depth > MAX_DEPTH / 2 {
+            return None;
+        }
+        let info = self.ix().funcs[id].clone();
         if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) {
             return None;
         }
@@ -6258,19 +6283,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             params,
             tag: format!("{}({})", info.name, tag.join(",")),
         });
-        let mut inner = Ctx {
+        Some(Ctx {
             func: Some(id),
             env: Some(env),
             depth: ctx.depth + 2,
-        };
-        for stmt in rebinds {
-            inner = if stmt.kind_name() == "for_statement" {
-                self.map_loop_list(stmt, inner)?
-            } else {
-                self.rebind_param(stmt, inner)?
-            };
-        }
-        Some((rets, inner))
+        })
     }
 
     /// After `parts = []` and a map loop of a followed builder

@@ -96,8 +96,6 @@ pub(crate) struct Analyzer<'t> {
     /// that each link of `pipe.set(…).set(…)…` is evaluated once, not once per later
     /// link (and not through a recursion as deep as the chain).
     pub memo_chain: IdMap<usize, Value<'t>>,
-    /// The family of keys a generator of the file yields, by function (`chunks.rs`).
-    pub memo_yield: IdMap<FuncId, Option<Value<'t>>>,
     /// Resolved attributes of classes.
     pub memo_attr: HashMap<(crate::index::ClassId, String, bool), Value<'t>>,
     /// The instance of another module's class that `self.x` holds (`objtype.rs`).
@@ -258,7 +256,6 @@ impl<'t> Analyzer<'t> {
             model: FileModel::new(crate::LANG),
             memo_name: IdMap::default(),
             memo_chain: IdMap::default(),
-            memo_yield: IdMap::default(),
             memo_attr: HashMap::new(),
             typed_attrs: HashMap::new(),
             in_progress: IdSet::default(),

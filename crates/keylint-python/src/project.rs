@@ -2500,6 +2500,23 @@ fn body_fact(
             _ => {}
         }
     }
+    // A generator of keys of one family (`for key in keys: yield key` over the
+    // replies of a `SCAN` loop): the family of what it yields, of the placeholders.
+    let generated = placeholders(a, fid, skip)
+        .filter(|_| one_return)
+        .and_then(|pos| a.call_generator(fid, bound, pos, Vec::new(), &Ctx::at(None)));
+    if let Some(v) = generated {
+        if let Some((t, shape)) = crate::chunks::family_member(&v) {
+            return Some(Fact::Builder(Arc::new(Builder {
+                params: params(a, fid, skip, qual),
+                ret: sanitize(&t, qual, instance),
+                instance,
+                family: Some(shape),
+                star: Vec::new(),
+                none_tail: Vec::new(),
+            })));
+        }
+    }
     // `if self.prefix: return f"{self.prefix}:{key}"` / `return key`: a template
     // per return, each a key of its own.
     if !one_return {

@@ -4,8 +4,9 @@
 //! pattern is read as keys on one unknown head: every key found begins with what the
 //! pattern fixes, which the code does not show (and which may carry a hash tag), and
 //! differs after it in what the wildcards match. Only a value named like a pattern
-//! (`pattern`, `keys_pattern`, `self.glob`, `match`) is read so: any other unknown
-//! value may be one key, with no wildcard at all.
+//! (`pattern`, `keys_pattern`, `self.glob`, `match`) is read so, alone or as the one
+//! value of a pattern built around it (`f"i:{pattern}"`, `"i:" + pattern`): any other
+//! unknown value may be one key, with no wildcard at all.
 
 use crate::eval::{Ctx, Value};
 use crate::index::text;
@@ -57,10 +58,34 @@ impl<'t> crate::lower::Analyzer<'t> {
         node: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<(Tpl, String)> {
-        if !matches!(node.kind_name(), "identifier" | "attribute") {
-            return None;
-        }
         let label = text(node, self.src());
+        if !matches!(node.kind_name(), "identifier" | "attribute") {
+            // A pattern built around one (`f"i:{pattern}"`, `"i:" + pattern`).
+            let Value::Str(t) = value else {
+                return None;
+            };
+            let holes: Vec<&HoleInfo> = t
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    TPart::Hole(h) => Some(h),
+                    TPart::Lit { .. } => None,
+                })
+                .collect();
+            let around = matches!(holes.as_slice(), [h]
+                if is_pattern_label(&h.label) && !h.binding.contains("@each"));
+            if !around || has_literal_wildcard(t) {
+                return None;
+            }
+            let binding = format!("{}:pattern@{}", self.scope_tag(ctx), node.start_byte());
+            let head = Tpl::hole(HoleInfo {
+                label: label.to_string(),
+                binding,
+                span: Some(node.byte_range()),
+                keylike: true,
+            });
+            return Some((head, "*".to_string()));
+        }
         if !is_pattern_label(label) {
             return None;
         }

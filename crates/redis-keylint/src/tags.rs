@@ -516,8 +516,14 @@ fn misused(text: &[u8], names: &[Vec<u8>]) -> bool {
                 && matches!(text[at - 1], b'"' | b'\'')
                 && after.first() == Some(&text[at - 1]);
             let rest = after.trim_ascii_start();
+            let rest_of_line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+            // `NAME = …`, or `NAME: str = …` (not a dict's `NAME: value` entry).
             let assigned = line.is_empty()
-                && (rest.starts_with(b"=") && !rest.starts_with(b"==") || rest.starts_with(b":"));
+                && (rest.starts_with(b"=") && !rest.starts_with(b"==")
+                    || rest.starts_with(b":")
+                        && rest_of_line
+                            .windows(3)
+                            .any(|w| w[1] == b'=' && !b"=!<>:".contains(&w[0]) && w[2] != b'='));
             let comment = line.starts_with(b"#");
             !(quoted || assigned || comment || imported(text, line_start))
         })
@@ -682,6 +688,7 @@ mod tests {
             "K = 'jobs:{shard}:q'\nk = K + ':x'",
             "K: str = 'jobs:{shard}:q'\nk = f'{K}:x'",
             "K = 'jobs:{shard}:q'\nfrom .keys import K\nq(key_format=K)",
+            "K = 'jobs:{shard}:q'\nd = {\n    K: 1,\n}",
             "def prefix():\n    return \"{app}\"",
             "opts = {'prefix': '{bull}'}",
             "community = f\"{{{name}}}:x\"",

@@ -2645,6 +2645,22 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some((scope, (from, to), self.ix.enclosing_block(def.stmt)?))
     }
 
+    /// The appends and extends of list `name` between its definition `def` and
+    /// `use_node` ([`Self::appends_to`]) with the block of the definition; `None` when
+    /// there is none, or the name is used in another way there.
+    #[allow(clippy::type_complexity)]
+    fn appends_before_use(
+        &self,
+        name: &str,
+        def: Def<'t>,
+        use_node: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<(Vec<(Node<'t>, Node<'t>, bool)>, Node<'t>)> {
+        let (scope, range, block) = self.def_to_use(def, use_node, ctx)?;
+        let appends = self.appends_to(name, scope, range)?;
+        (!appends.is_empty()).then_some((appends, block))
+    }
+
     /// `keys = [...]` followed by `keys.append(x)` calls before the use: the list
     /// with the appended elements, those appended in a loop standing for one element
     /// per pass. `None` (the list literal alone is used) when the name is used in any
@@ -2662,11 +2678,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
-        let (scope, (from, to), block) = self.def_to_use(def, use_node, ctx)?;
-        let mut appends = self.appends_to(name, scope, (from, to))?;
-        if appends.is_empty() {
-            return None;
-        }
+        let (mut appends, block) = self.appends_before_use(name, def, use_node, ctx)?;
         appends.sort_by_key(|(c, _, _)| c.start_byte());
         // `keys = set()`: an empty set, filled as a list is (its members, once each:
         // what matters is which keys, not how often).
@@ -2778,11 +2790,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
-        let (scope, range, block) = self.def_to_use(def, use_node, ctx)?;
-        let changes = self.appends_to(name, scope, range)?;
-        if changes.is_empty() {
-            return None;
-        }
+        let (changes, block) = self.appends_before_use(name, def, use_node, ctx)?;
         let Value::Seq {
             mut items,
             family: false,

@@ -2484,15 +2484,8 @@ fn body_fact(
             // A list or dict comprehension of keys (`return {f"{path}:{n}": … for n
             // in NAMES}`): the family of its member.
             Some(v @ (Value::Seq { .. } | Value::Dict(_))) => {
-                if let Some((t, shape)) = crate::chunks::family_member(&v) {
-                    return Some(Fact::Builder(Arc::new(Builder {
-                        params: params(a, fid, skip, qual),
-                        ret: sanitize(&t, qual, instance),
-                        instance,
-                        family: Some(shape),
-                        star: Vec::new(),
-                        none_tail: Vec::new(),
-                    })));
+                if let Some(b) = family_builder(a, fid, skip, qual, instance, &v) {
+                    return Some(b);
                 }
             }
             Some(Value::Client(k)) => return Some(Fact::Factory(k)),
@@ -2505,17 +2498,8 @@ fn body_fact(
     let generated = placeholders(a, fid, skip)
         .filter(|_| one_return)
         .and_then(|pos| a.call_generator(fid, bound, pos, Vec::new(), &Ctx::at(None)));
-    if let Some(v) = generated {
-        if let Some((t, shape)) = crate::chunks::family_member(&v) {
-            return Some(Fact::Builder(Arc::new(Builder {
-                params: params(a, fid, skip, qual),
-                ret: sanitize(&t, qual, instance),
-                instance,
-                family: Some(shape),
-                star: Vec::new(),
-                none_tail: Vec::new(),
-            })));
-        }
+    if let Some(b) = generated.and_then(|v| family_builder(a, fid, skip, qual, instance, &v)) {
+        return Some(b);
     }
     // `if self.prefix: return f"{self.prefix}:{key}"` / `return key`: a template
     // per return, each a key of its own.
@@ -2622,6 +2606,27 @@ fn body_fact(
         return None;
     }
     merge_clients(&kinds).map(Fact::Factory)
+}
+
+/// The builder of function `fid` whose value `v` is a family of keys (a comprehension
+/// it returns, the keys it yields): the family of its member.
+fn family_builder(
+    a: &mut Analyzer<'_>,
+    fid: FuncId,
+    skip: usize,
+    qual: &str,
+    instance: bool,
+    v: &Value<'_>,
+) -> Option<Fact> {
+    let (t, shape) = crate::chunks::family_member(v)?;
+    Some(Fact::Builder(Arc::new(Builder {
+        params: params(a, fid, skip, qual),
+        ret: sanitize(&t, qual, instance),
+        instance,
+        family: Some(shape),
+        star: Vec::new(),
+        none_tail: Vec::new(),
+    })))
 }
 
 /// A function whose last statement returns `<client>.pipeline(…)` and that returns

@@ -181,15 +181,21 @@ fn concatenated(after: &[u8]) -> bool {
     }
 }
 
+/// The text before a string literal without the literal's own prefix letters (`f`,
+/// `r`, `b`; two at most).
+fn without_prefix(before: &[u8]) -> &[u8] {
+    let mut end = before.len();
+    while end > 0 && before[end - 1].is_ascii_alphabetic() && before.len() - end < 2 {
+        end -= 1;
+    }
+    &before[..end]
+}
+
 /// Whether the text before a string literal makes it the value of a unit of measure:
 /// `unit=`, `unit: `, `"unit": ` (OpenTelemetry instruments, whose UCUM annotations
 /// `{request}`, `{connection}/s` are braced names, not keys).
 fn unit_value(before: &[u8]) -> bool {
-    let mut end = before.len();
-    // The string's own prefix letters (`f`, `r`, `b`).
-    while end > 0 && before[end - 1].is_ascii_alphabetic() && before.len() - end < 2 {
-        end -= 1;
-    }
+    let before = without_prefix(before);
     let trim = |t: &[u8]| -> usize {
         t.len()
             - t.iter()
@@ -197,7 +203,7 @@ fn unit_value(before: &[u8]) -> bool {
                 .take_while(|b| b.is_ascii_whitespace())
                 .count()
     };
-    let mut t = &before[..trim(&before[..end])];
+    let mut t = &before[..trim(before)];
     match t.last() {
         Some(b'=' | b':') => t = &t[..t.len() - 1],
         _ => return false,
@@ -227,12 +233,7 @@ fn placeholder_passed(before: &[u8], content: &[u8]) -> bool {
     else {
         return false;
     };
-    let mut end = before.len();
-    // The string's own prefix letters (`r`, `b`).
-    while end > 0 && before[end - 1].is_ascii_alphabetic() && before.len() - end < 2 {
-        end -= 1;
-    }
-    let t = before[..end].trim_ascii_end();
+    let t = without_prefix(before).trim_ascii_end();
     if t.ends_with(b".replace(") {
         return true;
     }
@@ -467,19 +468,9 @@ fn line_rest_is_empty(after: &[u8]) -> bool {
 /// The name a string literal is the whole value of, when the text before it on its
 /// line is `NAME = ` or `NAME: str = ` (a module constant or a class attribute).
 fn assigned_name(before: &[u8]) -> Option<&[u8]> {
+    let before = without_prefix(before);
     let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
-    let mut line = &before[start..];
-    // The string's own prefix letters (`r`, `b`).
-    let mut n = 0;
-    while n < 2
-        && line
-            .last()
-            .is_some_and(|b| matches!(b, b'r' | b'R' | b'b' | b'B' | b'u' | b'U'))
-    {
-        line = &line[..line.len() - 1];
-        n += 1;
-    }
-    let line = line.trim_ascii_end().strip_suffix(b"=")?;
+    let line = before[start..].trim_ascii_end().strip_suffix(b"=")?;
     if line.last().is_some_and(|b| b"=!<>+-*/%&|^:@".contains(b)) {
         return None;
     }

@@ -1096,6 +1096,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.attr_dict_entry(n, ctx) {
                     return v;
                 }
+                // `keys["paths"]` of a local table of key names written once.
+                if let Some(v) = self.local_dict_entry(n, ctx) {
+                    return v;
+                }
                 // `Redis[bytes]`: a generic alias is the class itself.
                 let value = n.field(Field::Value);
                 let evaluated = value.map(|v| self.eval(v, &ctx.deeper()));
@@ -4396,6 +4400,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(v) = self.attr_dict_values(n, obj, ctx) {
                     return v;
                 }
+                if let Some(v) = self.local_dict_values(n, obj, ctx) {
+                    return v;
+                }
             }
             // `Key.LINK.sub(link_id)`: a method of an `Enum` called on a member.
             if let Some(v) = self.enum_member_call(obj, m, args, n, ctx) {
@@ -5909,12 +5916,37 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// The sequence that a generator or list comprehension turns element by element
     /// into text and nothing else: `str(a) for a in args`, `f"{a}" for a in args`,
-    /// `a for a in args` (one clause, no `if`).
+    /// `a for a in args` (one clause, no `if`), `map(str, args)`.
     fn text_of_each(&self, g: Node<'t>) -> Option<Node<'t>> {
+        let (nav, src) = (self.ix.nav, self.src());
+        if g.kind_name() == "call" {
+            // `map(str, args)`, with the builtins `map` and `str`.
+            let is_map = g
+                .field(Field::Function)
+                .is_some_and(|f| f.kind_name() == "identifier" && text(f, src) == "map");
+            let args = g.field(Field::Arguments)?;
+            let all = nav
+                .named_children(args)
+                .filter(|c| c.kind_name() != "comment")
+                .count();
+            return match arg_nodes(nav, Some(args)).as_slice() {
+                [f, seq]
+                    if is_map
+                        && all == 2
+                        && f.kind_name() == "identifier"
+                        && text(*f, src) == "str"
+                        && seq.kind_name() != "list_splat"
+                        && self.ix.str_is_builtin(src)
+                        && !self.ix.module_defs.contains_key("map") =>
+                {
+                    Some(*seq)
+                }
+                _ => None,
+            };
+        }
         if !matches!(g.kind_name(), "generator_expression" | "list_comprehension") {
             return None;
         }
-        let (nav, src) = (self.ix.nav, self.src());
         let (body, clause) = nav.sole_for_clause(g)?;
         let var = clause
             .field(Field::Left)

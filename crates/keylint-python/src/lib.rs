@@ -46,6 +46,7 @@ mod importscan;
 mod index;
 mod keyflow;
 mod keyoptions;
+mod localdict;
 mod localobj;
 mod lower;
 mod maploop;

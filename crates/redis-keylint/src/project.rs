@@ -7,7 +7,8 @@
 //! gives way to the nearest one above the package). An
 //! absolute import is looked up from the directory above the file's top package
 //! (the highest directory of `__init__.py` files above it, or the file's own
-//! directory), then from the project root and its `src/`, then, when the project
+//! directory; above the project root when the repository's top directory holds an
+//! `__init__.py`), then from the project root and its `src/`, then, when the project
 //! root is a uv workspace or one of its members (`[tool.uv.workspace] members` in
 //! the nearest `pyproject.toml` above that has the table, up to the repository's
 //! `.git`), from each other member's `src/` and directory; a relative one from the
@@ -421,7 +422,20 @@ impl Loader {
                 }
                 (limit, search)
             }
-            _ => (top.clone(), vec![top]),
+            // A repository whose top directory holds an `__init__.py`: its modules
+            // import each other as top-level names too (`import settings` from
+            // `app/views.py`, run from the repository), so the project root comes
+            // after the top package's parent.
+            Some(root) => {
+                let mut search = vec![top.clone()];
+                for r in [root.clone(), root.join("src")] {
+                    if !search.contains(&r) && r.is_dir() {
+                        search.push(r);
+                    }
+                }
+                (top.clone(), search)
+            }
+            None => (top.clone(), vec![top]),
         };
         let project = match project {
             Some(root) if root.starts_with(&limit) => root,
@@ -882,6 +896,40 @@ mod tests {
         // The search for hash tags reads the repository only.
         assert_eq!(roots.project, root.join("repo"));
         assert_eq!(l.roots(&root.join("other")).project, root.join("other"));
+    }
+
+    #[test]
+    fn a_repository_that_is_a_package_imports_its_modules_as_top_level_names() {
+        // `import redis_connection as rc` in `repo/metadata/store.py`, with the
+        // scripts run from the repository: its top-level module, although the top
+        // package climbs above the repository.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| write_at(&root, p, t);
+        w("repo/.git/HEAD", "");
+        w("repo/__init__.py", "");
+        w("repo/redis_connection.py", "conn = None\n");
+        w("repo/metadata/__init__.py", "");
+        w("repo/metadata/store.py", "import redis_connection as rc\n");
+        w("redis_connection.py", "other = None\n");
+        let src = |p: &str| {
+            Some(ModuleFile::Source(
+                root.join(p).to_str().unwrap().to_string(),
+            ))
+        };
+        let l = Loader::default();
+        let from = root.join("repo/metadata/store.py");
+        // The top package's parent first, as Python would see the package.
+        assert_eq!(
+            l.resolve(from.to_str().unwrap(), 0, "redis_connection"),
+            src("redis_connection.py")
+        );
+        std::fs::remove_file(root.join("redis_connection.py")).unwrap();
+        let l = Loader::default();
+        assert_eq!(
+            l.resolve(from.to_str().unwrap(), 0, "redis_connection"),
+            src("repo/redis_connection.py")
+        );
     }
 
     #[test]

@@ -6019,6 +6019,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                     {
                         Value::Str(s.clone())
                     }
+                    // A codec the code does not show, named as one (`s.encode(ENCODING)`
+                    // with `ENCODING` from another library): every codec maps distinct
+                    // text to distinct bytes and ASCII text to bytes without braces of
+                    // their own, so a key with a value in it keeps what a family's
+                    // reading needs (its members differ, no tag is written); its exact
+                    // bytes, and a literal key's slot, stay unknown.
+                    None if ascii_text
+                        && s.parts.iter().any(|p| matches!(p, TPart::Hole(_)))
+                        && a.first().is_some_and(|x| {
+                            let t = text(*x, self.src()).to_ascii_lowercase();
+                            matches!(x.kind_name(), "identifier" | "attribute")
+                                && (t.contains("encoding") || t.contains("charset"))
+                        }) =>
+                    {
+                        Value::Str(s.clone())
+                    }
                     _ => self.opaque(n, ctx),
                 }
             }

@@ -1825,6 +1825,8 @@ fn summarise(
             } else if a.ix.module_defs[name].len() == 1 {
                 if let Some(f) = function_fact(&mut a, fid, None, &qual, &names) {
                     names.insert(name.clone(), f);
+                } else if let Some(f) = text_helper_fact(&mut a, name, &qual) {
+                    names.insert(name.clone(), f);
                 } else if let Some(q) = queued_fact(&mut a, fid, None, &qual) {
                     names.insert(name.clone(), Fact::Queues(Arc::new(q)));
                 } else if let Some(w) = a
@@ -2268,12 +2270,13 @@ fn text_helper_variants(a: &Analyzer<'_>, name: &str) -> Option<Vec<FuncId>> {
                                     x.kind_name() == "identifier" && text(*x, src) == p
                                 })
                     }
-                    // `s.encode("latin-1")`, `s.decode("utf-8")`
+                    // `s.encode("latin-1")`, `s.decode("utf-8")`, `s.encode(ENCODING)`
                     "attribute" => {
                         f.field(Field::Object)
                             .is_some_and(|o| o.kind_name() == "identifier" && text(o, src) == p)
                             && f.field(Field::Attribute)
                                 .is_some_and(|m| matches!(text(m, src), "encode" | "decode"))
+                            && plain_codec(a, e)
                     }
                     _ => false,
                 }
@@ -2331,6 +2334,54 @@ fn text_helper_variants(a: &Analyzer<'_>, name: &str) -> Option<Vec<FuncId>> {
         }
     }
     Some(fids)
+}
+
+/// Whether the codec of `call` (`s.encode(…)`/`s.decode(…)`) keeps ASCII text as it
+/// is: none given, one of UTF-8, ASCII or Latin-1 written as a literal, or a name
+/// that says it is the project's text encoding (`ENCODING`, `settings.CHARSET`),
+/// whose value the code may not show: every such constant seen is UTF-8.
+fn plain_codec(a: &Analyzer<'_>, call: Node<'_>) -> bool {
+    let src = a.src();
+    let args = crate::eval::arg_nodes(a.ix.nav, call.field(Field::Arguments));
+    match args.as_slice() {
+        [] => true,
+        [x] if x.kind_name() == "string" => {
+            let t = text(*x, src)
+                .to_ascii_lowercase()
+                .replace(['-', '_', '"', '\'', ' '], "");
+            matches!(
+                t.as_str(),
+                "utf8" | "ascii" | "usascii" | "latin1" | "iso88591" | "latin" | "l1"
+            )
+        }
+        [x] if matches!(x.kind_name(), "identifier" | "attribute") => {
+            let t = text(*x, src).to_ascii_lowercase();
+            t.contains("encoding") || t.contains("charset")
+        }
+        _ => false,
+    }
+}
+
+/// A module helper that gives back its one parameter's text ([`text_helper_variants`]),
+/// defined once: a builder whose key is the argument's text (`def b(s): return
+/// s.encode(ENCODING)`, imported by the modules that build keys with it).
+fn text_helper_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Option<Fact> {
+    let fids = text_helper_variants(a, name)?;
+    let &[fid] = fids.as_slice() else {
+        return None;
+    };
+    let p = a.ix.funcs[fid].params.first()?.name.clone();
+    let Value::Opaque(h) = placeholder('p', 0, &p) else {
+        return None;
+    };
+    Some(Fact::Builder(Arc::new(Builder {
+        params: params(a, fid, 0, qual),
+        ret: sanitize(&Tpl::hole(h), qual, false),
+        instance: false,
+        family: None,
+        star: Vec::new(),
+        none_tail: Vec::new(),
+    })))
 }
 
 /// A function (or method) that builds a key or returns a client.

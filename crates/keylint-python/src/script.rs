@@ -598,8 +598,9 @@ pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
 /// A module or class constant is taken for a script, or for a dict of scripts (its
 /// values), only when its name says so (it contains `SCRIPT` or `LUA`), or it is a
 /// module constant written in capitals (bisheng's `ENQUEUE_FILE` in a module of
-/// scripts that another module registers), and it is bound once. A value is a plain string literal (no f-string, no concatenation), or one
-/// `%`-formatted with a tuple; its text calls `redis.call` or `redis.pcall` (or names
+/// scripts that another module registers), and it is bound once. A value is a plain string literal (no f-string), one
+/// `%`-formatted with a tuple, or a concatenation of plain literals and module names
+/// bound to them (`_LIB + """…"""`, a prelude of helpers pasted before the script); its text calls `redis.call` or `redis.pcall` (or names
 /// it in an assignment: `local redis_call = redis.call`) and reads `KEYS` or `ARGV`
 /// (`KEYS[1]`, `ipairs(KEYS)`); nothing says it is a template filled in later (no `{{`/`$name`,
 /// nor `%s`/`%(` in a literal that is not formatted where it is written, and no `%`,
@@ -663,6 +664,11 @@ pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
             vec![e]
         };
         for v in values {
+            // `_LIB + """…"""`: a prelude of helpers pasted before the script.
+            if lua_concatenation(a, v) && !filled(true) {
+                found.push(v);
+                continue;
+            }
             // `string.Template` text is filled by `Template(…)`; other text filled
             // in this file is not the script that runs.
             match lua_literal(a, v) {
@@ -721,6 +727,82 @@ pub(crate) fn unrun_script_globals(a: &mut Analyzer<'_>) {
     for e in calls {
         let _ = a.eval(e, &crate::eval::Ctx::at(None));
     }
+}
+
+/// Whether `v` is a concatenation (`_LIB + """…"""`, parenthesized or not) of plain
+/// string literals and of module names each bound once to one, whose joined text
+/// reads as a Lua script as [`lua_literal`] reads one (and holds no template marks
+/// nor `$name` placeholders).
+fn lua_concatenation(a: &Analyzer<'_>, v: Node<'_>) -> bool {
+    let src = a.src();
+    let nav = a.ix.nav;
+    let mut v = v;
+    while v.kind_name() == "parenthesized_expression" {
+        match nav.named_children(v).find(|c| c.kind_name() != "comment") {
+            Some(inner) => v = inner,
+            None => return false,
+        }
+    }
+    if v.kind_name() != "binary_operator" {
+        return false;
+    }
+    let mut stack = vec![v];
+    let mut texts: Vec<&str> = Vec::new();
+    while let Some(x) = stack.pop() {
+        if texts.len() > 16 {
+            return false;
+        }
+        match x.kind_name() {
+            "binary_operator" => {
+                let op = x.field(Field::Operator).map(|o| crate::index::text(o, src));
+                match (x.field(Field::Left), x.field(Field::Right), op) {
+                    (Some(l), Some(r), Some("+")) => {
+                        stack.push(r);
+                        stack.push(l);
+                    }
+                    _ => return false,
+                }
+            }
+            "parenthesized_expression" => {
+                match nav.named_children(x).find(|c| c.kind_name() != "comment") {
+                    Some(inner) => stack.push(inner),
+                    None => return false,
+                }
+            }
+            "string" => texts.push(crate::index::text(x, src)),
+            "identifier" => {
+                let name = crate::index::text(x, src);
+                let Some([def]) = a.ix.module_defs.get(name).map(Vec::as_slice) else {
+                    return false;
+                };
+                match def.kind {
+                    crate::index::DefKind::Expr(e) if e.kind_name() == "string" => {
+                        texts.push(crate::index::text(e, src));
+                    }
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+    let plain = texts.iter().all(|t| {
+        let prefix: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        !prefix.contains('f') && !prefix.contains('t')
+    });
+    let joined = texts.concat();
+    let lua = calls_redis(&joined) && (has_word(&joined, "KEYS") || has_word(&joined, "ARGV"));
+    let marks = ["{{", "}}", "%s", "%d", "%("]
+        .iter()
+        .any(|m| joined.contains(m));
+    let dollar = joined
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] == b'{'));
+    plain && lua && !marks && !dollar
 }
 
 /// A string literal that reads as a Lua script, plain or `%`-formatted with a tuple.

@@ -36,6 +36,9 @@ pub struct KeyUse {
     pub command: String,
     /// Relation to a script's `KEYS`.
     pub origin: KeyOrigin,
+    /// Where a script touches the key inside code pasted before its own text (a
+    /// prelude of helpers), when `span` shows it at the call that led there.
+    pub via: Option<Span>,
 }
 
 /// What kind of atomic unit.

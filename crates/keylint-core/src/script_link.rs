@@ -108,6 +108,7 @@ pub fn merge(model: &mut FileModel, lua: &FileModel, m: &Mapper<'_>) -> Vec<usiz
             span: m.range(&k.span),
             command: k.command.clone(),
             origin: k.origin,
+            via: k.via.as_ref().map(|s| m.range(s)),
         });
     }
     for u in &lua.units {
@@ -420,6 +421,7 @@ pub fn link_call(model: &mut FileModel, call: &ScriptCall, body: Option<&LinkedB
                     span,
                     command: key.command.clone(),
                     origin: key.origin,
+                    via: None,
                 });
                 model.keys.len() - 1
             }

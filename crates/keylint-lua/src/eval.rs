@@ -2939,7 +2939,12 @@ impl<'t, 's> Eval<'t, 's> {
     }
 
     fn add_key(&mut self, mut t: KeyTemplate, span: Span, command: &str) -> usize {
+        // A key touched in code the host pasted before the script (a prelude of
+        // helpers) is shown at the call that led there, and noted where it is touched.
+        let touched = span.clone();
         let span = self.visible(span);
+        let via = (span != touched && self.pasted.iter().any(|r| r.contains(&touched.start)))
+            .then_some(touched);
         // A hole that begins a key may be a whole key or a prefix with its own tag.
         if let Some(Part::Hole(h)) = t.parts.first_mut() {
             h.kind = HoleKind::Opaque;
@@ -2958,6 +2963,7 @@ impl<'t, 's> Eval<'t, 's> {
             span,
             command: command.to_string(),
             origin,
+            via,
         });
         k
     }

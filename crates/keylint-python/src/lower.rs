@@ -1006,6 +1006,7 @@ impl<'t> Analyzer<'t> {
                     span: span.clone(),
                     command: command.clone(),
                     origin: KeyOrigin::Direct,
+                    via: None,
                 });
                 let k = self.model.keys.len() - 1;
                 // Summarised in turn (a method of this module that passes its
@@ -1274,6 +1275,7 @@ impl<'t> Analyzer<'t> {
             span: span.clone(),
             command: command.to_string(),
             origin: KeyOrigin::Direct,
+            via: None,
         });
         let k = self.model.keys.len() - 1;
         if !e.each.is_empty() {
@@ -1309,6 +1311,7 @@ impl<'t> Analyzer<'t> {
                 span: span.clone(),
                 command: command.to_string(),
                 origin: KeyOrigin::Direct,
+                via: None,
             });
             idx.push(self.model.keys.len() - 1);
         }

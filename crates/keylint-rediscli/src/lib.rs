@@ -162,6 +162,7 @@ pub fn lower_parsed(file: &CommandFile) -> FileModel {
                 span: arg.span.clone(),
                 command: name.clone(),
                 origin: KeyOrigin::Direct,
+                via: None,
             });
         }
         let is_watch = matches!(

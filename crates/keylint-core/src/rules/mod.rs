@@ -253,6 +253,7 @@ pub(crate) mod testing {
                 span: i * 10..i * 10 + 5,
                 command: command.into(),
                 origin: KeyOrigin::Direct,
+                via: None,
             });
         }
         m

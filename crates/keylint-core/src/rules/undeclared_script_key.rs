@@ -210,6 +210,7 @@ fn undeclared(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<F
                 also.join(", ")
             ));
         }
+        f = with_touched(f, model, std::iter::once(k).chain(more.iter().copied()));
         f = f
             .with_note(
                 "cluster clients route a script by the keys in `KEYS`: the node that runs it \
@@ -366,6 +367,7 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
         if hidden > 0 {
             f = f.with_note(format!("and {hidden} more derived keys"));
         }
+        f = with_touched(f, model, distinct.iter().chain(&repeats).copied());
         // Built from a part of the declared key (`string.sub(KEYS[1], 1, -6)`): no key
         // holds the declared key whole.
         let from_part = i > 0
@@ -395,6 +397,28 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
     }
 }
 
+/// Labels where the script touches keys `ks` inside a helper pasted before its own
+/// text, for those shown at the call that led there ([`KeyUse::via`]).
+fn with_touched(
+    mut f: Finding,
+    model: &FileModel,
+    ks: impl Iterator<Item = usize>,
+) -> Finding {
+    for k in ks {
+        let Some(via) = &model.keys[k].via else {
+            continue;
+        };
+        let shown = f.primary.span == *via || f.secondary.iter().any(|l| l.span == *via);
+        if !shown && f.secondary.len() < MAX_DERIVED_LABELS {
+            f = f.with_secondary(Label::new(
+                via.clone(),
+                "touched here, in a helper pasted before the script",
+            ));
+        }
+    }
+    f
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -408,6 +432,7 @@ pub(crate) mod tests {
             span: at..at + 1,
             command: "GET".into(),
             origin,
+            via: None,
         }
     }
 

@@ -486,6 +486,7 @@ impl<'t> Analyzer<'t> {
             span,
             command: command.to_string(),
             origin: KeyOrigin::Direct,
+            via: None,
         });
         self.model.keys.len() - 1
     }

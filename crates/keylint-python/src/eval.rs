@@ -6975,6 +6975,16 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut class = None;
         for a in &assigns {
             let call = a.value?;
+            // `self.store: RedisStore[DS, SE] = store`, or a parameter annotated with
+            // a class of this file: an instance of that class.
+            if call.kind_name() == "identifier" {
+                let k = self.assigned_param_class(a, call)?;
+                if class.is_some_and(|p| p != k) {
+                    return None;
+                }
+                class = Some(k);
+                continue;
+            }
             if call.kind_name() != "call" {
                 return None;
             }
@@ -6996,6 +7006,30 @@ impl<'t> crate::lower::Analyzer<'t> {
             v @ (Value::Client(_) | Value::Pipe(_)) => Some(v),
             _ => None,
         }
+    }
+
+    /// The class of the instance `self.attr = name` stores (`a`, with `value` its
+    /// `name`), when `name` is a parameter of the method never bound again and the
+    /// assignment or the parameter is annotated with a class of this file.
+    fn assigned_param_class(
+        &self,
+        a: &crate::index::SelfAssign<'t>,
+        value: Node<'t>,
+    ) -> Option<ClassId> {
+        let name = text(value, self.src());
+        let info = &self.ix().funcs[a.func];
+        let param = info.params.iter().find(|p| p.name == name && !p.star)?;
+        if info.defs.get(name).is_some_and(|d| d.len() > 1) {
+            return None;
+        }
+        let one = crate::keyflow::Declared::One;
+        a.annotation
+            .and_then(|ann| self.annotated_class(ann, one, a.func))
+            .or_else(|| {
+                param
+                    .annotation
+                    .and_then(|ann| self.annotated_class(ann, one, a.func))
+            })
     }
 
     /// A factory that registers its script once per connection and caches it:

@@ -23,13 +23,16 @@
 //! method is judged as that batch, at its own commands.
 //!
 //! Followed only when every assignment of the attribute in the class is that one
-//! `pipeline()` call or `None`, and, for the method judged: it is not the one that
-//! makes the pipeline; it reads the pipeline only as `self.<attr>` (or through a
-//! property of the class that returns it) and only to queue on it, never handing it
-//! to another call; it assigns no such attribute; it calls no `execute()`,
-//! `reset()`, `discard()` or `watch()` (which puts the pipeline in immediate mode),
-//! and no method of the class that executes the pipeline, directly or through its
-//! other methods.
+//! `pipeline()` call or `None`, and, for the method judged: it reads the pipeline
+//! only as `self.<attr>` (or through a property of the class that returns it) and
+//! only to queue on it, never handing it to another call; it assigns no such
+//! attribute; it calls no `execute()`, `reset()`, `discard()` or `watch()` (which
+//! puts the pipeline in immediate mode), and no method of the class that executes
+//! the pipeline, directly or through its other methods. All of these are allowed
+//! before the method's first queued command, outside any loop around its commands:
+//! a flush when the batch is full, then the pipeline made lazily (`if self.pipe is
+//! None: self.pipe = self.db.pipeline()`, an `if` that holds none of the commands;
+//! the method that makes it otherwise is not judged so).
 //! Another object's attribute (`other._tx`) is another pipeline and is not read so.
 
 use crate::eval::Value;
@@ -116,9 +119,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(me) = info.self_name() else {
             return false;
         };
-        if me != "self" || info.node.byte_range().contains(&created) || execs.contains(&f) {
+        if me != "self" || execs.contains(&f) {
             return false;
         }
+        let Some(first) = calls.iter().map(|c| c.start_byte()).min() else {
+            return false;
+        };
         let names = &held.names;
         // Every command is queued on `self.<name>` itself.
         let on_held = |call: &Node<'t>| {
@@ -133,34 +139,85 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !calls.iter().all(on_held) {
             return false;
         }
+        // What may end or replace the batch is allowed only before the first command
+        // the method queues, outside any loop around its commands: a flush when the
+        // batch is full, then `if self.pipe is None: self.pipe = db.pipeline()`.
+        let before = |at: usize| at < first && !self.loop_around(info.body, at, calls);
+        // The method that makes the pipeline: only lazily, under an `if` that holds
+        // none of the commands.
+        if info.node.byte_range().contains(&created)
+            && !(before(created) && self.lazily_made(info.body, created, first))
+        {
+            return false;
+        }
+        let start = info.body.start_byte();
         let body = text(info.body, self.src());
+        let only_before = |pat: &str| body.match_indices(pat).all(|(i, _)| before(start + i));
         // `watch()` puts the pipeline in immediate mode until `multi()`.
-        if [".execute(", ".reset(", ".discard(", ".watch("]
+        if ![".execute(", ".reset(", ".discard(", ".watch("]
             .iter()
-            .any(|w| body.contains(w))
+            .all(|w| only_before(w))
         {
             return false;
         }
         // No method that executes the pipeline is called, directly or through other
         // methods of the class.
-        if held
+        if !held
             .executing
             .iter()
-            .any(|name| body.contains(&format!("self.{name}(")))
+            .all(|name| only_before(&format!("self.{name}(")))
         {
             return false;
         }
         // `self.<name>` is read only to call a method on it: never assigned, passed
-        // on, or kept in a local.
+        // on, or kept in a local (a test or an assignment before the commands).
         names.iter().all(|n| {
             let pat = format!("self.{n}");
             body.match_indices(&pat).all(|(i, _)| {
                 let after = &body[i + pat.len()..];
                 let next = after.chars().next();
                 let word = next.is_some_and(|ch| ch.is_alphanumeric() || ch == '_');
-                word || after.starts_with('.') && !after.starts_with(". ")
+                word || after.starts_with('.') && !after.starts_with(". ") || before(start + i)
             })
         })
+    }
+
+    /// Whether a loop in `body` holds both `at` and one of `calls`.
+    fn loop_around(&self, body: Node<'t>, at: usize, calls: &[Node<'t>]) -> bool {
+        let nav = self.ix.nav;
+        let mut stack = vec![body];
+        while let Some(x) = stack.pop() {
+            if !x.byte_range().contains(&at) {
+                continue;
+            }
+            if matches!(x.kind_name(), "for_statement" | "while_statement")
+                && calls
+                    .iter()
+                    .any(|c| x.byte_range().contains(&c.start_byte()))
+            {
+                return true;
+            }
+            stack.extend(nav.named_children(x));
+        }
+        false
+    }
+
+    /// Whether `at` lies in the body of an `if` of `body` that ends before `first`.
+    fn lazily_made(&self, body: Node<'t>, at: usize, first: usize) -> bool {
+        let nav = self.ix.nav;
+        let mut stack = vec![body];
+        while let Some(x) = stack.pop() {
+            if !x.byte_range().contains(&at) {
+                continue;
+            }
+            if x.kind_name() == "if_statement" && x.end_byte() <= first {
+                return x
+                    .field(Field::Consequence)
+                    .is_some_and(|c| c.byte_range().contains(&at));
+            }
+            stack.extend(nav.named_children(x));
+        }
+        false
     }
 }
 

@@ -11,7 +11,7 @@ use tree_sitter::Node;
 /// What an annotation declares: one object, a sequence of them, or each argument
 /// of a `*args` parameter.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Declared {
+pub(crate) enum Declared {
     One,
     Seq,
     Star,
@@ -81,6 +81,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             // A script registered on the object (`self.s = client.register_script(…)`):
             // the same script, whichever object holds it.
             v @ Value::Script(_) => Some(v),
+            // The client the object holds (`store.db` of `store: Store`).
+            v @ Value::Client(_) => Some(v),
             _ => None,
         }
     }
@@ -181,7 +183,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// sequence, `List[Queue]` and the like; for a `*args` parameter (whose
     /// annotation is each argument's), also `Unpack[Queue]`. `Self` in a method of
     /// function `f` names the method's class (the class or a subclass, as `self` does).
-    fn annotated_class(
+    pub(crate) fn annotated_class(
         &self,
         ann: Node<'t>,
         declared: Declared,
@@ -192,6 +194,15 @@ impl<'t> crate::lower::Analyzer<'t> {
             .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
             .filter(|t| !t.is_empty())
             .collect();
+        // `RedisStore[DS, SE]`: a generic class of this file, parameterised.
+        if let [first, _, ..] = toks.as_slice() {
+            let bare = raw.trim().trim_matches(|c| c == '"' || c == '\'');
+            if declared == Declared::One && bare.starts_with(&format!("{first}[")) {
+                if let Some(c) = self.ix.class_named(first) {
+                    return Some(c);
+                }
+            }
+        }
         let (outer, inner) = match toks.as_slice() {
             [one] => (None, *one),
             [o, one] => (Some(*o), *one),

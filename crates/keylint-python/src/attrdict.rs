@@ -36,7 +36,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let (dict, init) = self.attr_table(value, ctx)?;
-        if !self.string_keys(dict) {
+        if !string_keys(self.ix.nav, dict) {
             return None;
         }
         let Value::Str(t) = self.eval(index, &ctx.deeper()) else {
@@ -73,7 +73,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let (dict, init) = self.attr_table(recv, ctx)?;
-        // The values whatever the keys (`JobPriority.HIGH: "queue:high"`).
+        let at = Ctx {
+            func: Some(init),
+            env: None,
+            depth: ctx.depth + 1,
+        };
+        self.dict_string_values(dict, &at)
+    }
+
+    /// The values of dict display `dict`, element by element, whatever its keys
+    /// (`JobPriority.HIGH: "queue:high"`), evaluated in `at`: strings only (a list or
+    /// dict value could be changed through its entry).
+    pub(crate) fn dict_string_values(&mut self, dict: Node<'t>, at: &Ctx<'t>) -> Option<Value<'t>> {
         let entries: Vec<Node<'t>> = self
             .ix
             .nav
@@ -83,15 +94,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         if entries.is_empty() {
             return None;
         }
-        let at = Ctx {
-            func: Some(init),
-            env: None,
-            depth: ctx.depth + 1,
-        };
         let mut items = Vec::with_capacity(entries.len());
         for v in entries {
-            // Strings only, as for an entry.
-            let value = self.eval(v, &at);
+            let value = self.eval(v, at);
             if !matches!(value, Value::Str(_)) {
                 return None;
             }
@@ -130,25 +135,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         // Entries only (no `**` splat), each key written as a literal or a name.
-        let pairs = self
-            .ix
-            .nav
-            .named_children(dict)
-            .filter(|p| p.kind_name() != "comment")
-            .all(|p| p.kind_name() == "pair");
-        pairs.then_some((dict, init))
-    }
-
-    /// Whether every key of dict display `dict` is a string literal.
-    fn string_keys(&self, dict: Node<'t>) -> bool {
-        self.ix
-            .nav
-            .named_children(dict)
-            .filter(|p| p.kind_name() != "comment")
-            .all(|p| {
-                p.field(Field::Key)
-                    .is_some_and(|key| key.kind_name() == "string")
-            })
+        entries_only(self.ix.nav, dict).then_some((dict, init))
     }
 
     /// The one assignment of `self.attr` in the chain of class `c`, with its class: no
@@ -177,44 +164,65 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// Whether every use of an attribute named `attr` in the file, besides its one
     /// assignment, only reads it as a dict.
     fn only_read(&self, attr: &str) -> bool {
-        let nav = self.ix.nav;
-        let src = self.src();
         let Some(uses) = self.attr_uses(attr) else {
             return false;
         };
         let mut assignments = 0;
-        for x in uses {
-            let Some(p) = nav.parent(x) else {
-                return false;
-            };
-            let ok = match p.kind_name() {
-                "subscript" if p.field(Field::Value) == Some(x) => {
-                    !crate::optdict::is_write_target(nav, p)
-                }
-                "attribute" if p.field(Field::Object) == Some(x) => {
-                    p.field(Field::Attribute)
-                        .is_some_and(|m| crate::globals::DICT_READS.contains(&text(m, src)))
-                        && nav.parent(p).is_some_and(|c| c.kind_name() == "call")
-                }
-                "assignment" if p.field(Field::Left) == Some(x) => {
-                    assignments += 1;
-                    assignments == 1
-                }
-                // `for k in self.attr:` (its keys).
-                "for_statement" | "for_in_clause" => p.field(Field::Right) == Some(x),
-                // `k in self.attr`, `self.attr == other`.
-                "comparison_operator" => true,
-                // `len(self.attr)`.
-                "argument_list" => nav
-                    .parent(p)
-                    .and_then(|c| c.field(Field::Function))
-                    .is_some_and(|f| text(f, src) == "len"),
-                _ => false,
-            };
-            if !ok {
-                return false;
-            }
-        }
-        true
+        uses.into_iter()
+            .all(|x| reads_as_dict(self.ix.nav, self.src(), x, &mut assignments))
     }
+}
+
+/// Whether mention `x` of a dict only reads it: `x[k]` that is no assignment target nor
+/// `del`, `x.get(…)`, `.items()`, `.keys()`, `.values()`, `.copy()`, the iterable of a
+/// `for`, `k in x`, `len(x)`, or the one plain assignment that binds it (counted in
+/// `assignments`).
+pub(crate) fn reads_as_dict<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    src: &str,
+    x: Node<'t>,
+    assignments: &mut usize,
+) -> bool {
+    let Some(p) = nav.parent(x) else {
+        return false;
+    };
+    match p.kind_name() {
+        "subscript" if p.field(Field::Value) == Some(x) => !crate::optdict::is_write_target(nav, p),
+        "attribute" if p.field(Field::Object) == Some(x) => {
+            p.field(Field::Attribute)
+                .is_some_and(|m| crate::globals::DICT_READS.contains(&text(m, src)))
+                && nav.parent(p).is_some_and(|c| c.kind_name() == "call")
+        }
+        "assignment" if p.field(Field::Left) == Some(x) => {
+            *assignments += 1;
+            *assignments == 1
+        }
+        // `for k in d:` (its keys).
+        "for_statement" | "for_in_clause" => p.field(Field::Right) == Some(x),
+        // `k in d`, `d == other`.
+        "comparison_operator" => true,
+        // `len(d)`.
+        "argument_list" => nav
+            .parent(p)
+            .and_then(|c| c.field(Field::Function))
+            .is_some_and(|f| text(f, src) == "len"),
+        _ => false,
+    }
+}
+
+/// Whether every key of dict display `dict` is a string literal.
+pub(crate) fn string_keys<'t>(nav: &crate::syntax::Nav<'t>, dict: Node<'t>) -> bool {
+    nav.named_children(dict)
+        .filter(|p| p.kind_name() != "comment")
+        .all(|p| {
+            p.field(Field::Key)
+                .is_some_and(|key| key.kind_name() == "string")
+        })
+}
+
+/// Whether dict display `dict` holds entries only (no `**` splat).
+pub(crate) fn entries_only<'t>(nav: &crate::syntax::Nav<'t>, dict: Node<'t>) -> bool {
+    nav.named_children(dict)
+        .filter(|p| p.kind_name() != "comment")
+        .all(|p| p.kind_name() == "pair")
 }

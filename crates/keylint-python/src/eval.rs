@@ -6014,11 +6014,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     Some("utf8") => Value::Str(s.clone()),
                     // Latin-1 maps ASCII to the same bytes (`s.encode("latin-1")` of a
                     // Python 2/3 compatibility helper).
-                    Some("ascii" | "usascii" | "latin1" | "iso88591" | "latin" | "l1")
-                        if ascii_text =>
-                    {
-                        Value::Str(s.clone())
-                    }
+                    Some(c) if ascii_text && keeps_ascii(c) => Value::Str(s.clone()),
                     // A codec the code does not show, named as one (`s.encode(ENCODING)`
                     // with `ENCODING` from another library): every codec maps distinct
                     // text to distinct bytes and ASCII text to bytes without braces of
@@ -6027,11 +6023,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     // bytes, and a literal key's slot, stay unknown.
                     None if ascii_text
                         && s.parts.iter().any(|p| matches!(p, TPart::Hole(_)))
-                        && a.first().is_some_and(|x| {
-                            let t = text(*x, self.src()).to_ascii_lowercase();
-                            matches!(x.kind_name(), "identifier" | "attribute")
-                                && (t.contains("encoding") || t.contains("charset"))
-                        }) =>
+                        && a.first().is_some_and(|x| names_an_encoding(*x, self.src())) =>
                     {
                         Value::Str(s.clone())
                     }
@@ -8233,6 +8225,23 @@ fn without_each(binding: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Whether a normalised codec name (lower case, no `-`, `_` or quotes) maps ASCII text
+/// to the same bytes: UTF-8, ASCII, Latin-1.
+pub(crate) fn keeps_ascii(codec: &str) -> bool {
+    matches!(
+        codec,
+        "utf8" | "ascii" | "usascii" | "latin1" | "iso88591" | "latin" | "l1"
+    )
+}
+
+/// Whether `x`, a name or an attribute, says it is the project's text encoding
+/// (`ENCODING`, `settings.CHARSET`).
+pub(crate) fn names_an_encoding(x: Node<'_>, src: &str) -> bool {
+    let t = text(x, src).to_ascii_lowercase();
+    matches!(x.kind_name(), "identifier" | "attribute")
+        && (t.contains("encoding") || t.contains("charset"))
 }
 
 #[cfg(test)]

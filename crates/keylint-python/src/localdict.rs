@@ -24,7 +24,7 @@
 //! the dict is read as before. Values must be strings (a list or dict value could be
 //! changed through its entry).
 
-use crate::eval::{Ctx, Elem, Value};
+use crate::eval::{Ctx, Value};
 use crate::index::{text, DefKind};
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
@@ -38,16 +38,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let dict = self.local_table(value, ctx)?;
-        let all_strings = self
-            .ix
-            .nav
-            .named_children(dict)
-            .filter(|p| p.kind_name() != "comment")
-            .all(|p| {
-                p.field(Field::Key)
-                    .is_some_and(|key| key.kind_name() == "string")
-            });
-        if !all_strings {
+        if !crate::attrdict::string_keys(self.ix.nav, dict) {
             return None;
         }
         let Value::Str(t) = self.eval(index, &ctx.deeper()) else {
@@ -77,32 +68,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let dict = self.local_table(recv, ctx)?;
-        let entries: Vec<Node<'t>> = self
-            .ix
-            .nav
-            .named_children(dict)
-            .filter_map(|p| p.field(Field::Value))
-            .collect();
-        if entries.is_empty() {
-            return None;
-        }
-        let mut items = Vec::with_capacity(entries.len());
-        for v in entries {
-            let value = self.eval(v, &ctx.deeper());
-            if !matches!(value, Value::Str(_)) {
-                return None;
-            }
-            items.push(Elem {
-                value,
-                node: v,
-                star: false,
-                each: Vec::new(),
-            });
-        }
-        Some(Value::Seq {
-            items,
-            family: false,
-        })
+        self.dict_string_values(dict, &ctx.deeper())
     }
 
     /// The dict display that local name `name` (an identifier read in `ctx.func`)
@@ -126,17 +92,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         if dict.kind_name() != "dictionary" || def.pos >= name.start_byte() {
             return None;
         }
-        let entries_only = self
-            .ix
-            .nav
-            .named_children(dict)
-            .filter(|p| p.kind_name() != "comment")
-            .all(|p| p.kind_name() == "pair");
-        (entries_only && self.locally_only_read(info.body, id)).then_some(dict)
+        (crate::attrdict::entries_only(self.ix.nav, dict) && self.locally_only_read(info.body, id))
+            .then_some(dict)
     }
 
     /// Whether every mention of `name` in `body`, besides one plain assignment, only
-    /// reads it as a dict.
+    /// reads it as a dict (`obj.name`, an attribute of that name, is no mention).
     fn locally_only_read(&self, body: Node<'t>, name: &str) -> bool {
         let nav = self.ix.nav;
         let src = self.src();
@@ -144,37 +105,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             return false;
         };
         let mut assignments = 0;
-        for x in uses {
-            let Some(p) = nav.parent(x) else {
-                return false;
-            };
-            let ok = match p.kind_name() {
-                // `obj.keys`: an attribute of that name, not the local.
-                "attribute" if p.field(Field::Attribute) == Some(x) => true,
-                "subscript" if p.field(Field::Value) == Some(x) => {
-                    !crate::optdict::is_write_target(nav, p)
-                }
-                "attribute" if p.field(Field::Object) == Some(x) => {
-                    p.field(Field::Attribute)
-                        .is_some_and(|m| crate::globals::DICT_READS.contains(&text(m, src)))
-                        && nav.parent(p).is_some_and(|c| c.kind_name() == "call")
-                }
-                "assignment" if p.field(Field::Left) == Some(x) => {
-                    assignments += 1;
-                    assignments == 1
-                }
-                "for_statement" | "for_in_clause" => p.field(Field::Right) == Some(x),
-                "comparison_operator" => true,
-                "argument_list" => nav
-                    .parent(p)
-                    .and_then(|c| c.field(Field::Function))
-                    .is_some_and(|f| text(f, src) == "len"),
-                _ => false,
-            };
-            if !ok {
-                return false;
-            }
-        }
-        true
+        uses.into_iter().all(|x| {
+            let attribute = nav.parent(x).is_some_and(|p| {
+                p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x)
+            });
+            attribute || crate::attrdict::reads_as_dict(nav, src, x, &mut assignments)
+        })
     }
 }

@@ -2349,15 +2349,9 @@ fn plain_codec(a: &Analyzer<'_>, call: Node<'_>) -> bool {
             let t = text(*x, src)
                 .to_ascii_lowercase()
                 .replace(['-', '_', '"', '\'', ' '], "");
-            matches!(
-                t.as_str(),
-                "utf8" | "ascii" | "usascii" | "latin1" | "iso88591" | "latin" | "l1"
-            )
+            crate::eval::keeps_ascii(&t)
         }
-        [x] if matches!(x.kind_name(), "identifier" | "attribute") => {
-            let t = text(*x, src).to_ascii_lowercase();
-            t.contains("encoding") || t.contains("charset")
-        }
+        [x] => crate::eval::names_an_encoding(*x, src),
         _ => false,
     }
 }

@@ -785,24 +785,13 @@ fn lua_concatenation(a: &Analyzer<'_>, v: Node<'_>) -> bool {
             _ => return false,
         }
     }
-    let plain = texts.iter().all(|t| {
-        let prefix: String = t
-            .chars()
-            .take_while(|c| c.is_ascii_alphabetic())
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
-        !prefix.contains('f') && !prefix.contains('t')
-    });
+    let plain = texts.iter().all(|t| !formatted_prefix(t));
     let joined = texts.concat();
     let lua = calls_redis(&joined) && (has_word(&joined, "KEYS") || has_word(&joined, "ARGV"));
     let marks = ["{{", "}}", "%s", "%d", "%("]
         .iter()
         .any(|m| joined.contains(m));
-    let dollar = joined
-        .as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] == b'{'));
-    plain && lua && !marks && !dollar
+    plain && lua && !marks && !has_dollar_name(&joined)
 }
 
 /// A string literal that reads as a Lua script, plain or `%`-formatted with a tuple.
@@ -826,24 +815,31 @@ fn lua_literal(a: &Analyzer<'_>, v: Node<'_>) -> Option<bool> {
         _ => return None,
     };
     let t = crate::index::text(lit, src);
-    let prefix: String = t
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    if prefix.contains('f') || prefix.contains('t') {
+    if formatted_prefix(t) {
         return None;
     }
     let lua = calls_redis(t) && (has_word(t, "KEYS") || has_word(t, "ARGV"));
-    let dollar = t
-        .as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] == b'{'));
+    let dollar = has_dollar_name(t);
     // In `string.Template` text, `%s` is Lua's own `string.format`.
     let percent: &[&str] = if dollar { &["%("] } else { &["%s", "%d", "%("] };
     let template = ["{{", "}}"].iter().any(|m| t.contains(m))
         || (!formatted && percent.iter().any(|m| t.contains(m)));
     (lua && !template).then_some(dollar && !formatted)
+}
+
+/// Whether a Python string literal's text (`t`, quotes and prefix included) is an
+/// f-string or a t-string: filled where it is written.
+fn formatted_prefix(t: &str) -> bool {
+    t.chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .any(|c| matches!(c.to_ascii_lowercase(), 'f' | 't'))
+}
+
+/// Whether text holds a `string.Template` placeholder (`$name`, `${name}`).
+fn has_dollar_name(t: &str) -> bool {
+    t.as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] == b'{'))
 }
 
 /// Whether Lua text calls `redis.call` or `redis.pcall`, directly or through a local

@@ -30,12 +30,27 @@ use tree_sitter::Node;
 impl<'t> crate::lower::Analyzer<'t> {
     /// `self.attr["name"]` (`sub` a subscript) of such a table: the entry's value.
     pub(crate) fn attr_dict_entry(&mut self, sub: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
-        let value = sub.field(Field::Value)?;
-        let index = self.ix.nav.named_children(sub).find(|c| *c != value)?;
-        if index.kind_name() != "string" {
-            return None;
-        }
+        let (value, index) = string_subscript(self.ix.nav, sub)?;
         let (dict, init) = self.attr_table(value, ctx)?;
+        let at = Ctx {
+            func: Some(init),
+            env: None,
+            depth: ctx.depth + 1,
+        };
+        self.dict_string_entry(dict, index, ctx, &at)
+    }
+
+    /// The value of the entry that `index`, a string literal evaluated in `ctx`, names
+    /// in dict display `dict`, whose keys must all be string literals; the value is
+    /// evaluated in `at` and must be a string (a list or dict value could be changed
+    /// through the entry: `self.keys["all"].append(k)`).
+    pub(crate) fn dict_string_entry(
+        &mut self,
+        dict: Node<'t>,
+        index: Node<'t>,
+        ctx: &Ctx<'t>,
+        at: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
         if !string_keys(self.ix.nav, dict) {
             return None;
         }
@@ -47,14 +62,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             .dict_entries(dict)
             .into_iter()
             .find(|(k, _)| *k == want)?;
-        let at = Ctx {
-            func: Some(init),
-            env: None,
-            depth: ctx.depth + 1,
-        };
-        // A string only: a list or dict value could be changed through the entry
-        // (`self.keys["all"].append(k)`).
-        match self.eval(entry, &at) {
+        match self.eval(entry, at) {
             v @ Value::Str(_) => Some(v),
             _ => None,
         }
@@ -68,8 +76,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         recv: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        let args = call.field(Field::Arguments)?;
-        if self.ix.nav.named_children(args).next().is_some() {
+        if !no_arguments(self.ix.nav, call) {
             return None;
         }
         let (dict, init) = self.attr_table(recv, ctx)?;
@@ -225,4 +232,21 @@ pub(crate) fn entries_only<'t>(nav: &crate::syntax::Nav<'t>, dict: Node<'t>) -> 
     nav.named_children(dict)
         .filter(|p| p.kind_name() != "comment")
         .all(|p| p.kind_name() == "pair")
+}
+
+/// The object and the index of subscript `sub` when the index is a string literal
+/// (`d["name"]`).
+pub(crate) fn string_subscript<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    sub: Node<'t>,
+) -> Option<(Node<'t>, Node<'t>)> {
+    let value = sub.field(Field::Value)?;
+    let index = nav.named_children(sub).find(|c| *c != value)?;
+    (index.kind_name() == "string").then_some((value, index))
+}
+
+/// Whether `call` passes no argument (`d.values()`).
+pub(crate) fn no_arguments<'t>(nav: &crate::syntax::Nav<'t>, call: Node<'t>) -> bool {
+    call.field(Field::Arguments)
+        .is_some_and(|args| nav.named_children(args).next().is_none())
 }

@@ -32,27 +32,9 @@ use tree_sitter::Node;
 impl<'t> crate::lower::Analyzer<'t> {
     /// `keys["name"]` (`sub` a subscript) of such a table: the entry's value.
     pub(crate) fn local_dict_entry(&mut self, sub: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
-        let value = sub.field(Field::Value)?;
-        let index = self.ix.nav.named_children(sub).find(|c| *c != value)?;
-        if index.kind_name() != "string" {
-            return None;
-        }
+        let (value, index) = crate::attrdict::string_subscript(self.ix.nav, sub)?;
         let dict = self.local_table(value, ctx)?;
-        if !crate::attrdict::string_keys(self.ix.nav, dict) {
-            return None;
-        }
-        let Value::Str(t) = self.eval(index, &ctx.deeper()) else {
-            return None;
-        };
-        let want = String::from_utf8(t.as_bytes()?).ok()?;
-        let (_, entry) = self
-            .dict_entries(dict)
-            .into_iter()
-            .find(|(k, _)| *k == want)?;
-        match self.eval(entry, &ctx.deeper()) {
-            v @ Value::Str(_) => Some(v),
-            _ => None,
-        }
+        self.dict_string_entry(dict, index, ctx, &ctx.deeper())
     }
 
     /// `keys.values()` (`call`, with `recv` = `keys`) of such a table: its values,
@@ -63,8 +45,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         recv: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        let args = call.field(Field::Arguments)?;
-        if self.ix.nav.named_children(args).next().is_some() {
+        if !crate::attrdict::no_arguments(self.ix.nav, call) {
             return None;
         }
         let dict = self.local_table(recv, ctx)?;

@@ -783,6 +783,13 @@ mod tests {
         assert!(!wildcard("[ab]", "a"));
     }
 
+    /// The module file at `path` under `root`, as the loader names it.
+    fn source_at(root: &Path, path: &str) -> Option<ModuleFile> {
+        Some(ModuleFile::Source(
+            root.join(path).to_str().unwrap().to_string(),
+        ))
+    }
+
     /// Writes `text` at `path` under `root`, making its directories.
     fn write_at(root: &Path, path: &str, text: &str) {
         let p = root.join(path);
@@ -847,11 +854,7 @@ mod tests {
         w("broken/app/a.py", "");
         w("broken/app/b.py", "");
         let l = Loader::default();
-        let src = |p: &str| {
-            Some(ModuleFile::Source(
-                root.join(p).to_str().unwrap().to_string(),
-            ))
-        };
+        let src = |p: &str| source_at(&root, p);
         let from = root.join("ws/app/src/app/jobs.py");
         let from = from.to_str().unwrap();
         assert_eq!(
@@ -912,11 +915,7 @@ mod tests {
         w("repo/metadata/__init__.py", "");
         w("repo/metadata/store.py", "import redis_connection as rc\n");
         w("redis_connection.py", "other = None\n");
-        let src = |p: &str| {
-            Some(ModuleFile::Source(
-                root.join(p).to_str().unwrap().to_string(),
-            ))
-        };
+        let src = |p: &str| source_at(&root, p);
         let l = Loader::default();
         let from = root.join("repo/metadata/store.py");
         // The top package's parent first, as Python would see the package.
@@ -966,11 +965,7 @@ mod tests {
         let l = Loader::default();
         let from = root.join("proj/bin/lib/objects/decodeds.py");
         let from = from.to_str().unwrap();
-        let src = |p: &str| {
-            Some(ModuleFile::Source(
-                root.join(p).to_str().unwrap().to_string(),
-            ))
-        };
+        let src = |p: &str| source_at(&root, p);
         // `bin` on sys.path: its package `lib` and the modules in it.
         assert_eq!(
             l.resolve(from, 0, "lib.config_loader"),
@@ -1041,11 +1036,7 @@ mod tests {
         let l = Loader::default();
         let from = root.join("app/src/main.ts");
         let from = from.to_str().unwrap();
-        let src = |p: &str| {
-            Some(ModuleFile::Source(
-                root.join(p).to_str().unwrap().to_string(),
-            ))
-        };
+        let src = |p: &str| source_at(&root, p);
         assert_eq!(l.resolve_path(from, "./keys"), src("app/src/keys.ts"));
         assert_eq!(l.resolve_path(from, "./keys.js"), src("app/src/keys.ts"));
         assert_eq!(l.resolve_path(from, "./conn"), src("app/src/conn.js"));

@@ -1999,9 +1999,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                         self.percent_dict(&fmt, r, ctx)
                             .map_or_else(|| self.opaque(n, ctx), Value::Str)
                     }
-                    Value::Str(fmt)
-                        if fmt.as_bytes().is_some() || crate::modarms::percent_free(&fmt) =>
-                    {
+                    // A value the code does not show passes through as it is: one
+                    // holding a conversion of its own would make Python raise, as
+                    // every argument must fill a field of the literal parts
+                    // (`percent_format`), so the key is as written or not made.
+                    Value::Str(fmt) => {
                         let b = self.eval(r, &ctx.deeper());
                         self.percent_format(&fmt, b, r, ctx)
                             .map_or_else(|| self.opaque(n, ctx), Value::Str)
@@ -6717,10 +6719,16 @@ impl<'t> crate::lower::Analyzer<'t> {
             Some(Some(true)) => (Tx::Yes, TxOrigin::Written),
             Some(Some(false)) => (Tx::No, TxOrigin::Written),
             Some(None) => (Tx::Unknown, TxOrigin::Written),
-            None => match k {
-                ClientKind::Standalone => (Tx::Yes, TxOrigin::ClientDefault),
-                ClientKind::Cluster => (Tx::No, TxOrigin::ClientDefault),
-                ClientKind::Unknown => (Tx::Unknown, TxOrigin::ProfileDefault),
+            // The client's default; when the factory's client is of a kind the code
+            // does not show, the profile's choice, as for `pipeline()` written on it.
+            None => match (k, written) {
+                (ClientKind::Standalone, ClientKind::Unknown) => {
+                    (Tx::Yes, TxOrigin::ProfileDefault)
+                }
+                (ClientKind::Cluster, ClientKind::Unknown) => (Tx::No, TxOrigin::ProfileDefault),
+                (ClientKind::Standalone, _) => (Tx::Yes, TxOrigin::ClientDefault),
+                (ClientKind::Cluster, _) => (Tx::No, TxOrigin::ClientDefault),
+                (ClientKind::Unknown, _) => (Tx::Unknown, TxOrigin::ProfileDefault),
             },
         };
         let anchor = n

@@ -1033,7 +1033,11 @@ impl<'t> Analyzer<'t> {
         c: Option<crate::index::ClassId>,
         pipe: &str,
         mut params: HashMap<String, Value<'t>>,
-    ) -> Option<(Vec<crate::project::QueuedCmd>, bool)> {
+    ) -> Option<(
+        Vec<crate::project::QueuedCmd>,
+        bool,
+        Vec<crate::project::QueuedVia>,
+    )> {
         if !self.calls_indexed {
             self.index_calls();
         }
@@ -1085,6 +1089,8 @@ impl<'t> Analyzer<'t> {
         // seen): it may execute it, so the method is not followed either. Not when
         // it is passed as `pipeline=pipe`: that callee queues on it.
         let mut handed_out = false;
+        let mut vias = Vec::new();
+        let mut memo = PathMemo::default();
         for call in calls {
             if self.inline_budget == 0 {
                 complete = false;
@@ -1093,6 +1099,19 @@ impl<'t> Analyzer<'t> {
             self.inline_budget -= 1;
             if self.dead_in(call, &inner) {
                 continue;
+            }
+            if self.passes_pipe_ext(call.field(Field::Arguments), &inner, true) {
+                match self.queued_via(call, pid, &inner, &mut memo) {
+                    Some(Some(v)) => {
+                        vias.push(v);
+                        continue;
+                    }
+                    Some(None) => {
+                        handed_out = true;
+                        continue;
+                    }
+                    None => {}
+                }
             }
             let before = self.events.len();
             let passes = !is_inert_builtin(call, self.src())
@@ -1116,7 +1135,169 @@ impl<'t> Analyzer<'t> {
         if !complete || handed_out {
             return None;
         }
-        Some(self.queued_commands(events, pid, &captured))
+        let skip = usize::from(c.is_some());
+        let (mut cmds, ends) = self.queued_commands(events, pid, &captured);
+        for (cmd, node) in &mut cmds {
+            cmd.guards = self.param_guards(m, skip, *node);
+        }
+        let cmds = cmds.into_iter().map(|(cmd, _)| cmd).collect();
+        Some((cmds, ends, vias))
+    }
+
+    /// The tests of parameters of `m` (after the first `skip`) that `node` runs
+    /// under: `if queue:` (`(i, true)`), `if not queue:` or the `else` of `if queue:`
+    /// (`(i, false)`), for a parameter the method never assigns. Other tests say
+    /// nothing (the command may run).
+    fn param_guards(&self, m: FuncId, skip: usize, node: Node<'t>) -> Vec<(usize, bool)> {
+        let info = &self.ix.funcs[m];
+        let src = self.src();
+        let param = |n: Node<'t>| -> Option<usize> {
+            if n.kind_name() != "identifier" {
+                return None;
+            }
+            let name = text(n, src);
+            let i = info
+                .params
+                .iter()
+                .skip(skip)
+                .position(|p| !p.star && p.name == name)?;
+            info.defs
+                .get(name)
+                .is_none_or(|d| d.len() <= 1)
+                .then_some(i)
+        };
+        let mut out = Vec::new();
+        let mut child = node;
+        while let Some(parent) = child.parent() {
+            if parent.id() == info.node.id() || parent.is_func_kind() {
+                break;
+            }
+            if parent.kind_name() == "if_statement" {
+                let arm = if parent.field(Field::Consequence).map(|c| c.id()) == Some(child.id()) {
+                    Some(true)
+                } else if child.kind_name() == "else_clause"
+                    && !self
+                        .ix
+                        .nav
+                        .named_children(parent)
+                        .any(|k| k.kind_name() == "elif_clause")
+                {
+                    Some(false)
+                } else {
+                    None
+                };
+                if let (Some(arm), Some(cond)) = (arm, parent.field(Field::Condition)) {
+                    let test = match cond.kind_name() {
+                        "not_operator" => self
+                            .ix
+                            .nav
+                            .named_children(cond)
+                            .next()
+                            .and_then(param)
+                            .map(|i| (i, false)),
+                        _ => param(cond).map(|i| (i, true)),
+                    };
+                    if let Some((i, want)) = test {
+                        out.push((i, want == arm));
+                    }
+                }
+            }
+            child = parent;
+        }
+        out
+    }
+
+    /// A call, in a method summarised for the pipeline `pid` it receives, of a method
+    /// of the object one of its other parameters brings, handing it the pipeline
+    /// (`rctrl.task_save(self, pipeline=pipeline)`; see
+    /// [`crate::project::QueuedVia`]): `Some(Some(_))`. `Some(None)` when such a call
+    /// passes what the summary cannot say (a splat); `None` when the call is not
+    /// on such an object.
+    fn queued_via(
+        &mut self,
+        call: Node<'t>,
+        pid: PipeId,
+        inner: &Ctx<'t>,
+        memo: &mut PathMemo<'t>,
+    ) -> Option<Option<crate::project::QueuedVia>> {
+        use crate::project::Passes;
+        let func = call.field(Field::Function)?;
+        if func.kind_name() != "attribute" {
+            return None;
+        }
+        let obj = func.field(Field::Object)?;
+        if obj.kind_name() != "identifier" {
+            return None;
+        }
+        let v = self.eval(obj, inner);
+        let Value::Opaque(h) = &v else {
+            return None;
+        };
+        let ('p', at) = crate::project::marker_of(&h.binding)? else {
+            return None;
+        };
+        // An object whose class the method's module knows (`job: Job`) is followed
+        // there.
+        if self.typed_ext(obj, &v, inner).is_some() {
+            return None;
+        }
+        let method = text(func.field(Field::Attribute)?, self.src()).to_string();
+        let mut pos = Vec::new();
+        let mut kw = Vec::new();
+        let mut optional = false;
+        for a in self.ix.nav.named_children(call.field(Field::Arguments)?) {
+            let (name, node) = match a.kind_name() {
+                "comment" => continue,
+                "list_splat" | "dictionary_splat" | "parenthesized_list_splat" => {
+                    return Some(None)
+                }
+                "keyword_argument" => (
+                    Some(text(a.field(Field::Name)?, self.src()).to_string()),
+                    a.field(Field::Value)?,
+                ),
+                _ => (None, a),
+            };
+            let v = self.eval(node, inner);
+            let passes = match self.as_receiver(v, node) {
+                Value::Pipe(p) if p == pid => Passes::Pipe,
+                Value::Pipe(_) => return Some(None),
+                Value::SelfObj(_) => Passes::OwnSelf,
+                Value::Opaque(h) => match crate::project::marker_of(&h.binding) {
+                    Some(('p', i)) if node.kind_name() == "identifier" => Passes::Param(i),
+                    _ => Passes::Other,
+                },
+                Value::Str(t) => Passes::Text(t),
+                _ => Passes::Other,
+            };
+            match name {
+                Some(n) => {
+                    optional |=
+                        matches!(passes, Passes::Pipe) && crate::project::pipe_param_name(&n);
+                    kw.push((n, passes));
+                }
+                None if kw.is_empty() => pos.push(passes),
+                None => return Some(None),
+            }
+        }
+        let skip = usize::from(self.ix.funcs[inner.func?].class.is_some());
+        let guards = self.param_guards(inner.func?, skip, call);
+        let q = Path::of(self.ix.nav, call, memo);
+        let level = Level {
+            id: call.id(),
+            arms: q.arms,
+            exits: q.exits,
+            pos: q.pos,
+        };
+        Some(Some(crate::project::QueuedVia {
+            obj: at,
+            method,
+            pos,
+            kw,
+            levels: vec![level],
+            in_loop: !q.loops.is_empty(),
+            guards,
+            optional,
+        }))
     }
 
     /// The commands a followed method queued on its pipeline `pid` (its `events`,
@@ -1126,7 +1307,7 @@ impl<'t> Analyzer<'t> {
         events: Vec<PipeEvent<'t>>,
         pid: PipeId,
         captured: &HashMap<usize, Tpl>,
-    ) -> (Vec<crate::project::QueuedCmd>, bool) {
+    ) -> (Vec<(crate::project::QueuedCmd, Node<'t>)>, bool) {
         let mut out = Vec::new();
         let mut memo = PathMemo::default();
         for e in events {
@@ -1167,11 +1348,16 @@ impl<'t> Analyzer<'t> {
                 }
             }
             if !keys.is_empty() {
-                out.push(crate::project::QueuedCmd {
-                    keys,
-                    levels,
-                    tx_only,
-                });
+                let at = e.inner.first().copied().unwrap_or(e.node);
+                out.push((
+                    crate::project::QueuedCmd {
+                        keys,
+                        levels,
+                        tx_only,
+                        guards: Vec::new(),
+                    },
+                    at,
+                ));
             }
         }
         (out, false)

@@ -16,29 +16,12 @@
 use crate::eval::{Ctx, Value};
 use crate::index::{Def, DefKind};
 use crate::lower::Analyzer;
-use crate::tpl::{HoleInfo, TPart, Tpl};
-use keylint_core::template::{brace_free_binding, is_brace_free_binding, without_value_markers};
+use crate::tpl::{HoleInfo, Tpl};
+use keylint_core::template::brace_free_binding;
 use tree_sitter::Node;
 
 /// What the binding of the part where the strings differ begins with.
 const ONE_OF: &str = "module-one-of:";
-
-/// Whether the holes of `t` are all parts of module constants read here: text that
-/// holds no `%`, so `t % args` can be formatted around them. `false` when `t` has
-/// no such part (the formatting of plain literals needs no exception).
-pub(crate) fn percent_free(t: &Tpl) -> bool {
-    let mut any = false;
-    for p in &t.parts {
-        if let TPart::Hole(h) = p {
-            let b = without_value_markers(&h.binding);
-            if !is_brace_free_binding(&h.binding) || !b.starts_with(ONE_OF) {
-                return false;
-            }
-            any = true;
-        }
-    }
-    any
-}
 
 /// Most distinct strings one constant is read as one of.
 const MAX_ALTERNATIVES: usize = 6;

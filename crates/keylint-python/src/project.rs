@@ -304,6 +304,8 @@ pub(crate) struct Param {
     /// The default value's template, when there is one.
     default: Option<Tpl>,
     has_default: bool,
+    /// Whether the default is a true literal (see [`literal_truth`]).
+    truth: Option<bool>,
 }
 
 impl Param {
@@ -313,6 +315,7 @@ impl Param {
             name: name.to_string(),
             default: None,
             has_default,
+            truth: None,
         }
     }
 
@@ -506,12 +509,136 @@ impl ClassFacts {
 pub(crate) struct Queued {
     /// The parameters after `self`.
     params: Vec<Param>,
+    /// It ends with `**kwargs`, which takes the keywords `params` do not name.
+    kwargs: bool,
     /// Which of them brings the pipeline.
     pipe: usize,
     cmds: Vec<QueuedCmd>,
     /// It may end or reset the batch (`execute()`): its commands are left out, and
     /// the caller's batch is cut where it is called.
     ends: bool,
+    /// Methods it calls on objects its parameters bring, handing them the pipeline
+    /// (`rctrl.task_save(self, pipeline=pipeline)`): resolved where it is called.
+    vias: Vec<QueuedVia>,
+}
+
+/// A call, in a method that queues on its pipeline parameter, of a method of the
+/// object another parameter brings, to which it hands the pipeline: `def save(self,
+/// rctrl, pipeline=None): rctrl.task_save(self, pipeline=pipeline)`. The object's
+/// class is not known where the method is summarised; at a call site that passes an
+/// object of a project class whose method queues on the pipeline it receives, those
+/// commands are the method's, with the inner method's parameters bound to what the
+/// call passes them. Anywhere else the method is not followed (its caller's batch
+/// is then unknown, as for any call the analysis cannot see into).
+#[derive(Debug, Clone)]
+pub(crate) struct QueuedVia {
+    /// The parameter (after `self`) that brings the object.
+    pub(crate) obj: usize,
+    pub(crate) method: String,
+    /// What the call passes, by position and by keyword.
+    pub(crate) pos: Vec<Passes>,
+    pub(crate) kw: Vec<(String, Passes)>,
+    /// Where the call sits in the method.
+    pub(crate) levels: Vec<crate::lower::Level>,
+    /// The call is in a loop of the method: what it queues is many keys, left out.
+    pub(crate) in_loop: bool,
+    /// Tests of the method's parameters around the call (see [`QueuedCmd::guards`]).
+    pub(crate) guards: Vec<(usize, bool)>,
+    /// The pipeline is handed on as `pipeline=` (named like one): a callee that
+    /// declares such a parameter queues there and leaves the batch to its owner, so
+    /// an object whose method is not known adds nothing (as for any such call).
+    /// Handed on otherwise, the call must be followed, or the method is not.
+    pub(crate) optional: bool,
+}
+
+/// What a [`QueuedVia`] call passes one parameter of the inner method.
+#[derive(Debug, Clone)]
+pub(crate) enum Passes {
+    /// The outer method's parameter (after `self`) at this position, as it is.
+    Param(usize),
+    /// The outer method's `self`.
+    OwnSelf,
+    /// The pipeline.
+    Pipe,
+    /// A string built from the outer method's parameters and instance.
+    Text(Tpl),
+    /// Anything else.
+    Other,
+}
+
+/// Whether each parameter is true, as a call gives it: `Some(false)` for a literal
+/// `False`, `None`, `0` or `""` passed or left to such a default, `Some(true)` for
+/// `True` or another literal number or string, `None` for anything else.
+fn truth_of_args(
+    params: &[Param],
+    args: Option<Node<'_>>,
+    src: &str,
+    nav: &Nav<'_>,
+) -> Vec<Option<bool>> {
+    let mut out: Vec<Option<bool>> = params.iter().map(|p| p.truth).collect();
+    let Some(a) = args else { return out };
+    let mut i = 0usize;
+    for k in nav.named_children(a) {
+        match k.kind_name() {
+            "comment" => {}
+            "keyword_argument" => {
+                let name = k.field(Field::Name).map(|n| text(n, src));
+                if let (Some(j), Some(v)) = (
+                    params.iter().position(|p| Some(p.name.as_str()) == name),
+                    k.field(Field::Value),
+                ) {
+                    out[j] = literal_truth(v, src);
+                }
+            }
+            "list_splat" | "dictionary_splat" => return vec![None; params.len()],
+            _ => {
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = literal_truth(k, src);
+                }
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Whether a literal is true (see [`truth_of_args`]).
+pub(crate) fn literal_truth(n: Node<'_>, src: &str) -> Option<bool> {
+    let t = text(n, src).to_ascii_lowercase().replace('_', "");
+    match n.kind_name() {
+        "false" | "none" => Some(false),
+        "true" => Some(true),
+        "integer" => {
+            let digits = ["0x", "0o", "0b"]
+                .iter()
+                .find_map(|p| t.strip_prefix(p))
+                .unwrap_or(&t);
+            Some(digits.chars().any(|c| c != '0'))
+        }
+        "string" => {
+            let body = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+            let empty = body.len() >= 2
+                && body
+                    .chars()
+                    .all(|c| c == body.chars().next().unwrap_or('"'));
+            if empty {
+                Some(false)
+            } else if t[..t.len() - body.len()].contains('f') {
+                None
+            } else {
+                Some(true)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `guards` hold for parameters whose truth is `truth` (an unknown truth
+/// may hold).
+fn guards_hold(guards: &[(usize, bool)], truth: &[Option<bool>]) -> bool {
+    guards
+        .iter()
+        .all(|&(i, want)| truth.get(i).copied().flatten().is_none_or(|t| t == want))
 }
 
 /// One command a method queues on its pipeline parameter.
@@ -525,6 +652,10 @@ pub(crate) struct QueuedCmd {
     /// A command that joins the caller's batch only when that is a transaction
     /// (`DEL`, `UNLINK`: a cluster pipeline without one splits them per slot).
     pub tx_only: bool,
+    /// Tests of the method's parameters around the command (`if queue:`): it runs
+    /// only when parameter `i` (after `self`) is true (`true`) or false (`false`).
+    /// A call that passes a literal the test fails on queues nothing there.
+    pub guards: Vec<(usize, bool)>,
 }
 
 /// An instance of a class of another module, made by a constructor call here.
@@ -734,6 +865,11 @@ fn ctor_arg_as_is(t: &Tpl) -> Option<usize> {
 }
 
 /// `(kind, index)` when `binding` is exactly one marker.
+/// [`exact_marker`], for the summaries of other files.
+pub(crate) fn marker_of(binding: &str) -> Option<(char, usize)> {
+    exact_marker(binding)
+}
+
 fn exact_marker(binding: &str) -> Option<(char, usize)> {
     let inner = binding.strip_prefix('\u{1}')?.strip_suffix('\u{1}')?;
     let mut chars = inner.chars();
@@ -1811,6 +1947,12 @@ fn summarise(
         if only.is_some_and(|o| o != name) {
             continue;
         }
+        // Each name from a clean slate: a value memoised while another name was
+        // summarised may have been cut by a cycle guard of that summary (a class
+        // read before the class it makes objects of), and the facts must not depend
+        // on the order of the names.
+        a.memo_attr.clear();
+        a.memo_name.clear();
         if let Some(&fid) = a.ix.module_funcs.get(name) {
             // `if PY3: def b(s): return s.encode("latin-1")` / `else: def b(s): return
             // str(s)`: one helper per Python version, each giving its argument's text.
@@ -2222,6 +2364,7 @@ fn params(a: &mut Analyzer<'_>, fid: FuncId, skip: usize, qual: &str) -> Vec<Par
             name: p.name.clone(),
             default,
             has_default: p.default.is_some(),
+            truth: p.default.and_then(|d| literal_truth(d, a.src())),
         });
     }
     out
@@ -2875,11 +3018,7 @@ fn class_fact(
     if out.is_enum && out.record.is_none() && a.defines(c, "__init__").is_none() {
         a.field_override
             .insert((c, "value".to_string()), placeholder('c', 0, "value"));
-        out.ctor = Some(vec![Param {
-            name: "value".to_string(),
-            default: None,
-            has_default: false,
-        }]);
+        out.ctor = Some(vec![Param::named("value", false)]);
     }
     let (class_level, mut attrs, methods) = class_members(a, c);
     // Attributes of bases imported from other modules, read through them: the
@@ -3254,6 +3393,7 @@ fn record_ctor(
             name: f.name,
             default,
             has_default: f.has_default,
+            truth: None,
         });
     }
     Some((out, pydantic))
@@ -3393,11 +3533,14 @@ fn queued_fact(
 ) -> Option<Queued> {
     let info = a.ix.funcs[m].clone();
     let plain = info.decorators.is_empty();
-    if !plain || info.is_lambda || info.params.iter().any(|p| p.star) {
+    // A last `**kwargs` (`def runner_update(self, name, pipeline=None, **kwargs)`)
+    // takes the keywords the other parameters do not name.
+    let kwargs = info.params.iter().any(|p| p.star);
+    if !plain || info.is_lambda || (kwargs && !ctor_kwargs(a, m)) {
         return None;
     }
     let skip = usize::from(c.is_some());
-    let after: Vec<_> = info.params.iter().skip(skip).collect();
+    let after: Vec<_> = info.params.iter().skip(skip).filter(|p| !p.star).collect();
     let pipe = after
         .iter()
         .position(|p| pipe_param_name(&p.name))
@@ -3417,10 +3560,23 @@ fn queued_fact(
         }
     }
     let pname = after[pipe].name.clone();
-    let (cmds, ends) = a.queued_on(m, c, &pname, bound)?;
-    if cmds.is_empty() && !ends {
+    let (cmds, ends, vias) = a.queued_on(m, c, &pname, bound)?;
+    if cmds.is_empty() && !ends && vias.is_empty() {
         return None;
     }
+    let vias = vias
+        .into_iter()
+        .map(|mut v| {
+            let clean = |p: &mut Passes| {
+                if let Passes::Text(t) = p {
+                    *t = sanitize(t, module_qual, c.is_some());
+                }
+            };
+            v.pos.iter_mut().for_each(clean);
+            v.kw.iter_mut().for_each(|(_, p)| clean(p));
+            v
+        })
+        .collect();
     // A value a method computes itself belongs to its instance; one a module
     // function computes (`pk = record["id"]`) is identified by the arguments it
     // reads, which the call binds like the parameters.
@@ -3434,13 +3590,20 @@ fn queued_fact(
                 .collect(),
             levels: q.levels,
             tx_only: q.tx_only,
+            guards: q.guards,
         })
         .collect();
+    let mut params = params(a, m, skip, module_qual);
+    if kwargs {
+        params.pop();
+    }
     Some(Queued {
-        params: params(a, m, skip, module_qual),
+        params,
+        kwargs,
         pipe,
         cmds,
         ends,
+        vias,
     })
 }
 
@@ -3867,7 +4030,17 @@ impl<'t> Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Bound> {
         let (pos, kw) = self.call_args(args, ctx);
-        if pos.iter().any(|e| e.star) || kw.iter().any(|(_, e)| e.star) || pos.len() > params.len()
+        // `**kwargs` passed on to a function that ends with `**kwargs` itself, when
+        // every other parameter is given by name or position: only the catch-all
+        // can take what it holds.
+        let splat_ok = extra_kw
+            && params
+                .iter()
+                .enumerate()
+                .all(|(i, p)| i < pos.len() || kw.iter().any(|(k, e)| !e.star && *k == p.name));
+        if pos.iter().any(|e| e.star)
+            || kw.iter().any(|(_, e)| e.star && !splat_ok)
+            || pos.len() > params.len()
         {
             return None;
         }
@@ -3991,11 +4164,7 @@ impl<'t> Analyzer<'t> {
                 }
                 let ret = b.star.get(k)?;
                 let mut ps = b.params.clone();
-                ps.extend((0..k).map(|j| Param {
-                    name: format!("*{j}"),
-                    default: None,
-                    has_default: false,
-                }));
+                ps.extend((0..k).map(|j| Param::named(&format!("*{j}"), false)));
                 let b2 = self.bind_args(&ps, args, ctx)?;
                 Some(
                     apply(ret, &b2.args, &b2.exts, inst)
@@ -4174,9 +4343,29 @@ impl<'t> Analyzer<'t> {
         let Value::Pipe(pipe) = self.as_receiver(e.value.clone(), e.node) else {
             return None;
         };
-        let bound = self.bind_args(&q.params, args, ctx)?;
+        let bound = self.bind_args_kw(&q.params, q.kwargs, args, ctx)?;
+        let truth = truth_of_args(&q.params, args, self.src(), self.ix.nav);
         let mut out = Vec::new();
-        for c in &q.cmds {
+        for v in q.vias.iter().filter(|v| guards_hold(&v.guards, &truth)) {
+            let obj = match pos.get(v.obj) {
+                Some(e) => Some(e.clone()),
+                None => q
+                    .params
+                    .get(v.obj)
+                    .and_then(|p| kw.iter().find(|(k, _)| *k == p.name))
+                    .map(|(_, e)| e.clone()),
+            };
+            let inner = obj.and_then(|o| self.typed_ext(o.node, &o.value, ctx));
+            let got = inner
+                .and_then(|i| Self::via_queued(v, &i, (&bound, &truth), x.map(Rc::as_ref), args));
+            match got {
+                Some((_, true)) => return Some((pipe, Vec::new(), true)),
+                Some((cmds, false)) => out.extend(cmds),
+                None if v.optional => {}
+                None => return None,
+            }
+        }
+        for c in q.cmds.iter().filter(|c| guards_hold(&c.guards, &truth)) {
             let keys: Vec<(String, Tpl)> = c
                 .keys
                 .iter()
@@ -4192,10 +4381,109 @@ impl<'t> Analyzer<'t> {
                     keys,
                     levels: c.levels.clone(),
                     tx_only: c.tx_only,
+                    guards: Vec::new(),
                 });
             }
         }
         Some((pipe, out, q.ends))
+    }
+
+    /// The commands a [`QueuedVia`] call queues when the object it calls the method on
+    /// is `inner`, in a call of the outer method whose arguments are `outer` and whose
+    /// `self` is `x`; and whether the inner method may end the batch. `None` when the
+    /// inner method is not one that queues on the pipeline it receives (or hands it on
+    /// in turn), or the call does not pass it that pipeline.
+    fn via_queued(
+        v: &QueuedVia,
+        inner: &Instance,
+        (outer, outer_truth): (&Bound, &[Option<bool>]),
+        x: Option<&Instance>,
+        args: Option<Node<'_>>,
+    ) -> Option<(Vec<QueuedCmd>, bool)> {
+        let q = inner.class.queues.get(&v.method)?;
+        if !q.vias.is_empty()
+            || v.pos.len() > q.params.len()
+            || (!q.kwargs
+                && v.kw
+                    .iter()
+                    .any(|(k, _)| !q.params.iter().any(|p| p.name == *k)))
+        {
+            return None;
+        }
+        let at = args.map_or(0, |a| a.start_byte());
+        let mut bound = Vec::new();
+        let mut exts = Vec::new();
+        let mut truth = Vec::new();
+        for (j, p) in q.params.iter().enumerate() {
+            let given = v
+                .pos
+                .get(j)
+                .or_else(|| v.kw.iter().find(|(k, _)| *k == p.name).map(|(_, g)| g));
+            if (j == q.pipe) != matches!(given, Some(Passes::Pipe)) {
+                return None;
+            }
+            truth.push(match given {
+                Some(Passes::Param(i)) => outer_truth.get(*i).copied().flatten(),
+                None => p.truth,
+                _ => None,
+            });
+            let (t, ext) = match given {
+                Some(Passes::Param(i)) => {
+                    let (t, id) = outer.args.get(*i)?.clone();
+                    bound.push((t, id));
+                    exts.push(outer.exts.get(*i)?.clone());
+                    continue;
+                }
+                Some(Passes::OwnSelf) => {
+                    let x = x?;
+                    let h = HoleInfo {
+                        label: "self".to_string(),
+                        binding: x.ident.clone(),
+                        span: None,
+                        keylike: false,
+                    };
+                    (Tpl::hole(h), Some(x.ident.clone()))
+                }
+                Some(Passes::Pipe) => (Tpl::default(), None),
+                Some(Passes::Text(t)) => (apply(t, &outer.args, &outer.exts, x)?, None),
+                Some(Passes::Other) => {
+                    let h = HoleInfo {
+                        label: p.name.clone(),
+                        binding: format!("via-arg:{at}:{}:{j}", v.method),
+                        span: None,
+                        keylike: is_keylike_label(&p.name),
+                    };
+                    (Tpl::hole(h), None)
+                }
+                None => (p.left_out()?, None),
+            };
+            let id = fingerprint(&Value::Str(t.clone()));
+            bound.push((t, id));
+            exts.push(ext);
+        }
+        if q.ends {
+            return Some((Vec::new(), true));
+        }
+        if v.in_loop {
+            return Some((Vec::new(), false));
+        }
+        let mut out = Vec::new();
+        for c in q.cmds.iter().filter(|c| guards_hold(&c.guards, &truth)) {
+            let keys: Vec<(String, Tpl)> = c
+                .keys
+                .iter()
+                .filter_map(|(cmd, t)| Some((cmd.clone(), apply(t, &bound, &exts, Some(inner))?)))
+                .collect();
+            if !keys.is_empty() {
+                out.push(QueuedCmd {
+                    keys,
+                    levels: v.levels.iter().chain(&c.levels).cloned().collect(),
+                    tx_only: c.tx_only,
+                    guards: Vec::new(),
+                });
+            }
+        }
+        Some((out, false))
     }
 
     /// A parameter annotated with a class of another project module (`job: Job`,

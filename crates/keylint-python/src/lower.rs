@@ -153,6 +153,10 @@ pub(crate) struct Analyzer<'t> {
     /// the pipeline to a call of which nothing is seen (see [`Analyzer::queued_on`]).
     recursions: usize,
     unseen_handoff: bool,
+    /// While a method is summarised for the pipeline it receives: the calls of
+    /// its helpers that hand the pipeline to a method of an object one of its
+    /// parameters brings (see [`crate::project::QueuedVia`]).
+    via_sink: Option<Vec<crate::project::QueuedVia>>,
     /// The pipelines that stand for a caller's while a method of the project is
     /// summarised ([`Analyzer::queued_on`]), and the keys of commands queued on them
     /// that only a transaction keeps (`DEL` joins a batch only as part of `MULTI`):
@@ -279,6 +283,7 @@ impl<'t> Analyzer<'t> {
             inline: None,
             recursions: 0,
             unseen_handoff: false,
+            via_sink: None,
             placeholder_pipes: Vec::new(),
             tx_only_keys: HashSet::new(),
             inline_budget: INLINE_BUDGET,
@@ -851,6 +856,26 @@ impl<'t> Analyzer<'t> {
             let passes = self.capture.is_some()
                 && !is_inert_builtin(c, self.src())
                 && self.passes_pipe(c.field(Field::Arguments), &inner);
+            if self.via_sink.is_some()
+                && !is_inert_builtin(c, self.src())
+                && self.passes_pipe_ext(c.field(Field::Arguments), &inner, true)
+            {
+                let pid = self.inline.as_ref().and_then(|i| i.pipes.first().copied());
+                let mut memo = PathMemo::default();
+                match pid.and_then(|p| self.queued_via(c, p, &inner, &mut memo)) {
+                    Some(Some(v)) => {
+                        if let Some(sink) = &mut self.via_sink {
+                            sink.push(v);
+                        }
+                        continue;
+                    }
+                    Some(None) => {
+                        self.unseen_handoff = true;
+                        continue;
+                    }
+                    None => {}
+                }
+            }
             self.process_call(c, inner.clone());
             if passes && (self.events.len(), self.recursions) == before {
                 self.unseen_handoff = true;
@@ -1091,6 +1116,7 @@ impl<'t> Analyzer<'t> {
         let mut handed_out = false;
         let mut vias = Vec::new();
         let mut memo = PathMemo::default();
+        let prev_sink = self.via_sink.replace(Vec::new());
         for call in calls {
             if self.inline_budget == 0 {
                 complete = false;
@@ -1128,6 +1154,8 @@ impl<'t> Analyzer<'t> {
             self.unseen_handoff = unseen;
         }
         self.inline = prev_inline;
+        let nested = std::mem::replace(&mut self.via_sink, prev_sink).unwrap_or_default();
+        vias.extend(nested);
         self.placeholder_pipes.retain(|&p| p != pid);
         let captured = std::mem::replace(&mut self.capture, prev_capture).unwrap_or_default();
         let events: Vec<PipeEvent<'t>> = self.events.drain(first_event..).collect();
@@ -1264,10 +1292,10 @@ impl<'t> Analyzer<'t> {
                 Value::SelfObj(_) => Passes::OwnSelf,
                 Value::Opaque(h) => match crate::project::marker_of(&h.binding) {
                     Some(('p', i)) if node.kind_name() == "identifier" => Passes::Param(i),
-                    _ => Passes::Other,
+                    _ => Passes::Other(None),
                 },
                 Value::Str(t) => Passes::Text(t),
-                _ => Passes::Other,
+                _ => Passes::Other(crate::project::literal_truth(node, self.src())),
             };
             match name {
                 Some(n) => {
@@ -1279,22 +1307,34 @@ impl<'t> Analyzer<'t> {
                 None => return Some(None),
             }
         }
-        let skip = usize::from(self.ix.funcs[inner.func?].class.is_some());
-        let guards = self.param_guards(inner.func?, skip, call);
-        let q = Path::of(self.ix.nav, call, memo);
-        let level = Level {
-            id: call.id(),
-            arms: q.arms,
-            exits: q.exits,
-            pos: q.pos,
+        // Where the call sits: in the method, or in the helpers of its class it
+        // follows (`self.save(ctrl, pipeline=pipeline)`), each call on the way.
+        let (m, mut nodes) = match &self.inline {
+            Some(i) => (*i.funcs.first()?, i.chain[1..].to_vec()),
+            None => (inner.func?, Vec::new()),
         };
+        nodes.push(call);
+        let skip = usize::from(self.ix.funcs[m].class.is_some());
+        let guards = self.param_guards(m, skip, nodes[0]);
+        let mut levels = Vec::new();
+        let mut in_loop = false;
+        for n in nodes {
+            let q = Path::of(self.ix.nav, n, memo);
+            in_loop |= !q.loops.is_empty();
+            levels.push(Level {
+                id: n.id(),
+                arms: q.arms,
+                exits: q.exits,
+                pos: q.pos,
+            });
+        }
         Some(Some(crate::project::QueuedVia {
             obj: at,
             method,
             pos,
             kw,
-            levels: vec![level],
-            in_loop: !q.loops.is_empty(),
+            levels,
+            in_loop,
             guards,
             optional,
         }))

@@ -562,8 +562,8 @@ pub(crate) enum Passes {
     Pipe,
     /// A string built from the outer method's parameters and instance.
     Text(Tpl),
-    /// Anything else.
-    Other,
+    /// Anything else: a literal, with whether it is true (see [`literal_truth`]).
+    Other(Option<bool>),
 }
 
 /// Whether each parameter is true, as a call gives it: `Some(false)` for a literal
@@ -4424,6 +4424,7 @@ impl<'t> Analyzer<'t> {
             }
             truth.push(match given {
                 Some(Passes::Param(i)) => outer_truth.get(*i).copied().flatten(),
+                Some(Passes::Other(t)) => *t,
                 None => p.truth,
                 _ => None,
             });
@@ -4446,7 +4447,7 @@ impl<'t> Analyzer<'t> {
                 }
                 Some(Passes::Pipe) => (Tpl::default(), None),
                 Some(Passes::Text(t)) => (apply(t, &outer.args, &outer.exts, x)?, None),
-                Some(Passes::Other) => {
+                Some(Passes::Other(_)) => {
                     let h = HoleInfo {
                         label: p.name.clone(),
                         binding: format!("via-arg:{at}:{}:{j}", v.method),

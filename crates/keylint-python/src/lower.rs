@@ -856,20 +856,12 @@ impl<'t> Analyzer<'t> {
             let passes = self.capture.is_some()
                 && !is_inert_builtin(c, self.src())
                 && self.passes_pipe(c.field(Field::Arguments), &inner);
-            if self.via_sink.is_some()
-                && !is_inert_builtin(c, self.src())
-                && self.passes_pipe_ext(c.field(Field::Arguments), &inner, true)
-            {
+            if self.via_sink.is_some() && !is_inert_builtin(c, self.src()) {
                 let pid = self.inline.as_ref().and_then(|i| i.pipes.first().copied());
                 let mut memo = PathMemo::default();
-                match pid.and_then(|p| self.queued_via(c, p, &inner, &mut memo)) {
-                    Some(Some(v)) => {
-                        if let Some(sink) = &mut self.via_sink {
-                            sink.push(v);
-                        }
-                        continue;
-                    }
-                    Some(None) => {
+                match pid.and_then(|p| self.record_via(c, p, &inner, &mut memo)) {
+                    Some(true) => continue,
+                    Some(false) => {
                         self.unseen_handoff = true;
                         continue;
                     }
@@ -1114,7 +1106,6 @@ impl<'t> Analyzer<'t> {
         // seen): it may execute it, so the method is not followed either. Not when
         // it is passed as `pipeline=pipe`: that callee queues on it.
         let mut handed_out = false;
-        let mut vias = Vec::new();
         let mut memo = PathMemo::default();
         let prev_sink = self.via_sink.replace(Vec::new());
         for call in calls {
@@ -1126,18 +1117,13 @@ impl<'t> Analyzer<'t> {
             if self.dead_in(call, &inner) {
                 continue;
             }
-            if self.passes_pipe_ext(call.field(Field::Arguments), &inner, true) {
-                match self.queued_via(call, pid, &inner, &mut memo) {
-                    Some(Some(v)) => {
-                        vias.push(v);
-                        continue;
-                    }
-                    Some(None) => {
-                        handed_out = true;
-                        continue;
-                    }
-                    None => {}
+            match self.record_via(call, pid, &inner, &mut memo) {
+                Some(true) => continue,
+                Some(false) => {
+                    handed_out = true;
+                    continue;
                 }
+                None => {}
             }
             let before = self.events.len();
             let passes = !is_inert_builtin(call, self.src())
@@ -1154,8 +1140,7 @@ impl<'t> Analyzer<'t> {
             self.unseen_handoff = unseen;
         }
         self.inline = prev_inline;
-        let nested = std::mem::replace(&mut self.via_sink, prev_sink).unwrap_or_default();
-        vias.extend(nested);
+        let vias = std::mem::replace(&mut self.via_sink, prev_sink).unwrap_or_default();
         self.placeholder_pipes.retain(|&p| p != pid);
         let captured = std::mem::replace(&mut self.capture, prev_capture).unwrap_or_default();
         let events: Vec<PipeEvent<'t>> = self.events.drain(first_event..).collect();
@@ -1233,6 +1218,28 @@ impl<'t> Analyzer<'t> {
             child = parent;
         }
         out
+    }
+
+    /// [`Self::queued_via`] for a call that hands on the pipeline `pid` (also as
+    /// `pipeline=`), kept in [`Analyzer::via_sink`]: `Some(true)` when recorded,
+    /// `Some(false)` when the summary cannot say what the call passes, `None` when it
+    /// is no such call.
+    fn record_via(
+        &mut self,
+        call: Node<'t>,
+        pid: PipeId,
+        inner: &Ctx<'t>,
+        memo: &mut PathMemo<'t>,
+    ) -> Option<bool> {
+        if !self.passes_pipe_ext(call.field(Field::Arguments), inner, true) {
+            return None;
+        }
+        let v = self.queued_via(call, pid, inner, memo)?;
+        let recorded = v.is_some();
+        if let (Some(v), Some(sink)) = (v, &mut self.via_sink) {
+            sink.push(v);
+        }
+        Some(recorded)
     }
 
     /// A call, in a method summarised for the pipeline `pid` it receives, of a method

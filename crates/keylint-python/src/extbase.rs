@@ -33,8 +33,26 @@ impl<'t> crate::lower::Analyzer<'t> {
         let cf = self.one_imported_base(c, |cf| {
             crate::project::class_has_instance_attr(cf, attr).then(|| cf.clone())
         })?;
-        let inst = self.base_self(c, cf, ctx);
-        Some(self.ext_attr(&inst, attr, n, ctx))
+        let inst = self.base_self(c, cf.clone(), ctx);
+        let v = self.ext_attr(&inst, attr, n, ctx);
+        // The base's constructor argument stored as it is (`self.key = key`), read on
+        // an object whose arguments the code does not show: the head of the keys the
+        // object builds around it (`f"{self.key}:pos"`), as for a class of this file
+        // (`heads.rs`), when no construction of the class shows a `{` and the
+        // parameter's default has none.
+        if let crate::eval::Value::Opaque(h) = &v {
+            if let Some(name) = crate::project::ctor_param_as_is(&cf, attr) {
+                if self.untagged_constructions(c)
+                    && !self.ctor_heads.iter().any(|(b, _)| *b == h.binding)
+                {
+                    self.ctor_heads.push((
+                        h.binding.clone(),
+                        format!("the constructor's `{name}` argument stored as it is"),
+                    ));
+                }
+            }
+        }
+        Some(v)
     }
 
     /// `self` in a method of class `c` of this file, as an object of its imported base

@@ -559,7 +559,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// Whether no construction of class `k` (or of a class of this file derived from
     /// it) that the project shows passes a value with a `{`; false when the project
     /// cannot be searched.
-    fn untagged_constructions(&mut self, k: crate::index::ClassId) -> bool {
+    pub(crate) fn untagged_constructions(&mut self, k: crate::index::ClassId) -> bool {
         if let Some(&v) = self.untagged_ctors.get(&k) {
             return v;
         }

@@ -864,12 +864,28 @@ fn ctor_arg_as_is(t: &Tpl) -> Option<usize> {
     }
 }
 
-/// `(kind, index)` when `binding` is exactly one marker.
+/// The name of the constructor parameter that class `c` stores as it is in its
+/// instance attribute `attr` (`self.key = key`), when its default, if any, holds no
+/// brace.
+pub(crate) fn ctor_param_as_is(c: &ClassFacts, attr: &str) -> Option<String> {
+    let Some(Fact::Str(t)) = c.instance_attrs.get(attr) else {
+        return None;
+    };
+    let p = c.ctor.as_ref()?.get(ctor_arg_as_is(t)?)?;
+    let braced = p.default.as_ref().is_some_and(|d| {
+        d.parts
+            .iter()
+            .any(|q| matches!(q, TPart::Lit { bytes, .. } if bytes.contains(&b'{')))
+    });
+    (!braced).then(|| p.name.clone())
+}
+
 /// [`exact_marker`], for the summaries of other files.
 pub(crate) fn marker_of(binding: &str) -> Option<(char, usize)> {
     exact_marker(binding)
 }
 
+/// `(kind, index)` when `binding` is exactly one marker.
 fn exact_marker(binding: &str) -> Option<(char, usize)> {
     let inner = binding.strip_prefix('\u{1}')?.strip_suffix('\u{1}')?;
     let mut chars = inner.chars();

@@ -1148,21 +1148,17 @@ impl<'t> Analyzer<'t> {
         if !complete || handed_out {
             return None;
         }
-        let skip = usize::from(c.is_some());
-        let (mut cmds, ends) = self.queued_commands(events, pid, &captured);
-        for (cmd, node) in &mut cmds {
-            cmd.guards = self.param_guards(m, skip, *node);
-        }
-        let cmds = cmds.into_iter().map(|(cmd, _)| cmd).collect();
+        let (cmds, ends) = self.queued_commands(events, pid, &captured, m);
         Some((cmds, ends, vias))
     }
 
-    /// The tests of parameters of `m` (after the first `skip`) that `node` runs
+    /// The tests of parameters of `m` (after `self`, for a method) that `node` runs
     /// under: `if queue:` (`(i, true)`), `if not queue:` or the `else` of `if queue:`
     /// (`(i, false)`), for a parameter the method never assigns. Other tests say
     /// nothing (the command may run).
-    fn param_guards(&self, m: FuncId, skip: usize, node: Node<'t>) -> Vec<(usize, bool)> {
+    fn param_guards(&self, m: FuncId, node: Node<'t>) -> Vec<(usize, bool)> {
         let info = &self.ix.funcs[m];
+        let skip = usize::from(info.class.is_some());
         let src = self.src();
         let param = |n: Node<'t>| -> Option<usize> {
             if n.kind_name() != "identifier" {
@@ -1321,20 +1317,8 @@ impl<'t> Analyzer<'t> {
             None => (inner.func?, Vec::new()),
         };
         nodes.push(call);
-        let skip = usize::from(self.ix.funcs[m].class.is_some());
-        let guards = self.param_guards(m, skip, nodes[0]);
-        let mut levels = Vec::new();
-        let mut in_loop = false;
-        for n in nodes {
-            let q = Path::of(self.ix.nav, n, memo);
-            in_loop |= !q.loops.is_empty();
-            levels.push(Level {
-                id: n.id(),
-                arms: q.arms,
-                exits: q.exits,
-                pos: q.pos,
-            });
-        }
+        let guards = self.param_guards(m, nodes[0]);
+        let (levels, in_loop) = self.levels_of(&nodes, memo);
         Some(Some(crate::project::QueuedVia {
             obj: at,
             method,
@@ -1347,14 +1331,33 @@ impl<'t> Analyzer<'t> {
         }))
     }
 
-    /// The commands a followed method queued on its pipeline `pid` (its `events`,
+    /// Where each of `nodes` sits (a call in a method, then in each helper it
+    /// follows), and whether any of them is in a loop.
+    fn levels_of(&self, nodes: &[Node<'t>], memo: &mut PathMemo<'t>) -> (Vec<Level>, bool) {
+        let mut levels = Vec::new();
+        let mut in_loop = false;
+        for &n in nodes {
+            let q = Path::of(self.ix.nav, n, memo);
+            in_loop |= !q.loops.is_empty();
+            levels.push(Level {
+                id: n.id(),
+                arms: q.arms,
+                exits: q.exits,
+                pos: q.pos,
+            });
+        }
+        (levels, in_loop)
+    }
+
+    /// The commands method `m`, followed, queued on its pipeline `pid` (its `events`,
     /// the templates of its keys `captured`), and whether it ends or resets the batch.
     fn queued_commands(
         &self,
         events: Vec<PipeEvent<'t>>,
         pid: PipeId,
         captured: &HashMap<usize, Tpl>,
-    ) -> (Vec<(crate::project::QueuedCmd, Node<'t>)>, bool) {
+        m: FuncId,
+    ) -> (Vec<crate::project::QueuedCmd>, bool) {
         let mut out = Vec::new();
         let mut memo = PathMemo::default();
         for e in events {
@@ -1366,18 +1369,7 @@ impl<'t> Analyzer<'t> {
                 // the caller's batch is cut where it calls the method.
                 return (Vec::new(), true);
             }
-            let mut levels = Vec::new();
-            let mut in_loop = false;
-            for &n in &e.inner {
-                let q = Path::of(self.ix.nav, n, &mut memo);
-                in_loop |= !q.loops.is_empty();
-                levels.push(Level {
-                    id: n.id(),
-                    arms: q.arms,
-                    exits: q.exits,
-                    pos: q.pos,
-                });
-            }
+            let (mut levels, in_loop) = self.levels_of(&e.inner, &mut memo);
             levels.extend(e.ext.iter().cloned());
             // A command queued once per pass of a loop of the method is many keys:
             // left out (which only hides findings).
@@ -1396,15 +1388,12 @@ impl<'t> Analyzer<'t> {
             }
             if !keys.is_empty() {
                 let at = e.inner.first().copied().unwrap_or(e.node);
-                out.push((
-                    crate::project::QueuedCmd {
-                        keys,
-                        levels,
-                        tx_only,
-                        guards: Vec::new(),
-                    },
-                    at,
-                ));
+                out.push(crate::project::QueuedCmd {
+                    keys,
+                    levels,
+                    tx_only,
+                    guards: self.param_guards(m, at),
+                });
             }
         }
         (out, false)

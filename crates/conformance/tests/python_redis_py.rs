@@ -426,3 +426,36 @@ fn valkey_py_is_redis_py_renamed() {
     eprint!("{out}");
     assert!(out.contains("ok   a script over keys in two slots is refused"));
 }
+
+/// The aioredis version the dialect was checked against (1.x: `multi_exec()`).
+const AIOREDIS1: &str = "aioredis==1.3.1";
+
+/// aioredis 1.x, read in files of projects written for it (see
+/// `fixtures/python/aioredis1_transactions/`): its `multi_exec()` must be a
+/// transaction a cluster node refuses across slots, and its `pipeline()` (which takes
+/// no argument) a plain batch that the same node runs.
+#[test]
+fn aioredis1_multi_exec_is_the_transaction_and_pipeline_a_batch() {
+    let py = venv_with(
+        "aioredis1-venv",
+        "import aioredis, sys; sys.exit(0 if aioredis.__version__ == '1.3.1' else 1)",
+        &[AIOREDIS1],
+        "aioredis 1.x",
+    );
+    let cluster = Cluster::start();
+    let port = cluster.ports()[0].to_string();
+    let out = run(
+        Command::new(&py).current_dir(root()).args([
+            "-W",
+            "ignore",
+            "crates/conformance/tests/data/python/aioredis1_facts.py",
+            "--port",
+            &port,
+        ]),
+        "crates/conformance/tests/data/python/aioredis1_facts.py (aioredis 1.x does not \
+         behave as the linter reads it)",
+    );
+    eprint!("{out}");
+    assert!(out.contains("ok   multi_exec() over two slots is a transaction the node refuses"));
+    assert!(out.contains("ok   pipeline() over two slots of one node runs"));
+}

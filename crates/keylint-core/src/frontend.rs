@@ -109,6 +109,40 @@ pub enum ModuleFile {
     Namespace,
 }
 
+/// Lowercase identifiers the reverse index ([`ModuleLoader::mentions`]) holds besides
+/// capitalised ones: names of client APIs whose mere use anywhere in a project says
+/// which client library it is written for (`multi_exec` exists only in aioredis 1.x).
+pub const INDEXED_API_WORDS: &[&str] = &["multi_exec"];
+
+/// What [`ModuleLoader::mentions`] is asked for the Python files of a project that
+/// import redis-py or valkey-py ([`imports_redis_py`]).
+pub const IMPORTS_REDIS_PY: &str = "import redis";
+
+/// Whether a Python file's text imports redis-py (or valkey-py, its fork) by a
+/// statement of its own line: `import redis`, `import redis.asyncio as aioredis`,
+/// `from redis.cluster import RedisCluster`, `from valkey import Valkey`, indented
+/// or not. (`aioredis`, `redis_lock` and other modules are not redis-py.)
+pub fn imports_redis_py(text: &[u8]) -> bool {
+    text.split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii_start();
+        let rest = line
+            .strip_prefix(b"import ")
+            .or_else(|| line.strip_prefix(b"from "));
+        let Some(rest) = rest else {
+            return false;
+        };
+        let rest = rest.trim_ascii_start();
+        ["redis", "valkey"].iter().any(|m| {
+            rest.strip_prefix(m.as_bytes()).is_some_and(|tail| {
+                matches!(
+                    tail.first(),
+                    None | Some(b' ' | b'.' | b',' | b'\t' | b'\r')
+                )
+            })
+        })
+    })
+}
+
 /// Finds and reads the modules of a project. Only the binary knows files.
 pub trait ModuleLoader: Sync + Send {
     /// The module `dotted` as imported from the module file `from` with `level`
@@ -126,8 +160,9 @@ pub trait ModuleLoader: Sync + Send {
     }
     /// The reverse index: the Python module files of the project of the module file
     /// `from` whose text holds `word` as a whole identifier, sorted; `None` when it
-    /// cannot be known (no project, too many files). Each file is named so that
-    /// [`ModuleLoader::read`] can read it.
+    /// cannot be known (no project, too many files, or a word that is neither
+    /// capitalised, as class names are, nor one of [`INDEXED_API_WORDS`]). Each file
+    /// is named so that [`ModuleLoader::read`] can read it.
     fn mentions(&self, _from: &str, _word: &str) -> Option<Vec<String>> {
         None
     }
@@ -467,4 +502,32 @@ pub(crate) mod testing {
     pub(crate) const LUA_LANG: Lang = Lang::new(&LUA);
     /// Like redis-cli: bare arguments, whole-line `#` comments.
     pub(crate) const CLI: Lang = Lang::new(&REDIS_CLI);
+}
+
+#[cfg(test)]
+mod import_tests {
+    use super::imports_redis_py;
+
+    #[test]
+    fn imports_of_redis_py_are_told_from_other_modules() {
+        for yes in [
+            "import redis\n",
+            "import redis.asyncio as aioredis\n",
+            "try:\n    from redis.cluster import RedisCluster\nexcept ImportError:\n    pass\n",
+            "from valkey import Valkey\r\n",
+            "import  redis, os",
+        ] {
+            assert!(imports_redis_py(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "import aioredis\n",
+            "from aioredis import Redis\n",
+            "import redis_lock\n",
+            "from redisearch import Client\n",
+            "x = 'import redis'\n",
+            "# uses redis\n",
+        ] {
+            assert!(!imports_redis_py(no.as_bytes()), "{no}");
+        }
+    }
 }

@@ -115,6 +115,8 @@ pub(crate) enum TxOrigin {
     /// The client's default, on a client whose kind the code does not show (the
     /// configured profile decided).
     ProfileDefault,
+    /// aioredis 1.x's `multi_exec()`: always a transaction.
+    MultiExec,
     /// Not created by `pipeline(…)` here.
     Other,
 }
@@ -4694,6 +4696,22 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Value<'t> {
         let k = self.effective(written);
         match m {
+            // aioredis 1.x: `pipeline()` is a plain batch, `multi_exec()` the
+            // transaction, whatever the client (it talks to one server only: neither
+            // refuses or splits anything before sending). Its `pipeline()` takes no
+            // argument: `pipeline(transaction=…)` is redis-py's.
+            "pipeline" | "multi_exec"
+                if (m == "multi_exec" || arg_nodes(self.ix.nav, args).is_empty())
+                    && self.aioredis1() =>
+            {
+                let (tx, origin) = match m {
+                    "multi_exec" => (Tx::Yes, TxOrigin::MultiExec),
+                    _ => (Tx::No, TxOrigin::Written),
+                };
+                let id = self.pipe_for(n, ClientKind::Standalone, tx, Some(attr.byte_range()));
+                self.pipes[id].origin = origin;
+                Value::Pipe(id)
+            }
             "pipeline" => {
                 let (tx, explicit) = pipeline_tx(self.ix.nav, args, k, self.src());
                 let id = self.pipe_for(n, k, tx, Some(attr.byte_range()));

@@ -138,6 +138,9 @@ pub(crate) struct Analyzer<'t> {
     pub script_links: Vec<crate::script::Link<'t>>,
     /// Project analysis: how this module reaches the others.
     pub project: Option<&'t crate::project::Scope<'t>>,
+    /// Whether the file is written for aioredis 1.x ([`Analyzer::aioredis1`]), found
+    /// on first use.
+    aioredis1: std::cell::OnceCell<bool>,
     /// The calls of each function (not of the functions nested in it), in order.
     pub(crate) calls_in: HashMap<FuncId, Vec<Node<'t>>>,
     /// Methods of the file read as transaction wrappers (`None`: not one).
@@ -277,6 +280,7 @@ impl<'t> Analyzer<'t> {
             helper_site: HashMap::new(),
             script_links: Vec::new(),
             project: None,
+            aioredis1: std::cell::OnceCell::new(),
             calls_in: HashMap::new(),
             tx_wrappers: HashMap::new(),
             tx_wrapped: IdMap::default(),
@@ -310,6 +314,34 @@ impl<'t> Analyzer<'t> {
             script_params_seen: HashMap::new(),
             registries: HashMap::new(),
         }
+    }
+
+    /// Whether the file is written for aioredis 1.x, whose clients answer to
+    /// redis-py's method names but make pipelines differently: `pipeline()` is a
+    /// plain batch (never MULTI/EXEC) and `multi_exec()` the transaction. It is when
+    /// the file imports no redis-py module and either holds `multi_exec` itself (a
+    /// name only aioredis 1.x has; aioredis 2.x is redis-py's asyncio client under
+    /// another name), or another Python file of its project does and none imports
+    /// redis-py (a project that uses both leaves a file that shows neither as it was).
+    pub(crate) fn aioredis1(&self) -> bool {
+        *self.aioredis1.get_or_init(|| {
+            let redis_py = self.ix.imports.values().any(|p| {
+                ["redis", "valkey"].iter().any(|m| {
+                    p.strip_prefix(m)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                })
+            });
+            if redis_py {
+                return false;
+            }
+            if holds_word(self.src(), "multi_exec") {
+                return true;
+            }
+            self.project.is_some_and(|s| {
+                s.project_mentions("multi_exec")
+                    && !s.project_mentions(keylint_core::frontend::IMPORTS_REDIS_PY)
+            })
+        })
     }
 
     /// Whether an expression's last name is one of the configured receiver names.
@@ -2616,7 +2648,7 @@ impl<'t> Analyzer<'t> {
     fn push_tx_unit(&mut self, span: Span, anchor: Span, keys: Vec<usize>, plan: TxPlan) -> usize {
         let unit = self.push_unit(
             UnitKind::Transaction,
-            "pipeline",
+            plan.name,
             span,
             anchor,
             keys,
@@ -2826,6 +2858,8 @@ struct Batch<'a, 't> {
 struct TxPlan {
     policy: CrossSlotPolicy,
     note: Option<&'static str>,
+    /// What made the pipeline, as messages name it.
+    name: &'static str,
 }
 
 impl TxPlan {
@@ -2876,6 +2910,10 @@ impl TxPlan {
                  `transaction=True` it refuses this transaction \
                  (`CrossSlotTransactionError`)",
             ),
+            (false, TxOrigin::MultiExec, _) => Some(
+                "aioredis 1.x's `multi_exec()` sends these commands as one \
+                 `MULTI`/`EXEC` transaction",
+            ),
             (false, TxOrigin::Written, _) => Some(
                 "with `transaction=True`, redis-py's `RedisCluster` refuses this \
                  transaction before sending it (`CrossSlotTransactionError`)",
@@ -2893,7 +2931,11 @@ impl TxPlan {
             }
             _ => None,
         };
-        Some(TxPlan { policy, note })
+        let name = match info.origin {
+            TxOrigin::MultiExec => "multi_exec",
+            _ => "pipeline",
+        };
+        Some(TxPlan { policy, note, name })
     }
 }
 
@@ -3536,4 +3578,15 @@ pub(crate) fn table_arg<'t>(
     kw.iter()
         .find(|(k, _)| k == &p.name)
         .map(|(_, e)| e.clone())
+}
+
+/// Whether `src` holds `word` as a whole identifier.
+pub(crate) fn holds_word(src: &str, word: &str) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let bytes = src.as_bytes();
+    src.match_indices(word).any(|(i, _)| {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let after = bytes.get(i + word.len()).copied();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }

@@ -1653,6 +1653,15 @@ impl<'p> Scope<'p> {
         files
     }
 
+    /// Whether some Python file of the project holds `word`, one of
+    /// [`keylint_core::frontend::INDEXED_API_WORDS`] or
+    /// [`keylint_core::frontend::IMPORTS_REDIS_PY`] (noted as a dependency of this
+    /// module's facts); false when that cannot be known (summarised alone, no project
+    /// index).
+    pub(crate) fn project_mentions(&self, word: &str) -> bool {
+        !self.isolated && self.noted_mentions(word).is_some_and(|f| !f.is_empty())
+    }
+
     /// Whether every construction of `class`, a module-level class of this module,
     /// is in this module's `text`: no other file of the project mentions the class,
     /// and every mention here is understood (see `ctorflow.rs`).
@@ -2837,7 +2846,9 @@ fn family_builder(
 /// nothing else: the client's kind and how the pipeline's transaction is chosen.
 fn pipe_factory(a: &mut Analyzer<'_>, fid: FuncId, skip: usize) -> Option<(ClientKind, PipeTx)> {
     let info = a.ix.funcs[fid].clone();
-    if info.is_lambda || !info.plainly_called() {
+    // aioredis 1.x pipelines are not summarised (their transaction is not
+    // `pipeline(…)`'s).
+    if info.is_lambda || !info.plainly_called() || a.aioredis1() {
         return None;
     }
     let src = a.src();

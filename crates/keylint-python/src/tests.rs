@@ -1667,6 +1667,53 @@ fn lookalikes_of_clients_known_by_use_stay_silent() {
 }
 
 #[test]
+fn aioredis1_pipelines_are_batches_and_multi_exec_is_the_transaction() {
+    let src = r#"
+from aioredis import Redis
+async def f(redis: Redis, uid):
+    tr = redis.multi_exec()
+    tr.set(f"user:{uid}", 1)
+    tr.sadd("users", uid)
+    await tr.execute()
+async def g(redis: Redis, uid):
+    p = redis.pipeline()
+    p.set(f"user:{uid}", 1)
+    p.sadd("users", uid)
+    await p.execute()
+"#;
+    for profile in [ClientProfile::Standalone, ClientProfile::Cluster] {
+        let m = with_profile(src, profile);
+        let tx: Vec<String> = m
+            .units
+            .iter()
+            .filter(|u| u.kind == UnitKind::Transaction)
+            .map(|u| u.name.clone())
+            .collect();
+        assert_eq!(tx, ["multi_exec"], "{profile:?}: {:?}", units(&m));
+    }
+    // The same code in a file that imports redis-py is redis-py's (whose clients
+    // have no `multi_exec`): its `pipeline()` is a transaction on a standalone `Redis`.
+    let m = with_profile(
+        &src.replace(
+            "from aioredis import Redis",
+            "from redis.asyncio import Redis",
+        ),
+        ClientProfile::Standalone,
+    );
+    let tx: Vec<String> = m
+        .units
+        .iter()
+        .filter(|u| u.kind == UnitKind::Transaction)
+        .map(|u| u.name.clone())
+        .collect();
+    assert_eq!(tx, ["pipeline"], "{:?}", units(&m));
+    // A file of aioredis 2.x (no `multi_exec` anywhere) keeps redis-py's pipelines.
+    let two = src.replace("multi_exec", "pipeline");
+    let m = with_profile(&two, ClientProfile::Standalone);
+    assert_eq!(tx_units(&m).len(), 2, "{:?}", units(&m));
+}
+
+#[test]
 fn builders_with_several_returns_are_sets_of_shapes() {
     let head = r#"
 import redis

@@ -74,7 +74,9 @@ pub struct Loader {
 }
 
 /// The reverse index of a project: for each capitalised identifier (a class name,
-/// by the convention of Python code), the module files that hold it.
+/// by the convention of Python code) and each of
+/// [`keylint_core::frontend::INDEXED_API_WORDS`], the module files that hold it; and
+/// the files that import redis-py ([`keylint_core::frontend::IMPORTS_REDIS_PY`]).
 #[derive(Debug, Default)]
 struct Words {
     files: Vec<String>,
@@ -127,6 +129,12 @@ impl Words {
                 w.big.push(idx);
                 continue;
             };
+            if keylint_core::frontend::imports_redis_py(&bytes) {
+                w.by_word
+                    .entry(keylint_core::frontend::IMPORTS_REDIS_PY.to_string())
+                    .or_default()
+                    .push(idx);
+            }
             let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
             let mut i = 0;
             while i < bytes.len() {
@@ -141,7 +149,11 @@ impl Words {
                         i += 1;
                     }
                     let tok = &bytes[start..i];
-                    if tok[0].is_ascii_uppercase() && seen.insert(tok) {
+                    let indexed = tok[0].is_ascii_uppercase()
+                        || keylint_core::frontend::INDEXED_API_WORDS
+                            .iter()
+                            .any(|w| w.as_bytes() == tok);
+                    if indexed && seen.insert(tok) {
                         if let Ok(t) = std::str::from_utf8(tok) {
                             w.by_word.entry(t.to_string()).or_default().push(idx);
                         }
@@ -689,8 +701,11 @@ impl ModuleLoader for Loader {
     }
 
     fn mentions(&self, from: &str, word: &str) -> Option<Vec<String>> {
-        if !word.starts_with(|c: char| c.is_ascii_uppercase())
-            || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        let marker = word == keylint_core::frontend::IMPORTS_REDIS_PY;
+        if !marker
+            && (!(word.starts_with(|c: char| c.is_ascii_uppercase())
+                || keylint_core::frontend::INDEXED_API_WORDS.contains(&word))
+                || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
         {
             return None;
         }
@@ -991,7 +1006,9 @@ mod tests {
             "proj/app/other.py",
             "Jobs = 1  # Job in a comment counts too\n",
         );
-        w("proj/app/none.py", "JobX = 1\n");
+        w("proj/app/none.py", "JobX = 1\nmulti_execs = 1\n");
+        w("proj/app/tx.py", "tr = redis.multi_exec()\n");
+        w("proj/app/client.py", "try:\n    from redis.asyncio import Redis\nexcept ImportError:\n    pass\nimport redis_lock\n");
         w("proj/.venv/lib.py", "Job = 2\n");
         w("proj/app/__pycache__/x.py", "Job = 2\n");
         w("proj/app/notes.txt", "Job\n");
@@ -1012,8 +1029,19 @@ mod tests {
             ]))
         );
         assert_eq!(l.mentions(from.to_str().unwrap(), "Nothing"), Some(vec![]));
-        // Lowercase words are not indexed: not known.
+        // Lowercase words are not indexed: not known, except API names.
         assert_eq!(l.mentions(from.to_str().unwrap(), "job"), None);
+        assert_eq!(
+            l.mentions(from.to_str().unwrap(), "multi_exec"),
+            Some(names(&["proj/app/tx.py"]))
+        );
+        assert_eq!(
+            l.mentions(
+                from.to_str().unwrap(),
+                keylint_core::frontend::IMPORTS_REDIS_PY
+            ),
+            Some(names(&["proj/app/client.py"]))
+        );
     }
 
     #[test]

@@ -13,6 +13,15 @@
 //!     return wrapper
 //! ```
 //!
+//! The wrapper may name leading parameters before the splats (`def wrapper(self,
+//! *args, **kwargs)`) if it passes them first and in order, and may hand the call to
+//! an executor as a thunk that takes nothing (`return self._with_breaker(name, lambda:
+//! func(self, *args, **kwargs))`, a retry or circuit-breaker helper): the executor is
+//! taken to return the thunk's value. A decorator factory of the file, `def
+//! resilient(name): def decorator(func): … return decorator`, whose decorator is
+//! transparent, is transparent when called (`@resilient("eval")`), whatever its
+//! arguments.
+//!
 //! A method decorated with it returns what its body returns (or raises), so the
 //! analysis reads it as if it were not decorated. Anything else a decorator might do
 //! (pass other arguments, return another value, cache, retry with a new client) keeps
@@ -24,19 +33,79 @@ use tree_sitter::Node;
 
 impl<'t> Index<'t> {
     /// Whether decorator `d` (a `decorator` node) names, as a bare name, a module
-    /// function of this file defined before it that is transparent.
+    /// function of this file defined before it that is transparent, or calls one that
+    /// makes a transparent decorator.
     pub(crate) fn transparent_decorator(&self, d: Node<'t>) -> bool {
         let Some(e) = d.named_child(0) else {
             return false;
         };
-        if e.kind_name() != "identifier" {
-            return false;
-        }
-        let Some(&f) = self.module_funcs.get(text(e, self.src)) else {
+        let (name, factory) = match e.kind_name() {
+            "identifier" => (e, false),
+            "call" => match e.field(Field::Function) {
+                Some(f) if f.kind_name() == "identifier" => (f, true),
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let Some(&f) = self.module_funcs.get(text(name, self.src)) else {
             return false;
         };
         // Defined before the use, so that the name certainly is that function.
-        self.funcs[f].node.end_byte() <= d.start_byte() && self.is_transparent(f)
+        if self.funcs[f].node.end_byte() > d.start_byte() {
+            return false;
+        }
+        if factory {
+            self.is_transparent_factory(f)
+        } else {
+            self.is_transparent(f)
+        }
+    }
+
+    /// `def factory(…): ["doc"] def decorator(func): … return decorator` where the
+    /// inner decorator is transparent ([`Index::is_transparent`]).
+    fn is_transparent_factory(&self, f: FuncId) -> bool {
+        let info = &self.funcs[f];
+        if !info.decorators.is_empty() || info.is_lambda || !info.nonlocal.is_empty() {
+            return false;
+        }
+        let stmts = self.body_statements(info.body);
+        let [def, ret] = stmts.as_slice() else {
+            return false;
+        };
+        if def.kind_name() != "function_definition" {
+            return false;
+        }
+        let Some(&inner) = self.func_by_node.get(&def.id()) else {
+            return false;
+        };
+        // The factory never rebinds the decorator's name.
+        if info
+            .defs
+            .get(&self.funcs[inner].name)
+            .is_none_or(|d| d.len() != 1)
+        {
+            return false;
+        }
+        let returned = ret
+            .kind_name()
+            .eq("return_statement")
+            .then(|| ret.named_child(0))
+            .flatten();
+        returned.is_some_and(|r| text(r, self.src) == self.funcs[inner].name)
+            && self.is_transparent(inner)
+    }
+
+    /// The statements of a body, comments and a leading docstring left out.
+    fn body_statements(&self, body: Node<'t>) -> Vec<Node<'t>> {
+        let stmts: Vec<Node<'t>> = self
+            .nav
+            .named_children(body)
+            .filter(|n| n.kind_name() != "comment")
+            .collect();
+        match stmts.split_first() {
+            Some((first, rest)) if is_docstring(*first) => rest.to_vec(),
+            _ => stmts,
+        }
     }
 
     /// `def deco(func): ["doc"] [@wraps(func)] def wrapper(*a, **k): … return wrapper`
@@ -53,15 +122,7 @@ impl<'t> Index<'t> {
         if info.defs.get(&p.name).is_none_or(|d| d.len() != 1) {
             return false;
         }
-        let stmts: Vec<Node<'t>> = self
-            .nav
-            .named_children(info.body)
-            .filter(|n| n.kind_name() != "comment")
-            .collect();
-        let stmts = match stmts.split_first() {
-            Some((first, rest)) if is_docstring(*first) => rest.to_vec(),
-            _ => stmts,
-        };
+        let stmts = self.body_statements(info.body);
         let [def, ret] = stmts.as_slice() else {
             return false;
         };
@@ -104,11 +165,13 @@ impl<'t> Index<'t> {
         self.func_by_node.get(&node.id()).copied()
     }
 
-    /// The wrapper takes `*args, **kwargs` only, never assigns them nor `func`, has no
-    /// `yield`, and every `return` is `func(*args, **kwargs)` (at least one).
+    /// The wrapper takes `*args, **kwargs`, after plain parameters it passes first
+    /// (`self`), never assigns any of them nor `func`, has no `yield`, and every
+    /// `return` (at least one) is `func(self, *args, **kwargs)`, or a call that hands
+    /// an executor that call as a thunk (`lambda: func(self, *args, **kwargs)`).
     fn wrapper_forwards(&self, w: FuncId, func: &str) -> bool {
         let info: &FuncInfo<'t> = &self.funcs[w];
-        let [a, k] = info.params.as_slice() else {
+        let [lead @ .., a, k] = info.params.as_slice() else {
             return false;
         };
         let kind = |p: &crate::index::ParamInfo<'t>| {
@@ -117,33 +180,57 @@ impl<'t> Index<'t> {
         if kind(a) != "list_splat_pattern" || kind(k) != "dictionary_splat_pattern" {
             return false;
         }
+        if lead
+            .iter()
+            .any(|p| p.star || p.default.is_some() || p.node.kind_name() != "identifier")
+        {
+            return false;
+        }
         let single = |n: &str| info.defs.get(n).is_some_and(|d| d.len() == 1);
         if !single(&a.name)
             || !single(&k.name)
+            || lead.iter().any(|p| !single(&p.name))
             || info.defs.contains_key(func)
             || !info.nonlocal.is_empty()
         {
             return false;
         }
-        let call = format!("{func}(*{},**{})", a.name, k.name);
+        let mut args: Vec<String> = lead.iter().map(|p| p.name.clone()).collect();
+        args.push(format!("*{}", a.name));
+        args.push(format!("**{}", k.name));
+        let call = format!("{func}({})", args.join(","));
+        let bare = |x: Node<'t>| -> String {
+            text(x, self.src)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect()
+        };
+        let unawait = |x: Node<'t>| -> Option<Node<'t>> {
+            if x.kind_name() == "await" {
+                x.named_child(0)
+            } else {
+                Some(x)
+            }
+        };
+        // `executor(…, lambda: func(…), …)`: a thunk of the call, taking nothing.
+        let thunk = |x: Node<'t>| -> bool {
+            x.kind_name() == "call"
+                && x.field(Field::Arguments).is_some_and(|args| {
+                    self.nav.named_children(args).any(|l| {
+                        l.kind_name() == "lambda"
+                            && l.field(Field::Parameters).is_none()
+                            && l.field(Field::Body).is_some_and(|b| bare(b) == call)
+                    })
+                })
+        };
         let mut returns = 0usize;
         let mut ok = true;
         self.visit_own(info.body, &mut |n| match n.kind_name() {
             "yield" => ok = false,
             "return_statement" => {
                 returns += 1;
-                let v = n.named_child(0);
-                let v = match v {
-                    Some(x) if x.kind_name() == "await" => x.named_child(0),
-                    other => other,
-                };
-                let t: String = v
-                    .map(|x| text(x, self.src))
-                    .unwrap_or("")
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect();
-                ok &= t == call;
+                let v = n.named_child(0).and_then(unawait);
+                ok &= v.is_some_and(|v| bare(v) == call || thunk(v));
             }
             _ => {}
         });

@@ -528,6 +528,16 @@ impl<'t> Analyzer<'t> {
             }
             return None;
         }
+        // An object of another module's class whose method `m` passes its
+        // arguments on to the same method of a client.
+        if let Value::Ext(inst) = &v {
+            if let Some(crate::project::Fact::Forward(client)) = inst.methods_fact(m) {
+                return Some(Recv {
+                    client: self.effective(*client),
+                    pipe: None,
+                });
+            }
+        }
         match self.as_receiver(v, obj) {
             Value::Client(client) => Some(Recv {
                 client: self.effective(client),

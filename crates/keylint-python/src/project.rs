@@ -193,6 +193,11 @@ pub(crate) enum Fact {
     /// A function that sets registered scripts as attributes of objects its caller
     /// passes (`scriptattr.rs`).
     ScriptSetter(Arc<[crate::scriptattr::ScriptSet]>),
+    /// A method that only passes its own parameters, in order, to the method of the
+    /// same name of a client (`def eval(self, script, numkeys, *keys_and_args): return
+    /// self.client.eval(script, numkeys, *keys_and_args)`, a resilience or metrics
+    /// wrapper): calling it on an object of the class is calling that client.
+    Forward(ClientKind),
     /// A type alias of clients or pipelines (`ConnectionType = redis.Redis |
     /// valkey.Valkey`): an annotation naming it declares one.
     TypeAlias(crate::eval::AnnotatedAs),
@@ -2678,6 +2683,13 @@ fn body_fact(
     if let Some(k) = a.yields_own_pipeline(fid) {
         return Some(Fact::PipelineCm(k));
     }
+    // `def eval(self, script, numkeys, *rest): return self.client.eval(script,
+    // numkeys, *rest)`.
+    if instance {
+        if let Some(k) = forwards_to_client(a, fid) {
+            return Some(Fact::Forward(k));
+        }
+    }
     // A builder with several returns is summarised for its own module only: its
     // joined shapes name the placeholders, which a call site elsewhere cannot bind.
     let one_return =
@@ -2840,6 +2852,86 @@ fn family_builder(
         star: Vec::new(),
         none_tail: Vec::new(),
     })))
+}
+
+/// A method whose body (a docstring aside) is only `return <client>.<m>(…)` (or its
+/// `await`), `m` its own name, with its parameters after `self` passed in order as they
+/// are (`p`, `p=p`, `*args`, `**kwargs`): the kind of that client.
+fn forwards_to_client(a: &mut Analyzer<'_>, fid: FuncId) -> Option<ClientKind> {
+    let info = a.ix.funcs[fid].clone();
+    if info.is_lambda || !info.plainly_called() || info.class.is_none() {
+        return None;
+    }
+    let src = a.src();
+    let nav = a.ix.nav;
+    let stmts: Vec<Node<'_>> = nav
+        .named_children(info.body)
+        .filter(|n| n.kind_name() != "comment")
+        .collect();
+    let stmts = match stmts.split_first() {
+        Some((first, rest))
+            if first.kind_name() == "expression_statement"
+                && first
+                    .named_child(0)
+                    .is_some_and(|c| c.kind_name() == "string") =>
+        {
+            rest.to_vec()
+        }
+        _ => stmts,
+    };
+    let [ret] = stmts.as_slice() else {
+        return None;
+    };
+    if ret.kind_name() != "return_statement" {
+        return None;
+    }
+    let mut call = ret.named_child(0)?;
+    if call.kind_name() == "await" {
+        call = call.named_child(0)?;
+    }
+    if call.kind_name() != "call" {
+        return None;
+    }
+    let func = call.field(Field::Function)?;
+    if func.kind_name() != "attribute" || text(func.field(Field::Attribute)?, src) != info.name {
+        return None;
+    }
+    // The parameters after `self`, each passed once, in order, as it is.
+    let params = info.params.get(1..)?;
+    let args: Vec<Node<'_>> = call
+        .field(Field::Arguments)
+        .map(|x| {
+            nav.named_children(x)
+                .filter(|c| c.kind_name() != "comment")
+                .collect()
+        })
+        .unwrap_or_default();
+    if args.len() != params.len() {
+        return None;
+    }
+    for (p, arg) in params.iter().zip(&args) {
+        if info.defs.get(&p.name).is_some_and(|d| d.len() > 1) {
+            return None;
+        }
+        let star = nav.parent(p.node).map(|n| n.kind_name()).unwrap_or("");
+        let passed = match (star, arg.kind_name()) {
+            ("list_splat_pattern", "list_splat")
+            | ("dictionary_splat_pattern", "dictionary_splat") => arg.named_child(0),
+            (_, "keyword_argument") if !p.star => {
+                (text(arg.field(Field::Name)?, src) == p.name).then(|| arg.field(Field::Value))?
+            }
+            (_, "identifier") if !p.star => Some(*arg),
+            _ => None,
+        };
+        if passed.is_none_or(|x| x.kind_name() != "identifier" || text(x, src) != p.name) {
+            return None;
+        }
+    }
+    let recv = func.field(Field::Object)?;
+    match a.eval(recv, &Ctx::at(Some(fid))) {
+        Value::Client(k) => Some(k),
+        _ => None,
+    }
 }
 
 /// A function whose last statement returns `<client>.pipeline(…)` and that returns

@@ -2278,10 +2278,38 @@ fn transparent_decorators_of_the_file_are_followed() {
     let forwards = [
         "def wrapped(func):\n    @functools.wraps(func)\n    def wrapper(*args, **kwargs):\n        return func(*args, **kwargs)\n    return wrapper",
         "def wrapped(f):\n    \"\"\"Doc.\"\"\"\n    @wraps(f)\n    def inner(*a, **kw):\n        try:\n            return f(*a, **kw)\n        except ValueError:\n            raise KeyError()\n    return inner",
+        // `self` named before the splats and passed first.
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        return func(self, *args, **kwargs)\n    return wrapper",
+        // The call handed to an executor as a thunk (a circuit breaker, a retry).
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        return self._guard('op', lambda: func(self, *args, **kwargs))\n    return wrapper",
     ];
     for d in forwards {
         let src = decorated_builders(d);
         assert!(rules(&src).contains(&Rule::CrossSlotLikely), "{src}");
+    }
+    // A decorator factory of the file whose decorator is transparent, called with
+    // any arguments.
+    let factory = "def resilient(name, retries=3):\n    \"\"\"Doc.\"\"\"\n    def decorator(func):\n        @functools.wraps(func)\n        def wrapper(self, *args, **kwargs):\n            return self._guard(name, lambda: func(self, *args, **kwargs))\n        return wrapper\n    return decorator";
+    let src = decorated_builders(factory).replace("@wrapped", "@resilient('build')");
+    assert!(rules(&src).contains(&Rule::CrossSlotLikely), "{src}");
+    for d in [
+        // The factory returns something else.
+        "def resilient(name):\n    def decorator(func):\n        def wrapper(self, *args, **kwargs):\n            return func(self, *args, **kwargs)\n        return wrapper\n    return cache(decorator)",
+        // Its decorator is not transparent.
+        "def resilient(name):\n    def decorator(func):\n        def wrapper(self, *args, **kwargs):\n            return func(*args, **kwargs)\n        return wrapper\n    return decorator",
+    ] {
+        let src = decorated_builders(d).replace("@wrapped", "@resilient('build')");
+        assert!(rules(&src).is_empty(), "{src}");
+    }
+    for d in [
+        // A thunk that takes arguments, or calls with other arguments.
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        return self._guard(lambda x: func(self, *args, **kwargs))\n    return wrapper",
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        return self._guard(lambda: func(*args, **kwargs))\n    return wrapper",
+        // `self` not passed first.
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        return func(*args, self, **kwargs)\n    return wrapper",
+    ] {
+        let src = decorated_builders(d);
+        assert!(rules(&src).is_empty(), "{src}");
     }
     let opaque = [
         // Another return value.

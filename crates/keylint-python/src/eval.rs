@@ -2311,6 +2311,73 @@ impl<'t> crate::lower::Analyzer<'t> {
         v
     }
 
+    /// A parameter returned as it is where a test of its prefix holds (`if
+    /// key.startswith(f"{self.namespace}:"): return key`, a builder that prefixes a
+    /// key unless it already is): the caller's value begins with that prefix, so it is
+    /// the prefix followed by a rest the code does not show, a member of the prefix's
+    /// family like the key the other arm builds. Only `return name` written directly in
+    /// the body of an `if name.startswith(p):` (one argument, a string the analysis
+    /// knows, not empty), for a value the caller does not show.
+    fn prefix_narrowed(
+        &mut self,
+        n: Node<'t>,
+        name: &str,
+        v: &Value<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let Value::Opaque(h) = v else {
+            return None;
+        };
+        let nav = self.ix.nav;
+        let ret = nav
+            .parent(n)
+            .filter(|r| r.kind_name() == "return_statement")?;
+        let block = nav.parent(ret).filter(|b| b.kind_name() == "block")?;
+        let test = nav
+            .parent(block)
+            .filter(|i| i.kind_name() == "if_statement")?;
+        if test.field(Field::Consequence) != Some(block) {
+            return None;
+        }
+        let cond = test.field(Field::Condition)?;
+        if cond.kind_name() != "call" {
+            return None;
+        }
+        let f = cond.field(Field::Function)?;
+        let src = self.src();
+        if f.kind_name() != "attribute"
+            || text(f.field(Field::Attribute)?, src) != "startswith"
+            || f.field(Field::Object)
+                .is_none_or(|o| o.kind_name() != "identifier" || text(o, src) != name)
+        {
+            return None;
+        }
+        let args = arg_nodes(nav, cond.field(Field::Arguments));
+        let [arg] = args.as_slice() else {
+            return None;
+        };
+        if matches!(
+            arg.kind_name(),
+            "keyword_argument" | "list_splat" | "dictionary_splat" | "tuple"
+        ) {
+            return None;
+        }
+        let Value::Str(mut prefix) = self.eval(*arg, &ctx.deeper()) else {
+            return None;
+        };
+        if prefix.as_bytes().is_some_and(|b| b.is_empty()) {
+            return None;
+        }
+        prefix.push(Tpl::hole(HoleInfo {
+            // The rest of the value after its prefix.
+            label: format!("{}[…]", h.label),
+            binding: format!("{}[after prefix]", h.binding),
+            span: h.span.clone(),
+            keylike: h.keylike,
+        }));
+        Some(Value::Str(prefix))
+    }
+
     /// A name defined at module level (`name` at `n`): its configured value, its one
     /// definition, or what all its definitions agree on.
     fn eval_module_name(&mut self, name: &'t str, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
@@ -2495,6 +2562,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                                 if let t @ Value::Str(_) = self.eval(value, &ctx.deeper()) {
                                     return t;
                                 }
+                            }
+                        }
+                        if rebinding.is_none() {
+                            if let Some(t) = self.prefix_narrowed(n, name, &v, ctx) {
+                                return t;
                             }
                         }
                         return v;

@@ -1714,6 +1714,35 @@ async def g(redis: Redis, uid):
 }
 
 #[test]
+fn a_key_returned_under_a_test_of_its_prefix_begins_with_it() {
+    let src = |body: &str| {
+        format!(
+            "import redis\nr = redis.Redis()\nclass Repo:\n    ns = \"schedules\"\n    def nk(self, key):\n{body}\n    def get(self, *keys):\n        return r.mget(*[self.nk(k) for k in keys])\n"
+        )
+    };
+    for body in [
+        "        if key.startswith(f\"{self.ns}:\"):\n            return key\n        return f\"{self.ns}:{key}\"",
+        "        if key.startswith(\"schedules:\"):\n            return key\n        return \"schedules:\" + key",
+    ] {
+        let s = src(body);
+        assert_eq!(rules(&s), [Rule::CrossSlotLikely], "{s}");
+    }
+    for body in [
+        // A caller's key passed through as it is: anything at all.
+        "        if key:\n            return key\n        return f\"{self.ns}:{key}\"",
+        "        if not key.startswith(\"schedules:\"):\n            return key\n        return key",
+        // One of several prefixes, or one the analysis does not know.
+        "        if key.startswith((\"a:\", \"b:\")):\n            return key\n        return f\"{self.ns}:{key}\"",
+        "        if key.startswith(self.other()):\n            return key\n        return f\"{self.ns}:{key}\"",
+        // The value returned is another's.
+        "        if key.startswith(\"schedules:\"):\n            key = key.lower()\n            return key\n        return f\"{self.ns}:{key}\"",
+    ] {
+        let s = src(body);
+        assert!(rules(&s).is_empty(), "{s}");
+    }
+}
+
+#[test]
 fn builders_with_several_returns_are_sets_of_shapes() {
     let head = r#"
 import redis

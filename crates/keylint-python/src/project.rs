@@ -2938,9 +2938,7 @@ fn forwards_to_client(a: &mut Analyzer<'_>, fid: FuncId) -> Option<ClientKind> {
 /// nothing else: the client's kind and how the pipeline's transaction is chosen.
 fn pipe_factory(a: &mut Analyzer<'_>, fid: FuncId, skip: usize) -> Option<(ClientKind, PipeTx)> {
     let info = a.ix.funcs[fid].clone();
-    // aioredis 1.x pipelines are not summarised (their transaction is not
-    // `pipeline(…)`'s).
-    if info.is_lambda || !info.plainly_called() || a.aioredis1() {
+    if info.is_lambda || !info.plainly_called() {
         return None;
     }
     let src = a.src();
@@ -2962,6 +2960,11 @@ fn pipe_factory(a: &mut Analyzer<'_>, fid: FuncId, skip: usize) -> Option<(Clien
     let call = ret.named_child(0).filter(|c| c.kind_name() == "call")?;
     let func = call.field(Field::Function)?;
     if func.kind_name() != "attribute" || text(func.field(Field::Attribute)?, src) != "pipeline" {
+        return None;
+    }
+    // aioredis 1.x pipelines are not summarised (their transaction is not
+    // `pipeline(…)`'s).
+    if a.aioredis1() {
         return None;
     }
     let args: Vec<Node<'_>> = call

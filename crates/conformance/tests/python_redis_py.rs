@@ -409,22 +409,24 @@ fn valkey_py_venv() -> PathBuf {
 /// across slots. The fixture `fixtures/python/valkey_clients/` shows the findings.
 #[test]
 fn valkey_py_is_redis_py_renamed() {
-    let py = valkey_py_venv();
+    let out = run_facts(&valkey_py_venv(), "valkey_facts.py", "valkey-py");
+    assert!(out.contains("ok   a script over keys in two slots is refused"));
+}
+
+/// Runs `tests/data/python/<script>` with `py` against the first node of a new cluster
+/// (`--port`), failing with what it printed when a fact of `client` does not hold.
+fn run_facts(py: &Path, script: &str, client: &str) -> String {
     let cluster = Cluster::start();
     let port = cluster.ports()[0].to_string();
+    let path = format!("crates/conformance/tests/data/python/{script}");
     let out = run(
-        Command::new(&py).current_dir(root()).args([
-            "-W",
-            "ignore",
-            "crates/conformance/tests/data/python/valkey_facts.py",
-            "--port",
-            &port,
-        ]),
-        "crates/conformance/tests/data/python/valkey_facts.py (valkey-py does not behave as \
-         the linter reads it)",
+        Command::new(py)
+            .current_dir(root())
+            .args(["-W", "ignore", &path, "--port", &port]),
+        &format!("{path} ({client} does not behave as the linter reads it)"),
     );
     eprint!("{out}");
-    assert!(out.contains("ok   a script over keys in two slots is refused"));
+    out
 }
 
 /// The aioredis version the dialect was checked against (1.x: `multi_exec()`).
@@ -442,20 +444,7 @@ fn aioredis1_multi_exec_is_the_transaction_and_pipeline_a_batch() {
         &[AIOREDIS1],
         "aioredis 1.x",
     );
-    let cluster = Cluster::start();
-    let port = cluster.ports()[0].to_string();
-    let out = run(
-        Command::new(&py).current_dir(root()).args([
-            "-W",
-            "ignore",
-            "crates/conformance/tests/data/python/aioredis1_facts.py",
-            "--port",
-            &port,
-        ]),
-        "crates/conformance/tests/data/python/aioredis1_facts.py (aioredis 1.x does not \
-         behave as the linter reads it)",
-    );
-    eprint!("{out}");
+    let out = run_facts(&py, "aioredis1_facts.py", "aioredis 1.x");
     assert!(out.contains("ok   multi_exec() over two slots is a transaction the node refuses"));
     assert!(out.contains("ok   pipeline() over two slots of one node runs"));
 }

@@ -86,17 +86,19 @@ impl<'t> Index<'t> {
         {
             return false;
         }
-        let returned = ret
-            .kind_name()
-            .eq("return_statement")
-            .then(|| ret.named_child(0))
-            .flatten();
-        returned.is_some_and(|r| text(r, self.src) == self.funcs[inner].name)
-            && self.is_transparent(inner)
+        self.returns_name(*ret, &self.funcs[inner].name) && self.is_transparent(inner)
+    }
+
+    /// Whether statement `ret` is `return <name>`.
+    fn returns_name(&self, ret: Node<'t>, name: &str) -> bool {
+        ret.kind_name() == "return_statement"
+            && ret
+                .named_child(0)
+                .is_some_and(|r| text(r, self.src) == name)
     }
 
     /// The statements of a body, comments and a leading docstring left out.
-    fn body_statements(&self, body: Node<'t>) -> Vec<Node<'t>> {
+    pub(crate) fn body_statements(&self, body: Node<'t>) -> Vec<Node<'t>> {
         let stmts: Vec<Node<'t>> = self
             .nav
             .named_children(body)
@@ -129,13 +131,7 @@ impl<'t> Index<'t> {
         let Some(w) = self.wrapper_of(*def, &p.name) else {
             return false;
         };
-        let returned = ret
-            .kind_name()
-            .eq("return_statement")
-            .then(|| ret.named_child(0))
-            .flatten();
-        returned.is_some_and(|r| text(r, self.src) == self.funcs[w].name)
-            && self.wrapper_forwards(w, &p.name)
+        self.returns_name(*ret, &self.funcs[w].name) && self.wrapper_forwards(w, &p.name)
     }
 
     /// The wrapper function defined by statement `def`, undecorated or decorated

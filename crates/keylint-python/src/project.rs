@@ -2864,21 +2864,7 @@ fn forwards_to_client(a: &mut Analyzer<'_>, fid: FuncId) -> Option<ClientKind> {
     }
     let src = a.src();
     let nav = a.ix.nav;
-    let stmts: Vec<Node<'_>> = nav
-        .named_children(info.body)
-        .filter(|n| n.kind_name() != "comment")
-        .collect();
-    let stmts = match stmts.split_first() {
-        Some((first, rest))
-            if first.kind_name() == "expression_statement"
-                && first
-                    .named_child(0)
-                    .is_some_and(|c| c.kind_name() == "string") =>
-        {
-            rest.to_vec()
-        }
-        _ => stmts,
-    };
+    let stmts = a.ix.body_statements(info.body);
     let [ret] = stmts.as_slice() else {
         return None;
     };

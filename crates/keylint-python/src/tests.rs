@@ -1681,15 +1681,17 @@ async def g(redis: Redis, uid):
     p.sadd("users", uid)
     await p.execute()
 "#;
-    for profile in [ClientProfile::Standalone, ClientProfile::Cluster] {
-        let m = with_profile(src, profile);
-        let tx: Vec<String> = m
-            .units
+    // The names of the transactions a file makes (`pipeline`, `multi_exec`).
+    let tx = |m: &FileModel| -> Vec<String> {
+        m.units
             .iter()
             .filter(|u| u.kind == UnitKind::Transaction)
             .map(|u| u.name.clone())
-            .collect();
-        assert_eq!(tx, ["multi_exec"], "{profile:?}: {:?}", units(&m));
+            .collect()
+    };
+    for profile in [ClientProfile::Standalone, ClientProfile::Cluster] {
+        let m = with_profile(src, profile);
+        assert_eq!(tx(&m), ["multi_exec"], "{profile:?}: {:?}", units(&m));
     }
     // The same code in a file that imports redis-py is redis-py's (whose clients
     // have no `multi_exec`): its `pipeline()` is a transaction on a standalone `Redis`.
@@ -1700,13 +1702,7 @@ async def g(redis: Redis, uid):
         ),
         ClientProfile::Standalone,
     );
-    let tx: Vec<String> = m
-        .units
-        .iter()
-        .filter(|u| u.kind == UnitKind::Transaction)
-        .map(|u| u.name.clone())
-        .collect();
-    assert_eq!(tx, ["pipeline"], "{:?}", units(&m));
+    assert_eq!(tx(&m), ["pipeline"], "{:?}", units(&m));
     // A file of aioredis 2.x (no `multi_exec` anywhere) keeps redis-py's pipelines.
     let two = src.replace("multi_exec", "pipeline");
     let m = with_profile(&two, ClientProfile::Standalone);

@@ -22,7 +22,7 @@
 //! Commands sent by other methods the body calls are not followed (which only hides
 //! findings), nor are such blocks entered through another object.
 
-use crate::eval::{ClientKind, Ctx, TxOrigin, Value};
+use crate::eval::{ClientKind, Ctx, Value};
 use crate::index::{text, ClassId, FuncId};
 use crate::syntax::{Field, NodeExt};
 use tree_sitter::Node;
@@ -102,16 +102,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             };
 
             let written = self.client_beside_swap(c, attr, cm, ctx)?;
-            let k = self.effective(written);
+            // The pipeline the swap's `pipeline(…)` makes, as that call on the client
+            // makes it (its transaction, or an aioredis 1.x batch), anchored here.
             let args = pcall.field(Field::Arguments);
-            let (tx, explicit) = crate::eval::pipeline_tx(self.ix.nav, args, k, self.src());
-            let id = self.pipe_for(call, k, tx, Some(m.byte_range()));
-            self.pipes[id].origin = match (explicit, written) {
-                (true, _) => TxOrigin::Written,
-                (false, ClientKind::Unknown) => TxOrigin::ProfileDefault,
-                (false, _) => TxOrigin::ClientDefault,
+            let Value::Pipe(id) = self.client_method(written, "pipeline", m, args, call, ctx)
+            else {
+                return None;
             };
-            self.pipes[id].kind_by_profile = written == ClientKind::Unknown;
             // The batch runs when the block ends: every command queued in it counts.
             self.pipes[id].transaction_call = Some(stmt.byte_range());
             self.pipes[id].at_block_end = true;

@@ -374,6 +374,13 @@ class Store:
     let outside = "        self.redis.set(\"a:1\", 1)\n        self.redis.set(\"b:1\", 1)";
     assert_eq!(tx(&swap(exit, outside)), 0);
     assert_eq!(tx(&swap("self.redis = self.saved", inside)), 0);
+    // Code written for aioredis 1.x: the swapped `pipeline()` is a plain batch, as the
+    // same call written on the client is.
+    let aio = swap(exit, inside)
+        .replace("import redis\n", "import aioredis\n")
+        .replace("redis.Redis()", "aioredis.Redis()")
+        + "    def tx(self):\n        return self.redis.multi_exec()\n";
+    assert_eq!(tx(&aio), 0, "{aio}");
 }
 
 #[test]

@@ -1094,6 +1094,7 @@ impl<'t, 's> Eval<'t, 's> {
             .map(|f| f.alts.clone())
             .unwrap_or_default();
         let mut assigned = Vec::new();
+        let mut appended: Vec<(DeclId, Node<'t>)> = Vec::new();
         let mut jumps = false;
         let mut stack = vec![body];
         while let Some(n) = stack.pop() {
@@ -1103,6 +1104,11 @@ impl<'t, 's> Eval<'t, 's> {
                     if let Some(&d) = self.scopes.uses.get(&t.start_byte()) {
                         assigned.push(d);
                     }
+                }
+            }
+            if n.kind() == K::AssignmentStatement {
+                if let Some((d, t)) = self.appends_to_itself(n) {
+                    appended.push((d, t));
                 }
             }
             stack.extend(n.named_children());
@@ -1165,6 +1171,68 @@ impl<'t, 's> Eval<'t, 's> {
             }
         }
         self.join(&before, vec![before.clone(), after]);
+        // `q = q .. x` in the body: after the loop `q` is its value from before with
+        // what the passes appended, none or more: that value followed by a hole (an
+        // empty one for no pass), never the value from before alone.
+        for (d, t) in appended {
+            let Some(from) = before.get(&d) else {
+                continue;
+            };
+            let Some(vals) = self.frames.last().and_then(|f| f.alts.get(&d)).cloned() else {
+                continue;
+            };
+            let before_pass = |sp: &Span| from.iter().any(|(_, s)| s == sp);
+            // What the passes append comes from where their values do.
+            let prov = computed(
+                vals.iter()
+                    .filter(|(_, sp)| !before_pass(sp))
+                    .map(|(v, _)| self.prov_of(v)),
+            );
+            let mut out = Vec::with_capacity(vals.len());
+            for (v, sp) in vals {
+                match v {
+                    Val::Str(k) if before_pass(&sp) => {
+                        let tail = self.fresh(t, prov);
+                        out.push((Val::Str(tpl::concat(k, tail)), sp));
+                    }
+                    v => out.push((v, sp)),
+                }
+            }
+            if let Some(f) = self.frames.last_mut() {
+                f.alts.insert(d, out);
+            }
+        }
+    }
+
+    /// The local that assignment `n` appends to, with its target: `q = q .. x` (or
+    /// `q = q .. a .. b`), one target, whose value's leftmost operand of `..` is the
+    /// same local.
+    fn appends_to_itself(&self, n: Node<'t>) -> Option<(DeclId, Node<'t>)> {
+        let mut targets = child_of_kind(n, K::VariableList)?
+            .named_children()
+            .filter(|c| c.kind() != K::Comment);
+        let (t, None) = (targets.next()?, targets.next()) else {
+            return None;
+        };
+        let mut values = child_of_kind(n, K::ExpressionList)?
+            .named_children()
+            .filter(|c| c.kind() != K::Comment);
+        let (mut v, None) = (values.next()?, values.next()) else {
+            return None;
+        };
+        let mut concat = false;
+        while v.kind() == K::BinaryExpression
+            && v.field(F::Operator).map(|o| self.text(o)) == Some("..")
+        {
+            concat = true;
+            v = v.field(F::Left)?;
+        }
+        let d = *self.scopes.uses.get(&t.start_byte())?;
+        (concat
+            && t.kind() == K::Identifier
+            && v.kind() == K::Identifier
+            && self.scopes.uses.get(&v.start_byte()) == Some(&d))
+        .then_some((d, t))
     }
 
     /// Walks a loop body without keeping anything it finds (keys, units, returns,

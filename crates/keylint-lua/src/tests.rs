@@ -274,6 +274,50 @@ redis.call('GET', n)
 }
 
 #[test]
+fn a_local_appended_to_in_a_loop_keeps_its_start_and_an_unknown_tail() {
+    let src = r#"
+local q = 'p:'
+for i = 1, #ARGV do q = q .. ':' .. ARGV[i] end
+redis.call('GET', q)
+local e = ''
+for i = 1, #ARGV do e = e .. ARGV[i] end
+redis.call('GET', e)
+local r = 'r:'
+for i = 1, #ARGV do local t = r .. i end
+redis.call('GET', r)
+"#;
+    let k = keys(src);
+    let shown = k.iter().map(|k| k.1.as_str()).collect::<Vec<_>>();
+    // Each value that reaches a use, where it is written and where it is used: the
+    // start followed by what the passes append, and what one pass leaves (built on
+    // an earlier pass's value); never the bare start (`'p:'`, `''`) alone.
+    assert_eq!(
+        shown,
+        [
+            "\"p:\" .. q",
+            "q .. \":\" .. ARGV[i]",
+            "\"p:\" .. q",
+            "q .. \":\" .. ARGV[i]",
+            "\"\" .. e",
+            "e .. ARGV[i]",
+            "\"\" .. e",
+            "e .. ARGV[i]",
+            // Not appended to in its loop: the value from before.
+            "\"r:\"",
+        ]
+    );
+    assert_eq!(k[0].2, KeyOrigin::Undeclared);
+    // Two undeclared keys, `'p:' .. q` and `'r:'`; nothing on the others.
+    assert_eq!(
+        rules(src),
+        [
+            (Rule::UndeclaredScriptKey, Severity::Error),
+            (Rule::UndeclaredScriptKey, Severity::Error)
+        ]
+    );
+}
+
+#[test]
 fn closures_assigning_a_local_make_it_unknown() {
     let src = r#"
 local k = 'a'

@@ -835,11 +835,45 @@ fn formatted_prefix(t: &str) -> bool {
         .any(|c| matches!(c.to_ascii_lowercase(), 'f' | 't'))
 }
 
-/// Whether text holds a `string.Template` placeholder (`$name`, `${name}`).
+/// Whether text reads as `string.Template` text: it holds a placeholder (`$name`,
+/// `${name}`), and every `$` in it is one, or an escaped `$$`. A `$` followed by
+/// anything else makes `Template.substitute` raise (`Invalid placeholder`), so text
+/// like pyredise's `'$DOCIDS$'` (a key named with dollars) is plain Lua.
 fn has_dollar_name(t: &str) -> bool {
-    t.as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] == b'{'))
+    let b = t.as_bytes();
+    let name_start = |c: u8| c.is_ascii_alphabetic() || c == b'_';
+    let mut named = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        match b.get(i + 1) {
+            Some(b'$') => i += 2,
+            Some(&c) if name_start(c) => {
+                named = true;
+                i += 1 + b[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+            }
+            Some(b'{') => {
+                let rest = &b[i + 2..];
+                let len = rest
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                if len == 0 || !name_start(rest[0]) || rest.get(len) != Some(&b'}') {
+                    return false;
+                }
+                named = true;
+                i += 3 + len;
+            }
+            _ => return false,
+        }
+    }
+    named
 }
 
 /// Whether Lua text calls `redis.call` or `redis.pcall`, directly or through a local
@@ -1141,7 +1175,19 @@ mod tests {
 
 #[cfg(test)]
 mod dollar_tests {
-    use super::dollar_holes;
+    use super::{dollar_holes, has_dollar_name};
+
+    #[test]
+    fn template_text_only_when_every_dollar_is_a_placeholder() {
+        assert!(has_dollar_name("redis.call('GET', '$prefix:' .. KEYS[1])"));
+        assert!(has_dollar_name("redis.call('GET', '${prefix}x', '$$')"));
+        // pyredise names keys with dollars: `Template.substitute` would raise.
+        assert!(!has_dollar_name("redis.call('SCARD', '$DOCIDS$')"));
+        assert!(!has_dollar_name("-- costs $5\nredis.call('GET', '$k')"));
+        assert!(!has_dollar_name("redis.call('GET', '${1}')"));
+        assert!(!has_dollar_name("redis.call('GET', '$$')"));
+        assert!(!has_dollar_name("redis.call('GET', KEYS[1]) -- $"));
+    }
 
     fn text(t: &str) -> Option<String> {
         dollar_holes(t, None).map(|(s, _)| s)

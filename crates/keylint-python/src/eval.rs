@@ -5512,6 +5512,17 @@ impl<'t> crate::lower::Analyzer<'t> {
             {
                 Value::Client(ClientKind::Unknown)
             }
+            // Flask's per-request namespace, `g.db` set by the application (in
+            // sci-jobserver, `g.db = conn()` in a `before_request` hook of another
+            // module), when the file uses it as only a client is used
+            // (`g.db.hgetall(…)`).
+            Value::Symbol(p)
+                if p.strip_prefix("flask.g.")
+                    .is_some_and(|a| !a.is_empty() && !a.contains('.'))
+                    && self.known_by_use(n) =>
+            {
+                Value::Client(ClientKind::Unknown)
+            }
             _ => v,
         }
     }

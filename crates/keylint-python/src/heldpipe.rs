@@ -32,7 +32,11 @@
 //! before the method's first queued command, outside any loop around its commands:
 //! a flush when the batch is full, then the pipeline made lazily (`if self.pipe is
 //! None: self.pipe = self.db.pipeline()`, an `if` that holds none of the commands;
-//! the method that makes it otherwise is not judged so).
+//! the method that makes it otherwise is not judged so). An `execute()` (or a call
+//! of a method that executes it, `self.flush()`) is also allowed after the last
+//! command the method queues, outside any loop around its commands: the method
+//! then ends the batch its commands are in, and commands its callers queued before
+//! only add keys to it.
 //! Another object's attribute (`other._tx`) is another pipeline and is not read so.
 
 use crate::eval::Value;
@@ -105,13 +109,11 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// Whether the commands function `f` queues on the held pipeline are one batch
-    /// of their own (see the module's documentation). `execs` are the functions
-    /// that execute or reset it; `created` is where it is made.
+    /// of their own (see the module's documentation); `created` is where it is made.
     pub(crate) fn held_batch(
         &self,
         f: FuncId,
         held: &HeldReads,
-        execs: &[FuncId],
         created: usize,
         calls: &[Node<'t>],
     ) -> bool {
@@ -119,7 +121,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(me) = info.self_name() else {
             return false;
         };
-        if me != "self" || execs.contains(&f) {
+        if me != "self" {
             return false;
         }
         let Some(first) = calls.iter().map(|c| c.start_byte()).min() else {
@@ -139,9 +141,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !calls.iter().all(on_held) {
             return false;
         }
-        // What may end or replace the batch is allowed only before the first command
-        // the method queues, outside any loop around its commands: a flush when the
-        // batch is full, then `if self.pipe is None: self.pipe = db.pipeline()`.
+        // What may end or replace the batch is allowed before the first command the
+        // method queues, outside any loop around its commands: a flush when the batch
+        // is full, then `if self.pipe is None: self.pipe = db.pipeline()`.
         let before = |at: usize| at < first && !self.loop_around(info.body, at, calls);
         // The method that makes the pipeline: only lazily, under an `if` that holds
         // none of the commands.
@@ -150,13 +152,24 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return false;
         }
+        // An `execute()` after every command the method queues, outside any loop
+        // around them, ends the batch they are in (pyredise's `self.flush()` at the
+        // end of each query): what callers queued before is in it too, and only adds
+        // keys.
+        let Some(last) = calls.iter().map(|c| c.end_byte()).max() else {
+            return false;
+        };
+        let after = |at: usize| at >= last && !self.loop_around(info.body, at, calls);
         let start = info.body.start_byte();
         let body = text(info.body, self.src());
-        let only_before = |pat: &str| body.match_indices(pat).all(|(i, _)| before(start + i));
+        let outside_batch = |pat: &str| {
+            body.match_indices(pat)
+                .all(|(i, _)| before(start + i) || after(start + i))
+        };
         // `watch()` puts the pipeline in immediate mode until `multi()`.
         if ![".execute(", ".reset(", ".discard(", ".watch("]
             .iter()
-            .all(|w| only_before(w))
+            .all(|w| outside_batch(w))
         {
             return false;
         }
@@ -165,7 +178,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !held
             .executing
             .iter()
-            .all(|name| only_before(&format!("self.{name}(")))
+            .all(|name| outside_batch(&format!("self.{name}(")))
         {
             return false;
         }

@@ -2618,7 +2618,7 @@ impl<'t> Analyzer<'t> {
         let held = self.held_reads(c, &attr, &execs);
         for (f, qs) in by_func {
             let calls: Vec<Node<'t>> = qs.iter().map(|&i| evs[i].node).collect();
-            if !self.held_batch(f, &held, &execs, created.start, &calls) {
+            if !self.held_batch(f, &held, created.start, &calls) {
                 continue;
             }
             for g in groups(&qs, paths) {
@@ -2641,14 +2641,20 @@ impl<'t> Analyzer<'t> {
                 let made = maker.map_or("another method".to_string(), |m| {
                     format!("`{}`", self.ix.funcs[m].name)
                 });
-                self.model.unit_notes.push(UnitNote {
-                    unit,
-                    note: format!(
+                let note = if execs.contains(&f) {
+                    format!(
+                        "these commands are queued on `self.{attr}`, a `pipeline()` made in \
+                         {made} and kept on the object, which this method executes after \
+                         them: whatever was queued before, they are in one batch"
+                    )
+                } else {
+                    format!(
                         "these commands are queued on `self.{attr}`, a `pipeline()` made in \
                          {made} and executed by another method: whatever runs before and \
                          after, the commands this method queues are in one batch"
-                    ),
-                });
+                    )
+                };
+                self.model.unit_notes.push(UnitNote { unit, note });
                 self.loop_families(unit, &g, evs, paths, None);
             }
         }

@@ -6093,6 +6093,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
             "join" if s.as_bytes().is_some() => self.str_join(s, args, n, ctx),
+            // `self._namespace_deliminator.join(parts)` with a separator that a
+            // constructor parameter gives, its default shown (`=':'`): the parts
+            // with that one separator between them. A separator is no key: like an
+            // id, it is taken to hold no brace.
+            "join" => match s.parts.as_slice() {
+                [crate::tpl::TPart::Hole(h)]
+                    if crate::configured::default_of(&h.binding).is_some() =>
+                {
+                    let sep = Tpl::hole(HoleInfo {
+                        keylike: false,
+                        ..h.clone()
+                    });
+                    self.str_join(&sep, args, n, ctx)
+                }
+                _ => self.opaque(n, ctx),
+            },
             "encode" | "decode" => {
                 let a = arg_nodes(self.ix.nav, args);
                 let norm = |t: &str| t.to_ascii_lowercase().replace(['-', '_', '"', '\''], "");

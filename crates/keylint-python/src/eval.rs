@@ -4515,6 +4515,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                         | "discard"
                         | "__enter__"
                         | "__aenter__" => self.opaque(n, ctx),
+                        // RedisJSON's commands queue on the pipeline, each with its key
+                        // first (`pipe.json().delete(key, path)` is `JSON.DEL key path`,
+                        // one key; `lower::client_call` reads them so). The command
+                        // objects of other modules are not read.
+                        "json" => Value::Pipe(id),
+                        m if is_module_accessor(m) => self.opaque(n, ctx),
                         "pipeline" => Value::Pipe(id),
                         _ => Value::Pipe(id),
                     };
@@ -8386,4 +8392,15 @@ mod tests {
             assert!(!literal_subscript(no), "{no}");
         }
     }
+}
+
+/// The methods of redis-py's clients and pipelines that give the command object of
+/// a Redis module (RedisJSON, RediSearch, RedisTimeSeries, RedisBloom, RedisGraph,
+/// vector sets), whose commands share names with redis-py's own (`json().set`,
+/// `json().delete`) but not their arguments.
+pub(crate) fn is_module_accessor(m: &str) -> bool {
+    matches!(
+        m,
+        "json" | "ft" | "ts" | "bf" | "cf" | "cms" | "topk" | "tdigest" | "graph" | "vset"
+    )
 }

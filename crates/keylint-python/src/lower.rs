@@ -1773,10 +1773,21 @@ impl<'t> Analyzer<'t> {
             }
             _ => {}
         }
+        // `pipe.json().set(key, path, value)`: a RedisJSON command, whose key is its
+        // first argument (`JSON.MGET`/`JSON.MSET` take several and are not read).
+        let json = recv.pipe.is_some() && self.on_json_accessor(attr);
         let table = methods::table();
-        if let Some(method) = table.method(m) {
+        if json && matches!(m, "mget" | "mset") {
+            return;
+        }
+        let single = if json {
+            Some(format!("JSON.{}", m.to_ascii_uppercase()))
+        } else {
+            None
+        };
+        if let (false, Some(method)) = (json, table.method(m)) {
             self.table_call(recv, method, attr, call, args, ctx);
-        } else if let Some(cmd) = methods::single_key_command(m) {
+        } else if let Some(cmd) = single.or_else(|| methods::single_key_command(m)) {
             if recv.pipe.is_some()
                 && recv.client != ClientKind::Standalone
                 && table.blocked_single.iter().any(|b| b == m)
@@ -1813,6 +1824,21 @@ impl<'t> Analyzer<'t> {
                 self.event(p, EvKind::Keys, call, vec![k]);
             }
         }
+    }
+
+    /// Whether the method named by `attr` is called on `<x>.json()`: a command of
+    /// RedisJSON's command object.
+    fn on_json_accessor(&self, attr: Node<'t>) -> bool {
+        let src = self.src();
+        self.ix
+            .nav
+            .parent(attr)
+            .and_then(|a| a.field(Field::Object))
+            .filter(|o| o.kind_name() == "call")
+            .and_then(|o| o.field(Field::Function))
+            .filter(|f| f.kind_name() == "attribute")
+            .and_then(|f| f.field(Field::Attribute))
+            .is_some_and(|a| text(a, src) == "json")
     }
 
     /// The watched keys of `r.transaction(func, *watches)`.

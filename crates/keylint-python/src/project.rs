@@ -674,6 +674,11 @@ pub(crate) struct Instance {
 }
 
 impl Instance {
+    /// The transaction wrapper method `m` of the instance's class, if it is one.
+    pub(crate) fn tx_wrapper(&self, m: &str) -> Option<&crate::txwrap::WrapperFact> {
+        self.class.tx_wrapper(m)
+    }
+
     /// Whether method `m` queues commands on a pipeline it receives.
     pub(crate) fn has_queue(&self, m: &str) -> bool {
         self.class.queues.contains_key(m)

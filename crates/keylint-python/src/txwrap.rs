@@ -27,7 +27,13 @@
 //! A method that makes a pipeline itself, calls `pipe.multi()`, hands the pipeline
 //! to its callable parameter and executes it (`self.transaction_pipe(pipe_func)`) is
 //! such an entry point too, with no keys of its own: its caller's callback is the
-//! transaction.
+//! transaction. So is one whose pipeline is a transaction by itself, with no
+//! `multi()` (`async with self.redis_client.pipeline() as pipe: builder(pipe); await
+//! pipe.execute()`): a default `pipeline()` (judged as any default pipeline of its
+//! client: on a client whose kind the code does not show, the finding says what a
+//! cluster does with it) or `pipeline(transaction=True)`. Such a method of another
+//! module's class is reached through an attribute of `self` the class declares an
+//! instance of it (`self.redis = redis_service`, annotated `RedisService`).
 //!
 //! A wrapper of a base class of another module travels in that class's facts
 //! ([`WrapperFact`]) when each key it watches itself is an attribute of `self`
@@ -58,6 +64,7 @@ pub(crate) struct WrapperFact {
     callable: usize,
     rest: Option<usize>,
     client: ClientKind,
+    own: Option<OwnPipe>,
     /// The watched keys, in order: an attribute of `self`, or `None` for the
     /// forwarded `*args`.
     watches: Vec<Option<String>>,
@@ -75,8 +82,21 @@ pub(crate) struct TxWrapper<'t> {
     pub rest: Option<usize>,
     /// The client's kind.
     pub client: ClientKind,
+    /// A method that makes its own default pipeline and never calls `multi()`:
+    /// how that pipeline decided it is a transaction. `None`: `transaction()`, or
+    /// `multi()` before the callable runs (always a transaction).
+    pub own: Option<OwnPipe>,
     /// The watched keys, in order.
     pub watches: Vec<Watch<'t>>,
+}
+
+/// How the pipeline a wrapper makes itself, with no `multi()`, is a transaction:
+/// `pipeline()` on a standalone client by its default, `pipeline(transaction=True)`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OwnPipe {
+    pub tx: crate::eval::Tx,
+    pub origin: crate::eval::TxOrigin,
+    pub kind_by_profile: bool,
 }
 
 impl<'t> crate::lower::Analyzer<'t> {
@@ -109,6 +129,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 callable: w.callable,
                 rest: w.rest,
                 client: w.client,
+                own: w.own,
+                watches: vec![Watch::Forwarded; w.watches.len()],
+            });
+        }
+        if let Some(w) = self.typed_attr_wrapper(obj, m, ctx) {
+            return Some(TxWrapper {
+                func: None,
+                callable: w.callable,
+                rest: w.rest,
+                client: w.client,
+                own: w.own,
                 watches: vec![Watch::Forwarded; w.watches.len()],
             });
         }
@@ -137,6 +168,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 callable: w.callable,
                 rest: w.rest,
                 client: w.client,
+                own: w.own,
                 watches: w
                     .watches
                     .into_iter()
@@ -145,6 +177,35 @@ impl<'t> crate::lower::Analyzer<'t> {
             });
         };
         self.file_wrapper(id)
+    }
+
+    /// The transaction wrapper `m` of the class of `self.<attr>` (`obj`), an
+    /// attribute the class declares an instance of a class of another module
+    /// (`self.redis = redis_service` from a parameter annotated `RedisService`).
+    fn typed_attr_wrapper(&mut self, obj: Node<'t>, m: &str, ctx: &Ctx<'t>) -> Option<WrapperFact> {
+        if obj.kind_name() != "attribute" {
+            return None;
+        }
+        let owner = obj.field(Field::Object)?;
+        if owner.kind_name() != "identifier" {
+            return None;
+        }
+        let mut cur = ctx.func;
+        let (c, me) = loop {
+            let info = &self.ix.funcs[cur?];
+            if let Some(c) = info.class {
+                break (c, info.self_name()?.to_string());
+            }
+            cur = info.parent;
+        };
+        if text(owner, self.src()) != me {
+            return None;
+        }
+        let attr = text(obj.field(Field::Attribute)?, self.src());
+        let w = self.self_attr_typed(c, attr)?.tx_wrapper(m).cloned()?;
+        // Only the keys the caller passes: the object's own attributes are not
+        // known here.
+        (!w.watches.iter().any(Option::is_some)).then_some(w)
     }
 
     /// The transaction wrapper `m` of the class of `obj`, a name imported from
@@ -206,6 +267,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             callable: w.callable,
             rest: w.rest,
             client: w.client,
+            own: w.own,
             watches,
         })
     }
@@ -280,6 +342,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             callable,
             rest: Some(rest),
             client: recv.client,
+            own: None,
             watches,
         })
     }
@@ -347,11 +410,41 @@ impl<'t> crate::lower::Analyzer<'t> {
         let execute = calls
             .iter()
             .any(|c| on_pipe(c, "execute") && c.start_byte() >= cb_call.end_byte());
-        if !multi || !execute {
+        if !execute {
             return None;
         }
         let recv = self.receiver(first, "multi", &Ctx::at(Some(m)))?;
-        recv.pipe?;
+        let pid = recv.pipe?;
+        // With no `multi()`, the pipeline the method makes is a transaction by
+        // itself (`pipeline()` on a standalone client, `transaction=True`), made
+        // here (`async with self.redis.pipeline() as pipe: builder(pipe); await
+        // pipe.execute()`).
+        let own = if multi {
+            None
+        } else {
+            let p = &self.pipes[pid];
+            let made_here = p
+                .created
+                .as_ref()
+                .is_some_and(|r| info.node.byte_range().contains(&r.start));
+            // A default `pipeline()` on a client whose kind the code does not show
+            // is a transaction on a standalone server whatever the profile says.
+            let default =
+                p.tx == crate::eval::Tx::Yes || p.origin == crate::eval::TxOrigin::ProfileDefault;
+            if !default
+                || !made_here
+                || p.via.is_some()
+                || p.held.is_some()
+                || p.transaction_call.is_some()
+            {
+                return None;
+            }
+            Some(OwnPipe {
+                tx: p.tx,
+                origin: p.origin,
+                kind_by_profile: p.kind_by_profile,
+            })
+        };
         // `pipe.watch(*watches)` of the method's `*args`, before `pipe.multi()`: the
         // caller's arguments after the callable are watched.
         let rest = params.iter().position(|p| {
@@ -379,6 +472,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             callable,
             rest: watches_rest,
             client: recv.client,
+            own,
             watches: watches_rest.map(|_| Watch::Forwarded).into_iter().collect(),
         })
     }
@@ -481,6 +575,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .filter_map(|c| c.methods.get(m).copied())
                 .collect();
             if self.imported_object_wrapper(obj, m).is_none()
+                && self.typed_attr_wrapper(obj, m, ctx).is_none()
                 && !methods.into_iter().any(|f| self.file_wrapper(f).is_some())
             {
                 return;
@@ -528,10 +623,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         let pid = self.pipe_for(
             call,
             w.client,
-            crate::eval::Tx::Yes,
+            w.own.map_or(crate::eval::Tx::Yes, |o| o.tx),
             Some(attr.byte_range()),
         );
         self.pipes[pid].transaction_call = Some(call.byte_range());
+        if let Some(own) = w.own {
+            self.pipes[pid].origin = own.origin;
+            self.pipes[pid].kind_by_profile = own.kind_by_profile;
+        }
         if let Some(param) = param {
             self.param_override.entry(param).or_insert(Value::Pipe(pid));
         }

@@ -8375,6 +8375,17 @@ pub(crate) fn names_an_encoding(x: Node<'_>, src: &str) -> bool {
         && (t.contains("encoding") || t.contains("charset"))
 }
 
+/// The methods of redis-py's clients and pipelines that give the command object of
+/// a Redis module (RedisJSON, RediSearch, RedisTimeSeries, RedisBloom, RedisGraph,
+/// vector sets), whose commands share names with redis-py's own (`json().set`,
+/// `json().delete`) but not their arguments.
+pub(crate) fn is_module_accessor(m: &str) -> bool {
+    matches!(
+        m,
+        "json" | "ft" | "ts" | "bf" | "cf" | "cms" | "topk" | "tdigest" | "graph" | "vset"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::literal_subscript;
@@ -8392,15 +8403,4 @@ mod tests {
             assert!(!literal_subscript(no), "{no}");
         }
     }
-}
-
-/// The methods of redis-py's clients and pipelines that give the command object of
-/// a Redis module (RedisJSON, RediSearch, RedisTimeSeries, RedisBloom, RedisGraph,
-/// vector sets), whose commands share names with redis-py's own (`json().set`,
-/// `json().delete`) but not their arguments.
-pub(crate) fn is_module_accessor(m: &str) -> bool {
-    matches!(
-        m,
-        "json" | "ft" | "ts" | "bf" | "cf" | "cms" | "topk" | "tdigest" | "graph" | "vset"
-    )
 }

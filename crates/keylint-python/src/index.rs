@@ -906,6 +906,21 @@ impl<'t> Index<'t> {
         None
     }
 
+    /// The class of the method `f` is, or is nested in, with the name that method
+    /// gives its object (`self`).
+    pub fn method_self(&self, f: FuncId) -> Option<(ClassId, &str)> {
+        let mut cur = Some(f);
+        for _ in 0..16 {
+            let g = cur?;
+            let info = &self.funcs[g];
+            if let Some(k) = info.class {
+                return Some((k, info.self_name()?));
+            }
+            cur = info.parent;
+        }
+        None
+    }
+
     /// The innermost function (or lambda) containing `n`, if any.
     /// The innermost function whose text holds byte `at`.
     pub fn enclosing_func_at(&self, at: usize) -> Option<FuncId> {

@@ -90,6 +90,25 @@ pub(crate) struct TxWrapper<'t> {
     pub watches: Vec<Watch<'t>>,
 }
 
+impl WrapperFact {
+    /// The wrapper called on an object of another module, whose own attributes are
+    /// not known where it is called: only one that watches nothing but the keys its
+    /// caller passes.
+    fn on_another_object<'t>(self) -> Option<TxWrapper<'t>> {
+        if self.watches.iter().any(Option::is_some) {
+            return None;
+        }
+        Some(TxWrapper {
+            func: None,
+            callable: self.callable,
+            rest: self.rest,
+            client: self.client,
+            own: self.own,
+            watches: vec![Watch::Forwarded; self.watches.len()],
+        })
+    }
+}
+
 /// How the pipeline a wrapper makes itself, with no `multi()`, is a transaction:
 /// `pipeline()` on a standalone client by its default, `pipeline(transaction=True)`.
 #[derive(Debug, Clone, Copy)]
@@ -118,30 +137,13 @@ impl<'t> crate::lower::Analyzer<'t> {
             let id = self.defines(c, m)?;
             return self.file_wrapper(id);
         }
+        // An object of another module's class: only the keys the caller passes, its
+        // own attributes are not known here.
         if let Some(w) = self.imported_object_wrapper(obj, m) {
-            // Only the keys the caller passes: the object's own attributes are not
-            // known here.
-            if w.watches.iter().any(Option::is_some) {
-                return None;
-            }
-            return Some(TxWrapper {
-                func: None,
-                callable: w.callable,
-                rest: w.rest,
-                client: w.client,
-                own: w.own,
-                watches: vec![Watch::Forwarded; w.watches.len()],
-            });
+            return w.on_another_object();
         }
         if let Some(w) = self.typed_attr_wrapper(obj, m, ctx) {
-            return Some(TxWrapper {
-                func: None,
-                callable: w.callable,
-                rest: w.rest,
-                client: w.client,
-                own: w.own,
-                watches: vec![Watch::Forwarded; w.watches.len()],
-            });
+            return w.on_another_object();
         }
         let Value::SelfObj(c) = self.eval(obj, &ctx.deeper()) else {
             // Through an object of a class of this file (`Series(r).transaction_pipe(cb)`).
@@ -190,22 +192,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         if owner.kind_name() != "identifier" {
             return None;
         }
-        let mut cur = ctx.func;
-        let (c, me) = loop {
-            let info = &self.ix.funcs[cur?];
-            if let Some(c) = info.class {
-                break (c, info.self_name()?.to_string());
-            }
-            cur = info.parent;
-        };
+        let (c, me) = self.ix.method_self(ctx.func?)?;
         if text(owner, self.src()) != me {
             return None;
         }
         let attr = text(obj.field(Field::Attribute)?, self.src());
-        let w = self.self_attr_typed(c, attr)?.tx_wrapper(m).cloned()?;
-        // Only the keys the caller passes: the object's own attributes are not
-        // known here.
-        (!w.watches.iter().any(Option::is_some)).then_some(w)
+        self.self_attr_typed(c, attr)?.tx_wrapper(m).cloned()
     }
 
     /// The transaction wrapper `m` of the class of `obj`, a name imported from
@@ -552,18 +544,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         // through another object.
         let is_self = ctx
             .func
-            .and_then(|f| {
-                let mut cur = Some(f);
-                while let Some(id) = cur {
-                    let info = &self.ix.funcs[id];
-                    if info.class.is_some() {
-                        return info.self_name().map(str::to_string);
-                    }
-                    cur = info.parent;
-                }
-                None
-            })
-            .is_some_and(|s| obj.kind_name() == "identifier" && text(obj, self.src()) == s);
+            .and_then(|f| self.ix.method_self(f))
+            .is_some_and(|(_, s)| obj.kind_name() == "identifier" && text(obj, self.src()) == s);
         // Not evaluated before it names a wrapper of the file: a receiver read now
         // (a callback's parameter) is not yet what a transaction makes it.
         if !is_self {

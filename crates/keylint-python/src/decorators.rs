@@ -201,13 +201,6 @@ impl<'t> Index<'t> {
                 .filter(|c| !c.is_whitespace())
                 .collect()
         };
-        let unawait = |x: Node<'t>| -> Option<Node<'t>> {
-            if x.kind_name() == "await" {
-                x.named_child(0)
-            } else {
-                Some(x)
-            }
-        };
         // `executor(…, lambda: func(…), …)`: a thunk of the call, taking nothing.
         let thunk = |x: Node<'t>| -> bool {
             x.kind_name() == "call"
@@ -225,7 +218,7 @@ impl<'t> Index<'t> {
             "yield" => ok = false,
             "return_statement" => {
                 returns += 1;
-                let v = n.named_child(0).and_then(unawait);
+                let v = n.named_child(0).and_then(crate::syntax::unawaited);
                 ok &= v.is_some_and(|v| bare(v) == call || thunk(v));
             }
             _ => {}

@@ -6938,11 +6938,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             DefKind::Expr(e) | DefKind::WithAs(e) => e,
             _ => return None,
         };
-        let made = if made.kind_name() == "await" {
-            made.named_child(0)?
-        } else {
-            made
-        };
+        let made = crate::syntax::unawaited(made)?;
         let func = made.field(Field::Function)?;
         if made.kind_name() != "call"
             || func.kind_name() != "attribute"

@@ -1241,13 +1241,8 @@ impl<'t> Index<'t> {
     /// Whether `v` is a call over `name` itself: `conv(name, …)`, `name.m(…)`
     /// (awaited too).
     fn converts(&self, v: Node<'t>, name: &str) -> bool {
-        let v = if v.kind_name() == "await" {
-            match v.named_child(0) {
-                Some(c) => c,
-                None => return false,
-            }
-        } else {
-            v
+        let Some(v) = crate::syntax::unawaited(v) else {
+            return false;
         };
         if v.kind_name() != "call" {
             return false;

@@ -258,15 +258,12 @@ fn calls_own_method(stmt: Node<'_>, src: &str, receiver: &str) -> bool {
     if stmt.kind_name() != "expression_statement" {
         return false;
     }
-    let Some(mut e) = stmt.named_child(0) else {
+    let Some(e) = stmt.named_child(0) else {
         return false;
     };
-    if e.kind_name() == "await" {
-        match e.named_child(0) {
-            Some(x) => e = x,
-            None => return false,
-        }
-    }
+    let Some(e) = crate::syntax::unawaited(e) else {
+        return false;
+    };
     if e.kind_name() != "call" {
         return false;
     }

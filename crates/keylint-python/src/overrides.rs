@@ -77,10 +77,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         ) {
             return None;
         }
-        let mut e = stmt.named_child(0)?;
-        if e.kind_name() == "await" {
-            e = e.named_child(0)?;
-        }
+        let e = crate::syntax::unawaited(stmt.named_child(0)?)?;
         if e.kind_name() != "call" {
             return None;
         }

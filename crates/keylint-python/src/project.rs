@@ -2876,10 +2876,7 @@ fn forwards_to_client(a: &mut Analyzer<'_>, fid: FuncId) -> Option<ClientKind> {
     if ret.kind_name() != "return_statement" {
         return None;
     }
-    let mut call = ret.named_child(0)?;
-    if call.kind_name() == "await" {
-        call = call.named_child(0)?;
-    }
+    let call = crate::syntax::unawaited(ret.named_child(0)?)?;
     if call.kind_name() != "call" {
         return None;
     }

@@ -227,11 +227,7 @@ fn pass_fact<'t>(
                 let call = (st.kind_name() == "expression_statement")
                     .then(|| st.named_child(0))
                     .flatten()?;
-                let call = if call.kind_name() == "await" {
-                    call.named_child(0)?
-                } else {
-                    call
-                };
+                let call = crate::syntax::unawaited(call)?;
                 let f = (call.kind_name() == "call")
                     .then(|| call.field(Field::Function))
                     .flatten()?;

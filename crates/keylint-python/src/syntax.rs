@@ -122,6 +122,16 @@ fn flags_of(kind_id: u16) -> u8 {
 }
 
 /// Fast forms of `Node` methods.
+/// What `n` awaits when it is an `await` expression, else `n` itself; `None` for an
+/// `await` with nothing after it (a broken tree).
+pub(crate) fn unawaited(n: Node<'_>) -> Option<Node<'_>> {
+    if n.kind_name() == "await" {
+        n.named_child(0)
+    } else {
+        Some(n)
+    }
+}
+
 pub(crate) trait NodeExt<'t> {
     /// `Node::kind`, from a table.
     fn kind_name(&self) -> &'static str;

@@ -152,6 +152,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return None;
         }
+        // `map(ZSET_CID.__mod__, name_list)`: each element fills the one field of a
+        // template, as `ZSET_CID % name` does.
+        if let Some(v) = self.mapped_percent(*f, *xs, n, ctx) {
+            return Some(v);
+        }
         // `map(lambda b: self._key(name, b), xs)`: the lambda is the builder.
         let lambda = (f.kind_name() == "lambda")
             .then(|| self.ix.func_by_node.get(&f.id()).copied())
@@ -190,6 +195,46 @@ impl<'t> crate::lower::Analyzer<'t> {
             Value::Str(_) | Value::Opaque(_) => Some(Value::family(v, n, vec![n.start_byte()])),
             _ => None,
         }
+    }
+}
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// `map(FMT.__mod__, xs)` over a template `FMT` the code shows: the family of
+    /// `FMT % x`, the element named after the sequence. A template with other than
+    /// one field makes Python raise on a plain element, so it gives `None`.
+    fn mapped_percent(
+        &mut self,
+        f: Node<'t>,
+        xs: Node<'t>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        if f.kind_name() != "attribute"
+            || f.field(Field::Attribute)
+                .is_none_or(|a| text(a, self.src()) != "__mod__")
+        {
+            return None;
+        }
+        let Value::Str(fmt) = self.eval(f.field(Field::Object)?, &ctx.deeper()) else {
+            return None;
+        };
+        let label = match xs.kind_name() {
+            "identifier" | "attribute" => text(xs, self.src()).to_string(),
+            _ => "item".to_string(),
+        };
+        let elem = Value::Opaque(HoleInfo {
+            keylike: false,
+            label,
+            binding: format!(
+                "{}:map:{}{}",
+                self.scope_tag(ctx),
+                text(xs, self.src()),
+                each_marker(n.start_byte())
+            ),
+            span: Some(xs.byte_range()),
+        });
+        let t = self.percent_format(&fmt, elem, xs, ctx)?;
+        Some(Value::family(Value::Str(t), n, vec![n.start_byte()]))
     }
 }
 

@@ -2073,7 +2073,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// `"fmt" % args`, for `%s`, `%d`, `%i`, `%%` and named `%(x)s`.
-    fn percent_format(
+    pub(crate) fn percent_format(
         &self,
         fmt: &Tpl,
         args: Value<'t>,
@@ -2085,7 +2085,8 @@ impl<'t> crate::lower::Analyzer<'t> {
                 items,
                 family: false,
             } if args_node.kind_name() == "tuple"
-                || args_node.kind_name() == "parenthesized_expression" =>
+                || args_node.kind_name() == "parenthesized_expression"
+                || self.names_a_tuple(args_node, ctx) =>
             {
                 items.clone()
             }
@@ -2138,6 +2139,29 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         (next == positional.len()).then_some(out)
+    }
+
+    /// `ut_id = (user_id, tag_id)` then `"Rec(%s-%s" % ut_id`: a local whose one
+    /// reaching definition is a tuple literal fills the fields one by one, as the
+    /// tuple written in place would. A list, or any other value, is one argument.
+    fn names_a_tuple(&self, n: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        if n.kind_name() != "identifier" {
+            return false;
+        }
+        let Some(f) = ctx.func else { return false };
+        let Some(defs) = self.ix.funcs[f].defs.get(text(n, self.src())) else {
+            return false;
+        };
+        match self.ix.reaching_def(defs, n, n.start_byte()) {
+            Ok((
+                Def {
+                    kind: DefKind::Expr(v),
+                    ..
+                },
+                _,
+            )) => matches!(v.kind_name(), "tuple" | "expression_list"),
+            _ => false,
+        }
     }
 
     /// One `%` conversion of `v` (written at `node`), `spec` being what follows the

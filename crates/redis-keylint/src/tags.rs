@@ -96,14 +96,22 @@ fn writes_tag(syntax: Syntax, kind: Kind, before: &[u8], content: &[u8], after: 
         // A placeholder handed on as it is (`.format(service="{service}")`,
         // `.replace("{uri}", uri)`), or a router's name template (`"{basename}-detail"`).
         (Kind::Plain, _) if placeholder_passed(before, content) || route_name(content) => false,
+        // A decorator's template filled with the decorated function's arguments
+        // (`@mc_user_id_by_mail('{mail}')` over `def user_id_by_mail(mail):`).
+        (Kind::Plain, _) if decorator_template(before, content, after) => false,
         (Kind::Plain, _) => {
-            // A key template has no spaces: a log message's `func={%s}` is no tag.
-            let keylike = !content.iter().any(u8::is_ascii_whitespace);
+            // A key template has no spaces: a log message's `func={%s}` is no tag,
+            // nor is text with line breaks or tabs written as escapes (a wiki's code
+            // block, `'\n{{{\r%s\r}}}\n'`).
+            let keylike = !content.iter().any(u8::is_ascii_whitespace)
+                && ![&b"\\n"[..], b"\\r", b"\\t"]
+                    .iter()
+                    .any(|e| content.windows(2).any(|w| w == *e));
             (content == b"{" && concatenated(after))
                 || keylike
                     && content.windows(3).enumerate().any(|(i, w)| {
                         w[..2] == *b"{{"
-                            && (w[2] == b'{'
+                            && (w[2] == b'{' && content.len() > i + 3
                                 || (w[2].is_ascii_alphanumeric() || w[2] == b'_')
                                     && !template_attribute(&content[i + 2..])
                                     && !content[i + 2..].starts_with(b"resolve:"))
@@ -252,6 +260,85 @@ fn placeholder_passed(before: &[u8], content: &[u8]) -> bool {
         .iter()
         .any(|w| keyword.ends_with(w));
     keyword == name || template
+}
+
+/// Whether a plain string is an argument of a decorator (`@cached("user:{user_id}")`,
+/// written on a line of its own that begins with `@`) whose braced names are all
+/// parameters of the function it decorates: a template the decorator formats with
+/// the call's arguments (`.format(**kwargs)`), as memoizing decorators do. Its braces
+/// are `str.format` fields, not a hash tag.
+fn decorator_template(before: &[u8], content: &[u8], after: &[u8]) -> bool {
+    let before = without_prefix(before);
+    let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    if !before[start..].trim_ascii_start().starts_with(b"@") {
+        return false;
+    }
+    // The braced names, each a plain identifier or a dotted path.
+    let mut names: Vec<&[u8]> = Vec::new();
+    let mut rest = content;
+    while let Some(open) = memchr::memchr(b'{', rest) {
+        let tail = &rest[open + 1..];
+        let Some(close) = memchr::memchr(b'}', tail) else {
+            return false;
+        };
+        // `{user_id}`, or an attribute of one (`{self.id}`): the parameter is the
+        // first name.
+        let name = tail[..close]
+            .split(|&b| b == b'.')
+            .next()
+            .unwrap_or_default();
+        let ident = !name.is_empty()
+            && !name[0].is_ascii_digit()
+            && tail[..close]
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+        if !ident {
+            return false;
+        }
+        names.push(name);
+        rest = &tail[close + 1..];
+    }
+    if names.is_empty() {
+        return false;
+    }
+    // The decorated function: the first `def` that begins a line, past any other
+    // decorators, within a few lines.
+    let window = &after[..after.len().min(2048)];
+    let mut at = 0;
+    let params = loop {
+        let Some(nl) = memchr::memchr(b'\n', &window[at..]) else {
+            return false;
+        };
+        at += nl + 1;
+        let line = window[at..].trim_ascii_start();
+        let line = line
+            .strip_prefix(b"async ")
+            .map_or(line, <[u8]>::trim_ascii_start);
+        if let Some(def) = line.strip_prefix(b"def ") {
+            let Some(open) = memchr::memchr(b'(', def) else {
+                return false;
+            };
+            let Some(close) = memchr::memchr(b')', &def[open..]) else {
+                return false;
+            };
+            break &def[open + 1..open + close];
+        }
+        if !(line.starts_with(b"@") || line.starts_with(b"#") || line.starts_with(b")")) {
+            return false;
+        }
+    };
+    let is_param = |name: &[u8]| {
+        params.split(|&b| b == b',').any(|p| {
+            let p = p.trim_ascii();
+            let p = p.strip_prefix(b"*").unwrap_or(p);
+            let end = p
+                .iter()
+                .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+                .unwrap_or(p.len());
+            &p[..end] == name
+        })
+    };
+    names.iter().all(|n| is_param(n))
 }
 
 /// Whether a string is a web router's name or path template
@@ -711,6 +798,32 @@ mod tests {
             "k = name.format(service=\"{app}\")",
             "q = Queue(prefix=\"{app}\")",
             "# a hashtag co-locates these keys in one Redis Cluster slot",
+        ] {
+            assert!(in_source(t.as_bytes(), Syntax::Python), "{t}");
+        }
+    }
+
+    #[test]
+    fn decorator_templates_and_escaped_text_are_no_evidence() {
+        for t in [
+            "@mc_link_id_name('{zsite_id}')\ndef link_id_name_by_zsite_id(zsite_id):\n    pass\n",
+            "@cached(\"user:{user_id}:{kind}\")\n@other\nasync def load(self, user_id, kind=1):\n    pass\n",
+            // Text with escaped line breaks is no key (a wiki's code block).
+            "s = '\\n{{{\\r%s\\r}}}\\n' % code\n",
+            // A run of braces alone is a markup's delimiter.
+            "s = txt_map('{{{', '}}}', xml)\n",
+            "    @mc_htm('{self.id}')\n    def htm(self):\n        pass\n",
+            "    @memo('{a}')\n    def f(\n        self,\n        *a,\n    ):\n        pass\n",
+        ] {
+            assert!(!in_source(t.as_bytes(), Syntax::Python), "{t}");
+        }
+        for t in [
+            // A name that is no parameter may be a tag written as it is.
+            "@mc('{app}:user')\ndef f(user_id):\n    pass\n",
+            // Not a decorator's argument.
+            "k = mc('{zsite_id}')\ndef f(zsite_id):\n    pass\n",
+            // No function follows.
+            "@mc('{zsite_id}')\nclass C:\n    pass\n",
         ] {
             assert!(in_source(t.as_bytes(), Syntax::Python), "{t}");
         }

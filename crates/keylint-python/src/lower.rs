@@ -641,6 +641,19 @@ impl<'t> Analyzer<'t> {
                         return self.script_object_call(id, call, func, args, &ctx);
                     }
                 }
+                // `self.redis.eval_script(LUA, keys=[…])` on an attribute named as
+                // clients are named but declared an object of another module's class
+                // whose method runs a script over the keys it is given: that
+                // method, not a client's (which has no such method).
+                if self.project.is_some()
+                    && self.inline.is_none()
+                    && crate::methods::table().method(m).is_none()
+                {
+                    let v = self.eval(obj, &ctx);
+                    if let Some(w) = self.typed_ext(obj, &v, &ctx).and_then(|x| x.script_wrap(m)) {
+                        return self.ext_script_wrapper_call(&w, call, attr, &ctx);
+                    }
+                }
                 if let Some(recv) = self.receiver(obj, m, &ctx) {
                     // A followed helper contributes only the commands it queues on
                     // its caller's pipeline; the rest is lowered with the helper.

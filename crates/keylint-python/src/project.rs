@@ -3376,6 +3376,7 @@ fn script_wrap_fact(
             client_param,
             line,
             whole: None,
+            body_param: None,
         });
     }
     calls.extend(forwarded_calls(a, m));
@@ -3398,6 +3399,7 @@ fn script_wrap_fact(
 /// The script calls of method or module function `m` that run over the key list a
 /// parameter brings as it is, as a wrapper fact keeps them.
 fn forwarded_calls(a: &mut Analyzer<'_>, m: FuncId) -> Vec<crate::scriptsites::WrappedScript> {
+    let evaled = a.evaled_scripts(m);
     a.forwarded_scripts(m)
         .into_iter()
         .map(
@@ -3410,7 +3412,20 @@ fn forwarded_calls(a: &mut Analyzer<'_>, m: FuncId) -> Vec<crate::scriptsites::W
                 client_param,
                 line,
                 whole: Some(i),
+                body_param: None,
             },
+        )
+        .chain(
+            evaled
+                .into_iter()
+                .map(|(i, body, line)| crate::scriptsites::WrappedScript {
+                    text: None,
+                    keys: Vec::new(),
+                    client_param: None,
+                    line,
+                    whole: Some(i),
+                    body_param: body,
+                }),
         )
         .collect()
 }

@@ -199,6 +199,9 @@ pub(crate) struct WrappedScript {
     /// The keys are the list this parameter (after `self`) brings, as it is
     /// (`return self._scripts[name](keys, args)`); `keys` is then empty.
     pub(crate) whole: Option<usize>,
+    /// The script's body is the text this parameter (after `self`) brings, as it is
+    /// (`client.eval(script, len(keys), *keys, *args)`); `text` is then `None`.
+    pub(crate) body_param: Option<usize>,
 }
 
 /// Where a wrapped script's key comes from.
@@ -429,6 +432,94 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             }
             out.push((id, idx - skip, client_param, line));
+        }
+        out
+    }
+
+    /// The `EVAL`/`EVALSHA` calls of method or module function `m` that run on a
+    /// client it reaches itself over the key list a parameter brings, spread whole
+    /// after its own count: `def eval_script(self, script, keys, args): return await
+    /// self.redis_client.eval(script, len(keys), *keys, *args)`. Each with the keys
+    /// parameter, the body parameter (for `EVAL` with a parameter as its body) and
+    /// the line; parameters counted after `self`.
+    pub(crate) fn evaled_scripts(
+        &mut self,
+        m: crate::index::FuncId,
+    ) -> Vec<(usize, Option<usize>, usize)> {
+        let info = self.ix.funcs[m].clone();
+        let skip = match (info.class, info.self_name()) {
+            (None, _) if info.parent.is_none() => 0,
+            (Some(_), Some(_)) => 1,
+            _ => return Vec::new(),
+        };
+        if info.is_lambda
+            || !info.plainly_called()
+            || info.name == "__init__"
+            || info.is_classmethod()
+            || info.params.iter().any(|p| p.star)
+        {
+            return Vec::new();
+        }
+        if !self.calls_indexed {
+            self.index_calls();
+        }
+        let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        let ctx = Ctx::at(Some(m));
+        let src = self.ix.src;
+        let mut out = Vec::new();
+        for call in calls {
+            if out.len() >= MAX_WRAPPED_CALLS {
+                break;
+            }
+            let Some(func) = call.field(Field::Function) else {
+                continue;
+            };
+            let Some(attr) = func.field(Field::Attribute) else {
+                continue;
+            };
+            let eval = match crate::index::text(attr, src) {
+                "eval" => true,
+                "evalsha" => false,
+                _ => continue,
+            };
+            let Some(arg_list) = call.field(Field::Arguments) else {
+                continue;
+            };
+            let args: Vec<Node<'t>> = self
+                .ix
+                .nav
+                .named_children(arg_list)
+                .filter(|c| c.kind_name() != "comment")
+                .collect();
+            let [body, count, spread, ..] = args.as_slice() else {
+                continue;
+            };
+            let Some(inner) = spread
+                .kind_name()
+                .eq("list_splat")
+                .then(|| self.ix.nav.named_children(*spread).next())
+                .flatten()
+            else {
+                continue;
+            };
+            if crate::eval::len_of(*count, src) != Some(crate::index::text(inner, src)) {
+                continue;
+            }
+            let Some(keys) = self.wrapper_param(m, inner) else {
+                continue;
+            };
+            let body = self.wrapper_param(m, *body).filter(|_| eval);
+            if keys < skip || body.is_some_and(|b| b < skip) {
+                continue;
+            }
+            let Some(obj) = func.field(Field::Object) else {
+                continue;
+            };
+            if !matches!(self.eval(obj, &ctx), Value::Client(_)) {
+                continue;
+            }
+            let line = src[..call.start_byte()].matches('\n').count() + 1;
+            out.push((keys - skip, body.map(|b| b - skip), line));
         }
         out
     }
@@ -669,7 +760,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             if let Some(i) = w.whole {
                 let list = given(i).cloned();
-                self.forwarded_wrapper_call(w, list, call, attr, &note, ctx);
+                let body = w.body_param.and_then(given).cloned();
+                self.forwarded_wrapper_call(w, (list, body), call, attr, &note, ctx);
                 continue;
             }
             let elems: Vec<Option<Elem<'t>>> = w
@@ -733,7 +825,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     fn forwarded_wrapper_call(
         &mut self,
         w: &WrappedScript,
-        list: Option<Elem<'t>>,
+        (list, body): (Option<Elem<'t>>, Option<Elem<'t>>),
         call: Node<'t>,
         attr: Node<'t>,
         note: &str,
@@ -753,7 +845,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             .filter_map(|e| self.key_use(e, "EVALSHA", ctx))
             .collect();
         let keys: Vec<usize> = aligned.iter().flatten().copied().chain(fam).collect();
-        if keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) {
+        // One key is judged too when the body is known: what the script derives from
+        // it is the body's business (`undeclared-script-key`).
+        let body_known = w.text.is_some() || body.is_some();
+        if keys.is_empty()
+            || keys.len() < 2 && !keys.iter().any(|k| self.has_family(*k)) && !body_known
+        {
             return;
         }
         let unit = self.push_unit(
@@ -768,13 +865,27 @@ impl<'t> crate::lower::Analyzer<'t> {
             unit,
             note: note.to_string(),
         });
+        if !family.is_empty() {
+            return;
+        }
         if let Some(text) = &w.text {
-            if family.is_empty() {
-                self.link(unit, None, None, &key_args, aligned, None, None, call, None);
-                if let Some(l) = self.script_links.last_mut() {
-                    l.ext = Some(text.clone());
-                }
+            self.link(unit, None, None, &key_args, aligned, None, None, call, None);
+            if let Some(l) = self.script_links.last_mut() {
+                l.ext = Some(text.clone());
             }
+        } else if let Some(body) = body {
+            // The body this call passes (`eval_script(LUA, keys=[a, b], args=[…])`).
+            self.link(
+                unit,
+                Some(body.node),
+                ctx.func,
+                &key_args,
+                aligned,
+                None,
+                None,
+                call,
+                None,
+            );
         }
     }
 

@@ -691,7 +691,32 @@ impl ModuleLoader for Loader {
                     .filter(|a| !roots.search.iter().any(|r| r == a) && a.join(top).is_dir())
                     .find_map(|a| Loader::find(a, &segs, &roots.limit))
             };
-            source.or_else(beside).or_else(above).or(namespace)
+            // A service with a project file of its own inside a larger repository
+            // (`backend/signal-ingestion/pyproject.toml`) whose code imports from the
+            // repository's root (`from backend.shared.cache import …`, run from
+            // there): a directory above the project root named as the import's first
+            // segment, itself an ancestor of the importer, below a directory that is
+            // a project root too. Only a module file, not a namespace.
+            let outer = || {
+                let top = *segs.first()?;
+                let marked = |d: &Path| ROOT_MARKERS.iter().any(|m| d.join(m).exists());
+                dir.ancestors()
+                    .skip_while(|a| a.starts_with(&roots.limit))
+                    .find(|a| {
+                        a.file_name().is_some_and(|n| n == top)
+                            && a.parent().is_some_and(&marked)
+                    })
+                    .and_then(Path::parent)
+                    .and_then(|base| match Loader::find(base, &segs, base)? {
+                        ModuleFile::Namespace => None,
+                        s => Some(s),
+                    })
+            };
+            source
+                .or_else(beside)
+                .or_else(above)
+                .or(namespace)
+                .or_else(outer)
         };
         self.resolved
             .lock()

@@ -1331,6 +1331,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                 None => self.opaque(n, ctx),
             },
             (Value::Client(k), Value::Null) | (Value::Null, Value::Client(k)) => Value::Client(*k),
+            // `redis_conn if redis_conn else get_redis_connection()`: the caller's
+            // client, else this one, as `redis_conn or …` reads.
+            (Value::Client(k), Value::Opaque(_)) | (Value::Opaque(_), Value::Client(k))
+                if self.tests_its_arm(
+                    kids[1],
+                    if matches!(a, Value::Client(_)) {
+                        kids[2]
+                    } else {
+                        kids[0]
+                    },
+                ) =>
+            {
+                Value::Client(k.merge(ClientKind::Unknown))
+            }
             (Value::Str(x), Value::Str(y))
                 if x.as_bytes().is_some() && x.as_bytes() == y.as_bytes() =>
             {
@@ -1366,6 +1380,23 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             _ => self.tagged_opaque(n, &a, &b, ctx),
         }
+    }
+
+    /// Whether the condition of a conditional expression tests its arm `arm` (a name
+    /// or an attribute) and nothing else: `x`, `not x`, `x is None`, `x is not None`.
+    fn tests_its_arm(&self, cond: Node<'t>, arm: Node<'t>) -> bool {
+        if !matches!(arm.kind_name(), "identifier" | "attribute") {
+            return false;
+        }
+        let src = self.src();
+        let arm = text(arm, src);
+        let c = text(cond, src).trim();
+        let c = c.strip_prefix("not ").map_or(c, str::trim);
+        let c = c
+            .strip_suffix("is not None")
+            .or_else(|| c.strip_suffix("is None"))
+            .map_or(c, str::trim);
+        c == arm
     }
 
     /// The opaque value of a conditional expression whose arms are `a` and `b`, a

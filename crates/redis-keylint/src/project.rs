@@ -703,8 +703,7 @@ impl ModuleLoader for Loader {
                 dir.ancestors()
                     .skip_while(|a| a.starts_with(&roots.limit))
                     .find(|a| {
-                        a.file_name().is_some_and(|n| n == top)
-                            && a.parent().is_some_and(&marked)
+                        a.file_name().is_some_and(|n| n == top) && a.parent().is_some_and(&marked)
                     })
                     .and_then(Path::parent)
                     .and_then(|base| match Loader::find(base, &segs, base)? {

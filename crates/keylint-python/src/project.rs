@@ -3397,7 +3397,9 @@ fn script_wrap_fact(
 }
 
 /// The script calls of method or module function `m` that run over the key list a
-/// parameter brings as it is, as a wrapper fact keeps them.
+/// parameter brings as it is (a script called with it, or `EVAL`/`EVALSHA` of it
+/// spread after its count, with the body a parameter brings), as a wrapper fact
+/// keeps them.
 fn forwarded_calls(a: &mut Analyzer<'_>, m: FuncId) -> Vec<crate::scriptsites::WrappedScript> {
     let evaled = a.evaled_scripts(m);
     a.forwarded_scripts(m)

@@ -322,6 +322,33 @@ impl<'t> crate::lower::Analyzer<'t> {
         out
     }
 
+    /// The calls of method or module function `m` when it may forward its caller's
+    /// keys to a script, with how many leading parameters (`self`) its callers do not
+    /// pass: `None` for a nested function, a lambda, `__init__`, a class method, a
+    /// function with `*args`/`**kwargs`, or one whose calls may not reach its body as
+    /// written.
+    fn forwarding_calls(&mut self, m: crate::index::FuncId) -> Option<(usize, Vec<Node<'t>>)> {
+        let info = &self.ix.funcs[m];
+        // A method's parameters are counted after `self`; a module function's all.
+        let skip = match (info.class, info.self_name()) {
+            (None, _) if info.parent.is_none() => 0,
+            (Some(_), Some(_)) => 1,
+            _ => return None,
+        };
+        if info.is_lambda
+            || !info.plainly_called()
+            || info.name == "__init__"
+            || info.is_classmethod()
+            || info.params.iter().any(|p| p.star)
+        {
+            return None;
+        }
+        if !self.calls_indexed {
+            self.index_calls();
+        }
+        Some((skip, self.calls_in.get(&m).cloned().unwrap_or_default()))
+    }
+
     /// The script calls of method or module function `m` whose keys are a
     /// parameter's list as the caller passes it: `def run_script(self, name,
     /// keys=None, args=None): return self._scripts[name](keys, args)`, `def
@@ -332,25 +359,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         &mut self,
         m: crate::index::FuncId,
     ) -> Vec<(ScriptId, usize, Option<usize>, usize)> {
-        let info = self.ix.funcs[m].clone();
-        // A method's parameters are counted after `self`; a module function's all.
-        let skip = match (info.class, info.self_name()) {
-            (None, _) if info.parent.is_none() => 0,
-            (Some(_), Some(_)) => 1,
-            _ => return Vec::new(),
-        };
-        if info.is_lambda
-            || !info.plainly_called()
-            || info.name == "__init__"
-            || info.is_classmethod()
-            || info.params.iter().any(|p| p.star)
-        {
+        let Some((skip, calls)) = self.forwarding_calls(m) else {
             return Vec::new();
-        }
-        if !self.calls_indexed {
-            self.index_calls();
-        }
-        let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        };
         let ctx = Ctx::at(Some(m));
         let mut out = Vec::new();
         for call in calls {
@@ -446,24 +457,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         &mut self,
         m: crate::index::FuncId,
     ) -> Vec<(usize, Option<usize>, usize)> {
-        let info = self.ix.funcs[m].clone();
-        let skip = match (info.class, info.self_name()) {
-            (None, _) if info.parent.is_none() => 0,
-            (Some(_), Some(_)) => 1,
-            _ => return Vec::new(),
-        };
-        if info.is_lambda
-            || !info.plainly_called()
-            || info.name == "__init__"
-            || info.is_classmethod()
-            || info.params.iter().any(|p| p.star)
-        {
+        let Some((skip, calls)) = self.forwarding_calls(m) else {
             return Vec::new();
-        }
-        if !self.calls_indexed {
-            self.index_calls();
-        }
-        let calls = self.calls_in.get(&m).cloned().unwrap_or_default();
+        };
         let ctx = Ctx::at(Some(m));
         let src = self.ix.src;
         let mut out = Vec::new();

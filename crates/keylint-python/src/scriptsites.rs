@@ -490,12 +490,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             let [body, count, spread, ..] = args.as_slice() else {
                 continue;
             };
-            let Some(inner) = spread
-                .kind_name()
-                .eq("list_splat")
-                .then(|| self.ix.nav.named_children(*spread).next())
-                .flatten()
-            else {
+            if spread.kind_name() != "list_splat" {
+                continue;
+            }
+            let Some(inner) = self.ix.nav.named_children(*spread).next() else {
                 continue;
             };
             if crate::eval::len_of(*count, src) != Some(crate::index::text(inner, src)) {

@@ -19,6 +19,8 @@ use tree_sitter::Node;
 /// Whether `stmt`, an `if` of a key builder's body with no other arm, holds nothing
 /// but assignments to plain names that are not the builder's parameters (a
 /// parameter is read as the caller's argument wherever the builder reads it).
+/// The memo of a lazy accessor may follow them: `g._redis = client` (an attribute
+/// given a name the arm assigned before) stores the value and changes no local.
 pub(crate) fn assigns_locals<'t>(
     nav: &Nav<'t>,
     src: &str,
@@ -28,7 +30,7 @@ pub(crate) fn assigns_locals<'t>(
     let Some(body) = stmt.field(Field::Consequence) else {
         return false;
     };
-    let mut any = false;
+    let mut assigned: Vec<&str> = Vec::new();
     for s in nav.named_children(body) {
         match s.kind_name() {
             "comment" => continue,
@@ -41,16 +43,29 @@ pub(crate) fn assigns_locals<'t>(
         let Some(left) = e.field(Field::Left) else {
             return false;
         };
-        if e.kind_name() != "assignment" || left.kind_name() != "identifier" {
+        if e.kind_name() != "assignment" {
             return false;
+        }
+        let right = e.field(Field::Right);
+        match left.kind_name() {
+            "identifier" => {}
+            // `g._redis = client`: stores a local of the arm, named alone.
+            "attribute"
+                if right.is_some_and(|r| {
+                    r.kind_name() == "identifier" && assigned.contains(&crate::index::text(r, src))
+                }) =>
+            {
+                continue;
+            }
+            _ => return false,
         }
         let name = crate::index::text(left, src);
         if info.params.iter().any(|p| p.name == name) {
             return false;
         }
-        any = true;
+        assigned.push(name);
     }
-    any
+    !assigned.is_empty()
 }
 
 /// The parameter that `stmt`, an `if` of a key builder's body, rebinds: the body of

@@ -39,6 +39,7 @@ mod fresh;
 mod frontend;
 mod globals;
 mod guards;
+mod handout;
 mod heads;
 mod heldpipe;
 mod idloop;

@@ -123,6 +123,8 @@ pub(crate) struct Analyzer<'t> {
     /// False when only part of the file was parsed: names are then never resolved.
     pub resolve_names: bool,
     events: Vec<PipeEvent<'t>>,
+    /// The `return` statements that hand a pipeline out un-executed (`handout.rs`).
+    pub handed_out: Vec<usize>,
     /// Every call of the file with its function, by the last name of the callee
     /// (`f` for `f(…)`, `m` for `obj.m(…)`), for the flow from call sites to parameters.
     pub calls_by_name: HashMap<&'t str, Vec<(Node<'t>, Option<FuncId>)>>,
@@ -274,6 +276,7 @@ impl<'t> Analyzer<'t> {
             alias_depth: std::cell::Cell::new(0),
             resolve_names: true,
             events: Vec::new(),
+            handed_out: Vec::new(),
             key_each: HashMap::new(),
             scan_sources: HashMap::new(),
             calls_by_name: HashMap::new(),
@@ -376,6 +379,7 @@ impl<'t> Analyzer<'t> {
         for &(call, func) in &calls {
             self.process_call(call, Ctx::at(func));
         }
+        self.handed_out_pipelines();
         self.build_transactions();
         crate::script::docstring_scripts(&mut self);
         crate::script::script_constants(&mut self);
@@ -1457,6 +1461,12 @@ impl<'t> Analyzer<'t> {
     /// Keys watched (or queued) on `pipe` at `node`.
     pub(crate) fn keys_event(&mut self, pipe: PipeId, node: Node<'t>, keys: Vec<usize>) {
         self.event(pipe, EvKind::Keys, node, keys);
+    }
+
+    /// An end of `pipe`'s batch at `node` that is no `execute()` call: the `return`
+    /// that hands it out un-executed (`handout.rs`).
+    pub(crate) fn push_execute(&mut self, pipe: PipeId, node: Node<'t>) {
+        self.event(pipe, EvKind::Execute, node, Vec::new());
     }
 
     fn event(&mut self, pipe: PipeId, kind: EvKind, node: Node<'t>, keys: Vec<usize>) {
@@ -2775,6 +2785,18 @@ impl<'t> Analyzer<'t> {
                 };
                 let unit = self.push_tx_unit(start..e.node.end_byte(), anchor, keys, plan);
                 self.via_notes(unit, b.info);
+                if self.handed_out.contains(&e.node.id()) {
+                    let f = self
+                        .func_of_call(e.node)
+                        .map(|f| self.ix.funcs[f].name.clone());
+                    let note = format!(
+                        "`{}` returns this pipeline un-executed to the call it is passed to, \
+                         which is taken to execute it: the commands queued before the \
+                         `return` are one batch",
+                        f.unwrap_or_default()
+                    );
+                    self.model.unit_notes.push(UnitNote { unit, note });
+                }
                 self.loop_families(unit, &g, evs, paths, Some(ei));
             }
         }

@@ -241,7 +241,11 @@ impl<'t> crate::lower::Analyzer<'t> {
 }
 
 /// The return statements of a function body, not of functions nested in it.
-fn collect_returns<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>, out: &mut Vec<Node<'t>>) {
+pub(crate) fn collect_returns<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    n: Node<'t>,
+    out: &mut Vec<Node<'t>>,
+) {
     for c in nav.named_children(n) {
         match c.kind_name() {
             "return_statement" => out.push(c),

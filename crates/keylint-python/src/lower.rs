@@ -1430,20 +1430,22 @@ impl<'t> Analyzer<'t> {
             }
             let (mut levels, in_loop) = self.levels_of(&e.inner, &mut memo);
             levels.extend(e.ext.iter().cloned());
-            // A command queued once per pass of a loop of the method is many keys:
-            // left out (which only hides findings).
-            if in_loop {
-                continue;
-            }
             let mut keys = Vec::new();
             let tx_only = e.keys.iter().any(|k| self.tx_only_keys.contains(k));
             for k in e.keys {
                 if self.key_each.contains_key(&k) {
                     continue;
                 }
-                if let Some(t) = captured.get(&k) {
-                    keys.push((self.model.keys[k].command.clone(), t.clone()));
+                let Some(t) = captured.get(&k) else { continue };
+                // A command queued once per pass of a loop of the method may be many
+                // keys: kept only when its key is the same on every pass
+                // (`pipe.hdel("active_orders", id)`, `pipe.zrem(book_key, entry)` of a
+                // key built before the loop). Left out otherwise, which only hides
+                // findings.
+                if in_loop && !(e.inner.len() == 1 && self.same_every_pass(m, k)) {
+                    continue;
                 }
+                keys.push((self.model.keys[k].command.clone(), t.clone()));
             }
             if !keys.is_empty() {
                 let at = e.inner.first().copied().unwrap_or(e.node);
@@ -3666,4 +3668,77 @@ pub(crate) fn holds_word(src: &str, word: &str) -> bool {
         let after = bytes.get(i + word.len()).copied();
         !before.is_some_and(ident) && !after.is_some_and(ident)
     })
+}
+
+impl<'t> Analyzer<'t> {
+    /// Whether key `k`, used by a command that sits in a loop of function `m`, is
+    /// the same on every pass: its expression holds no call, lambda or comprehension,
+    /// and every name it reads is a parameter or a local of `m` assigned only outside
+    /// the loops around the command, or a name of the module.
+    fn same_every_pass(&self, m: FuncId, k: usize) -> bool {
+        let span = self.model.keys[k].span.clone();
+        let info = &self.ix.funcs[m];
+        let Some(node) = info.node.descendant_for_byte_range(span.start, span.end) else {
+            return false;
+        };
+        if node.byte_range() != span {
+            return false;
+        }
+        let nav = self.ix.nav;
+        let mut loops: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut cur = nav.parent(node);
+        while let Some(p) = cur {
+            if p.id() == info.node.id() {
+                break;
+            }
+            if p.is_scope_kind() {
+                return false;
+            }
+            if matches!(p.kind_name(), "for_statement" | "while_statement") {
+                loops.push(p.byte_range());
+            }
+            cur = nav.parent(p);
+        }
+        if cur.is_none() || loops.is_empty() {
+            return false;
+        }
+        let src = self.src();
+        let mut stack = vec![node];
+        let mut seen = 0usize;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 512 {
+                return false;
+            }
+            match x.kind_name() {
+                "call" | "lambda" | "await" | "named_expression" => return false,
+                k if k.ends_with("comprehension") || k == "generator_expression" => return false,
+                "attribute" => {
+                    // `a.b`: the object is read, the attribute's name is no name.
+                    if let Some(o) = x.field(Field::Object) {
+                        stack.push(o);
+                    }
+                    continue;
+                }
+                "identifier" => {
+                    let name = text(x, src);
+                    if info.nonlocal.iter().any(|n| n == name) {
+                        return false;
+                    }
+                    let inside = |pos: usize| loops.iter().any(|l| l.contains(&pos));
+                    if info
+                        .defs
+                        .get(name)
+                        .is_some_and(|ds| ds.iter().any(|d| inside(d.pos)))
+                    {
+                        return false;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            stack.extend(nav.named_children(x));
+        }
+        true
+    }
 }

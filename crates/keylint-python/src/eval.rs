@@ -4577,6 +4577,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                         "json" => Value::Pipe(id),
                         m if is_module_accessor(m) => self.opaque(n, ctx),
                         "pipeline" => Value::Pipe(id),
+                        // `existing = pipe.hgetall(key)` after `pipe.watch(key)`: on a
+                        // watched pipeline a command runs at once and gives its reply
+                        // (`existing.get("state")` is a dict's). A command's value kept
+                        // under another name than its pipeline's is taken as a reply.
+                        _ if self.reply_kept(obj, n) => self.opaque(n, ctx),
                         _ => Value::Pipe(id),
                     };
                 }
@@ -5000,6 +5005,31 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             other => self.call_other(other, func, args, n, ctx),
         }
+    }
+
+    /// Whether the call `n` of a command on the pipeline `obj` (a name or an
+    /// attribute) is the whole value assigned to a plain name other than `obj`
+    /// (awaited or not): the reply of a watched pipeline, not the pipeline itself.
+    fn reply_kept(&self, obj: Node<'t>, n: Node<'t>) -> bool {
+        if !matches!(obj.kind_name(), "identifier" | "attribute") {
+            return false;
+        }
+        let nav = self.ix.nav;
+        let mut v = n;
+        let mut up = nav.parent(n);
+        if let Some(a) = up.filter(|a| a.kind_name() == "await") {
+            v = a;
+            up = nav.parent(a);
+        }
+        let Some(asg) = up.filter(|a| a.kind_name() == "assignment") else {
+            return false;
+        };
+        if asg.field(Field::Right).map(|r| r.id()) != Some(v.id()) {
+            return false;
+        }
+        asg.field(Field::Left).is_some_and(|l| {
+            l.kind_name() == "identifier" && text(l, self.src()) != text(obj, self.src())
+        })
     }
 
     /// A call of a function of this file, its declared return type aside.

@@ -8,9 +8,10 @@
 //!
 //! Read only for a function defined inside another function (no module can import
 //! it), with no decorator, that its enclosing function never calls: every mention
-//! of its name there is an argument of a call. A function called in view hands its
-//! pipeline back to that caller instead (`retpipe.rs`), where it is judged. The
-//! pipeline must be made in the function itself.
+//! of its name there is an argument of a call (by position or by keyword), or one of
+//! its definitions (two closures of one name in the arms of an `if`). A function
+//! called in view hands its pipeline back to that caller instead (`retpipe.rs`),
+//! where it is judged. The pipeline must be made in the function itself.
 
 use crate::eval::{Ctx, Value};
 use crate::index::{text, FuncId};
@@ -60,8 +61,8 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// Whether every mention of function `id`'s name in the body of its enclosing
-    /// function `parent` (its definitions aside) is an argument of a call, and
-    /// there is at least one.
+    /// function `parent` (its definitions aside) is an argument of a call, by
+    /// position or by keyword, and there is at least one.
     fn only_handed_out(&self, id: FuncId, parent: FuncId) -> bool {
         let nav = self.ix.nav;
         let src = self.src();
@@ -86,6 +87,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                         if up.field(crate::syntax::Field::Name).map(|x| x.id()) == Some(n.id()) => {
                     }
                     "argument_list" => passed += 1,
+                    // `execute(client, build=_build)`.
+                    "keyword_argument"
+                        if up.field(crate::syntax::Field::Value).map(|x| x.id())
+                            == Some(n.id()) =>
+                    {
+                        passed += 1
+                    }
                     _ => return false,
                 }
                 continue;

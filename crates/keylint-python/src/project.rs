@@ -896,7 +896,7 @@ pub(crate) fn marker_of(binding: &str) -> Option<(char, usize)> {
 }
 
 /// `(kind, index)` when `binding` is exactly one marker.
-pub(crate) fn exact_marker(binding: &str) -> Option<(char, usize)> {
+fn exact_marker(binding: &str) -> Option<(char, usize)> {
     let inner = binding.strip_prefix('\u{1}')?.strip_suffix('\u{1}')?;
     let mut chars = inner.chars();
     let kind = chars.next()?;

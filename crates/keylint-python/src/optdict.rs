@@ -47,7 +47,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         m: &str,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        if !matches!(m, "get" | "pop") {
+        // `os.getenv("APP_KEY", "app")`: the environment's entry with its default.
+        let getenv = m == "getenv"
+            && matches!(self.eval(recv, &ctx.deeper()), Value::Symbol(p) if p == "os");
+        if !matches!(m, "get" | "pop") && !getenv {
             return None;
         }
         let args = arg_nodes(self.ix.nav, call.field(Field::Arguments));
@@ -63,15 +66,17 @@ impl<'t> crate::lower::Analyzer<'t> {
         let &[default] = default else {
             return None;
         };
-        if !crate::heads::is_config_object(recv, self.src()) {
+        if !getenv && !crate::heads::is_config_object(recv, self.src()) {
             return None;
         }
         // A mapping the code shows (a dict display, a parameter bound to one) is read
-        // as it is elsewhere.
-        if !matches!(
-            self.eval(recv, &ctx.deeper()),
-            Value::Opaque(_) | Value::Unknown
-        ) {
+        // as it is elsewhere; an imported one (`os.environ`) is not shown.
+        if !getenv
+            && !matches!(
+                self.eval(recv, &ctx.deeper()),
+                Value::Opaque(_) | Value::Unknown | Value::Symbol(_)
+            )
+        {
             return None;
         }
         let name = self.literal_of(entry, ctx)?;

@@ -300,8 +300,7 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
     let mut by_base: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for &k in keys {
         if let KeyOrigin::DerivedFromDeclared(i) = model.keys[k].origin {
-            if !tag_is_declared_key(&model.keys[k].template, i) && !constant_tag_first(model, k)
-            {
+            if !constant_tag_first(model, k) {
                 by_base.entry(i).or_default().push(k);
             }
         }
@@ -339,13 +338,19 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
                 distinct.len()
             )
         };
+        // Keys whose hash tag is the declared key itself (`'{' .. KEYS[1] .. '}'`).
+        let own_tag = |k: usize| tag_is_declared_key(&model.keys[k].template, i);
+        let all_own_tag = distinct.iter().all(|&k| own_tag(k));
+        let any_own_tag = distinct.iter().any(|&k| own_tag(k));
+        let primary = if own_tag(first) {
+            format!("hashes {base} as its tag, not passed in `KEYS`")
+        } else {
+            format!("derived from {base}, not passed in `KEYS`")
+        };
         let mut f = Finding::new(
             Rule::UndeclaredScriptKey,
             message,
-            Label::new(
-                model.keys[first].span.clone(),
-                format!("derived from {base}, not passed in `KEYS`"),
-            ),
+            Label::new(model.keys[first].span.clone(), primary),
         )
         .with_severity(Severity::Info)
         .with_unit(script.span.clone());
@@ -374,6 +379,22 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
             && distinct
                 .iter()
                 .all(|&k| !has_whole_declared_key(&model.keys[k].template, i));
+        let own_tag_note = format!(
+            "a key whose hash tag is {base} itself (`'{{' .. KEYS[{i}] .. '}}'`) shares its slot \
+             whenever {base} holds no brace, so the server runs the script; it is still not \
+             declared, and what routes or checks keys by `KEYS` (a cluster client, ACL key \
+             patterns, a proxy) does not see it"
+        );
+        if all_own_tag {
+            f = f.with_note(own_tag_note).with_help(
+                "declare these keys in `KEYS` too (the caller can build them the same way)",
+            );
+            out.push(f);
+            continue;
+        }
+        if any_own_tag {
+            f = f.with_note(own_tag_note);
+        }
         let slot_note = if from_part {
             format!(
                 "a key built from a part of {base} is in the slot of {base} only when {base}'s \
@@ -382,8 +403,9 @@ fn derived(cx: &Context<'_>, script: &Script, keys: &[usize], out: &mut Vec<Find
             )
         } else {
             format!(
-                "a derived key is in the slot of {base} only when {base} carries a hash tag \
-                 (a prefix such as `queue:{{name}}:`): every caller must pass it tagged"
+                "{} is in the slot of {base} only when {base} carries a hash tag \
+                 (a prefix such as `queue:{{name}}:`): every caller must pass it tagged",
+                if any_own_tag { "any other derived key" } else { "a derived key" }
             )
         };
         f = f

@@ -1310,6 +1310,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(v) = self.or_empty_conditional(kids[1], kids[0], kids[2], &a, &b) {
             return v;
         }
+        if let Some(v) = self.optional_prefix(kids[1], &a, &b, ctx) {
+            return v;
+        }
         let text_like = |v: &Value<'t>| matches!(v, Value::Str(_) | Value::Opaque(_));
         if text_like(&a) && text_like(&b) {
             if let Some(v) = self.head_choice(n, ctx) {

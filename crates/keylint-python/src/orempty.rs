@@ -46,6 +46,46 @@ fn tested<'t>(cond: Node<'t>, src: &'t str) -> Option<(&'t str, bool)> {
     }
 }
 
+/// The tested expression of `cond` as a node, as [`tested`] reads it.
+fn tested_node(cond: Node<'_>) -> Option<(Node<'_>, bool)> {
+    match cond.kind_name() {
+        "parenthesized_expression" => tested_node(cond.named_child(0)?),
+        "not_operator" => tested_node(cond.named_child(0)?).map(|(x, p)| (x, !p)),
+        "identifier" | "attribute" => Some((cond, true)),
+        "comparison_operator" => {
+            if cond.named_child_count() != 2 {
+                return None;
+            }
+            let (a, b) = (cond.named_child(0)?, cond.named_child(1)?);
+            if b.kind_name() != "none" || !matches!(a.kind_name(), "identifier" | "attribute") {
+                return None;
+            }
+            // `is`/`==` against `None` tests absence; `is not`/`!=` presence.
+            let mut c = cond.walk();
+            let op: Vec<&str> = cond
+                .children(&mut c)
+                .filter(|k| !k.is_named())
+                .map(|k| k.kind())
+                .collect();
+            match op.as_slice() {
+                ["is"] | ["=="] => Some((a, false)),
+                ["is", "not"] | ["is not"] | ["!="] => Some((a, true)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether two parts hold the same bytes or the same value.
+fn same_part(x: &TPart, y: &TPart) -> bool {
+    match (x, y) {
+        (TPart::Lit { bytes: a, .. }, TPart::Lit { bytes: b, .. }) => a == b,
+        (TPart::Hole(a), TPart::Hole(b)) => a.binding == b.binding,
+        _ => false,
+    }
+}
+
 /// Whether `v` is the empty string literal.
 fn empty(v: &Value<'_>) -> bool {
     matches!(v, Value::Str(t) if t.as_bytes().is_some_and(|b| b.is_empty()))
@@ -92,6 +132,100 @@ impl<'t> crate::lower::Analyzer<'t> {
         .then(|| given_v.clone())
     }
 
+    /// `f"{p}:{key}" if p is not None else key` (also `p + ":" + key if p else key`):
+    /// `key` under an optional prefix, `p` and a separator, or nothing. Read as one
+    /// unknown value that stands for `p` or nothing, the separator, then `key`: keys
+    /// built the same way begin with the same value and separator, and a verdict that
+    /// holds whatever that value is (the keys differ after it, or share a tag there)
+    /// holds without the prefix too, where only the separator is missing.
+    /// Only when the arm with the prefix is exactly the tested value, a separator
+    /// without braces, then the other arm's value; a prefix with a default the code
+    /// shows is left to the reading of configured values.
+    pub(crate) fn optional_prefix(
+        &mut self,
+        cond: Node<'t>,
+        va: &Value<'t>,
+        vb: &Value<'t>,
+        ctx: &crate::eval::Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let (tested_node, present) = tested_node(cond)?;
+        let (given_v, other_v) = if present { (va, vb) } else { (vb, va) };
+        let Value::Str(given) = given_v else {
+            return None;
+        };
+        let other: Vec<TPart> = match other_v {
+            Value::Str(t) => t.parts.clone(),
+            Value::Opaque(h) => vec![TPart::Hole(h.clone())],
+            _ => return None,
+        };
+        let [TPart::Hole(head), rest @ ..] = given.parts.as_slice() else {
+            return None;
+        };
+        if crate::configured::default_of(&head.binding).is_some() {
+            return None;
+        }
+        // The tested value is the prefix.
+        let same = match self.eval(tested_node, &ctx.deeper()) {
+            Value::Opaque(h) => h.binding == head.binding,
+            Value::Str(t) => {
+                matches!(t.parts.as_slice(), [TPart::Hole(h)] if h.binding == head.binding)
+            }
+            _ => false,
+        };
+        if !same {
+            return None;
+        }
+        // The separator, then the other arm.
+        let [TPart::Lit { bytes, .. }, after @ ..] = rest else {
+            return None;
+        };
+        let sep_len = match other.first() {
+            Some(TPart::Lit { bytes: first, .. }) => {
+                if !bytes.ends_with(first) || after.len() + 1 != other.len() {
+                    return None;
+                }
+                bytes.len() - first.len()
+            }
+            _ => {
+                if after.len() != other.len() {
+                    return None;
+                }
+                bytes.len()
+            }
+        };
+        let sep = &bytes[..sep_len];
+        if sep.is_empty()
+            || sep.len() > 3
+            || sep
+                .iter()
+                .any(|&b| b == b'{' || b == b'}' || b.is_ascii_alphanumeric())
+        {
+            return None;
+        }
+        let tail = match other.first() {
+            Some(TPart::Lit { .. }) => &other[1..],
+            _ => &other[..],
+        };
+        if after.len() != tail.len() || after.iter().zip(tail).any(|(x, y)| !same_part(x, y)) {
+            return None;
+        }
+        // The separator stays after the value, as the code writes it: without the
+        // prefix the key lacks it, which changes no verdict that holds for every value
+        // of the one before it.
+        let mut t = crate::tpl::Tpl::hole(crate::tpl::HoleInfo {
+            label: head.label.clone(),
+            binding: crate::heads::derived(
+                &head.binding,
+                format!("optional-prefix:{}", String::from_utf8_lossy(sep)),
+            ),
+            span: head.span.clone(),
+            keylike: true,
+        });
+        t.push(crate::tpl::Tpl::text(sep));
+        t.push(crate::tpl::Tpl { parts: other });
+        Some(Value::Str(t))
+    }
+
     /// `s or ''` (its operands evaluated to `l`, `r`): the value of `s`.
     pub(crate) fn or_empty_bool(
         &self,
@@ -130,6 +264,29 @@ mod tests {
                 "import redis\nr = redis.Redis()\ndef f(p):\n    r.mget({part} + ':a', p + ':b')\n"
             );
             assert_eq!(rules(&src), vec![Rule::CrossSlotLikely], "{part}");
+        }
+    }
+
+    #[test]
+    fn an_optional_prefix_is_one_value_before_the_key() {
+        for (part, expect) in [
+            (
+                "(f'{p}:{k}' if p is not None else k)",
+                vec![Rule::CrossSlotLikely],
+            ),
+            ("(p + ':' + k if p else k)", vec![Rule::CrossSlotLikely]),
+            (
+                "(k if p is None else p + ':' + k)",
+                vec![Rule::CrossSlotLikely],
+            ),
+            // Another value in the other arm, or another test: unknown.
+            ("(p + ':' + k if p else 'x')", vec![]),
+            ("(p + ':' + k if q else k)", vec![]),
+        ] {
+            let src = format!(
+                "import redis\nr = redis.Redis()\ndef f(p, q):\n    k = 'a:1'\n    a = {part}\n    k = 'b:1'\n    b = {part}\n    r.rename(a, b)\n"
+            );
+            assert_eq!(rules(&src), expect, "{part}");
         }
     }
 

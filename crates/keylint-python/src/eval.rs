@@ -3954,17 +3954,27 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         let base = self.eval(obj, &ctx.deeper());
+        // `req.event.source = f"…"` in this function, then `req.event.source` read on
+        // an object the code does not show: the value may be the one written here or
+        // the one the object came with; neither is the object's field as it came.
+        if matches!(base, Value::Opaque(_) | Value::Unknown | Value::Foreign)
+            && ctx.func.is_some()
+            && self.writes_attr_in(ctx.func, n)
+        {
+            return Value::Unknown;
+        }
         // Key flow: `q.key` on another instance of a class of this file.
         if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
             if let Some(v) = self.other_instance_attr(obj, &base, attr_name, n, ctx) {
-                return v;
+                return self.or_caller_field(v, &base, obj, n, ctx);
             }
         }
         // `worker.connection`, `self.tiger.connection` on an object whose class, of
         // another module, is declared.
         if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
             if let Some(x) = self.typed_ext(obj, &base, ctx) {
-                return self.ext_attr(&x, attr_name, n, ctx);
+                let v = self.ext_attr(&x, attr_name, n, ctx);
+                return self.or_caller_field(v, &base, obj, n, ctx);
             }
         }
         // `queue.run_pull(keys=…)`: a script kept as an attribute of an object.
@@ -4471,6 +4481,96 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         merge_clients(&values).map(Value::Client)
+    }
+
+    /// `v`, the value of `obj.attr` (`n`) on an object of a declared class: when the
+    /// class says nothing of it (a field the caller fills, `lock.name` of a
+    /// `NamedTuple` parameter), one value of that object wherever it is read, and,
+    /// when `obj` is a parameter, the caller's attribute: a head that every key of the
+    /// function that begins with it shares, as on an object of no declared class.
+    fn or_caller_field(
+        &mut self,
+        v: Value<'t>,
+        base: &Value<'t>,
+        obj: Node<'t>,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Value<'t> {
+        let (Value::Opaque(h), Value::Opaque(b)) = (&v, base) else {
+            return v;
+        };
+        let Some(attr) = n.field(Field::Attribute) else {
+            return v;
+        };
+        // A value with a default the class shows keeps it.
+        if crate::configured::default_of(&h.binding).is_some()
+            || keylint_core::template::has_fresh_default(&h.binding)
+        {
+            return v;
+        }
+        // On the caller's object: one identity for the field wherever the object is
+        // read (a closure of the function reads the same value), marked as the
+        // caller's where the object is a parameter.
+        if !(self.caller_values.contains(&b.binding) || self.caller_attrs.contains(&b.binding)) {
+            return v;
+        }
+        // Only a field of the object itself (`lock.name`, not `req.event.source`).
+        if obj.kind_name() != "identifier" {
+            return v;
+        }
+        let binding = format!("{}.{}", b.binding, text(attr, self.src()));
+        if self.caller_attr_base(b, obj, ctx) {
+            self.caller_attrs.insert(binding.clone());
+        }
+        Value::Opaque(HoleInfo {
+            binding,
+            ..h.clone()
+        })
+    }
+
+    /// Whether function `f` (with the functions and lambdas inside it) assigns to the
+    /// attribute `target` as written (`obj.attr = …`, `obj.attr += …`, also in a
+    /// tuple of targets). The attributes a function writes are collected once.
+    fn writes_attr_in(&mut self, f: Option<FuncId>, target: Node<'t>) -> bool {
+        let Some(f) = f else {
+            return false;
+        };
+        let bare = |x: Node<'t>, src: &str| -> String {
+            text(x, src)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect()
+        };
+        let want = bare(target, self.src());
+        if let Some(w) = self.written_attrs.get(&f) {
+            return w.contains(&want);
+        }
+        let nav = self.ix.nav;
+        let mut written: HashSet<String> = HashSet::new();
+        let mut stack = vec![self.ix.funcs[f].node];
+        while let Some(x) = stack.pop() {
+            if matches!(x.kind_name(), "assignment" | "augmented_assignment") {
+                if let Some(left) = x.field(Field::Left) {
+                    let mut targets = vec![left];
+                    while let Some(t) = targets.pop() {
+                        match t.kind_name() {
+                            "attribute" => {
+                                written.insert(bare(t, self.src()));
+                            }
+                            "pattern_list"
+                            | "tuple_pattern"
+                            | "list_pattern"
+                            | "parenthesized_expression" => targets.extend(nav.named_children(t)),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            stack.extend(nav.named_children(x));
+        }
+        let hit = written.contains(&want);
+        self.written_attrs.insert(f, std::rc::Rc::new(written));
+        hit
     }
 
     /// Whether class `c` is decorated `@dataclass` (also `@dataclass(…)`,

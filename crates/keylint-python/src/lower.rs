@@ -195,6 +195,9 @@ pub(crate) struct Analyzer<'t> {
     /// parameter `model` the function never rebinds): one value for every key of the
     /// function that begins with it (see `heads.rs`).
     pub(crate) caller_attrs: HashSet<String>,
+    /// The attributes each function writes, as written (`req.event.source`): see
+    /// `writes_attr_in`.
+    pub(crate) written_attrs: HashMap<crate::index::FuncId, std::rc::Rc<HashSet<String>>>,
     /// Items read with a literal key from a value the caller passes in
     /// (`data["doc_id"]` of a parameter `data`): heads like `caller_attrs`.
     pub(crate) caller_items: HashSet<String>,
@@ -303,6 +306,7 @@ impl<'t> Analyzer<'t> {
             attr_scripts: None,
             caller_values: HashSet::new(),
             caller_attrs: HashSet::new(),
+            written_attrs: HashMap::new(),
             caller_items: HashSet::new(),
             given: HashSet::new(),
             ctor_heads: Vec::new(),

@@ -20,33 +20,10 @@ use tree_sitter::Node;
 /// (`s`, `s is not None`, `s != None`) rather than when it does not (`s is None`,
 /// `not s`); `None` for any other condition.
 fn tested<'t>(cond: Node<'t>, src: &'t str) -> Option<(&'t str, bool)> {
-    match cond.kind_name() {
-        "parenthesized_expression" => tested(cond.named_child(0)?, src),
-        "not_operator" => tested(cond.named_child(0)?, src).map(|(x, p)| (x, !p)),
-        "identifier" | "attribute" => Some((text(cond, src), true)),
-        "comparison_operator" => {
-            if cond.named_child_count() != 2 {
-                return None;
-            }
-            let (a, b) = (cond.named_child(0)?, cond.named_child(1)?);
-            if b.kind_name() != "none" || !matches!(a.kind_name(), "identifier" | "attribute") {
-                return None;
-            }
-            let op = src[a.end_byte()..b.start_byte()]
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            match op.as_str() {
-                "is" | "==" => Some((text(a, src), false)),
-                "is not" | "!=" => Some((text(a, src), true)),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    tested_node(cond).map(|(x, present)| (text(x, src), present))
 }
 
-/// The tested expression of `cond` as a node, as [`tested`] reads it.
+/// The tested expression of `cond` and whether `cond` is true when it holds a value.
 fn tested_node(cond: Node<'_>) -> Option<(Node<'_>, bool)> {
     match cond.kind_name() {
         "parenthesized_expression" => tested_node(cond.named_child(0)?),

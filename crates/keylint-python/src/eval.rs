@@ -4569,7 +4569,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             stack.extend(nav.named_children(x));
         }
         let hit = written.contains(&want);
-        self.written_attrs.insert(f, std::rc::Rc::new(written));
+        self.written_attrs.insert(f, written);
         hit
     }
 

@@ -197,7 +197,7 @@ pub(crate) struct Analyzer<'t> {
     pub(crate) caller_attrs: HashSet<String>,
     /// The attributes each function writes, as written (`req.event.source`): see
     /// `writes_attr_in`.
-    pub(crate) written_attrs: HashMap<crate::index::FuncId, std::rc::Rc<HashSet<String>>>,
+    pub(crate) written_attrs: HashMap<crate::index::FuncId, HashSet<String>>,
     /// Items read with a literal key from a value the caller passes in
     /// (`data["doc_id"]` of a parameter `data`): heads like `caller_attrs`.
     pub(crate) caller_items: HashSet<String>,

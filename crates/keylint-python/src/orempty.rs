@@ -156,21 +156,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         let [TPart::Lit { bytes, .. }, after @ ..] = rest else {
             return None;
         };
-        let sep_len = match other.first() {
-            Some(TPart::Lit { bytes: first, .. }) => {
-                if !bytes.ends_with(first) || after.len() + 1 != other.len() {
-                    return None;
-                }
-                bytes.len() - first.len()
-            }
-            _ => {
-                if after.len() != other.len() {
-                    return None;
-                }
-                bytes.len()
-            }
+        let (first, tail): (&[u8], &[TPart]) = match other.split_first() {
+            Some((TPart::Lit { bytes, .. }, tail)) => (bytes, tail),
+            _ => (&[], &other[..]),
         };
-        let sep = &bytes[..sep_len];
+        let sep = bytes.strip_suffix(first)?;
         if sep.is_empty()
             || sep.len() > 3
             || sep
@@ -179,10 +169,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return None;
         }
-        let tail = match other.first() {
-            Some(TPart::Lit { .. }) => &other[1..],
-            _ => &other[..],
-        };
         if after.len() != tail.len() || after.iter().zip(tail).any(|(x, y)| !same_part(x, y)) {
             return None;
         }

@@ -5692,7 +5692,9 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             // `from app.extensions import redis`, `current_app.redis`: a name imported
             // from the application, not the redis library itself, nor a library named
-            // like a client (`import django_redis`).
+            // like a client (`import django_redis`), named as clients are named or used
+            // in this file as only a client is used (`from forums.extension import
+            // redis_data`, then `redis_data.pipeline()` filled and executed).
             Value::Symbol(p)
                 if !(p == "redis"
                     || p.starts_with("redis.")
@@ -5702,7 +5704,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                         p.strip_prefix(l)
                             .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                     }))
-                    && self.is_receiver_name(n) =>
+                    && (self.is_receiver_name(n)
+                        || (self.known_by_use(n)
+                            && self.project.is_some_and(|s| {
+                                matches!(s.lookup(p), Some(crate::project::Fact::ExtObject))
+                            }))) =>
             {
                 Value::Client(ClientKind::Unknown)
             }

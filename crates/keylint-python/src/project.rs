@@ -209,6 +209,11 @@ pub(crate) enum Fact {
     /// with `register_script(…)` objects, `scriptreg.rs`): any entry is a script of
     /// no known body on a client of this kind.
     ScriptRegistry(ClientKind),
+    /// A module global bound once, at module level, to the object a call of another
+    /// library makes (`redis_data = Redis()` of a Flask extension package): nothing
+    /// is known of it, but a module that imports it may show by its use that it is
+    /// a client (`byuse.rs`).
+    ExtObject,
     /// An import: a path relative to the module that holds it.
     Alias(String),
     /// A module.
@@ -2254,7 +2259,59 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
         .into_iter()
         .filter(|v| !matches!(v, Value::Null))
         .collect();
-    merge_clients(&set).map(Fact::Client)
+    if let Some(k) = merge_clients(&set) {
+        return Some(Fact::Client(k));
+    }
+    (!assigned_in_functions
+        && matches!(
+            set.as_slice(),
+            [Value::Opaque(_) | Value::Unknown | Value::Symbol(_)]
+        )
+        && ext_object(a, &defs))
+    .then_some(Fact::ExtObject)
+}
+
+/// Whether the one definition of a module global is `name = f(…)` at module level
+/// with `f` imported from a library: not this project, not redis-py (whose objects
+/// are known) and none of the look-alike libraries, whose objects are never clients.
+fn ext_object(a: &Analyzer<'_>, defs: &[crate::index::Def<'_>]) -> bool {
+    let [d] = defs else {
+        return false;
+    };
+    let DefKind::Expr(e) = d.kind else {
+        return false;
+    };
+    if e.kind_name() != "call" || d.stmt.kind_name() != "assignment" {
+        return false;
+    }
+    let Some(f) = e.field(Field::Function) else {
+        return false;
+    };
+    let callee = text(f, a.src());
+    if !callee
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    {
+        return false;
+    }
+    let (root, rest) = callee.split_once('.').unwrap_or((callee, ""));
+    let Some(import) = a.ix.imports.get(root) else {
+        return false;
+    };
+    let path = if rest.is_empty() {
+        import.clone()
+    } else {
+        format!("{import}.{rest}")
+    };
+    let under = |lib: &str| {
+        path == lib || (path.starts_with(lib) && path.as_bytes().get(lib.len()) == Some(&b'.'))
+    };
+    !path.starts_with('.')
+        && !under("redis")
+        && !under("aioredis")
+        && !under("builtins")
+        && !crate::byuse::LOOKALIKE_LIBRARIES.iter().any(|l| under(l))
+        && a.project.is_some_and(|s| s.locate(&path).is_none())
 }
 
 /// The class of this module that the module global `name` is bound to an object of,

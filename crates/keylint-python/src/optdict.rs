@@ -80,7 +80,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let name = self.literal_of(entry, ctx)?;
-        if !is_keylike_label(&name) {
+        if !crate::tpl::is_key_setting(&name) {
             return None;
         }
         if !matches!(default.kind_name(), "string" | "identifier" | "attribute") {

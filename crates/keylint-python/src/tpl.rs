@@ -18,6 +18,23 @@ pub(crate) fn is_keylike_label(label: &str) -> bool {
         .any(is_keylike_word)
 }
 
+/// Whether a configured entry's name (`"HOLDS_ZSET"`, `"APP_PREFIX"`) says its value
+/// is a key or a prefix: a key-like name, or one whose last word names a Redis data
+/// structure (`_ZSET`, `_SET`, `_HASH`, `_LIST`, `_STREAM`, `_QUEUE`), which a
+/// deployment sets to a key's name.
+pub(crate) fn is_key_setting(name: &str) -> bool {
+    if is_keylike_label(name) {
+        return true;
+    }
+    let lower = name.to_ascii_lowercase();
+    lower.rsplit('_').find(|w| !w.is_empty()).is_some_and(|w| {
+        matches!(
+            w,
+            "zset" | "set" | "sset" | "hash" | "list" | "stream" | "queue"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -29,6 +46,28 @@ mod tests {
         }
         for l in ["uid", "job.id", "name", "user_id", "kind"] {
             assert!(!is_keylike_label(l), "{l}");
+        }
+    }
+
+    #[test]
+    fn key_settings() {
+        for l in [
+            "HOLDS_ZSET",
+            "APP_PREFIX",
+            "EVENTS_STREAM",
+            "JOB_QUEUE",
+            "seen_set",
+        ] {
+            assert!(is_key_setting(l), "{l}");
+        }
+        for l in [
+            "REDIS_URL",
+            "APP_ENV",
+            "CHARSET",
+            "QUEUE_TIMEOUT",
+            "SET_SIZE",
+        ] {
+            assert!(!is_key_setting(l), "{l}");
         }
     }
 }

@@ -114,8 +114,9 @@ const MAX_CONFIGURED: usize = 64;
 /// under a prefix read with a default of `"defender"`): a deployment that keeps the
 /// defaults fails. At least one key of the pair holds such a value (a pair without
 /// one is judged as it is). With each configured value of the pair: its label and
-/// default, as findings name them.
-pub(super) fn with_defaults(u: &UnitView<'_, '_>) -> Option<(usize, usize, Configured)> {
+/// default, as findings name them; and whether the defaults prove the slots apart
+/// (both keys known whole) or only leave the keys hashed from different bytes.
+pub(super) fn with_defaults(u: &UnitView<'_, '_>) -> Option<(usize, usize, Configured, bool)> {
     let model = u.cx.model;
     let keys: Vec<usize> = u.unit.keys.iter().copied().take(MAX_CONFIGURED).collect();
     let fresh_default = || {
@@ -148,7 +149,8 @@ pub(super) fn with_defaults(u: &UnitView<'_, '_>) -> Option<(usize, usize, Confi
         return None;
     }
     let local: Vec<usize> = (0..keys.len()).collect();
-    let (a, b) = super::cross_slot::proven(&local, &inputs).or_else(|| symbolic(&local, &inputs))?;
+    let proven = super::cross_slot::proven(&local, &inputs);
+    let (a, b) = proven.or_else(|| symbolic(&local, &inputs))?;
     if configured[a].is_empty() && configured[b].is_empty() {
         return None;
     }
@@ -158,7 +160,7 @@ pub(super) fn with_defaults(u: &UnitView<'_, '_>) -> Option<(usize, usize, Confi
             named.push(x.clone());
         }
     }
-    Some((keys[a], keys[b], named))
+    Some((keys[a], keys[b], named, proven.is_some()))
 }
 
 /// The hash input of a key once each configured value it holds takes its default,
@@ -228,7 +230,13 @@ pub(super) fn template_with_defaults(
 
 /// Why keys that differ with the defaults of configured values fail, and what is
 /// assumed.
-pub(super) fn explain_with_defaults(f: Finding, named: &[(String, String)]) -> Finding {
+/// `apart` says the defaults prove the slots different; otherwise the keys are only
+/// hashed from different bytes with them.
+pub(super) fn explain_with_defaults(
+    f: Finding,
+    named: &[(String, String)],
+    apart: bool,
+) -> Finding {
     let values = named
         .iter()
         .map(|(l, d)| {
@@ -248,8 +256,14 @@ pub(super) fn explain_with_defaults(f: Finding, named: &[(String, String)]) -> F
     };
     let f = f.with_note(format!(
         "these keys hold {values}, configured where the code does not show; with the \
-         default{} the code gives, the keys are in different slots",
-        if named.len() == 1 { "" } else { "s" }
+         default{} the code gives, {}",
+        if named.len() == 1 { "" } else { "s" },
+        if apart {
+            "the keys are in different slots"
+        } else {
+            "the keys are hashed from different bytes, so they share a slot only by a \
+             1-in-16384 chance"
+        }
     ));
     if fresh {
         // A random key per object: what the caller may do instead is give the keys

@@ -288,6 +288,9 @@ struct Detection<'m> {
     /// The pair differs with the defaults of configured values: their labels and
     /// defaults.
     configured: Option<Vec<(String, String)>>,
+    /// With the defaults of the configured values, the pair's slots are proven
+    /// different (not only hashed from different bytes).
+    configured_apart: bool,
     /// A key of the pair is hashed from a fresh random value: its label.
     fresh: Option<String>,
     /// The pair is a key after values the code does not show next to a key whose
@@ -315,6 +318,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
     let mut prefix_origin = None;
     let mut prefix_lead = None;
     let mut configured = None;
+    let mut configured_apart = true;
     let mut tail = None;
     let mut untagged = None;
     let (rule, anchor, culprit) = if let Some((a, b)) = cross_slot::proven(keys, u.inputs) {
@@ -347,9 +351,10 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
                 .find(|(b, _)| *b == binding)
                 .map(|(_, o)| o.clone());
         (Rule::CrossSlotLikely, a, b)
-    } else if let Some((a, b, named)) = cross_slot_likely::with_defaults(u) {
+    } else if let Some((a, b, named, apart)) = cross_slot_likely::with_defaults(u) {
         // Likely: keys in different slots with the defaults of configured values.
         configured = Some(named);
+        configured_apart = apart;
         (Rule::CrossSlotLikely, a, b)
     } else if let Some((a, b, t)) = unknown_tail::apart(u) {
         // Likely: a key after values the code does not show, next to a key whose
@@ -401,6 +406,7 @@ fn detect<'m>(u: &UnitView<'_, 'm>) -> Option<Detection<'m>> {
         prefix_origin,
         prefix_lead,
         configured,
+        configured_apart,
         tail,
         untagged,
     })
@@ -621,10 +627,10 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             }
             (None, None, Some(named)) => match &d.untagged {
                 Some(labels) => cross_slot_likely::explain_untagged(
-                    cross_slot_likely::explain_with_defaults(f, named),
+                    cross_slot_likely::explain_with_defaults(f, named, d.configured_apart),
                     labels,
                 ),
-                None => cross_slot_likely::explain_with_defaults(f, named),
+                None => cross_slot_likely::explain_with_defaults(f, named, d.configured_apart),
             },
             (None, None, None) => match &d.untagged {
                 Some(labels) => cross_slot_likely::explain_untagged(f, labels),
@@ -657,10 +663,12 @@ fn notes(u: &UnitView<'_, '_>, d: &Detection<'_>, f: Finding) -> Finding {
             }
             (None, None) => match (&d.configured, &d.untagged) {
                 (Some(named), Some(labels)) => cross_slot_likely::explain_untagged(
-                    cross_slot_likely::explain_with_defaults(f, named),
+                    cross_slot_likely::explain_with_defaults(f, named, d.configured_apart),
                     labels,
                 ),
-                (Some(named), None) => cross_slot_likely::explain_with_defaults(f, named),
+                (Some(named), None) => {
+                    cross_slot_likely::explain_with_defaults(f, named, d.configured_apart)
+                }
                 (None, Some(labels)) => cross_slot_likely::explain_untagged(f, labels),
                 (None, None) => cross_slot_likely::explain(f),
             },

@@ -161,26 +161,98 @@ impl<'t> Index<'t> {
         self.func_by_node.get(&node.id()).copied()
     }
 
-    /// The wrapper takes `*args, **kwargs`, after plain parameters it passes first
-    /// (`self`), never assigns any of them nor `func`, has no `yield`, and every
-    /// `return` (at least one) is `func(self, *args, **kwargs)`, or a call that hands
-    /// an executor that call as a thunk (`lambda: func(self, *args, **kwargs)`).
-    fn wrapper_forwards(&self, w: FuncId, func: &str) -> bool {
+    /// A key-transforming decorator of the file, `d` (a `decorator` node naming a
+    /// module function defined before it):
+    ///
+    /// ```python
+    /// def prefix_key(func):
+    ///     @functools.wraps(func)
+    ///     def wrapper(self, *args, **kwargs):
+    ///         key = func(self, *args, **kwargs)
+    ///         return f"{self.prefix}:{key}" if self.prefix is not None else key
+    ///     return wrapper
+    /// ```
+    ///
+    /// The wrapper forwards its own parameters to the function once, keeps the result
+    /// in a local assigned only there, and returns one expression of it: the
+    /// wrapper, the local's name and the returned expression. A decorated method's
+    /// value is that expression with the local bound to what the method's body
+    /// returns ([`crate::lower::Analyzer::call_builder`]).
+    pub(crate) fn key_transform(&self, d: Node<'t>) -> Option<(FuncId, String, Node<'t>)> {
+        let name = d.named_child(0)?;
+        if name.kind_name() != "identifier" {
+            return None;
+        }
+        let f = *self.module_funcs.get(text(name, self.src))?;
+        if self.funcs[f].node.end_byte() > d.start_byte() {
+            return None;
+        }
+        let info = &self.funcs[f];
+        let [p] = info.params.as_slice() else {
+            return None;
+        };
+        if p.star || !info.decorators.is_empty() || info.is_lambda || !info.nonlocal.is_empty() {
+            return None;
+        }
+        if info.defs.get(&p.name).is_none_or(|d| d.len() != 1) {
+            return None;
+        }
+        let stmts = self.body_statements(info.body);
+        let [def, ret] = stmts.as_slice() else {
+            return None;
+        };
+        let w = self.wrapper_of(*def, &p.name)?;
+        if !self.returns_name(*ret, &self.funcs[w].name) {
+            return None;
+        }
+        let call = self.forwarded_call(w, &p.name)?;
+        let winfo = &self.funcs[w];
+        let wstmts = self.body_statements(winfo.body);
+        let [assign, wret] = wstmts.as_slice() else {
+            return None;
+        };
+        let a = (assign.kind_name() == "expression_statement")
+            .then(|| assign.named_child(0))
+            .flatten()
+            .filter(|a| a.kind_name() == "assignment")?;
+        let (left, right) = (a.field(Field::Left)?, a.field(Field::Right)?);
+        if left.kind_name() != "identifier" || a.field(Field::Type).is_some() {
+            return None;
+        }
+        let local = text(left, self.src).to_string();
+        let bare: String = text(crate::syntax::unawaited(right)?, self.src)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if bare != call || winfo.defs.get(&local).is_none_or(|d| d.len() != 1) {
+            return None;
+        }
+        if wret.kind_name() != "return_statement" {
+            return None;
+        }
+        let expr = wret.named_child(0)?;
+        Some((w, local, expr))
+    }
+
+    /// `func(self, *args, **kwargs)` as the wrapper `w` would write it to pass its own
+    /// parameters on (plain ones first, then `*args, **kwargs`), when it never
+    /// assigns them nor `func`; without spaces.
+    fn forwarded_call(&self, w: FuncId, func: &str) -> Option<String> {
         let info: &FuncInfo<'t> = &self.funcs[w];
         let [lead @ .., a, k] = info.params.as_slice() else {
-            return false;
+            return None;
         };
         let kind = |p: &crate::index::ParamInfo<'t>| {
             self.nav.parent(p.node).map(|n| n.kind_name()).unwrap_or("")
         };
         if kind(a) != "list_splat_pattern" || kind(k) != "dictionary_splat_pattern" {
-            return false;
+            return None;
         }
         if lead
             .iter()
             .any(|p| p.star || p.default.is_some() || p.node.kind_name() != "identifier")
         {
-            return false;
+            return None;
         }
         let single = |n: &str| info.defs.get(n).is_some_and(|d| d.len() == 1);
         if !single(&a.name)
@@ -189,12 +261,23 @@ impl<'t> Index<'t> {
             || info.defs.contains_key(func)
             || !info.nonlocal.is_empty()
         {
-            return false;
+            return None;
         }
         let mut args: Vec<String> = lead.iter().map(|p| p.name.clone()).collect();
         args.push(format!("*{}", a.name));
         args.push(format!("**{}", k.name));
-        let call = format!("{func}({})", args.join(","));
+        Some(format!("{func}({})", args.join(",")))
+    }
+
+    /// The wrapper takes `*args, **kwargs`, after plain parameters it passes first
+    /// (`self`), never assigns any of them nor `func`, has no `yield`, and every
+    /// `return` (at least one) is `func(self, *args, **kwargs)`, or a call that hands
+    /// an executor that call as a thunk (`lambda: func(self, *args, **kwargs)`).
+    fn wrapper_forwards(&self, w: FuncId, func: &str) -> bool {
+        let info: &FuncInfo<'t> = &self.funcs[w];
+        let Some(call) = self.forwarded_call(w, func) else {
+            return false;
+        };
         let bare = |x: Node<'t>| -> String {
             text(x, self.src)
                 .chars()

@@ -6481,9 +6481,77 @@ impl<'t> crate::lower::Analyzer<'t> {
         kw: Vec<(String, Elem<'t>)>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        let (rets, inner) = self.builder_returns_at(id, bound, pos, kw, ctx)?;
+        let transform = self.key_transform_of(id);
+        let (rets, inner) =
+            self.builder_returns_at(id, bound, pos, kw, ctx, transform.is_some())?;
         let name = self.ix().funcs[id].name.clone();
-        self.eval_returns(&name, rets, &inner)
+        let v = self.eval_returns(&name, rets, &inner)?;
+        let Some((w, local, expr)) = transform else {
+            return Some(v);
+        };
+        // `@prefix_key`: the wrapper's expression of what the body returns, with its
+        // receiver the method's.
+        let self_name = self.ix().funcs[id].self_name()?.to_string();
+        let recv = inner.env.as_ref()?.params.get(&self_name)?.clone();
+        let wself = self.ix().funcs[w].params.first()?.name.clone();
+        let tag = inner
+            .env
+            .as_ref()
+            .map(|e| e.tag.clone())
+            .unwrap_or_default();
+        let mut params = HashMap::new();
+        params.insert(wself, recv);
+        params.insert(local, v);
+        let c = Ctx {
+            func: Some(w),
+            env: Some(Rc::new(Env {
+                func: w,
+                params,
+                tag,
+            })),
+            depth: ctx.depth + 1,
+        };
+        match self.eval(expr, &c) {
+            v @ Value::Str(_) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The key-transforming decorator of method `id` ([`Index::key_transform`]), when
+    /// it is its one decorator besides those that leave the value as it is.
+    fn key_transform_of(&self, id: FuncId) -> Option<(FuncId, String, Node<'t>)> {
+        let info = &self.ix().funcs[id];
+        if info.decorators.is_empty() || plain_decorators(info) || info.self_name().is_none() {
+            return None;
+        }
+        let def = self.ix.nav.parent(info.node)?;
+        if def.kind_name() != "decorated_definition" {
+            return None;
+        }
+        let mut found = None;
+        for d in self
+            .ix
+            .nav
+            .named_children(def)
+            .filter(|c| c.kind_name() == "decorator")
+        {
+            match self.ix().key_transform(d) {
+                Some(t) if found.is_none() => {
+                    found = Some((t, crate::index::decorator_name(d, self.src())))
+                }
+                Some(_) => return None,
+                None => {}
+            }
+        }
+        let (t, name) = found?;
+        let mut rest = info.decorators.clone();
+        let at = rest.iter().position(|d| *d == name)?;
+        rest.remove(at);
+        let probe = crate::index::FuncInfo {
+            decorators: rest,
+            ..info.clone()
+        };
+        plain_decorators(&probe).then_some(t)
     }
 
     /// The value of each `return` of a key builder called with these arguments
@@ -6495,7 +6563,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         pos: Vec<Elem<'t>>,
         ctx: &Ctx<'t>,
     ) -> Option<Vec<Value<'t>>> {
-        let (rets, inner) = self.builder_returns_at(id, bound, pos, Vec::new(), ctx)?;
+        let (rets, inner) = self.builder_returns_at(id, bound, pos, Vec::new(), ctx, false)?;
         Some(rets.into_iter().map(|r| self.eval(r, &inner)).collect())
     }
 
@@ -6508,12 +6576,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         pos: Vec<Elem<'t>>,
         kw: Vec<(String, Elem<'t>)>,
         ctx: &Ctx<'t>,
+        transformed: bool,
     ) -> Option<(Vec<Node<'t>>, Ctx<'t>)> {
         if ctx.depth > MAX_DEPTH / 2 {
             return None;
         }
         let info = self.ix().funcs[id].clone();
-        if !plain_decorators(&info) {
+        // A key-transforming decorator is applied by the caller (`call_builder`).
+        if !plain_decorators(&info) && !transformed {
             return None;
         }
         let (rets, rebinds) = match builder_body(self.ix.nav, self.src(), &info) {

@@ -2307,6 +2307,29 @@ fn decorated_builders(deco: &str) -> String {
 }
 
 #[test]
+fn key_transforming_decorators_apply_their_expression() {
+    // The wrapper's key is the method's key under a prefix: `a:<i>` and `b:<i>` stay
+    // apart under the same literal prefix.
+    let prefix = "def wrapped(func):\n    @functools.wraps(func)\n    def wrapper(self, *args, **kwargs):\n        key = func(self, *args, **kwargs)\n        return 'app:' + key\n    return wrapper";
+    assert!(rules(&decorated_builders(prefix)).contains(&Rule::CrossSlotLikely));
+    // A transform that gives every key one constant tag: one slot (only the broad
+    // tag is reported).
+    let tagged = "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        key = func(self, *args, **kwargs)\n        return '{app}:' + key\n    return wrapper";
+    assert_eq!(rules(&decorated_builders(tagged)), [Rule::BroadHashTag]);
+    for d in [
+        // The result is not a key built from the method's value.
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        key = func(self, *args, **kwargs)\n        return CACHE.get(key)\n    return wrapper",
+        // Other arguments passed on.
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        key = func(*args, **kwargs)\n        return 'app:' + key\n    return wrapper",
+        // The local assigned again.
+        "def wrapped(func):\n    def wrapper(self, *args, **kwargs):\n        key = func(self, *args, **kwargs)\n        key = key.upper()\n        return 'app:' + key\n    return wrapper",
+    ] {
+        let src = decorated_builders(d);
+        assert!(rules(&src).is_empty(), "{src}");
+    }
+}
+
+#[test]
 fn transparent_decorators_of_the_file_are_followed() {
     let forwards = [
         "def wrapped(func):\n    @functools.wraps(func)\n    def wrapper(*args, **kwargs):\n        return func(*args, **kwargs)\n    return wrapper",

@@ -342,6 +342,9 @@ pub(crate) struct Eval<'t, 's> {
     /// The script receives no declared key at all (a library file whose scripts never
     /// read `KEYS`): every key is undeclared.
     pub no_keys: bool,
+    /// True while the table of an index or the first argument of `unpack` is
+    /// evaluated: a use that applies the shift of `table.remove(KEYS, 1)`.
+    shift_aware: bool,
     /// Tables filled only by `table.insert(t, v)`, by (declaration, frame): the
     /// values appended so far, by the start of the expression that wrote each.
     tables: FastMap<(DeclId, usize), Vec<(usize, Val<'t>)>>,
@@ -425,6 +428,7 @@ impl<'t, 's> Eval<'t, 's> {
             pasted: Vec::new(),
             call_sites: Vec::new(),
             methods: FastMap::default(),
+            shift_aware: false,
             no_keys: false,
             tables: FastMap::default(),
             colls: Vec::new(),
@@ -713,6 +717,14 @@ impl<'t, 's> Eval<'t, 's> {
             };
         }
         if self.scopes.tainted_globals.contains(name) {
+            return Val::Other(Prov::Unknown);
+        }
+        // After a removal, only an index or `unpack` of it says which values it
+        // holds (both shift); any other whole use (`#KEYS`, `ipairs(KEYS)`) is unknown.
+        if matches!(name, "KEYS" | "ARGV")
+            && self.removed_before(name == "KEYS", node.start_byte()) > 0
+            && !self.shift_aware
+        {
             return Val::Other(Prov::Unknown);
         }
         match name {
@@ -1629,7 +1641,7 @@ impl<'t, 's> Eval<'t, 's> {
         }
         match node.kind() {
             K::String => match self.string(node) {
-                Some(t) => Val::Str(t),
+                Some(t) => Val::Str(self.template_actions(t)),
                 None => Val::Other(Prov::Unknown),
             },
             K::Number => {
@@ -1771,6 +1783,68 @@ impl<'t, 's> Eval<'t, 's> {
         Some(KeyTemplate::literal(decoded.bytes, decoded.map))
     }
 
+    /// How many top-level `table.remove(KEYS, 1)` (`keys`) or `table.remove(ARGV, 1)`
+    /// calls come before offset `at`: what an index written there is shifted by.
+    fn removed_before(&self, keys: bool, at: usize) -> usize {
+        let list = if keys {
+            &self.scopes.keys_removed
+        } else {
+            &self.scopes.argv_removed
+        };
+        list.iter()
+            .filter(|&&(from, to, b)| from <= at && at < to && b < at)
+            .count()
+    }
+
+    /// A literal with Go template actions in it (`'{{.timeIndexSet}}'`, `'{{ .prefix
+    /// }}:jobs'`): the file is a template whose host program fills each action with a
+    /// value before the script is loaded, so each action is that value, text that
+    /// never comes from `KEYS`, one value wherever the same action is written. The
+    /// braces of an action are never the script's own bytes, nor a hash tag.
+    fn template_actions(&mut self, t: KeyTemplate) -> KeyTemplate {
+        let [Part::Lit(lit)] = t.parts.as_slice() else {
+            return t;
+        };
+        let actions = go_actions(&lit.bytes);
+        if actions.is_empty() {
+            return t;
+        }
+        let mut out = KeyTemplate { parts: Vec::new() };
+        let mut at = 0;
+        for (range, name) in actions {
+            if range.start > at {
+                let piece = tpl::sub_lit(lit, at..range.start);
+                out = tpl::concat(
+                    out,
+                    KeyTemplate {
+                        parts: vec![Part::Lit(piece)],
+                    },
+                );
+            }
+            let label = String::from_utf8_lossy(&lit.bytes[range.clone()]).into_owned();
+            let binding = format!("host:go:{name}");
+            self.provs.insert(binding.clone(), Prov::Data);
+            let span = match &lit.map {
+                keylint_core::template::SourceMap::Contiguous(s) => {
+                    Some(s + range.start..s + range.end)
+                }
+                _ => None,
+            };
+            out = tpl::concat(out, tpl::hole(label, binding, HoleKind::Opaque, span));
+            at = range.end;
+        }
+        if at < lit.bytes.len() {
+            let piece = tpl::sub_lit(lit, at..lit.bytes.len());
+            out = tpl::concat(
+                out,
+                KeyTemplate {
+                    parts: vec![Part::Lit(piece)],
+                },
+            );
+        }
+        out
+    }
+
     fn binary(&mut self, node: Node<'t>) -> Val<'t> {
         let (Some(l), Some(r)) = (node.field(F::Left), node.field(F::Right)) else {
             return Val::Other(Prov::Unknown);
@@ -1822,7 +1896,9 @@ impl<'t, 's> Eval<'t, 's> {
         let (Some(t), Some(f)) = (node.field(F::Table), node.field(F::Field)) else {
             return Val::Other(Prov::Unknown);
         };
+        self.shift_aware = true;
         let base = self.expr(t);
+        self.shift_aware = false;
         let fv = self.expr(f);
         let n = match &fv {
             Val::Str(k) if f.kind() == K::Number => k
@@ -1833,11 +1909,17 @@ impl<'t, 's> Eval<'t, 's> {
         };
         match base {
             Val::Keys => match n {
-                Some(i) => self.declared_hole(i, Some(node)),
+                Some(i) => {
+                    let i = i + self.removed_before(true, node.start_byte());
+                    self.declared_hole(i, Some(node))
+                }
                 None => self.declared_hole(0, Some(node)),
             },
             Val::Argv => match n {
-                Some(i) => self.argv_hole(i, node),
+                Some(i) => {
+                    let i = i + self.removed_before(false, node.start_byte());
+                    self.argv_hole(i, node)
+                }
                 None => {
                     let v = self.fresh(node, Prov::Argv);
                     Val::Str(v)
@@ -1878,6 +1960,22 @@ impl<'t, 's> Eval<'t, 's> {
         let arg_nodes = self.args(node);
         if let Some(v) = self.table_insert(callee, &arg_nodes) {
             return v;
+        }
+        // `local namespace = table.remove(KEYS, 1)` at the top: the first key left.
+        for keys in [true, false] {
+            let list = if keys {
+                &self.scopes.keys_removed
+            } else {
+                &self.scopes.argv_removed
+            };
+            if list.iter().any(|&(_, _, b)| b == node.start_byte()) {
+                let k = self.removed_before(keys, node.start_byte()) + 1;
+                return if keys {
+                    self.declared_hole(k, Some(node))
+                } else {
+                    self.argv_hole(k, node)
+                };
+            }
         }
         // `obj:method(…)`
         if callee.kind() == K::MethodIndexExpression {
@@ -2173,7 +2271,19 @@ impl<'t, 's> Eval<'t, 's> {
                 return Val::Spread(Spread::Coll(self.colls.len() - 1));
             }
         }
-        let args = self.eval_args(arg_nodes);
+        let whole = arg_nodes
+            .first()
+            .is_some_and(|n| n.kind() == K::Identifier && matches!(self.text(*n), "KEYS" | "ARGV"));
+        let args = if whole {
+            self.shift_aware = true;
+            let first = self.expr(arg_nodes[0]);
+            self.shift_aware = false;
+            let mut args = vec![first];
+            args.extend(self.eval_args(&arg_nodes[1..]));
+            args
+        } else {
+            self.eval_args(arg_nodes)
+        };
         let start = match (args.get(1), arg_nodes.get(1)) {
             (None, _) => 1,
             (Some(Val::Str(t)), Some(n)) if n.kind() == K::Number => t
@@ -2191,9 +2301,14 @@ impl<'t, 's> Eval<'t, 's> {
                 _ => Prov::Unknown,
             }));
         }
+        let at = arg_nodes.first().map_or(0, |n| n.start_byte());
+        let shifted = |ev: &Self, keys: bool| match start {
+            0 => 0,
+            s => s + ev.removed_before(keys, at),
+        };
         match args.first() {
-            Some(Val::Keys) => Val::Spread(Spread::Keys(start)),
-            Some(Val::Argv) => Val::Spread(Spread::Argv(start)),
+            Some(Val::Keys) => Val::Spread(Spread::Keys(shifted(self, true))),
+            Some(Val::Argv) => Val::Spread(Spread::Argv(shifted(self, false))),
             Some(Val::Other(p)) => Val::Spread(Spread::Values(computed([*p]))),
             _ => Val::Spread(Spread::Values(Prov::Unknown)),
         }
@@ -3244,6 +3359,58 @@ fn key_positions(fixed: &[Vec<u8>], has_spread: bool) -> Option<(Vec<usize>, Opt
         return None;
     }
     Some((fixed_keys.unwrap_or_default(), spread_is_key))
+}
+
+/// The Go template actions that name a field of the template's data (`{{.name}}`,
+/// `{{- .a.b -}}`) in a literal's bytes: each one's range and field name.
+fn go_actions(b: &[u8]) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if !(b[i] == b'{' && b[i + 1] == b'{') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut j = i + 2;
+        if b.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        while b.get(j) == Some(&b' ') {
+            j += 1;
+        }
+        if b.get(j) != Some(&b'.') {
+            i += 2;
+            continue;
+        }
+        j += 1;
+        let name_start = j;
+        while b
+            .get(j)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+        {
+            j += 1;
+        }
+        let name_end = j;
+        while b.get(j) == Some(&b' ') {
+            j += 1;
+        }
+        if b.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        let closed = b.get(j) == Some(&b'}') && b.get(j + 1) == Some(&b'}');
+        let first_ok = b
+            .get(name_start)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_');
+        if closed && first_ok {
+            let name = String::from_utf8_lossy(&b[name_start..name_end]).into_owned();
+            out.push((start..j + 2, name));
+            i = j + 2;
+        } else {
+            i += 2;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

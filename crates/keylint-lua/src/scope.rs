@@ -49,6 +49,14 @@ pub(crate) struct Scopes {
     /// Global names that the script assigns (`KEYS = …`, `function foo() end`), or
     /// whose fields it assigns (`KEYS[1] = …`): their values cannot be trusted.
     pub tainted_globals: FastSet<String>,
+    /// Each `table.remove(KEYS, 1)` written among the top-level statements of the
+    /// chunk or of a function the chunk defines (`local namespace = table.remove(KEYS,
+    /// 1)`), in order: the byte range of that chunk or function, and where the call
+    /// starts. After it, within that range, `KEYS[i]` is the key the caller passed at
+    /// `i + 1`. A removal anywhere else, or of another index, taints `KEYS` instead.
+    pub keys_removed: Vec<(usize, usize, usize)>,
+    /// The same for `ARGV`.
+    pub argv_removed: Vec<(usize, usize, usize)>,
 }
 
 struct Resolver<'a> {
@@ -63,6 +71,9 @@ struct Resolver<'a> {
     depth: usize,
     /// The function depth of each declaration.
     decl_depth: OffsetMap<usize>,
+    /// The functions being resolved, innermost last: their byte range and the number
+    /// of open scopes at their body's top level.
+    funcs: Vec<(usize, usize, usize)>,
 }
 
 /// Resolves every name in the tree rooted at `root`.
@@ -78,6 +89,7 @@ pub(crate) fn resolve(root: Node<'_>, identifiers: usize, src: &[u8]) -> Scopes 
         nest: 0,
         depth: 0,
         decl_depth: OffsetMap::default(),
+        funcs: Vec::new(),
     };
     r.statements(root);
     r.out
@@ -326,7 +338,10 @@ impl<'a> Resolver<'a> {
                 }
             }
             if let Some(b) = node.field(F::Body) {
+                r.funcs
+                    .push((node.start_byte(), node.end_byte(), r.scopes.len()));
                 r.statements(b);
+                r.funcs.pop();
             }
         });
         self.depth -= 1;
@@ -386,6 +401,41 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// `table.remove(KEYS, 1)` (or of `ARGV`): recorded in order at the chunk's top
+    /// level, else the global is tainted (its indices no longer say which key).
+    fn shift_of(&mut self, call: Node<'_>, args: Node<'_>) {
+        let a: Vec<Node<'_>> = args
+            .named_children()
+            .filter(|c| c.kind() != K::Comment)
+            .collect();
+        let Some(&t) = a.first() else {
+            return;
+        };
+        let name = self.text(t).into_owned();
+        if t.kind() != K::Identifier
+            || !(name == "KEYS" || name == "ARGV")
+            || self.lookup(&name).is_some()
+        {
+            return;
+        }
+        let first = a.len() == 2 && self.text(a[1]) == "1";
+        let range = match (self.depth, self.funcs.last()) {
+            (0, _) if self.scopes.len() == 1 => Some((0, usize::MAX)),
+            (1, Some(&(from, to, open))) if self.scopes.len() == open => Some((from, to)),
+            _ => None,
+        };
+        if let (true, Some((from, to))) = (first, range) {
+            let list = if name == "KEYS" {
+                &mut self.out.keys_removed
+            } else {
+                &mut self.out.argv_removed
+            };
+            list.push((from, to, call.start_byte()));
+        } else {
+            self.out.tainted_globals.insert(name);
+        }
+    }
+
     /// Marks a local used as a whole value where it may be kept or changed.
     fn escape(&mut self, e: Node<'_>) {
         if e.kind() == K::Identifier {
@@ -406,6 +456,9 @@ impl<'a> Resolver<'a> {
         let Some(args) = call.field(F::Arguments) else {
             return;
         };
+        if callee.as_deref() == Some("table.remove") {
+            self.shift_of(call, args);
+        }
         for (i, a) in args.named_children().enumerate() {
             if a.kind() != K::Identifier {
                 continue;

@@ -5092,7 +5092,22 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(ret) = self.ix().funcs[id].node.field(Field::ReturnType) {
                     match self.annotation(ret) {
                         _ if is_context_manager(&self.ix().funcs[id]) => {}
-                        Some(AnnotatedAs::Client(k)) => return Value::Client(k),
+                        Some(AnnotatedAs::Client(k)) => {
+                            // `def get_redis(self, pipeline=None) -> Redis: return
+                            // pipeline or self.redis`: the client without a pipeline;
+                            // with one passed, the body says what comes back.
+                            let takes_pipe = self.ix().funcs[id]
+                                .params
+                                .iter()
+                                .any(|p| crate::project::pipe_param_name(&p.name));
+                            if takes_pipe && args.is_some_and(|a| a.named_child_count() > 0) {
+                                if let v @ Value::Pipe(_) = self.call_func(id, bound, args, n, ctx)
+                                {
+                                    return v;
+                                }
+                            }
+                            return Value::Client(k);
+                        }
                         Some(AnnotatedAs::Pipeline(k)) => declared_pipe = Some(k),
                         None => {}
                     }

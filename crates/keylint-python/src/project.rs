@@ -2274,7 +2274,7 @@ pub(crate) fn global_fact(a: &mut Analyzer<'_>, name: &str, qual: &str) -> Optio
 /// Whether the one definition of a module global is `name = f(…)` at module level
 /// with `f` imported from a library: not this project, not redis-py (whose objects
 /// are known) and none of the look-alike libraries, whose objects are never clients.
-fn ext_object(a: &Analyzer<'_>, defs: &[crate::index::Def<'_>]) -> bool {
+fn ext_object<'t>(a: &mut Analyzer<'t>, defs: &[crate::index::Def<'t>]) -> bool {
     let [d] = defs else {
         return false;
     };
@@ -2287,30 +2287,14 @@ fn ext_object(a: &Analyzer<'_>, defs: &[crate::index::Def<'_>]) -> bool {
     let Some(f) = e.field(Field::Function) else {
         return false;
     };
-    let callee = text(f, a.src());
-    if !callee
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-    {
+    // What the callee names, as an import gives it (`flask_maple.redis.Redis`).
+    let Value::Symbol(path) = a.eval(f, &Ctx::at(None)) else {
         return false;
-    }
-    let (root, rest) = callee.split_once('.').unwrap_or((callee, ""));
-    let Some(import) = a.ix.imports.get(root) else {
-        return false;
-    };
-    let path = if rest.is_empty() {
-        import.clone()
-    } else {
-        format!("{import}.{rest}")
-    };
-    let under = |lib: &str| {
-        path == lib || (path.starts_with(lib) && path.as_bytes().get(lib.len()) == Some(&b'.'))
     };
     !path.starts_with('.')
-        && !under("redis")
-        && !under("aioredis")
-        && !under("builtins")
-        && !crate::byuse::LOOKALIKE_LIBRARIES.iter().any(|l| under(l))
+        && !path.ends_with(')')
+        && !crate::byuse::client_or_lookalike(&path)
+        && !crate::byuse::under(&path, "builtins")
         && a.project.is_some_and(|s| s.locate(&path).is_none())
 }
 

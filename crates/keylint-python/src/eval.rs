@@ -4730,6 +4730,15 @@ impl<'t> crate::lower::Analyzer<'t> {
                         _ => self.instance_attr(c, m, func, ctx, matches!(recv, Value::SelfObj(_))),
                     };
                     let callee = match callee {
+                        // `RedisKeys.subscriber(name)`: a plain function reached
+                        // through its class binds no receiver; the arguments fill
+                        // its parameters from the first on, as Python does.
+                        Value::Func { id, .. }
+                            if matches!(recv, Value::Class(_) | Value::ClsObj(_))
+                                && !self.ix().funcs[id].is_classmethod() =>
+                        {
+                            Value::Func { id, bound: None }
+                        }
                         Value::Func { id, .. } => Value::Func {
                             id,
                             bound: self.bound_for(id, c),

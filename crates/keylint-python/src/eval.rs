@@ -6621,7 +6621,54 @@ impl<'t> crate::lower::Analyzer<'t> {
                 self.rebind_param(stmt, inner)?
             };
         }
+        let rets = self.live_returns(id, rets, &inner);
+        if rets.is_empty() {
+            return None;
+        }
         Some((rets, inner))
+    }
+
+    /// The returns of builder `id` that a call with the arguments `inner` binds can
+    /// reach: not those in an arm whose condition the arguments decide against
+    /// (`if index_type == "tasks": return …` called with `"state"`), nor those after
+    /// a guard they decide for (`if parts: return f"{base}:{…}"` / `return base`,
+    /// called with parts). Every return stays when nothing is decided.
+    fn live_returns(&mut self, id: FuncId, rets: Vec<Node<'t>>, inner: &Ctx<'t>) -> Vec<Node<'t>> {
+        if rets.len() < 2 || inner.func != Some(id) {
+            return rets;
+        }
+        let nav = self.ix.nav;
+        let body = self.ix().funcs[id].body;
+        // The first guard of the body that the arguments take, whose arm ends the call.
+        let mut end = usize::MAX;
+        for s in nav.named_children(body) {
+            if s.kind_name() != "if_statement"
+                || nav
+                    .named_children(s)
+                    .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+            {
+                continue;
+            }
+            let ends = s
+                .field(Field::Consequence)
+                .and_then(|b| {
+                    nav.named_children(b)
+                        .filter(|x| x.kind_name() != "comment")
+                        .last()
+                })
+                .is_some_and(|x| matches!(x.kind_name(), "return_statement" | "raise_statement"));
+            if ends && s.field(Field::Condition).and_then(|c| self.truth(c, inner)) == Some(true) {
+                end = s.end_byte();
+                break;
+            }
+        }
+        let mut live = Vec::with_capacity(rets.len());
+        for r in rets {
+            if r.start_byte() < end && !self.dead_in(r, inner) {
+                live.push(r);
+            }
+        }
+        live
     }
 
     /// The context that binds the parameters of function `id` to a call's arguments
@@ -7933,6 +7980,11 @@ pub(crate) fn builder_body<'t>(
     if last.kind_name() == "if_statement" {
         // `if c: return a` / `elif d: return b` / `else: return c`: a return per arm.
         rets.extend(crate::builders::arm_returns(nav, *last)?);
+        return (rets.len() <= MAX_SHAPES).then_some((rets, rebinds));
+    }
+    // `if …: return a` / `if …: return b` / `raise ValueError(…)`: a call that
+    // returns gets one of the guarded values.
+    if last.kind_name() == "raise_statement" && !rets.is_empty() {
         return (rets.len() <= MAX_SHAPES).then_some((rets, rebinds));
     }
     if last.kind_name() != "return_statement" {

@@ -179,7 +179,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 } else if a.kind_name() == "none" {
                     *b
                 } else {
-                    return None;
+                    return self.text_comparison(*a, *b, &op, ctx);
                 };
                 let none = self.bound_is_none(other, ctx)?;
                 match op.as_str() {
@@ -187,6 +187,62 @@ impl<'t> crate::lower::Analyzer<'t> {
                     "is not" | "!=" => Some(!none),
                     _ => None,
                 }
+            }
+            _ => None,
+        }
+    }
+
+    /// `index_type == "tasks"`, `kind != "x"`, `kind in {"task", "state"}`: a
+    /// parameter the call binds to text known whole, compared with plain string
+    /// literals. `None` for anything else (a value with an unknown part, a literal
+    /// with a prefix such as `b"…"` or `f"…"`, another operator).
+    fn text_comparison(
+        &mut self,
+        a: Node<'t>,
+        b: Node<'t>,
+        op: &str,
+        ctx: &Ctx<'t>,
+    ) -> Option<bool> {
+        let known = |v: Option<Value<'t>>| match v {
+            Some(Value::Str(t)) => t.as_bytes(),
+            _ => None,
+        };
+        let src = self.src();
+        let literal = |n: Node<'t>| -> Option<Vec<u8>> {
+            if n.kind_name() != "string" {
+                return None;
+            }
+            let t = text(n, src);
+            let body = t
+                .strip_prefix("\"\"\"")
+                .and_then(|x| x.strip_suffix("\"\"\""))
+                .or_else(|| t.strip_prefix('"').and_then(|x| x.strip_suffix('"')))
+                .or_else(|| t.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))?;
+            // No escapes, no braces of a format: the text is what is written.
+            (!body.contains(['\\', '"', '\''])).then(|| body.as_bytes().to_vec())
+        };
+        match op {
+            "==" | "!=" => {
+                let (v, lit) = match (literal(a), literal(b)) {
+                    (None, Some(l)) => (known(self.bound_value(a, ctx))?, l),
+                    (Some(l), None) => (known(self.bound_value(b, ctx))?, l),
+                    _ => return None,
+                };
+                Some((v == lit) == (op == "=="))
+            }
+            "in" | "not in" => {
+                let v = known(self.bound_value(a, ctx))?;
+                if !matches!(b.kind_name(), "set" | "list" | "tuple") {
+                    return None;
+                }
+                let mut found = false;
+                for item in self.ix.nav.named_children(b) {
+                    if item.kind_name() == "comment" {
+                        continue;
+                    }
+                    found |= literal(item)? == v;
+                }
+                Some(found == (op == "in"))
             }
             _ => None,
         }

@@ -577,7 +577,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             // `for key, val in zip(keys, results):`, `for i, key in enumerate(keys):`:
             // the name takes the members of the sequence zipped at its place.
             "pattern_list" | "tuple_pattern" => match self.zipped_at(left, right, name, ctx) {
-                Some(r) => r,
+                Some((r, None)) => r,
+                // `for (key, doc), old in zip(batch, olds):`: the tuples of `batch`.
+                Some((r, Some(pattern))) => {
+                    unpack = Some(self.target_place(pattern, name)?);
+                    r
+                }
                 None => {
                     unpack = Some(self.target_place(left, name)?);
                     right
@@ -710,14 +715,16 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// second name), also through nested targets over nested calls (`for i, (k, v)
     /// in enumerate(zip(keys, values))`: `keys` for `k`): `None` for any other loop,
     /// a starred target, a splat or keyword among the arguments (but `strict=`), or
-    /// a `zip`/`enumerate` the module rebinds.
+    /// a `zip`/`enumerate` the module rebinds. With a nested pattern over an
+    /// argument that is no `zip`/`enumerate` (`for (k, doc), old in zip(batch,
+    /// olds)`), that argument and the pattern, whose names unpack its items.
     fn zipped_at(
         &mut self,
         left: Node<'t>,
         right: Node<'t>,
         name: &str,
         ctx: &Ctx<'t>,
-    ) -> Option<Node<'t>> {
+    ) -> Option<(Node<'t>, Option<Node<'t>>)> {
         let src = self.src();
         let nav = self.ix.nav;
         let (at, count, inner) = self.nested_place(left, name)?;
@@ -758,10 +765,12 @@ impl<'t> crate::lower::Analyzer<'t> {
             _ => None,
         }?;
         match inner {
-            None => Some(item),
+            None => Some((item, None)),
             // The nested pattern takes the items of that argument: a `zip` or an
-            // `enumerate` again, or nothing known.
-            Some(pattern) => self.zipped_at(pattern, item, name, ctx),
+            // `enumerate` again, or tuples it unpacks.
+            Some(pattern) => self
+                .zipped_at(pattern, item, name, ctx)
+                .or(Some((item, Some(pattern)))),
         }
     }
 }
@@ -814,11 +823,48 @@ impl<'t> crate::lower::Analyzer<'t> {
         let uses = BufferUses::of(nav, src, self.ix.funcs[f].body, name, &stmts)?;
         // Reads through a method: only of a redis-py client or pipeline, which keep
         // no reference to the list.
-        for obj in uses.reads {
+        for (obj, call) in uses.reads {
             let fctx = Ctx::at(Some(f));
             let v = self.eval(obj, &fctx);
-            if !matches!(self.as_receiver(v, obj), Value::Client(_) | Value::Pipe(_)) {
+            if matches!(self.as_receiver(v, obj), Value::Client(_) | Value::Pipe(_)) {
+                continue;
+            }
+            // `self._flush(buf)`: a function of this file that only reads the list.
+            if !self.only_reads_argument(call, name, &fctx) {
                 return None;
+            }
+        }
+        for call in uses.passed {
+            if !self.only_reads_argument(call, name, &Ctx::at(Some(f))) {
+                return None;
+            }
+        }
+        // `buf.append((key, doc))` at one place: a family of those tuples.
+        if let [a] = uses.added.as_slice() {
+            if a.kind_name() == "tuple" {
+                let v = self.eval(*a, &ctx.deeper());
+                let Value::Seq {
+                    items,
+                    family: false,
+                } = &v
+                else {
+                    return None;
+                };
+                let mut each = Vec::new();
+                for e in items {
+                    if e.star {
+                        return None;
+                    }
+                    if let Value::Str(t) = &e.value {
+                        each.extend(marked_loops(t));
+                    }
+                }
+                each.sort_unstable();
+                each.dedup();
+                if each.is_empty() {
+                    return None;
+                }
+                return Some(Value::family(v, *a, each));
             }
         }
         let (t, node) = self.buffer_member(uses.added, ctx)?;
@@ -860,6 +906,140 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         member
     }
+
+    /// Whether `call` (made in `ctx`) passes the list `name` as a positional
+    /// argument to a function of this file that only reads that parameter: loops
+    /// over it (`for key, doc in batch`, `zip(batch, docs)`, a comprehension), takes
+    /// its length or tests it. Such a call keeps no reference to the list and adds
+    /// nothing to it.
+    fn only_reads_argument(&mut self, call: Node<'t>, name: &str, ctx: &Ctx<'t>) -> bool {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let Some(func) = call.field(Field::Function) else {
+            return false;
+        };
+        let Value::Func { id, bound } = self.eval(func, &ctx.deeper()) else {
+            return false;
+        };
+        let args = arg_nodes(nav, call.field(Field::Arguments));
+        let Some(at) = args
+            .iter()
+            .position(|a| a.kind_name() == "identifier" && text(*a, src) == name)
+        else {
+            return false;
+        };
+        if args[..at].iter().any(|a| {
+            matches!(
+                a.kind_name(),
+                "list_splat" | "dictionary_splat" | "keyword_argument"
+            )
+        }) {
+            return false;
+        }
+        let info = &self.ix.funcs[id];
+        if info.is_lambda || !info.plainly_called() || info.parent.is_some() {
+            return false;
+        }
+        let skip = usize::from(bound.is_some() && info.self_name().is_some());
+        let Some(p) = info.params.get(at + skip) else {
+            return false;
+        };
+        if p.star || info.defs.get(&p.name).is_none_or(|d| d.len() != 1) {
+            return false;
+        }
+        param_only_read(nav, src, info.body, &p.name)
+    }
+}
+
+/// Whether every use of the parameter `name` in `body` reads the list without
+/// changing or keeping it: the iterable of a `for` or a comprehension (alone or in
+/// `zip`/`enumerate`), an argument of `len`/`bool`, or a condition.
+fn param_only_read<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    src: &str,
+    body: Node<'t>,
+    name: &str,
+) -> bool {
+    let mut stack = vec![body];
+    let mut seen = 0usize;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 20_000 {
+            return false;
+        }
+        if matches!(
+            x.kind_name(),
+            "function_definition" | "class_definition" | "lambda"
+        ) {
+            if contains_name(nav, x, name, src) {
+                return false;
+            }
+            continue;
+        }
+        if x.kind_name() == "identifier" && text(x, src) == name {
+            if !names_variable(nav, x) {
+                continue;
+            }
+            if !read_use(nav, src, x) {
+                return false;
+            }
+            continue;
+        }
+        stack.extend(nav.children(x));
+    }
+    true
+}
+
+/// One allowed reading use `x` of a list parameter ([`param_only_read`]).
+fn read_use<'t>(nav: &crate::syntax::Nav<'t>, src: &str, x: Node<'t>) -> bool {
+    let Some(parent) = nav.parent(x) else {
+        return false;
+    };
+    match parent.kind_name() {
+        "for_statement" | "for_in_clause" => parent.field(Field::Right) == Some(x),
+        "if_statement" | "elif_clause" | "while_statement" => {
+            parent.field(Field::Condition) == Some(x)
+        }
+        // `not batch` is a bool; `batch and x` only within a test.
+        "not_operator" => true,
+        "boolean_operator" => {
+            let mut n = parent;
+            loop {
+                let Some(up) = nav.parent(n) else {
+                    return false;
+                };
+                match up.kind_name() {
+                    "boolean_operator" | "parenthesized_expression" => n = up,
+                    "not_operator" => return true,
+                    "if_statement" | "elif_clause" | "while_statement" => {
+                        return up.field(Field::Condition) == Some(n)
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        "argument_list" => {
+            let Some(call) = nav.parent(parent).filter(|c| c.kind_name() == "call") else {
+                return false;
+            };
+            let Some(callee) = call.field(Field::Function) else {
+                return false;
+            };
+            if callee.kind_name() != "identifier" {
+                return false;
+            }
+            match text(callee, src) {
+                "len" | "bool" => true,
+                // `for a, b in zip(batch, docs)`: read as the loop runs.
+                "zip" | "enumerate" => nav.parent(call).is_some_and(|l| {
+                    matches!(l.kind_name(), "for_statement" | "for_in_clause")
+                        && l.field(Field::Right) == Some(call)
+                }),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// The assigned names of definitions that are all `name = []`, or `None`.
@@ -885,7 +1065,10 @@ fn empty_list_targets(nav: &crate::syntax::Nav<'_>, defs: &[Def<'_>]) -> Option<
 /// is added to it, and the objects whose methods read it.
 struct BufferUses<'t> {
     added: Vec<Node<'t>>,
-    reads: Vec<Node<'t>>,
+    /// The object of a method the list is passed to, with the call.
+    reads: Vec<(Node<'t>, Node<'t>)>,
+    /// Calls of a plain name the list is passed to (`flush(buf)`).
+    passed: Vec<Node<'t>>,
 }
 
 impl<'t> BufferUses<'t> {
@@ -900,6 +1083,7 @@ impl<'t> BufferUses<'t> {
         let mut uses = BufferUses {
             added: Vec::new(),
             reads: Vec::new(),
+            passed: Vec::new(),
         };
         let mut stack = vec![body];
         while let Some(x) = stack.pop() {
@@ -967,7 +1151,8 @@ impl<'t> BufferUses<'t> {
                 let callee = call.field(Field::Function)?;
                 match callee.kind_name() {
                     "identifier" if matches!(text(callee, src), "len" | "bool") => {}
-                    "attribute" => self.reads.push(callee.field(Field::Object)?),
+                    "identifier" => self.passed.push(call),
+                    "attribute" => self.reads.push((callee.field(Field::Object)?, call)),
                     _ => return None,
                 }
             }

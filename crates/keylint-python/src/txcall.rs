@@ -21,7 +21,8 @@
 //!
 //! Left out: a call inside a followed helper or a bound builder (one level only), a call
 //! that splats its arguments, `__init__`, functions with other decorators than
-//! `staticmethod`/`classmethod`, and functions that make more than one pipeline.
+//! `staticmethod`/`classmethod`, and functions that make more than four pipelines
+//! (each of a few, `read_pipe` then `write_pipe`, is judged with the call's keys).
 
 use crate::eval::{Ctx, Elem, PipeId, Value};
 use crate::index::{text, ClassId, DefKind, FuncId};
@@ -84,14 +85,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                 })
             })
             .collect();
-        let [made] = made[..] else {
+        // One transaction or a few (`read_pipe` then `write_pipe`), each made once.
+        const MAX_MADE: usize = 4;
+        if made.is_empty() || made.len() > MAX_MADE {
             return;
-        };
-        let Value::Pipe(own) = self.eval(made, &Ctx::at(Some(id))) else {
-            return;
-        };
-        if self.pipes[own].created != Some(made.byte_range()) {
-            return;
+        }
+        let mut owns = Vec::with_capacity(made.len());
+        for &m in &made {
+            let Value::Pipe(own) = self.eval(m, &Ctx::at(Some(id))) else {
+                return;
+            };
+            if self.pipes[own].created != Some(m.byte_range()) || owns.contains(&own) {
+                return;
+            }
+            owns.push(own);
         }
         let self_name = info.self_name().is_some();
         let Some(params) = self.helper_params(&info, bound, self_name, (pos, kw), ctx) else {
@@ -104,39 +111,51 @@ impl<'t> crate::lower::Analyzer<'t> {
         {
             return;
         }
-        let fresh: PipeId = self.pipes.len();
-        let mut pi = self.pipes[own].clone();
-        pi.created = None;
-        pi.anchor = None;
-        self.pipes.push(pi);
-        let saved = self.pipe_by_node.insert(made.id(), fresh);
+        let mut fresh = Vec::with_capacity(owns.len());
+        let mut saved = Vec::with_capacity(owns.len());
+        for (&m, &own) in made.iter().zip(&owns) {
+            let f: PipeId = self.pipes.len();
+            let mut pi = self.pipes[own].clone();
+            pi.created = None;
+            pi.anchor = None;
+            self.pipes.push(pi);
+            saved.push(self.pipe_by_node.insert(m.id(), f));
+            fresh.push(f);
+        }
         let before = self.model.keys.len();
-        self.follow_body(id, call, vec![fresh], params, None, ctx);
-        match saved {
-            Some(s) => self.pipe_by_node.insert(made.id(), s),
-            None => self.pipe_by_node.remove(&made.id()),
-        };
-        let line = |at: usize| self.src()[..at].matches('\n').count() + 1;
+        self.follow_body(id, call, fresh.clone(), params, None, ctx);
+        for (&m, s) in made.iter().zip(saved) {
+            match s {
+                Some(s) => self.pipe_by_node.insert(m.id(), s),
+                None => self.pipe_by_node.remove(&m.id()),
+            };
+        }
+        let src = self.src();
+        let line = |at: usize| src[..at].matches('\n').count() + 1;
         let callee = call.field(Field::Function).unwrap_or(call);
         let anchor = callee
             .field(Field::Attribute)
             .unwrap_or(callee)
             .byte_range();
-        let made_at = made
-            .field(Field::Function)
-            .and_then(|f| f.field(Field::Attribute))
-            .unwrap_or(made)
-            .byte_range();
-        let via = Via {
-            name: info.name.clone(),
-            line: line(made.start_byte()),
-            made: made_at,
-            anchor,
-            site_line: line(call.start_byte()),
-            keys: before..self.model.keys.len(),
-            derived: derived.into_iter().collect(),
-        };
-        self.pipes[fresh].via = Some(Rc::new(via));
+        let derived: Vec<String> = derived.into_iter().collect();
+        let keys = before..self.model.keys.len();
+        for (&m, f) in made.iter().zip(fresh) {
+            let made_at = m
+                .field(Field::Function)
+                .and_then(|x| x.field(Field::Attribute))
+                .unwrap_or(m)
+                .byte_range();
+            let via = Via {
+                name: info.name.clone(),
+                line: line(m.start_byte()),
+                made: made_at,
+                anchor: anchor.clone(),
+                site_line: line(call.start_byte()),
+                keys: keys.clone(),
+                derived: derived.clone(),
+            };
+            self.pipes[f].via = Some(Rc::new(via));
+        }
     }
 
     /// The names of function `f` whose values come from its parameters: the

@@ -3770,12 +3770,21 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let Value::Seq {
-            items,
+            mut items,
             family: false,
         } = self.eval(stmt.field(Field::Right)?, &ctx.deeper())
         else {
             return None;
         };
+        // A list that surely holds these keys and maybe more (a builder's list grown
+        // under conditions): each of them is a pass of the loop, which is all a
+        // verdict of different slots rests on.
+        if items
+            .last()
+            .is_some_and(|e| e.star && matches!(e.value, Value::Unknown))
+        {
+            items.pop();
+        }
         if !(2..=MAX_LISTED).contains(&items.len()) {
             return None;
         }
@@ -6499,10 +6508,32 @@ impl<'t> crate::lower::Analyzer<'t> {
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let transform = self.key_transform_of(id);
-        let (rets, inner) =
+        let (rets, inner, open) =
             self.builder_returns_at(id, bound, pos, kw, ctx, transform.is_some())?;
         let name = self.ix().funcs[id].name.clone();
         let v = self.eval_returns(&name, rets, &inner)?;
+        // A list the body may grow further: the members it surely holds, then an
+        // unknown rest (as a local's list that grows under conditions).
+        let v = match v {
+            Value::Seq {
+                mut items,
+                family: false,
+            } if open => {
+                let node = items.last()?.node;
+                items.push(Elem {
+                    value: Value::Unknown,
+                    node,
+                    star: true,
+                    each: Vec::new(),
+                });
+                Value::Seq {
+                    items,
+                    family: false,
+                }
+            }
+            _ if open => return None,
+            v => v,
+        };
         let Some((w, local, expr)) = transform else {
             return Some(v);
         };
@@ -6576,7 +6607,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         pos: Vec<Elem<'t>>,
         ctx: &Ctx<'t>,
     ) -> Option<Vec<Value<'t>>> {
-        let (rets, inner) = self.builder_returns_at(id, bound, pos, Vec::new(), ctx, false)?;
+        let (rets, inner, open) =
+            self.builder_returns_at(id, bound, pos, Vec::new(), ctx, false)?;
+        if open {
+            return None;
+        }
         Some(rets.into_iter().map(|r| self.eval(r, &inner)).collect())
     }
 
@@ -6590,7 +6625,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         kw: Vec<(String, Elem<'t>)>,
         ctx: &Ctx<'t>,
         transformed: bool,
-    ) -> Option<(Vec<Node<'t>>, Ctx<'t>)> {
+    ) -> Option<(Vec<Node<'t>>, Ctx<'t>, bool)> {
         if ctx.depth > MAX_DEPTH / 2 {
             return None;
         }
@@ -6599,7 +6634,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !plain_decorators(&info) && !transformed {
             return None;
         }
-        let (rets, rebinds) = match builder_body(self.ix.nav, self.src(), &info) {
+        let (rets, rebinds, open) = match builder_body(self.ix.nav, self.src(), &info) {
             Some(b) => b,
             None => (
                 crate::builders::memo_return(self.ix.nav, self.src(), &info)
@@ -6611,6 +6646,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         crate::memoglobal::memo_attr_return(self.ix(), self.src(), &info, &chain)
                     })?,
                 Vec::new(),
+                false,
             ),
         };
         let mut inner = self.bind_call(id, bound, pos, kw, ctx)?;
@@ -6625,7 +6661,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if rets.is_empty() {
             return None;
         }
-        Some((rets, inner))
+        Some((rets, inner, open))
     }
 
     /// The returns of builder `id` that a call with the arguments `inner` binds can
@@ -7757,8 +7793,8 @@ pub(crate) fn builder_returns<'t>(
     info: &crate::index::FuncInfo<'t>,
 ) -> Option<Vec<Node<'t>>> {
     builder_body(nav, src, info)
-        .filter(|(_, rebinds)| rebinds.is_empty())
-        .map(|(rets, _)| rets)
+        .filter(|(_, rebinds, open)| rebinds.is_empty() && !open)
+        .map(|(rets, _, _)| rets)
 }
 
 /// [`builder_returns`], and the `if` statements of the body, in order, that rebind
@@ -7771,11 +7807,11 @@ pub(crate) fn builder_body<'t>(
     nav: &Nav<'t>,
     src: &str,
     info: &crate::index::FuncInfo<'t>,
-) -> Option<(Vec<Node<'t>>, Vec<Node<'t>>)> {
+) -> Option<(Vec<Node<'t>>, Vec<Node<'t>>, bool)> {
     const MAX_SHAPES: usize = 8;
     const MAX_REBINDS: usize = 4;
     if info.is_lambda {
-        return Some((vec![info.body], Vec::new()));
+        return Some((vec![info.body], Vec::new(), false));
     }
     let mut rebinds: Vec<Node<'t>> = Vec::new();
     let stmts: Vec<Node<'t>> = nav
@@ -7839,6 +7875,10 @@ pub(crate) fn builder_body<'t>(
         .collect();
     let grows_list = |e: Node<'t>| list_added_to(src, e).is_some_and(|l| lists.contains(&l));
     let mut rets = Vec::new();
+    // Statements that grow the returned list under conditions ([`grows_only`]),
+    // and the first append they make.
+    let mut grew = false;
+    let mut growth = usize::MAX;
     for (i, s) in init.iter().enumerate() {
         match s.kind_name() {
             "expression_statement" => {
@@ -7877,6 +7917,24 @@ pub(crate) fn builder_body<'t>(
                 if returned_list.is_some_and(|l| append_loop(nav, src, info, *s, l)) {
                     continue;
                 }
+                if let Some((l, at)) =
+                    returned_list.and_then(|l| grows_only(nav, src, *s, l).map(|at| (l, at)))
+                {
+                    match list_return_in(nav, src, *s, l) {
+                        Some(r) => {
+                            rets.push(r);
+                            growth = growth.min(at);
+                            grew = true;
+                            continue;
+                        }
+                        // A `for` that computes locals and appends per pass (`key =
+                        // make(x)` / `keys.append(key)`), returning nothing itself,
+                        // with no `break` and no parameter rebound: read as a local's
+                        // list filled in a loop is, one member per pass.
+                        None if per_pass(nav, src, info, *s) => continue,
+                        None => {}
+                    }
+                }
                 let prev = i.checked_sub(1).map(|j| init[j]);
                 if i + 1 != init.len()
                     || rebinds.iter().any(|r| r.kind_name() == "for_statement")
@@ -7892,6 +7950,14 @@ pub(crate) fn builder_body<'t>(
                 if returned_list.is_some_and(|l| fill_loop(nav, src, info, *s, l)) {
                     continue;
                 }
+                if let Some((l, at)) =
+                    returned_list.and_then(|l| grows_only(nav, src, *s, l).map(|at| (l, at)))
+                {
+                    rets.extend(list_return_in(nav, src, *s, l));
+                    growth = growth.min(at);
+                    grew = true;
+                    continue;
+                }
                 return None;
             }
             // `if c: return x`, with no other arm and nothing else in its body.
@@ -7899,6 +7965,16 @@ pub(crate) fn builder_body<'t>(
                 // `if t == "x": for …: keys.append(a)` / `else: for …: keys.append(b)`
                 // before `return keys`: read as a local with its appends is.
                 if returned_list.is_some_and(|l| append_loop(nav, src, info, *s, l)) {
+                    continue;
+                }
+                // `if c: return keys` / `if c: keys.append(k)` / `while c: x = …;
+                // keys.append(…)`: the list grows, and is returned as it is.
+                if let Some((l, at)) =
+                    returned_list.and_then(|l| grows_only(nav, src, *s, l).map(|at| (l, at)))
+                {
+                    rets.extend(list_return_in(nav, src, *s, l));
+                    growth = growth.min(at);
+                    grew = true;
                     continue;
                 }
                 // `if namespace: key = f"{namespace}:{key}"`, or `if …: val = a` /
@@ -7980,18 +8056,188 @@ pub(crate) fn builder_body<'t>(
     if last.kind_name() == "if_statement" {
         // `if c: return a` / `elif d: return b` / `else: return c`: a return per arm.
         rets.extend(crate::builders::arm_returns(nav, *last)?);
-        return (rets.len() <= MAX_SHAPES).then_some((rets, rebinds));
+        return (rets.len() <= MAX_SHAPES && !grew).then_some((rets, rebinds, false));
     }
     // `if …: return a` / `if …: return b` / `raise ValueError(…)`: a call that
     // returns gets one of the guarded values.
     if last.kind_name() == "raise_statement" && !rets.is_empty() {
-        return (rets.len() <= MAX_SHAPES).then_some((rets, rebinds));
+        return (rets.len() <= MAX_SHAPES && !grew).then_some((rets, rebinds, false));
     }
     if last.kind_name() != "return_statement" {
         return None;
     }
     rets.push(last.named_child(0)?);
-    (rets.len() <= MAX_SHAPES).then_some((rets, rebinds))
+    let mut open = false;
+    if grew {
+        // Statements that grow the returned list under conditions: every return gives
+        // that one list (`if c: return keys` … `return keys`), and the first comes
+        // before any such growth. What the list holds there, it holds at every later
+        // return, and maybe more: the caller gets those members and an unknown rest.
+        if let Some(l) = returned_list {
+            let same = rets
+                .iter()
+                .all(|r| r.kind_name() == "identifier" && text(*r, src) == l);
+            if !same
+                || info.defs.get(l).is_none_or(|d| d.len() != 1)
+                || rets.first().is_none_or(|r| r.start_byte() > growth)
+            {
+                return None;
+            }
+            rets.truncate(1);
+            open = true;
+        } else {
+            return None;
+        }
+    }
+    (rets.len() <= MAX_SHAPES).then_some((rets, rebinds, open))
+}
+
+/// Whether statement `stmt` (an `if`, `for` or `while` of a builder's body) only
+/// grows the list `list` the builder returns: inside it the list is only appended or
+/// extended, or returned whole (`return keys`); other statements assign plain names
+/// other than the list, or are `break`/`continue`/`pass`. No other `return`, no
+/// `yield`, no nested scope, no `:=`, no `try`, no `with`, no `del`.
+fn grows_only<'t>(nav: &Nav<'t>, src: &str, stmt: Node<'t>, list: &str) -> Option<usize> {
+    if !binds_no_name(nav, stmt) {
+        return None;
+    }
+    let mut first = usize::MAX;
+    let mut stack = vec![stmt];
+    let mut seen = 0usize;
+    while let Some(s) = stack.pop() {
+        seen += 1;
+        if seen > 2048 {
+            return None;
+        }
+        match s.kind_name() {
+            "if_statement" | "while_statement" | "for_statement" => {
+                if s.kind_name() == "for_statement"
+                    && s.field(Field::Left)
+                        .is_some_and(|t| mentions(nav, src, t, list))
+                {
+                    return None;
+                }
+                for c in nav.named_children(s) {
+                    match c.kind_name() {
+                        "block" => stack.extend(nav.named_children(c)),
+                        "elif_clause" | "else_clause" => stack.push(c),
+                        _ if mentions(nav, src, c, list) => return None,
+                        _ => {}
+                    }
+                }
+            }
+            "elif_clause" | "else_clause" => {
+                for c in nav.named_children(s) {
+                    match c.kind_name() {
+                        "block" => stack.extend(nav.named_children(c)),
+                        _ if mentions(nav, src, c, list) => return None,
+                        _ => {}
+                    }
+                }
+            }
+            "comment" | "continue_statement" | "pass_statement" | "break_statement" => {}
+            "return_statement" => {
+                if !s
+                    .named_child(0)
+                    .is_some_and(|r| r.kind_name() == "identifier" && text(r, src) == list)
+                {
+                    return None;
+                }
+            }
+            "expression_statement" => {
+                let e = s.named_child(0)?;
+                match e.kind_name() {
+                    "call" if list_added_to(src, e) == Some(list) => {
+                        // The list itself is not added to itself.
+                        if e.field(Field::Arguments)
+                            .is_some_and(|a| mentions(nav, src, a, list))
+                        {
+                            return None;
+                        }
+                        first = first.min(e.start_byte());
+                    }
+                    "assignment" => {
+                        let (l, r) = (e.field(Field::Left)?, e.field(Field::Right)?);
+                        if l.kind_name() != "identifier"
+                            || text(l, src) == list
+                            || mentions(nav, src, r, list)
+                        {
+                            return None;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(first)
+}
+
+/// Whether `stmt`, a loop of a builder's body, has no `break` and assigns no
+/// parameter of the builder.
+fn per_pass<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    info: &crate::index::FuncInfo<'t>,
+    stmt: Node<'t>,
+) -> bool {
+    let rebinds_param = |target: Node<'t>| {
+        info.params
+            .iter()
+            .any(|p| mentions(nav, src, target, &p.name))
+    };
+    let mut stack = vec![stmt];
+    while let Some(x) = stack.pop() {
+        let target = match x.kind_name() {
+            "break_statement" => return false,
+            "assignment" | "for_statement" => x.field(Field::Left),
+            _ => None,
+        };
+        if target.is_some_and(rebinds_param) {
+            return false;
+        }
+        stack.extend(nav.named_children(x));
+    }
+    true
+}
+
+/// Whether the name `name` appears in `n`.
+fn mentions<'t>(nav: &Nav<'t>, src: &str, n: Node<'t>, name: &str) -> bool {
+    let mut stack = vec![n];
+    let mut seen = 0usize;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 4096 {
+            return true;
+        }
+        if x.kind_name() == "identifier" && text(x, src) == name {
+            return true;
+        }
+        stack.extend(nav.named_children(x));
+    }
+    false
+}
+
+/// The first `return list` inside `stmt` (a statement [`grows_only`] accepts).
+fn list_return_in<'t>(nav: &Nav<'t>, src: &str, stmt: Node<'t>, list: &str) -> Option<Node<'t>> {
+    let mut stack = vec![stmt];
+    let mut found: Option<Node<'t>> = None;
+    while let Some(x) = stack.pop() {
+        if x.kind_name() == "return_statement" {
+            if let Some(r) = x
+                .named_child(0)
+                .filter(|r| r.kind_name() == "identifier" && text(*r, src) == list)
+            {
+                if found.is_none_or(|f| r.start_byte() < f.start_byte()) {
+                    found = Some(r);
+                }
+            }
+            continue;
+        }
+        stack.extend(nav.named_children(x));
+    }
+    found
 }
 
 /// Whether `locals`, the statements of an `if` arm (`arm`) before its `return`, are

@@ -1359,7 +1359,27 @@ impl<'p> Scope<'p> {
             if matches!(first, "redis" | "aioredis" | "builtins" | "__future__") {
                 return None;
             }
-            self.resolve(from, 0, first)?;
+            // A first segment that names no module of the project ends the search,
+            // unless the loader finds the whole path (a repository mounted in an
+            // application imports itself as `lib.gwpcc.consts`): then the longest
+            // module path it finds, of two segments at least.
+            if self.resolve(from, 0, first).is_none() {
+                for k in (2..=segs.len()).rev() {
+                    if let Some(ModuleFile::Source(file)) =
+                        self.resolve(from, 0, &segs[..k].join("."))
+                    {
+                        return Some(if k == segs.len() {
+                            Reached::Module
+                        } else {
+                            Reached::Name {
+                                file,
+                                names: segs[k..].to_vec(),
+                            }
+                        });
+                    }
+                }
+                return None;
+            }
         }
         let min = usize::from(level == 0);
         for k in (min..=segs.len()).rev() {

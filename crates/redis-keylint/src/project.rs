@@ -711,11 +711,27 @@ impl ModuleLoader for Loader {
                         s => Some(s),
                     })
             };
+            // A repository mounted as a package of a larger application (a
+            // submodule at `lib/gwpcc`) whose modules import each other by the
+            // application's path (`from lib.gwpcc import consts`): the segments
+            // after the one that names the project's directory, from the project
+            // root. Only a module file, not a namespace.
+            let mounted = || {
+                let name = roots.project.file_name()?.to_str()?;
+                // After at least one segment of the application's (`lib`): a path
+                // that begins with the project's own name is a plain import.
+                let at = segs.iter().skip(1).position(|s| *s == name)? + 1;
+                match Loader::find(&roots.project, &segs[at + 1..], &roots.limit)? {
+                    ModuleFile::Namespace => None,
+                    s => Some(s),
+                }
+            };
             source
                 .or_else(beside)
                 .or_else(above)
                 .or(namespace)
                 .or_else(outer)
+                .or_else(mounted)
         };
         self.resolved
             .lock()
@@ -968,6 +984,32 @@ mod tests {
             l.resolve(from.to_str().unwrap(), 0, "redis_connection"),
             src("repo/redis_connection.py")
         );
+    }
+
+    #[test]
+    fn a_repository_mounted_in_an_application_imports_itself_by_the_mount_path() {
+        // `gwpcc` is a submodule the application mounts at `lib/gwpcc`; its modules
+        // write `from lib.gwpcc import consts`. Linted alone, that names the
+        // repository's own `consts.py`; a path naming no directory of the project
+        // stays unresolved.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = |p: &str, t: &str| write_at(&root, p, t);
+        w("gwpcc/.git/HEAD", "");
+        w("gwpcc/__init__.py", "");
+        w("gwpcc/consts.py", "KEY = 'x'\n");
+        w("gwpcc/orders/__init__.py", "");
+        w("gwpcc/orders/stats.py", "from lib.gwpcc import consts\n");
+        let src = |p: &str| source_at(&root, p);
+        let l = Loader::default();
+        let from = root.join("gwpcc/orders/stats.py");
+        let from = from.to_str().unwrap();
+        assert_eq!(
+            l.resolve(from, 0, "lib.gwpcc.consts"),
+            src("gwpcc/consts.py")
+        );
+        assert_eq!(l.resolve(from, 0, "lib.gwpcc"), src("gwpcc/__init__.py"));
+        assert_eq!(l.resolve(from, 0, "lib.other.consts"), None);
     }
 
     #[test]

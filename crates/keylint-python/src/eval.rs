@@ -8113,7 +8113,7 @@ fn grows_only<'t>(nav: &Nav<'t>, src: &str, stmt: Node<'t>, list: &str) -> Optio
             "if_statement" | "while_statement" | "for_statement" => {
                 if s.kind_name() == "for_statement"
                     && s.field(Field::Left)
-                        .is_some_and(|t| mentions(nav, src, t, list))
+                        .is_some_and(|t| crate::collections::contains_name(nav, t, list, src))
                 {
                     return None;
                 }
@@ -8121,7 +8121,7 @@ fn grows_only<'t>(nav: &Nav<'t>, src: &str, stmt: Node<'t>, list: &str) -> Optio
                     match c.kind_name() {
                         "block" => stack.extend(nav.named_children(c)),
                         "elif_clause" | "else_clause" => stack.push(c),
-                        _ if mentions(nav, src, c, list) => return None,
+                        _ if crate::collections::contains_name(nav, c, list, src) => return None,
                         _ => {}
                     }
                 }
@@ -8130,7 +8130,7 @@ fn grows_only<'t>(nav: &Nav<'t>, src: &str, stmt: Node<'t>, list: &str) -> Optio
                 for c in nav.named_children(s) {
                     match c.kind_name() {
                         "block" => stack.extend(nav.named_children(c)),
-                        _ if mentions(nav, src, c, list) => return None,
+                        _ if crate::collections::contains_name(nav, c, list, src) => return None,
                         _ => {}
                     }
                 }
@@ -8150,7 +8150,7 @@ fn grows_only<'t>(nav: &Nav<'t>, src: &str, stmt: Node<'t>, list: &str) -> Optio
                     "call" if list_added_to(src, e) == Some(list) => {
                         // The list itself is not added to itself.
                         if e.field(Field::Arguments)
-                            .is_some_and(|a| mentions(nav, src, a, list))
+                            .is_some_and(|a| crate::collections::contains_name(nav, a, list, src))
                         {
                             return None;
                         }
@@ -8160,7 +8160,7 @@ fn grows_only<'t>(nav: &Nav<'t>, src: &str, stmt: Node<'t>, list: &str) -> Optio
                         let (l, r) = (e.field(Field::Left)?, e.field(Field::Right)?);
                         if l.kind_name() != "identifier"
                             || text(l, src) == list
-                            || mentions(nav, src, r, list)
+                            || crate::collections::contains_name(nav, r, list, src)
                         {
                             return None;
                         }
@@ -8185,7 +8185,7 @@ fn per_pass<'t>(
     let rebinds_param = |target: Node<'t>| {
         info.params
             .iter()
-            .any(|p| mentions(nav, src, target, &p.name))
+            .any(|p| crate::collections::contains_name(nav, target, &p.name, src))
     };
     let mut stack = vec![stmt];
     while let Some(x) = stack.pop() {
@@ -8200,23 +8200,6 @@ fn per_pass<'t>(
         stack.extend(nav.named_children(x));
     }
     true
-}
-
-/// Whether the name `name` appears in `n`.
-fn mentions<'t>(nav: &Nav<'t>, src: &str, n: Node<'t>, name: &str) -> bool {
-    let mut stack = vec![n];
-    let mut seen = 0usize;
-    while let Some(x) = stack.pop() {
-        seen += 1;
-        if seen > 4096 {
-            return true;
-        }
-        if x.kind_name() == "identifier" && text(x, src) == name {
-            return true;
-        }
-        stack.extend(nav.named_children(x));
-    }
-    false
 }
 
 /// The first `return list` inside `stmt` (a statement [`grows_only`] accepts).

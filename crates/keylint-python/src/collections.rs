@@ -922,13 +922,16 @@ impl<'t> crate::lower::Analyzer<'t> {
             return false;
         };
         let args = arg_nodes(nav, call.field(Field::Arguments));
-        let Some(at) = args
+        let places: Vec<usize> = args
             .iter()
-            .position(|a| a.kind_name() == "identifier" && text(*a, src) == name)
-        else {
+            .enumerate()
+            .filter(|(_, a)| a.kind_name() == "identifier" && text(**a, src) == name)
+            .map(|(i, _)| i)
+            .collect();
+        let Some(&last) = places.last() else {
             return false;
         };
-        if args[..at].iter().any(|a| {
+        if args[..last].iter().any(|a| {
             matches!(
                 a.kind_name(),
                 "list_splat" | "dictionary_splat" | "keyword_argument"
@@ -941,13 +944,14 @@ impl<'t> crate::lower::Analyzer<'t> {
             return false;
         }
         let skip = usize::from(bound.is_some() && info.self_name().is_some());
-        let Some(p) = info.params.get(at + skip) else {
-            return false;
-        };
-        if p.star || info.defs.get(&p.name).is_none_or(|d| d.len() != 1) {
-            return false;
-        }
-        param_only_read(nav, src, info.body, &p.name)
+        // Every parameter the list fills (`f(batch, batch)` fills two).
+        places.iter().all(|&at| {
+            info.params.get(at + skip).is_some_and(|p| {
+                !p.star
+                    && info.defs.get(&p.name).is_some_and(|d| d.len() == 1)
+                    && param_only_read(nav, src, info.body, &p.name)
+            })
+        })
     }
 }
 

@@ -7917,10 +7917,8 @@ pub(crate) fn builder_body<'t>(
                 if returned_list.is_some_and(|l| append_loop(nav, src, info, *s, l)) {
                     continue;
                 }
-                if let Some((l, at)) =
-                    returned_list.and_then(|l| grows_only(nav, src, *s, l).map(|at| (l, at)))
-                {
-                    match list_return_in(nav, src, *s, l) {
+                if let Some((ret, at)) = returned_list.and_then(|l| grown_by(nav, src, *s, l)) {
+                    match ret {
                         Some(r) => {
                             rets.push(r);
                             growth = growth.min(at);
@@ -7950,10 +7948,8 @@ pub(crate) fn builder_body<'t>(
                 if returned_list.is_some_and(|l| fill_loop(nav, src, info, *s, l)) {
                     continue;
                 }
-                if let Some((l, at)) =
-                    returned_list.and_then(|l| grows_only(nav, src, *s, l).map(|at| (l, at)))
-                {
-                    rets.extend(list_return_in(nav, src, *s, l));
+                if let Some((ret, at)) = returned_list.and_then(|l| grown_by(nav, src, *s, l)) {
+                    rets.extend(ret);
                     growth = growth.min(at);
                     grew = true;
                     continue;
@@ -7969,10 +7965,8 @@ pub(crate) fn builder_body<'t>(
                 }
                 // `if c: return keys` / `if c: keys.append(k)` / `while c: x = …;
                 // keys.append(…)`: the list grows, and is returned as it is.
-                if let Some((l, at)) =
-                    returned_list.and_then(|l| grows_only(nav, src, *s, l).map(|at| (l, at)))
-                {
-                    rets.extend(list_return_in(nav, src, *s, l));
+                if let Some((ret, at)) = returned_list.and_then(|l| grown_by(nav, src, *s, l)) {
+                    rets.extend(ret);
                     growth = growth.min(at);
                     grew = true;
                     continue;
@@ -8090,6 +8084,22 @@ pub(crate) fn builder_body<'t>(
         }
     }
     (rets.len() <= MAX_SHAPES).then_some((rets, rebinds, open))
+}
+
+/// A statement of a builder's body that grows the list `list` it returns
+/// ([`grows_only`]) and touches it (appends to it, or returns it): its first `return
+/// list`, if any, and the start of its first append (`usize::MAX` when it has none).
+/// A statement that does not touch the list is left to the other readings of the body
+/// (a parameter rebound under a condition, say).
+fn grown_by<'t>(
+    nav: &Nav<'t>,
+    src: &str,
+    stmt: Node<'t>,
+    list: &str,
+) -> Option<(Option<Node<'t>>, usize)> {
+    let at = grows_only(nav, src, stmt, list)?;
+    let ret = list_return_in(nav, src, stmt, list);
+    (at != usize::MAX || ret.is_some()).then_some((ret, at))
 }
 
 /// Whether statement `stmt` (an `if`, `for` or `while` of a builder's body) only

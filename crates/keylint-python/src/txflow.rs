@@ -208,19 +208,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             _ => None,
         };
         let src = self.src();
-        let literal = |n: Node<'t>| -> Option<Vec<u8>> {
-            if n.kind_name() != "string" {
-                return None;
-            }
-            let t = text(n, src);
-            let body = t
-                .strip_prefix("\"\"\"")
-                .and_then(|x| x.strip_suffix("\"\"\""))
-                .or_else(|| t.strip_prefix('"').and_then(|x| x.strip_suffix('"')))
-                .or_else(|| t.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))?;
-            // No escapes, no braces of a format: the text is what is written.
-            (!body.contains(['\\', '"', '\''])).then(|| body.as_bytes().to_vec())
-        };
+        let literal =
+            |n: Node<'t>| crate::subclasses::plain_literal(n, src).map(String::into_bytes);
         match op {
             "==" | "!=" => {
                 let (v, lit) = match (literal(a), literal(b)) {

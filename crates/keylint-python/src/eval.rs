@@ -3639,7 +3639,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                 v @ Value::Ext(_) => v,
                 _ => match self.entered_value(e, ctx) {
                     Some(v) => v,
-                    None => fallback(self, ctx),
+                    // An object whose class hands out a client (`cmobject.rs`).
+                    None => match self.entered_object(e, ctx).and_then(|en| en.one()) {
+                        Some(k) => Value::Client(k),
+                        None => fallback(self, ctx),
+                    },
                 },
             },
             DefKind::Other => {

@@ -26,6 +26,7 @@ mod classname;
 mod cmdnames;
 mod cmdwrap;
 mod cmexit;
+mod cmobject;
 mod collections;
 mod condprefix;
 mod configured;

@@ -435,6 +435,11 @@ pub(crate) struct ClassFacts {
     /// arguments (`self.key = self.get_key()`): a subclass that assigns the same is
     /// no redefinition (`rebase.rs`).
     attr_texts: HashMap<String, String>,
+    /// What entering an object of the class gives, when that is a client or a
+    /// tuple holding clients (`cmobject.rs`).
+    entered: Option<crate::cmobject::Entered>,
+    /// The class's `__call__` only returns the object itself.
+    call_self: bool,
 }
 
 impl ClassFacts {
@@ -679,6 +684,16 @@ pub(crate) struct Instance {
 }
 
 impl Instance {
+    /// What entering the object gives (`cmobject.rs`).
+    pub(crate) fn entered(&self) -> Option<crate::cmobject::Entered> {
+        self.class.entered.clone()
+    }
+
+    /// Whether calling the object gives the object itself.
+    pub(crate) fn call_returns_self(&self) -> bool {
+        self.class.call_self
+    }
+
     /// The transaction wrapper method `m` of the instance's class, if it is one.
     pub(crate) fn tx_wrapper(&self, m: &str) -> Option<&crate::txwrap::WrapperFact> {
         self.class.tx_wrapper(m)
@@ -3278,6 +3293,11 @@ fn class_fact(
                 _ => {}
             }
         }
+    }
+    // A context manager that hands out clients (`cmobject.rs`).
+    if a.mentions_redis {
+        out.entered = a.class_entered(c);
+        out.call_self = out.entered.is_some() && a.call_returns_self(c);
     }
     for name in out.instance_attrs.keys() {
         if let Some(t) = crate::rebase::ctor_assign_text(a, c, name, false) {

@@ -21,6 +21,9 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// value is a sequence of the same length; `None` otherwise.
     pub(crate) fn unpacked_value(&mut self, def: Def<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
         let stmt = def.stmt;
+        if stmt.kind_name() == "with_item" {
+            return self.entered_member(def, ctx);
+        }
         if stmt.kind_name() != "assignment" {
             return None;
         }
@@ -73,5 +76,43 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         items.into_iter().nth(at).map(|e| e.value)
+    }
+
+    /// `with sync_redis() as (reader, writer)`: the client at the name's place in
+    /// the tuple that entering the object gives (`cmobject.rs`).
+    fn entered_member(&mut self, def: Def<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
+        let item = def.stmt.field(Field::Value)?;
+        if item.kind_name() != "as_pattern" {
+            return None;
+        }
+        let expr = item.named_child(0)?;
+        let alias = item.field(Field::Alias)?;
+        let mut target = alias.named_child(0).unwrap_or(alias);
+        if target.kind_name() == "parenthesized_expression" {
+            target = target.named_child(0)?;
+        }
+        if !matches!(
+            target.kind_name(),
+            "tuple"
+                | "pattern_list"
+                | "tuple_pattern"
+                | "list_pattern"
+                | "list"
+                | "expression_list"
+        ) {
+            return None;
+        }
+        let targets: Vec<_> = self
+            .ix
+            .nav
+            .named_children(target)
+            .filter(|t| t.kind_name() != "comment")
+            .collect();
+        if targets.iter().any(|t| t.kind_name() != "identifier") {
+            return None;
+        }
+        let at = targets.iter().position(|t| t.start_byte() == def.pos)?;
+        let entered = self.entered_object(expr, ctx)?;
+        entered.member(at, targets.len()).map(Value::Client)
     }
 }

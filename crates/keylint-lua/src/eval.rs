@@ -371,6 +371,11 @@ pub(crate) struct Eval<'t, 's> {
     appends: OffsetMap<Vec<Node<'t>>>,
 }
 
+/// Whether a template ends with literal text that opens no hash tag.
+fn ends_with_text(t: &KeyTemplate) -> bool {
+    matches!(t.parts.last(), Some(Part::Lit(l)) if !l.bytes.is_empty() && !l.bytes.contains(&b'{'))
+}
+
 /// True for a name that suggests a whole key or a prefix (`queueKey`, `prefix`, `ns`).
 fn key_like_name(name: &str) -> bool {
     let mut words = Vec::new();
@@ -664,7 +669,12 @@ impl<'t, 's> Eval<'t, 's> {
         let name = self.text(ident).to_string();
         let val = match val {
             Val::Str(t) => {
-                let t = if key_like_name(&name) {
+                // A local named as a key or a prefix (`prefix = ARGV[1]`) may hold a
+                // whole key or prefix of the caller's, with a tag of its own: what it
+                // begins with is opaque. One that begins with text the script writes
+                // (`subject_key = 'subjects:' .. ARGV[2]`) holds its values as
+                // fragments, as the same text written inline does.
+                let t = if key_like_name(&name) && matches!(t.parts.first(), Some(Part::Hole(_))) {
                     tpl::all_opaque(t)
                 } else {
                     t
@@ -1850,7 +1860,15 @@ impl<'t, 's> Eval<'t, 's> {
         match op {
             ".." => {
                 let a = self.template(&lv, l);
-                let b = self.template(&rv, r);
+                let mut b = self.template(&rv, r);
+                // A value read from Redis or computed from `ARGV` and data, written
+                // after text the script writes (`'students:' .. number` of a number
+                // an `HGET` returned): an id within a key, read as holding no
+                // brace, as an `ARGV` value there is. Alone, or first, it may be a
+                // whole key of its own and stays opaque.
+                if self.prov_of(&rv) == Prov::Data && ends_with_text(&a) {
+                    b = tpl::data_fragments(b);
+                }
                 if too_large(&a, &b) {
                     return Val::Other(computed([self.prov_of(&lv), self.prov_of(&rv)]));
                 }

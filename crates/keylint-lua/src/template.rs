@@ -98,6 +98,18 @@ pub(crate) fn holes(t: &KeyTemplate) -> impl Iterator<Item = &Hole> {
     })
 }
 
+/// A value's template whose one hole (the whole value) is made a fragment: a value
+/// written after a key's text. A value the host code pastes into the script's source
+/// (`host:` binding) keeps its kind: the host code shows where it comes from.
+pub(crate) fn data_fragments(mut t: KeyTemplate) -> KeyTemplate {
+    if let [Part::Hole(h)] = t.parts.as_mut_slice() {
+        if !h.binding.starts_with("host:") {
+            h.kind = HoleKind::Fragment;
+        }
+    }
+    t
+}
+
 /// The template with every hole made opaque.
 pub(crate) fn all_opaque(mut t: KeyTemplate) -> KeyTemplate {
     for p in &mut t.parts {

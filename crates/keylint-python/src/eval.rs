@@ -457,7 +457,7 @@ pub(crate) struct Ctx<'t> {
     pub depth: u32,
 }
 
-const MAX_DEPTH: u32 = 24;
+pub(crate) const MAX_DEPTH: u32 = 24;
 /// Expressions evaluated per file before everything else is left unknown.
 const MAX_STEPS: usize = 2_000_000;
 
@@ -5222,6 +5222,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
             }
+        }
+        // A new pipeline from every return (`retpipe.rs`).
+        if let Some(v) = self.fresh_pipeline_call(id, n, ctx) {
+            return v;
         }
         let (pos, kw) = self.call_args(args, ctx);
         let v = match self.call_builder(id, bound, pos.clone(), kw.clone(), ctx) {

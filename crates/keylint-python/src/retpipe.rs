@@ -446,3 +446,101 @@ fn hands_on<'t>(
     };
     call().unwrap_or(false)
 }
+
+impl<'t> crate::lower::Analyzer<'t> {
+    /// A function whose every `return` makes a new pipeline of a client, with the
+    /// same arguments, and that cannot end without one (`if self._redis: return
+    /// self._redis.pipeline()` / `elif self._cluster: return self._cluster.pipeline()`
+    /// / `else: raise …`): its call is a new pipeline at the call site, of the kinds
+    /// of those clients together. One `return` is read as any builder is; this reads
+    /// two or more (up to eight).
+    pub(crate) fn fresh_pipeline_call(
+        &mut self,
+        id: FuncId,
+        n: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let info = self.ix.funcs[id].clone();
+        if info.is_lambda || !info.plainly_called() || ctx.depth > crate::eval::MAX_DEPTH / 2 {
+            return None;
+        }
+        let nav = self.ix.nav;
+        let mut rets = Vec::new();
+        collect_returns(nav, info.body, &mut rets);
+        if !(2..=8).contains(&rets.len()) || yields(nav, info.body) || !exits(nav, info.body) {
+            return None;
+        }
+        let src = self.src();
+        let mut calls = Vec::new();
+        for r in &rets {
+            let call = r.named_child(0).filter(|c| c.kind_name() == "call")?;
+            let func = call.field(Field::Function)?;
+            if func.kind_name() != "attribute"
+                || text(func.field(Field::Attribute)?, src) != "pipeline"
+            {
+                return None;
+            }
+            let args: String = call
+                .field(Field::Arguments)
+                .map_or("()", |a| text(a, src))
+                .split_whitespace()
+                .collect();
+            calls.push((func, call.field(Field::Arguments), args));
+        }
+        if calls.iter().any(|c| c.2 != calls[0].2) {
+            return None;
+        }
+        let inner = Ctx::at(Some(id));
+        let mut kind: Option<crate::eval::ClientKind> = None;
+        for (func, _, _) in &calls {
+            let recv = func.field(Field::Object)?;
+            let Value::Client(k) = self.eval(recv, &inner) else {
+                return None;
+            };
+            kind = Some(kind.map_or(k, |x| x.merge(k)));
+        }
+        let (func, args, _) = calls[0];
+        let attr = func.field(Field::Attribute)?;
+        Some(self.client_method(kind?, "pipeline", attr, args, n, ctx))
+    }
+}
+
+/// Whether a `yield` is in the body (outside nested functions).
+fn yields<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>) -> bool {
+    nav.named_children(n).any(|c| match c.kind_name() {
+        "yield" => true,
+        "function_definition" | "lambda" | "class_definition" => false,
+        _ => yields(nav, c),
+    })
+}
+
+/// Whether a block cannot end without a `return` or a `raise`: its last statement is
+/// one, or an `if` with an `else` whose every branch cannot.
+fn exits<'t>(nav: &crate::syntax::Nav<'t>, block: Node<'t>) -> bool {
+    let Some(last) = nav.statements(block).last().copied() else {
+        return false;
+    };
+    match last.kind_name() {
+        "return_statement" | "raise_statement" => true,
+        "if_statement" => {
+            let mut has_else = false;
+            let mut all = last
+                .field(Field::Consequence)
+                .is_some_and(|b| exits(nav, b));
+            for c in nav.named_children(last) {
+                match c.kind_name() {
+                    "elif_clause" => {
+                        all &= c.field(Field::Consequence).is_some_and(|b| exits(nav, b));
+                    }
+                    "else_clause" => {
+                        has_else = true;
+                        all &= c.field(Field::Body).is_some_and(|b| exits(nav, b));
+                    }
+                    _ => {}
+                }
+            }
+            all && has_else
+        }
+        _ => false,
+    }
+}

@@ -7390,7 +7390,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let fact = crate::project::global_fact(self, name, "");
         let v = match fact {
             Some(crate::project::Fact::Client(k)) => Some(Value::Client(k)),
-            _ => self.global_pipe(name),
+            _ => self.global_pipe(name).or_else(|| self.global_script(name)),
         };
         self.in_progress.remove(&guard);
         v
@@ -7429,6 +7429,41 @@ impl<'t> crate::lower::Analyzer<'t> {
                     return None;
                 }
                 found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// `_reserve = None` at module level and `global _reserve; _reserve = await
+    /// register_lua_script(redis, "reserve")` in one function (an `init_scripts` run at
+    /// startup), never assigned anything else: the script that assignment registers.
+    fn global_script(&mut self, name: &str) -> Option<Value<'t>> {
+        let module = self.ix.module_defs.get(name)?.clone();
+        if !module
+            .iter()
+            .all(|d| matches!(d.kind, DefKind::Expr(e) if e.kind_name() == "none"))
+        {
+            return None;
+        }
+        let mut found = None;
+        for f in 0..self.ix.funcs.len() {
+            if !self.ix.funcs[f].nonlocal.iter().any(|x| x == name) {
+                continue;
+            }
+            let Some(defs) = self.ix.funcs[f].defs.get(name).cloned() else {
+                continue;
+            };
+            for d in defs {
+                let DefKind::Expr(e) = d.kind else {
+                    return None;
+                };
+                if found.is_some() {
+                    return None;
+                }
+                match self.eval(e, &Ctx::at(Some(f))) {
+                    v @ Value::Script(_) => found = Some(v),
+                    _ => return None,
+                }
             }
         }
         found

@@ -2579,6 +2579,25 @@ impl<'t> Analyzer<'t> {
         id
     }
 
+    /// A script registered at `call` from a body not known here (see
+    /// [`crate::project::Fact::OpaqueScript`]).
+    pub(crate) fn opaque_script(&mut self, call: Node<'t>, client: ClientKind) -> ScriptId {
+        if let Some(&id) = self.script_by_node.get(&call.id()) {
+            return id;
+        }
+        let id = self.scripts.len();
+        self.scripts.push(ScriptInfo {
+            body: None,
+            func: None,
+            client,
+            ext: None,
+            wrapper: None,
+            preamble: None,
+        });
+        self.script_by_node.insert(call.id(), id);
+        id
+    }
+
     /// Reads a file through the loader.
     pub(crate) fn load_file(&self, p: &crate::eval::PathValue) -> Option<String> {
         let loader = self.loader?;

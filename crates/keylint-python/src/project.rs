@@ -149,6 +149,11 @@ pub(crate) enum Fact {
     /// (`return conn.register_script(LUA)`, also cached per connection): the body's
     /// text and the client's kind.
     Script(Arc<str>, ClientKind),
+    /// A function whose every return is a script registered on a client from a
+    /// body not known here (`return redis.register_script(load_lua_script(name))`,
+    /// a file named by the caller): its call is a script of no known body, whose
+    /// calls are judged by the keys they pass.
+    OpaqueScript(ClientKind),
     /// A function that registers the script its caller passes as this parameter
     /// (position, name) and returns it (`scriptparam.rs`).
     ScriptParam(usize, Arc<str>),
@@ -3097,7 +3102,13 @@ fn script_text(a: &mut Analyzer<'_>, id: crate::eval::ScriptId) -> Option<Fact> 
     let info = a.scripts.get(id)?.clone();
     let text: Arc<str> = match (&info.ext, info.body) {
         (Some(t), _) => t.clone(),
-        (None, Some(b)) => crate::script::body_of(a, b, info.func)?.text.into(),
+        (None, Some(b)) => match crate::script::body_of(a, b, info.func) {
+            Some(body) => body.text.into(),
+            // Registered from text this module does not show (a file it loads by
+            // a name the caller passes): a script all the same.
+            None if info.preamble.is_none() => return Some(Fact::OpaqueScript(info.client)),
+            None => return None,
+        },
         (None, None) => return None,
     };
     Some(Fact::Script(text, info.client))
@@ -4334,6 +4345,8 @@ impl<'t> Analyzer<'t> {
             Fact::PipeFactory(k, tx) => Some(self.factory_pipeline(k, &tx, args, n)),
             // A script factory of another module: a script registered at this call.
             Fact::Script(text, k) => Some(Value::Script(self.ext_script(n, text, k))),
+            // A script of no known body, registered at this call.
+            Fact::OpaqueScript(k) => Some(Value::Script(self.opaque_script(n, k))),
             // A helper of another module that registers the script passed to it (a
             // method's position counts the arguments after `self`).
             Fact::ScriptParam(pos, name) => self

@@ -670,7 +670,7 @@ impl<'t> crate::lower::Analyzer<'t> {
 impl<'t> crate::lower::Analyzer<'t> {
     /// The place of `name` among the targets of `for a, b in …` and their count;
     /// `None` when a target is nested or starred.
-    fn target_place(&self, left: Node<'t>, name: &str) -> Option<(usize, usize)> {
+    pub(crate) fn target_place(&self, left: Node<'t>, name: &str) -> Option<(usize, usize)> {
         let src = self.src();
         let targets: Vec<Node<'t>> = self
             .ix

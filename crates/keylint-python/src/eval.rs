@@ -7402,43 +7402,29 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// queues between two of its own `execute()` calls is one batch, whatever was
     /// queued before it ran.
     fn global_pipe(&mut self, name: &str) -> Option<Value<'t>> {
-        let module = self.ix.module_defs.get(name)?.clone();
-        if !module
-            .iter()
-            .all(|d| matches!(d.kind, DefKind::Expr(e) if e.kind_name() == "none"))
-        {
+        let (f, e) = self.set_once_global(name)?;
+        if e.kind_name() != "call" {
             return None;
         }
-        let mut found = None;
-        for f in 0..self.ix.funcs.len() {
-            if !self.ix.funcs[f].nonlocal.iter().any(|x| x == name) {
-                continue;
-            }
-            let Some(defs) = self.ix.funcs[f].defs.get(name).cloned() else {
-                continue;
-            };
-            for d in defs {
-                let DefKind::Expr(e) = d.kind else {
-                    return None;
-                };
-                if found.is_some() || e.kind_name() != "call" {
-                    return None;
-                }
-                let v = self.eval(e, &Ctx::at(Some(f)));
-                if !self.made_pipe(&v) {
-                    return None;
-                }
-                found = Some(v);
-            }
-        }
-        found
+        let v = self.eval(e, &Ctx::at(Some(f)));
+        self.made_pipe(&v).then_some(v)
     }
 
     /// `_reserve = None` at module level and `global _reserve; _reserve = await
     /// register_lua_script(redis, "reserve")` in one function (an `init_scripts` run at
     /// startup), never assigned anything else: the script that assignment registers.
     fn global_script(&mut self, name: &str) -> Option<Value<'t>> {
-        let module = self.ix.module_defs.get(name)?.clone();
+        let (f, e) = self.set_once_global(name)?;
+        match self.eval(e, &Ctx::at(Some(f))) {
+            v @ Value::Script(_) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A module global bound to `None` alone at module level and assigned once, by a
+    /// function that declares it `global`: that function and the value it assigns.
+    fn set_once_global(&self, name: &str) -> Option<(FuncId, Node<'t>)> {
+        let module = self.ix.module_defs.get(name)?;
         if !module
             .iter()
             .all(|d| matches!(d.kind, DefKind::Expr(e) if e.kind_name() == "none"))
@@ -7446,24 +7432,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let mut found = None;
-        for f in 0..self.ix.funcs.len() {
-            if !self.ix.funcs[f].nonlocal.iter().any(|x| x == name) {
+        for (f, info) in self.ix.funcs.iter().enumerate() {
+            if !info.nonlocal.iter().any(|x| x == name) {
                 continue;
             }
-            let Some(defs) = self.ix.funcs[f].defs.get(name).cloned() else {
-                continue;
-            };
-            for d in defs {
+            for d in info.defs.get(name).into_iter().flatten() {
                 let DefKind::Expr(e) = d.kind else {
                     return None;
                 };
                 if found.is_some() {
                     return None;
                 }
-                match self.eval(e, &Ctx::at(Some(f))) {
-                    v @ Value::Script(_) => found = Some(v),
-                    _ => return None,
-                }
+                found = Some((f, e));
             }
         }
         found

@@ -2585,15 +2585,7 @@ impl<'t> Analyzer<'t> {
         if let Some(&id) = self.script_by_node.get(&call.id()) {
             return id;
         }
-        let id = self.scripts.len();
-        self.scripts.push(ScriptInfo {
-            body: None,
-            func: None,
-            client,
-            ext: None,
-            wrapper: None,
-            preamble: None,
-        });
+        let id = self.new_registry(client);
         self.script_by_node.insert(call.id(), id);
         id
     }

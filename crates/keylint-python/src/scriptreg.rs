@@ -212,7 +212,8 @@ impl<'t> Analyzer<'t> {
         found.map(Value::Script)
     }
 
-    fn new_registry(&mut self, client: ClientKind) -> usize {
+    /// A new script of no known body on a client of kind `client`.
+    pub(crate) fn new_registry(&mut self, client: ClientKind) -> usize {
         let id = self.scripts.len();
         self.scripts.push(ScriptInfo {
             body: None,

@@ -15,6 +15,7 @@
 use crate::eval::{Ctx, Value};
 use crate::index::Def;
 use crate::syntax::{Field, NodeExt};
+use tree_sitter::Node;
 
 impl<'t> crate::lower::Analyzer<'t> {
     /// The value `def` binds when it is one target of an unpacking assignment whose
@@ -102,17 +103,19 @@ impl<'t> crate::lower::Analyzer<'t> {
         ) {
             return None;
         }
-        let targets: Vec<_> = self
+        let (at, count) = self.bound_place(target, def)?;
+        let entered = self.entered_object(expr, ctx)?;
+        entered.member(at, count).map(Value::Client)
+    }
+
+    /// The place of the name `def` binds among the plain names of an unpacking
+    /// target, and their count.
+    fn bound_place(&self, target: Node<'t>, def: Def<'t>) -> Option<(usize, usize)> {
+        let name = self
             .ix
             .nav
             .named_children(target)
-            .filter(|t| t.kind_name() != "comment")
-            .collect();
-        if targets.iter().any(|t| t.kind_name() != "identifier") {
-            return None;
-        }
-        let at = targets.iter().position(|t| t.start_byte() == def.pos)?;
-        let entered = self.entered_object(expr, ctx)?;
-        entered.member(at, targets.len()).map(Value::Client)
+            .find(|t| t.start_byte() == def.pos)?;
+        self.target_place(target, crate::index::text(name, self.src()))
     }
 }

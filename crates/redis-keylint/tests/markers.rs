@@ -85,3 +85,37 @@ fn every_rule_has_a_fixture_that_expects_it() {
     }
     assert!(missing.is_empty(), "\n{}", missing.join("\n"));
 }
+
+/// A marker is read in the comments of the fixture's own language: in a Python file,
+/// a marker on a line of embedded Lua is written after `-- #` (`-- # expect: …`),
+/// since `-- expect: …` alone is no Python comment and would be silently ignored.
+#[test]
+fn markers_in_embedded_lua_are_read() {
+    let root = support::root();
+    let mut inert = Vec::new();
+    for path in support::files_under(&root.join("fixtures")) {
+        let Some(lang) = frontends::by_path(&path) else {
+            continue;
+        };
+        if lang.comments().marker() == "--" {
+            continue;
+        }
+        let Ok(source) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (n, line) in source.lines().enumerate() {
+            let Some(at) = line.find("-- expect:") else {
+                continue;
+            };
+            if !line[..at].contains(lang.comments().marker()) {
+                let rel = path.strip_prefix(&root).unwrap_or(&path);
+                inert.push(format!(
+                    "{}:{}: `-- expect:` is not read here; write `-- # expect:`",
+                    rel.display(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(inert.is_empty(), "\n{}", inert.join("\n"));
+}

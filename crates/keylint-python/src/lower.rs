@@ -222,6 +222,9 @@ pub(crate) struct Analyzer<'t> {
     /// Module functions by id: whether each returns a copy of its list argument's
     /// items (`passthru.rs`).
     pub(crate) copies_items_seen: HashMap<FuncId, bool>,
+    /// Functions by id: the `pipeline()` calls they return, when every return makes
+    /// a new pipeline (`retpipe.rs`).
+    pub(crate) fresh_pipes_seen: HashMap<FuncId, Option<crate::retpipe::FreshReturns<'t>>>,
     /// Module dicts by name: whether nothing in the file writes them.
     pub(crate) frozen_dicts: HashMap<String, bool>,
     /// Module functions by id: the script objects they return when they wrap
@@ -316,6 +319,7 @@ impl<'t> Analyzer<'t> {
             attr_options: HashMap::new(),
             globals_rewrite: std::cell::OnceCell::new(),
             copies_items_seen: HashMap::new(),
+            fresh_pipes_seen: HashMap::new(),
             frozen_dicts: HashMap::new(),
             wrappers_seen: HashMap::new(),
             script_params_seen: HashMap::new(),

@@ -460,18 +460,52 @@ impl<'t> crate::lower::Analyzer<'t> {
         n: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        let info = self.ix.funcs[id].clone();
-        if info.is_lambda || !info.plainly_called() || ctx.depth > crate::eval::MAX_DEPTH / 2 {
+        if ctx.depth > crate::eval::MAX_DEPTH / 2 {
+            return None;
+        }
+        // The function's shape is read once; its calls are many.
+        let calls = match self.fresh_pipes_seen.get(&id) {
+            Some(c) => c.clone()?,
+            None => {
+                let c = self.fresh_pipeline_returns(id);
+                self.fresh_pipes_seen.insert(id, c.clone());
+                c?
+            }
+        };
+        let inner = Ctx::at(Some(id));
+        let mut kind: Option<crate::eval::ClientKind> = None;
+        for (func, _) in &calls {
+            let recv = func.field(Field::Object)?;
+            let Value::Client(k) = self.eval(recv, &inner) else {
+                return None;
+            };
+            kind = Some(kind.map_or(k, |x| x.merge(k)));
+        }
+        let (func, args) = calls[0];
+        let attr = func.field(Field::Attribute)?;
+        Some(self.client_method(kind?, "pipeline", attr, args, n, ctx))
+    }
+
+    /// The `<client>.pipeline(…)` of each `return` of function `id` (the attribute and
+    /// the arguments), when every one of its two to eight returns is one, with the same
+    /// arguments, and the body yields nothing and cannot end without a return or a
+    /// raise ([`Self::fresh_pipeline_call`]).
+    fn fresh_pipeline_returns(&self, id: FuncId) -> Option<FreshReturns<'t>> {
+        let info = &self.ix.funcs[id];
+        if info.is_lambda || !info.plainly_called() {
             return None;
         }
         let nav = self.ix.nav;
         let mut rets = Vec::new();
         collect_returns(nav, info.body, &mut rets);
-        if !(2..=8).contains(&rets.len()) || yields(nav, info.body) || !exits(nav, info.body) {
+        let mut yields = Vec::new();
+        crate::eval::collect_yields(nav, info.body, &mut yields);
+        if !(2..=8).contains(&rets.len()) || !yields.is_empty() || !exits(nav, info.body) {
             return None;
         }
         let src = self.src();
         let mut calls = Vec::new();
+        let mut first_args: Option<String> = None;
         for r in &rets {
             let call = r.named_child(0).filter(|c| c.kind_name() == "call")?;
             let func = call.field(Field::Function)?;
@@ -485,34 +519,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .map_or("()", |a| text(a, src))
                 .split_whitespace()
                 .collect();
-            calls.push((func, call.field(Field::Arguments), args));
-        }
-        if calls.iter().any(|c| c.2 != calls[0].2) {
-            return None;
-        }
-        let inner = Ctx::at(Some(id));
-        let mut kind: Option<crate::eval::ClientKind> = None;
-        for (func, _, _) in &calls {
-            let recv = func.field(Field::Object)?;
-            let Value::Client(k) = self.eval(recv, &inner) else {
+            if first_args.get_or_insert_with(|| args.clone()) != &args {
                 return None;
-            };
-            kind = Some(kind.map_or(k, |x| x.merge(k)));
+            }
+            calls.push((func, call.field(Field::Arguments)));
         }
-        let (func, args, _) = calls[0];
-        let attr = func.field(Field::Attribute)?;
-        Some(self.client_method(kind?, "pipeline", attr, args, n, ctx))
+        Some(calls)
     }
 }
 
-/// Whether a `yield` is in the body (outside nested functions).
-fn yields<'t>(nav: &crate::syntax::Nav<'t>, n: Node<'t>) -> bool {
-    nav.named_children(n).any(|c| match c.kind_name() {
-        "yield" => true,
-        "function_definition" | "lambda" | "class_definition" => false,
-        _ => yields(nav, c),
-    })
-}
+/// The `pipeline` attribute and the arguments of each `return` of a function whose
+/// returns all make a new pipeline ([`crate::lower::Analyzer::fresh_pipeline_returns`]).
+pub(crate) type FreshReturns<'t> = Vec<(Node<'t>, Option<Node<'t>>)>;
 
 /// Whether a block cannot end without a `return` or a `raise`: its last statement is
 /// one, or an `if` with an `else` whose every branch cannot.

@@ -6933,6 +6933,49 @@ impl<'t> crate::lower::Analyzer<'t> {
         if falls_through {
             candidates.push(before.clone());
         }
+        // `if week is None: week = current_week()`: a value not known here is a value
+        // of its own, named as the parameter and distinct for each argument and each
+        // rebinding statement. When every arm is such a value or the argument, the
+        // parameter is one value or another, each whole: one value, an id unless a
+        // name says key (not a join of shapes, which may hold a prefix and its tag).
+        let fresh = |before: &Value<'t>| {
+            let of = match before {
+                Value::Opaque(h) => h.binding.clone(),
+                _ => String::new(),
+            };
+            Value::Opaque(HoleInfo {
+                label: name.to_string(),
+                binding: format!("{name}:rebound@{}[{of}]", stmt.start_byte()),
+                span: None,
+                keylike: is_keylike_label(name),
+            })
+        };
+        let distinct = {
+            let mut fs: Vec<String> = candidates.iter().map(fingerprint).collect();
+            fs.sort();
+            fs.dedup();
+            fs.len()
+        };
+        if (distinct > 1
+            || candidates
+                .iter()
+                .any(|v| matches!(v, Value::Unknown | Value::Foreign)))
+            && candidates.iter().all(|v| match v {
+                Value::Unknown | Value::Foreign => true,
+                // A member of a family stays in the join, which keeps it one.
+                Value::Opaque(h) => !h.binding.contains("@each"),
+                _ => false,
+            })
+        {
+            let keylike = candidates
+                .iter()
+                .any(|v| matches!(v, Value::Opaque(h) if h.keylike));
+            let mut v = fresh(&before);
+            if let Value::Opaque(h) = &mut v {
+                h.keylike |= keylike;
+            }
+            candidates = vec![v];
+        }
         let mut seen = Vec::new();
         candidates.retain(|v| {
             let f = fingerprint(v);

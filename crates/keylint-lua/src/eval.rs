@@ -356,6 +356,14 @@ pub(crate) struct Eval<'t, 's> {
     /// For each collected table, the bindings of its value that vary from pass to pass
     /// of the loop that fills it (see [`Eval::varying_in_loop`]).
     tables_varying: FastMap<(DeclId, usize), Vec<String>>,
+    /// Records: tables a local is bound to once, from a constructor with named fields
+    /// (`local rk = { tick = "tick|sessions", session = "sessions|" .. KEYS[1] }`),
+    /// whose fields nothing writes and which are handed to no other code, by
+    /// (declaration, frame): each field's value, read at `rk.tick`.
+    records: FastMap<(DeclId, usize), Vec<(String, Val<'t>)>>,
+    /// The named fields of the table constructors evaluated so far and not yet bound,
+    /// by the constructor's start.
+    made_records: OffsetMap<Vec<(String, Val<'t>)>>,
     /// The loops being walked, outermost first.
     loops: Vec<LoopCtx<'t>>,
     /// Hole bindings made inside a loop for values that change from pass to pass
@@ -439,6 +447,8 @@ impl<'t, 's> Eval<'t, 's> {
             colls: Vec::new(),
             colls_varying: Vec::new(),
             tables_varying: FastMap::default(),
+            records: FastMap::default(),
+            made_records: OffsetMap::default(),
             loops: Vec::new(),
             varies: FastSet::default(),
             inits: OffsetMap::default(),
@@ -1499,8 +1509,20 @@ impl<'t, 's> Eval<'t, 's> {
                 self.inits.insert(n.start_byte(), e);
             }
             self.bind(*n, v);
-            // `local keys = {}` filled only by `table.insert(keys, v)`.
             let d = n.start_byte();
+            // `local rk = { tick = "tick|sessions", … }`: a record, read at `rk.tick`.
+            if let Some(e) = exprs.get(i).filter(|e| e.kind() == K::TableConstructor) {
+                if let Some(fields) = self.made_records.remove(&e.start_byte()) {
+                    if !self.scopes.field_written.contains(&d)
+                        && !self.scopes.escaped.contains(&d)
+                        && !self.scopes.mutated.contains(&d)
+                    {
+                        let frame = self.frame_id();
+                        self.records.insert((d, frame), fields);
+                    }
+                }
+            }
+            // `local keys = {}` filled only by `table.insert(keys, v)`.
             if exprs.get(i).is_some_and(|e| {
                 e.kind() == K::TableConstructor
                     && e.named_children().all(|c| c.kind() == K::Comment)
@@ -1698,6 +1720,9 @@ impl<'t, 's> Eval<'t, 's> {
                     return Val::Func(f);
                 }
                 let field = node.field(F::Field).map(|f| self.text(f)).unwrap_or("");
+                if let Some(v) = self.record_field(t, field) {
+                    return v;
+                }
                 let base = self.expr(t);
                 match base {
                     Val::Builtin(b) => Val::Builtin(member(b, field)),
@@ -1723,17 +1748,26 @@ impl<'t, 's> Eval<'t, 's> {
     /// table is changed later is decided where it is bound ([`Eval::bind`]).
     fn table_prov(&mut self, node: Node<'t>) -> Prov {
         let mut provs = Vec::new();
+        let mut named: Vec<(String, Val<'t>)> = Vec::new();
         for field in node.named_children() {
             if field.kind() != K::Field {
                 continue;
             }
+            let mut name = None;
             if let Some(n) = field.field(F::Name) {
                 if field.first_child().is_some_and(|c| c.kind() == K::LBracket) {
                     self.expr(n);
+                } else if n.kind() == K::Identifier {
+                    name = Some(self.text(n).to_string());
                 }
             }
             if let Some(v) = field.field(F::Value) {
                 let val = self.expr(v);
+                if let Some(name) = name {
+                    let val = self.single(val.clone(), v);
+                    named.retain(|(n, _)| *n != name);
+                    named.push((name, val));
+                }
                 // A declared key itself (`KEYS[1]`), not a value computed from one.
                 let declared = match &val {
                     Val::Str(t) => match t.parts.as_slice() {
@@ -1747,6 +1781,9 @@ impl<'t, 's> Eval<'t, 's> {
                 };
                 provs.push(declared.unwrap_or_else(|| self.prov_of(&val)));
             }
+        }
+        if !named.is_empty() {
+            self.made_records.insert(node.start_byte(), named);
         }
         if !provs.is_empty() && provs.iter().all(|p| matches!(p, Prov::Declared(_))) {
             return Prov::Declared(0);
@@ -2212,6 +2249,26 @@ impl<'t, 's> Eval<'t, 's> {
             return None;
         }
         self.frames.last()?.param_nodes.get(d).copied()
+    }
+
+    /// The value of field `field` of the record a local names here (see
+    /// [`Eval::records`]); `None` when `table` names no record or it has no such field.
+    fn record_field(&self, table: Node<'_>, field: &str) -> Option<Val<'t>> {
+        if table.kind() != K::Identifier {
+            return None;
+        }
+        let d = *self.scopes.uses.get(&table.start_byte())?;
+        let frame = self
+            .frames
+            .iter()
+            .rev()
+            .find(|f| f.env.contains_key(&d))?
+            .id;
+        let fields = self.records.get(&(d, frame))?;
+        fields
+            .iter()
+            .find(|(n, _)| n == field)
+            .map(|(_, v)| v.clone())
     }
 
     /// The table a collected local names here, with its declaration's frame.

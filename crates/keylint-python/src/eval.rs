@@ -3987,7 +3987,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Value::Opaque(_) | Value::Unknown | Value::Foreign = &base {
             if let Some(x) = self.typed_ext(obj, &base, ctx) {
                 let v = self.ext_attr(&x, attr_name, n, ctx);
-                return self.or_caller_field(v, &base, obj, n, ctx);
+                if !self.loop_item_lost(obj, &v, ctx) {
+                    return self.or_caller_field(v, &base, obj, n, ctx);
+                }
             }
         }
         // `queue.run_pull(keys=…)`: a script kept as an attribute of an object.
@@ -4906,7 +4908,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         // A method of an object whose class, of another module, is declared.
         if let Some(x) = self.typed_ext(obj, recv, ctx) {
             if x.has_method(m) {
-                return Some(self.ext_call(&x, m, args, n, ctx));
+                let v = self.ext_call(&x, m, args, n, ctx);
+                if !self.loop_item_lost(obj, &v, ctx) {
+                    return Some(v);
+                }
             }
         }
         // `Client().redis()`, `client.redis()` of `client = Client()`: a method of an

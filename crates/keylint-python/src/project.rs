@@ -4724,6 +4724,14 @@ impl<'t> Analyzer<'t> {
         }
         let mut f = ctx.func?;
         let name = text(obj, self.src());
+        // `[c.key() for c in candles]`: an item of a parameter annotated as a list of
+        // a project class (as `for c in candles:` below).
+        if let Some(c) = self
+            .comprehension_clause(obj, name)
+            .and_then(|clause| self.loop_item_class(f, name, clause))
+        {
+            return Some(typed_instance(c, name, param_ident(&h.binding)));
+        }
         // A parameter of an enclosing function that a nested one reads
         // (`async def complete(): await script.execute(…)`), when no function on
         // the way binds the name.
@@ -4738,6 +4746,12 @@ impl<'t> Analyzer<'t> {
         // opaque) but still of the annotated class, with the caller's identity.
         let defs = self.ix.funcs[f].defs.get(name)?;
         let [d] = defs.as_slice() else { return None };
+        // `for c in candles:` over a parameter annotated `list[CandleDTO]`: each item
+        // an instance of the class, one per pass (the loop variable's identity).
+        if matches!(d.kind, DefKind::Other) {
+            let c = self.loop_item_class(f, name, d.stmt)?;
+            return Some(typed_instance(c, name, param_ident(&h.binding)));
+        }
         let DefKind::Param(_) = d.kind else {
             return None;
         };
@@ -4766,10 +4780,123 @@ impl<'t> Analyzer<'t> {
         Some(typed_instance(c, name, ident))
     }
 
+    /// The class of the items of the collection a `for` statement walks, when its
+    /// target is `name` alone and it walks a parameter of `f` annotated as a
+    /// collection of a project class (`candles: list[CandleDTO]`,
+    /// `Sequence["Job"]`, `Optional[List[Job]]`) that `f` never rebinds.
+    fn loop_item_class(&self, f: FuncId, name: &str, stmt: Node<'t>) -> Option<Arc<ClassFacts>> {
+        if !matches!(stmt.kind_name(), "for_statement" | "for_in_clause") {
+            return None;
+        }
+        let left = stmt.field(Field::Left)?;
+        let right = stmt.field(Field::Right)?;
+        if left.kind_name() != "identifier"
+            || text(left, self.src()) != name
+            || right.kind_name() != "identifier"
+        {
+            return None;
+        }
+        let coll = text(right, self.src());
+        let defs = self.ix.funcs[f].defs.get(coll)?;
+        let [d] = defs.as_slice() else { return None };
+        let (DefKind::Param(_), Some(ann)) = (d.kind, d.annotation) else {
+            return None;
+        };
+        self.annotated_item_class(ann)
+    }
+
+    /// Whether `v`, read through the class of the items a loop variable `obj` walks
+    /// ([`Self::loop_item_class`]), lost what varies from item to item: a value with
+    /// no part that varies with a loop (an attribute the class fills with a default,
+    /// or computes from several arms), where the loop variable alone stood for one
+    /// value per item. The caller then reads it as before, an item's own value.
+    pub(crate) fn loop_item_lost(&self, obj: Node<'t>, v: &Value<'t>, ctx: &Ctx<'t>) -> bool {
+        if obj.kind_name() != "identifier" {
+            return false;
+        }
+        let name = text(obj, self.src());
+        let looped = self.comprehension_clause(obj, name).is_some()
+            || ctx.func.is_some_and(|f| {
+                self.ix.funcs[f].defs.get(name).is_some_and(|defs| {
+                    matches!(defs.as_slice(), [d] if matches!(d.kind, DefKind::Other)
+                        && d.stmt.kind_name() == "for_statement")
+                })
+            });
+        if !looped {
+            return false;
+        }
+        let varies = |t: &Tpl| !crate::collections::marked_loops(t).is_empty();
+        match v {
+            Value::Str(t) => !varies(t),
+            Value::Opaque(h) => !h.binding.contains("@each"),
+            _ => false,
+        }
+    }
+
+    /// The `for` clause of the innermost comprehension around `n` that binds `name`.
+    fn comprehension_clause(&self, n: Node<'t>, name: &str) -> Option<Node<'t>> {
+        let nav = self.ix.nav;
+        let mut at = n;
+        for _ in 0..64 {
+            at = nav.parent(at)?;
+            match at.kind_name() {
+                "list_comprehension"
+                | "set_comprehension"
+                | "generator_expression"
+                | "dictionary_comprehension" => {
+                    let clause = nav.named_children(at).find(|c| {
+                        c.kind_name() == "for_in_clause"
+                            && c.field(Field::Left)
+                                .is_some_and(|l| text(l, self.src()) == name)
+                    });
+                    if clause.is_some() {
+                        return clause;
+                    }
+                }
+                "function_definition" | "lambda" | "module" => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The class of the items of a collection annotation (`list[Job]`,
+    /// `Sequence["Job"]`, `Optional[List[Job]]`, `tuple[Job, ...]`), when it is a
+    /// project class other than a client class.
+    fn annotated_item_class(&self, ann: Node<'t>) -> Option<Arc<ClassFacts>> {
+        let raw = text(ann, self.src());
+        let toks: Vec<&str> = raw
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|t| !t.is_empty() && *t != "None" && *t != "Optional")
+            .collect();
+        let [coll, class] = toks.as_slice() else {
+            return None;
+        };
+        let collection = matches!(
+            coll.rsplit('.').next().unwrap_or(coll),
+            "list"
+                | "List"
+                | "set"
+                | "Set"
+                | "frozenset"
+                | "FrozenSet"
+                | "tuple"
+                | "Tuple"
+                | "Sequence"
+                | "MutableSequence"
+                | "Iterable"
+                | "Collection"
+                | "AbstractSet"
+        );
+        if !collection {
+            return None;
+        }
+        self.project_class_named(class)
+    }
+
     /// The class of another project module that an annotation names (`Job`,
     /// `"Job"`, `Optional[Job]`, `Job | None`), unless it is a client class.
     pub(crate) fn annotated_project_class(&self, ann: Node<'t>) -> Option<Arc<ClassFacts>> {
-        let scope = self.project?;
         let raw = text(ann, self.src());
         let toks: Vec<&str> = raw
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -4780,6 +4907,14 @@ impl<'t> Analyzer<'t> {
             ["Optional", one] => *one,
             _ => return None,
         };
+        self.project_class_named(class)
+    }
+
+    /// The project class a name of this module stands for (imported from another
+    /// module, or a class of this one that keys are built from), unless it is a
+    /// client class.
+    fn project_class_named(&self, class: &str) -> Option<Arc<ClassFacts>> {
+        let scope = self.project?;
         let Some(path) = self.ix.imports.get(class).cloned() else {
             return self.own_key_class(class);
         };

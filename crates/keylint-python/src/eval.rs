@@ -3755,7 +3755,8 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// The variable of `for name in xs:` (or of a comprehension's clause `stmt`) when
     /// `xs` is a list of two to 32 keys the code shows (a literal list, a builder's
-    /// returned list, a list of names of another module), at least one a
+    /// returned list, a list of names of another module; or a dict, walked by its
+    /// keys), at least one a
     /// template: each pass takes one of them (`each`: the loop's or the
     /// comprehension's marker), so the variable is a key that varies
     /// with the loop, whose varying part is whichever of them the pass takes (see
@@ -3773,12 +3774,14 @@ impl<'t> crate::lower::Analyzer<'t> {
         if target.kind_name() != "identifier" || text(target, self.src()) != name {
             return None;
         }
-        let Value::Seq {
-            mut items,
-            family: false,
-        } = self.eval(stmt.field(Field::Right)?, &ctx.deeper())
-        else {
-            return None;
+        // A dict the code shows is walked by its keys.
+        let mut items = match self.eval(stmt.field(Field::Right)?, &ctx.deeper()) {
+            Value::Seq {
+                items,
+                family: false,
+            }
+            | Value::Dict(items) => items,
+            _ => return None,
         };
         // A list that surely holds these keys and maybe more (a builder's list grown
         // under conditions): each of them is a pass of the loop, which is all a

@@ -2254,17 +2254,8 @@ impl<'t, 's> Eval<'t, 's> {
     /// The value of field `field` of the record a local names here (see
     /// [`Eval::records`]); `None` when `table` names no record or it has no such field.
     fn record_field(&self, table: Node<'_>, field: &str) -> Option<Val<'t>> {
-        if table.kind() != K::Identifier {
-            return None;
-        }
-        let d = *self.scopes.uses.get(&table.start_byte())?;
-        let frame = self
-            .frames
-            .iter()
-            .rev()
-            .find(|f| f.env.contains_key(&d))?
-            .id;
-        let fields = self.records.get(&(d, frame))?;
+        let at = self.local_here(table)?;
+        let fields = self.records.get(&at)?;
         fields
             .iter()
             .find(|(n, _)| n == field)
@@ -2273,6 +2264,12 @@ impl<'t, 's> Eval<'t, 's> {
 
     /// The table a collected local names here, with its declaration's frame.
     fn collected(&self, n: Node<'_>) -> Option<(DeclId, usize)> {
+        let at = self.local_here(n)?;
+        self.tables.contains_key(&at).then_some(at)
+    }
+
+    /// The local an identifier names here, with the frame its declaration is bound in.
+    fn local_here(&self, n: Node<'_>) -> Option<(DeclId, usize)> {
         if n.kind() != K::Identifier {
             return None;
         }
@@ -2283,7 +2280,7 @@ impl<'t, 's> Eval<'t, 's> {
             .rev()
             .find(|f| f.env.contains_key(&d))?
             .id;
-        self.tables.contains_key(&(d, frame)).then_some((d, frame))
+        Some((d, frame))
     }
 
     /// `table.insert(t, v)` on a collected table: `v` is one of its values.

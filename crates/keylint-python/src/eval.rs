@@ -4912,7 +4912,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if let Some(x) = self.typed_ext(obj, recv, ctx) {
             if x.has_method(m) {
                 let v = self.ext_call(&x, m, args, n, ctx);
-                if !self.loop_item_lost(obj, &v, ctx) {
+                if matches!(recv, Value::Ext(_)) || !self.loop_item_lost(obj, &v, ctx) {
                     return Some(v);
                 }
             }
@@ -6946,18 +6946,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         // rebinding statement. When every arm is such a value or the argument, the
         // parameter is one value or another, each whole: one value, an id unless a
         // name says key (not a join of shapes, which may hold a prefix and its tag).
-        let fresh = |before: &Value<'t>| {
-            let of = match before {
-                Value::Opaque(h) => h.binding.clone(),
-                _ => String::new(),
-            };
-            Value::Opaque(HoleInfo {
-                label: name.to_string(),
-                binding: format!("{name}:rebound@{}[{of}]", stmt.start_byte()),
-                span: None,
-                keylike: is_keylike_label(name),
-            })
-        };
         let distinct = {
             let mut fs: Vec<String> = candidates.iter().map(fingerprint).collect();
             fs.sort();
@@ -6975,14 +6963,20 @@ impl<'t> crate::lower::Analyzer<'t> {
                 _ => false,
             })
         {
-            let keylike = candidates
-                .iter()
-                .any(|v| matches!(v, Value::Opaque(h) if h.keylike));
-            let mut v = fresh(&before);
-            if let Value::Opaque(h) = &mut v {
-                h.keylike |= keylike;
-            }
-            candidates = vec![v];
+            let of = match &before {
+                Value::Opaque(h) => h.binding.as_str(),
+                _ => "",
+            };
+            let keylike = is_keylike_label(name)
+                || candidates
+                    .iter()
+                    .any(|v| matches!(v, Value::Opaque(h) if h.keylike));
+            candidates = vec![Value::Opaque(HoleInfo {
+                label: name.to_string(),
+                binding: format!("{name}:rebound@{}[{of}]", stmt.start_byte()),
+                span: None,
+                keylike,
+            })];
         }
         let mut seen = Vec::new();
         candidates.retain(|v| {

@@ -88,6 +88,39 @@ impl<'t> crate::lower::Analyzer<'t> {
     }
 
     /// The class of `obj` and the identity of the instance.
+    /// `manager = Manager()` at module level, the only binding of `manager` in the
+    /// file (no function rebinds it after `global`, and no code of the file sets an
+    /// attribute on it): one instance, the same in every function that reads it.
+    fn global_instance(&mut self, name: &str) -> Option<(ClassId, String)> {
+        let defs = self.ix.module_defs.get(name)?;
+        let [d] = defs.as_slice() else {
+            return None;
+        };
+        let DefKind::Expr(e) = d.kind else {
+            return None;
+        };
+        // Rebound after `global`, or given attributes from outside its class
+        // (`manager.script = …`): what its class says of it may not hold.
+        let src = self.src();
+        let written_outside = src.match_indices(&format!("{name}.")).any(|(i, m)| {
+            let before = src[..i].chars().next_back();
+            let rest = &src[i + m.len()..];
+            let field = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let after = rest[field..].trim_start_matches([' ', '\t']);
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                && field > 0
+                && after.starts_with('=')
+                && !after.starts_with("==")
+        });
+        if e.kind_name() != "call" || written_outside || src.contains(&format!("global {name}")) {
+            return None;
+        }
+        let c = self.constructed_class(e)?;
+        Some((c, format!("global:{name}")))
+    }
+
     pub(crate) fn instance_class(
         &mut self,
         obj: Node<'t>,
@@ -110,7 +143,11 @@ impl<'t> crate::lower::Analyzer<'t> {
             if info.nonlocal.iter().any(|n| n == name) {
                 return None;
             }
-            f = info.parent?;
+            match info.parent {
+                Some(p) => f = p,
+                // A module global bound once to an instance of a class of this file.
+                None => return self.global_instance(name),
+            }
         }
         let defs = self.ix.funcs[f].defs.get(name)?;
         let [d] = defs.as_slice() else {

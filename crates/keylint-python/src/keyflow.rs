@@ -87,7 +87,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
-    /// The class of `obj` and the identity of the instance.
     /// `manager = Manager()` at module level, the only binding of `manager` in the
     /// file (no function rebinds it after `global`, and no code of the file sets an
     /// attribute on it): one instance, the same in every function that reads it.
@@ -121,6 +120,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         Some((c, format!("global:{name}")))
     }
 
+    /// The class of `obj` and the identity of the instance.
     pub(crate) fn instance_class(
         &mut self,
         obj: Node<'t>,

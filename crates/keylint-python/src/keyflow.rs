@@ -99,7 +99,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         };
         // Rebound after `global`, or given attributes from outside its class
-        // (`manager.script = …`): what its class says of it may not hold.
+        // (`manager.script = …`, `manager.script: Script = …`, `manager.n += 1`): what
+        // its class says of it may not hold.
         let src = self.src();
         let written_outside = src.match_indices(&format!("{name}.")).any(|(i, m)| {
             let before = src[..i].chars().next_back();
@@ -108,10 +109,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .find(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .unwrap_or(rest.len());
             let after = rest[field..].trim_start_matches([' ', '\t']);
+            // `=`, an annotated `: T =`, or an augmented `+=` (not `==`, `<=`, `>=`).
+            let op = after
+                .find(|c: char| !"+-*/%|&^@<>".contains(c))
+                .unwrap_or(after.len());
+            let assigns = after.starts_with(':')
+                || after[op..].starts_with('=')
+                    && !after[op..].starts_with("==")
+                    && !matches!(&after[..op], "<" | ">");
             !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
                 && field > 0
-                && after.starts_with('=')
-                && !after.starts_with("==")
+                && assigns
         });
         if e.kind_name() != "call" || written_outside || src.contains(&format!("global {name}")) {
             return None;

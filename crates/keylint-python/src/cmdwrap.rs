@@ -561,8 +561,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                 return self.ext_cmd_wrapper_call(&w, None, call, attr, ctx);
             }
             if let Some(x) = self.typed_ext(obj, &v, ctx) {
-                return match x.cmd_wrap(m) {
-                    Some(w) => self.ext_cmd_wrapper_call(&w, Some(&x), call, attr, ctx),
+                if let Some(w) = x.cmd_wrap(m) {
+                    return self.ext_cmd_wrapper_call(&w, Some(&x), call, attr, ctx);
+                }
+                // An object declared as an abstract base of another module
+                // (`store: KeyValueStore`) whose method a Redis subclass implements
+                // (`RedisKeyValueStore.mget` sends `conn.mget(keys)`).
+                if !x.leaves(m) {
+                    return false;
+                }
+                let subs = scope.subclass_cmd_wraps(x.class_name(), m);
+                return match subs.first() {
+                    Some(w) => self.ext_cmd_wrapper_call(w, None, call, attr, ctx),
                     None => false,
                 };
             }
@@ -581,24 +591,24 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// Whether function `f` does nothing its subclasses would not replace: its body
     /// is a docstring, `pass`, `...` or `raise NotImplementedError`.
-    fn abstract_body(&self, f: FuncId) -> bool {
+    pub(crate) fn abstract_body(&self, f: FuncId) -> bool {
         let Some(body) = self.ix.funcs[f].node.field(Field::Body) else {
             return false;
         };
         let src = self.src();
+        // A body of only a docstring has no statements left.
         let stmts = self.ix.nav.statements(body);
-        !stmts.is_empty()
-            && stmts.iter().all(|st| match st.kind_name() {
-                "pass_statement" => true,
-                "expression_statement" => {
-                    let t = text(*st, src).trim();
-                    t == "..." || t.starts_with(['"', '\'']) || t.starts_with("r\"")
-                }
-                "raise_statement" => text(*st, src)
-                    .trim_start_matches("raise")
-                    .trim()
-                    .starts_with("NotImplementedError"),
-                _ => false,
-            })
+        stmts.iter().all(|st| match st.kind_name() {
+            "pass_statement" => true,
+            "expression_statement" => {
+                let t = text(*st, src).trim();
+                t == "..." || t.starts_with(['"', '\'']) || t.starts_with("r\"")
+            }
+            "raise_statement" => text(*st, src)
+                .trim_start_matches("raise")
+                .trim()
+                .starts_with("NotImplementedError"),
+            _ => false,
+        })
     }
 }

@@ -662,7 +662,10 @@ impl<'t> Analyzer<'t> {
                     && crate::methods::table().method(m).is_none()
                 {
                     let v = self.eval(obj, &ctx);
-                    if let Some(w) = self.typed_ext(obj, &v, &ctx).and_then(|x| x.script_wrap(m)) {
+                    if let Some(w) = self
+                        .typed_ext(obj, &v, &ctx)
+                        .and_then(|x| self.ext_script_wrap(&x, m))
+                    {
                         return self.ext_script_wrapper_call(&w, call, attr, &ctx);
                     }
                 }
@@ -726,7 +729,7 @@ impl<'t> Analyzer<'t> {
                 let v = self.eval(obj, &ctx);
                 if let Some(w) = self
                     .typed_ext(obj, &v, &ctx)
-                    .and_then(|x| x.script_wrap(text(attr, self.src())))
+                    .and_then(|x| self.ext_script_wrap(&x, text(attr, self.src())))
                 {
                     self.ext_script_wrapper_call(&w, call, attr, &ctx);
                     return;

@@ -445,6 +445,9 @@ pub(crate) struct ClassFacts {
     entered: Option<crate::cmobject::Entered>,
     /// The class's `__call__` only returns the object itself.
     call_self: bool,
+    /// Methods the class leaves to its subclasses: their body is only a docstring,
+    /// `pass`, `...` or `raise NotImplementedError` (an abstract base's interface).
+    abstract_methods: HashSet<String>,
 }
 
 impl ClassFacts {
@@ -712,6 +715,17 @@ impl Instance {
     /// The scripts method `m` runs over keys its caller passes.
     pub(crate) fn script_wrap(&self, m: &str) -> Option<Arc<crate::scriptsites::ScriptWrap>> {
         self.class.scripts.get(m).cloned()
+    }
+
+    /// Whether the class leaves method `m` to its subclasses (an abstract base).
+    pub(crate) fn leaves(&self, m: &str) -> bool {
+        self.class.abstract_methods.contains(m)
+    }
+
+    /// The class's own name, without its module.
+    pub(crate) fn class_name(&self) -> &str {
+        let q = &self.class.qual;
+        q.rsplit([':', '.']).next().unwrap_or(q)
     }
 
     /// The multi-key commands method `m` sends over keys its caller passes.
@@ -1824,6 +1838,31 @@ impl<'p> Scope<'p> {
         class: &str,
         m: &str,
     ) -> Vec<Arc<crate::cmdwrap::CmdWrap>> {
+        let mut found = self.subclass_wraps(class, m, |c| c.cmd_wrap(m));
+        found.sort_by(|a, b| a.name.cmp(&b.name));
+        found
+    }
+
+    /// The scripts that classes of other modules derived from `class` run over the
+    /// keys their caller passes in their method `m`, as [`Scope::subclass_cmd_wraps`]
+    /// finds commands.
+    pub(crate) fn subclass_script_wraps(
+        &self,
+        class: &str,
+        m: &str,
+    ) -> Vec<Arc<crate::scriptsites::ScriptWrap>> {
+        self.subclass_wraps(class, m, |c| c.scripts.get(m).cloned())
+    }
+
+    /// What `pick` finds in the method `m` of each class of another module derived
+    /// from `class` that defines it; nothing when a module that names Redis defines
+    /// it in a way `pick` does not find, or a file cannot be read or told.
+    fn subclass_wraps<T>(
+        &self,
+        class: &str,
+        m: &str,
+        pick: impl Fn(&ClassFacts) -> Option<T>,
+    ) -> Vec<T> {
         if self.isolated {
             return Vec::new();
         }
@@ -1844,7 +1883,7 @@ impl<'p> Scope<'p> {
             let redis_module = keylint_core::prefilter::mentions_redis(text.as_bytes());
             for n in names {
                 let wrap = match facts.names.get(&n) {
-                    Some(Fact::Class(c)) => c.cmd_wrap(m),
+                    Some(Fact::Class(c)) => pick(c),
                     _ => None,
                 };
                 match wrap {
@@ -1858,7 +1897,6 @@ impl<'p> Scope<'p> {
         if !matches!(visited, Some(ControlFlow::Continue(()))) {
             return Vec::new();
         }
-        found.sort_by(|a, b| a.name.cmp(&b.name));
         found
     }
 
@@ -3320,6 +3358,9 @@ fn class_fact(
             let info = &a.ix.funcs[m];
             !info.is_classmethod() && !info.decorators.iter().any(|d| d == "staticmethod")
         };
+        if is_instance_method && a.abstract_body(m) {
+            out.abstract_methods.insert(name.clone());
+        }
         if a.mentions_redis {
             if let Some(w) = cmd_wrap_fact(a, m, Some(c), &format!("{cname}.{name}"), module_qual) {
                 out.cmds.insert(name.clone(), Arc::new(w));
@@ -3677,7 +3718,9 @@ fn class_members(
     class_level.dedup();
     attrs.sort();
     attrs.dedup();
-    methods.sort();
+    // A stable sort by name keeps the chain's order among methods of one name, so
+    // that a class's own method, not the one it overrides, is the one kept.
+    methods.sort_by(|x, y| x.0.cmp(&y.0));
     methods.dedup_by(|x, y| x.0 == y.0);
     (class_level, attrs, methods)
 }

@@ -707,6 +707,26 @@ impl<'t> crate::lower::Analyzer<'t> {
         })
     }
 
+    /// The scripts method `m` of `x` runs over the keys its caller passes: its
+    /// class's own, or, when the class leaves `m` to its subclasses (an abstract
+    /// base), the first of those that other modules derive from it.
+    pub(crate) fn ext_script_wrap(
+        &self,
+        x: &crate::project::Instance,
+        m: &str,
+    ) -> Option<std::sync::Arc<ScriptWrap>> {
+        if let Some(w) = x.script_wrap(m) {
+            return Some(w);
+        }
+        if !x.leaves(m) {
+            return None;
+        }
+        self.project?
+            .subclass_script_wraps(x.class_name(), m)
+            .into_iter()
+            .next()
+    }
+
     pub(crate) fn ext_script_wrapper_call(
         &mut self,
         wrap: &ScriptWrap,

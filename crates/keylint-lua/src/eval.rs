@@ -3091,6 +3091,13 @@ impl<'t, 's> Eval<'t, 's> {
                         {
                             continue;
                         }
+                        // Nor is the empty string among other values: `local k = ""`,
+                        // then `k = prefix .. id` under the test its uses are under,
+                        // is a name not set yet, not a key named "".
+                        if matches!(&alt, Val::Str(t) if t.as_literal().is_some_and(|l| l.is_empty()))
+                        {
+                            continue;
+                        }
                         let t = self.template(&alt, n);
                         possible.push(self.add_key(t.clone(), at, command));
                         at_use.push(t);

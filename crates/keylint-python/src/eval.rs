@@ -3583,9 +3583,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                             ..h.clone()
                         })
                     }
-                    // `d = x` of a loop's variable: the same value per pass.
+                    // `d = x` of a loop's variable: the same value per pass; so is
+                    // `ip = m.strip()`, `job_id = job.id` or `ip = m.split(":")[0]`
+                    // written in the body of that loop.
                     Value::Opaque(ref h)
-                        if e.kind_name() == "identifier" && h.binding.contains("@each") =>
+                        if h.binding.contains("@each")
+                            && (e.kind_name() == "identifier"
+                                || matches!(e.kind_name(), "attribute" | "subscript" | "call")
+                                    && self.inside_each_loop(def.stmt, &h.binding)) =>
                     {
                         Value::Opaque(HoleInfo {
                             label: name.to_string(),
@@ -4056,6 +4061,26 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .unwrap_or_else(|| self.opaque(n, ctx)),
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// Whether statement `stmt` lies in the body of a `for` loop whose variable
+    /// `binding` varies with (one of its [`each_marker`]s): a name it binds there is
+    /// bound again on each pass.
+    fn inside_each_loop(&self, stmt: Node<'t>, binding: &str) -> bool {
+        let ids = each_ids(binding);
+        let mut cur = self.ix.nav.parent(stmt);
+        while let Some(x) = cur {
+            if x.kind_name() == "for_statement" && ids.contains(&x.start_byte()) {
+                return x.field(Field::Body).is_some_and(|b| {
+                    b.start_byte() <= stmt.start_byte() && stmt.end_byte() <= b.end_byte()
+                });
+            }
+            if matches!(x.kind_name(), "function_definition" | "class_definition") {
+                return false;
+            }
+            cur = self.ix.nav.parent(x);
+        }
+        false
     }
 
     /// Whether `h`, the value of `obj`, is a value the caller passes in (or an
@@ -4772,14 +4797,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // Project analysis: a method of an instance of another module's class.
                 Value::Ext(x) => return self.ext_call(&x, m, args, n, ctx),
                 // `x.decode()` of a loop variable (an id read back from Redis as bytes)
-                // varies with it, like `job.id`.
-                Value::Opaque(h)
-                    if h.binding.contains("@each") && matches!(m, "decode" | "encode") =>
-                {
+                // varies with it, like `job.id`; so do the pieces a string method cuts
+                // from it (`ip, port = m.rsplit(":", 1)`, `m.split(":")[0]`), with the
+                // call's literal arguments in the binding.
+                Value::Opaque(h) if h.binding.contains("@each") && each_str_method(m) => {
                     let label = text(n, self.src()).to_string();
+                    let Some(call_args) = literal_call_args(args, self.src()) else {
+                        return self.opaque(n, ctx);
+                    };
                     return Value::Opaque(HoleInfo {
                         keylike: h.keylike,
-                        binding: format!("{}.{m}()", h.binding),
+                        binding: format!("{}.{m}({call_args})", h.binding),
                         label,
                         span: Some(n.byte_range()),
                     });
@@ -8971,6 +8999,21 @@ pub(crate) fn enum_bases(bases: &[String]) -> bool {
     })
 }
 
+/// The start offsets of the loops whose markers ([`each_marker`]) `binding` carries.
+fn each_ids(binding: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut rest = binding;
+    while let Some(i) = rest.find("@each") {
+        rest = &rest[i + "@each".len()..];
+        let end = rest.find(';').unwrap_or(rest.len());
+        if let Ok(id) = rest[..end].parse() {
+            out.push(id);
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// A binding without the markers of the loops it varies with ([`each_marker`]).
 fn without_each(binding: &str) -> String {
     let mut out = String::with_capacity(binding.len());
@@ -9014,6 +9057,48 @@ pub(crate) fn is_module_accessor(m: &str) -> bool {
         m,
         "json" | "ft" | "ts" | "bf" | "cf" | "cms" | "topk" | "tdigest" | "graph" | "vset"
     )
+}
+
+/// String methods whose result, on a value that varies per loop pass, varies with it:
+/// decoding, and the pieces that cutting or trimming it gives.
+fn each_str_method(m: &str) -> bool {
+    matches!(
+        m,
+        "decode"
+            | "encode"
+            | "split"
+            | "rsplit"
+            | "partition"
+            | "rpartition"
+            | "strip"
+            | "lstrip"
+            | "rstrip"
+            | "removeprefix"
+            | "removesuffix"
+    )
+}
+
+/// The text of a call's arguments when each is a literal string or number (none at
+/// all counts), without white space: what tells two such calls apart.
+fn literal_call_args(args: Option<Node<'_>>, src: &str) -> Option<String> {
+    let Some(args) = args else {
+        return Some(String::new());
+    };
+    let mut out = Vec::new();
+    let mut cursor = args.walk();
+    for a in args.named_children(&mut cursor) {
+        match a.kind_name() {
+            "string" | "integer" => out.push(
+                text(a, src)
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>(),
+            ),
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    Some(out.join(","))
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         // `key, val = keyval` with `keyval` a loop variable (a tuple per pass): each
         // name is one value per pass of that loop, like `for key, val in pairs:`.
         if let Value::Opaque(h) = &v {
-            if matches!(right.kind_name(), "identifier" | "subscript")
+            if matches!(right.kind_name(), "identifier" | "subscript" | "call")
                 && h.binding.contains("@each")
             {
                 let label = crate::index::text(targets[at], self.src()).to_string();

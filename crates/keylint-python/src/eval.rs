@@ -154,6 +154,10 @@ pub(crate) struct Elem<'t> {
     pub each: Vec<usize>,
 }
 
+/// What begins the binding of a local computed from a parameter or a loop variable
+/// (see `Analyzer::derived_reads`): shown under its own name wherever it is applied.
+pub(crate) const DERIVED: &str = "derived:";
+
 /// The marker that a hole's binding carries when its value is a loop variable (or
 /// derived from one) of the loop or comprehension starting at `id`.
 pub(crate) fn each_marker(id: usize) -> String {
@@ -3560,6 +3564,28 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(h) = crate::heads::bound_head(&v, name, use_node.byte_range()) {
                     return h;
                 }
+
+                // A library's value computed from a parameter while a builder is
+                // summarised (`entity_hash = hashlib.md5(p).hexdigest()`): one per
+                // argument (see `derived_reads`).
+                if matches!(v, Value::Foreign) {
+                    if let Some(tag) = ctx.env.as_ref().and_then(|en| self.narrow_tag(e, en)) {
+                        return self.opaque_named(
+                            name,
+                            format!("{DERIVED}{tag}:{name}#{version}"),
+                            Some(use_node.byte_range()),
+                        );
+                    }
+                }
+                if matches!(v, Value::Foreign) && ctx.env.is_none() {
+                    if let Some(reads) = self.derived_reads(e, def.stmt, ctx) {
+                        return self.opaque_named(
+                            name,
+                            format!("{DERIVED}{}:{name}#{version}({reads})", self.scope_tag(ctx)),
+                            Some(use_node.byte_range()),
+                        );
+                    }
+                }
                 match v {
                     // A fresh random value keeps its identity (see `fresh`), and so
                     // does a brace-free one (see `classname`).
@@ -3628,6 +3654,23 @@ impl<'t> crate::lower::Analyzer<'t> {
                                 format!("{tag}:{name}#{version}"),
                                 Some(use_node.byte_range()),
                             );
+                        }
+                        // A value computed from a parameter while a builder is
+                        // summarised (`entity_hash = _hash(entity_keys)`), or from a
+                        // loop's variable in that loop's body (`entity_keys = {c:
+                        // record[c] for c in cols}`): identified by what it reads, so
+                        // that each argument, and each pass, gives its own value.
+                        if ctx.env.is_none() {
+                            if let Some(reads) = self.derived_reads(e, def.stmt, ctx) {
+                                return self.opaque_named(
+                                    name,
+                                    format!(
+                                        "{DERIVED}{}:{name}#{version}({reads})",
+                                        self.scope_tag(ctx)
+                                    ),
+                                    Some(use_node.byte_range()),
+                                );
+                            }
                         }
                         // A redis-py client that comes from an unknown call keeps its
                         // identity as this variable.
@@ -4061,6 +4104,79 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .unwrap_or_else(|| self.opaque(n, ctx)),
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// The bindings that expression `e` (the value of a name bound by `stmt`) reads
+    /// and that stand for what varies: a parameter's marker while a function is
+    /// summarised for its callers, or a loop variable of a loop whose body holds
+    /// `stmt`. Sorted and joined; `None` when it reads none, or too much to tell.
+    fn derived_reads(&mut self, e: Node<'t>, stmt: Node<'t>, ctx: &Ctx<'t>) -> Option<String> {
+        // Names are evaluated only where they may hold what is looked for.
+        let f = ctx.func?;
+        let summarised = self.param_override.keys().any(|&(g, _)| g == f);
+        let in_loop = self.in_loop_body(stmt);
+        if !summarised && !in_loop {
+            return None;
+        }
+        let mut stack = vec![e];
+        let mut seen = 0usize;
+        let mut reads: Vec<String> = Vec::new();
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 64 {
+                return None;
+            }
+            if x.kind_name() == "identifier" {
+                let attr_name = self.ix.nav.parent(x).is_some_and(|p| {
+                    p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x)
+                        || p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x)
+                });
+                if attr_name {
+                    continue;
+                }
+                if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
+                    let marker = summarised
+                        && h.binding.starts_with('\u{1}')
+                        && h.binding.ends_with('\u{1}');
+                    let each = in_loop
+                        && h.binding.contains("@each")
+                        && self.inside_each_loop(stmt, &h.binding);
+                    if marker || each {
+                        reads.push(h.binding);
+                    }
+                }
+                continue;
+            }
+            stack.extend(self.ix.nav.named_children(x));
+        }
+        if reads.is_empty() {
+            return None;
+        }
+        reads.sort();
+        reads.dedup();
+        Some(reads.join(","))
+    }
+
+    /// Whether statement `stmt` lies in the body of a `for` loop of its function.
+    fn in_loop_body(&self, stmt: Node<'t>) -> bool {
+        let mut cur = self.ix.nav.parent(stmt);
+        while let Some(x) = cur {
+            match x.kind_name() {
+                "block"
+                    if self
+                        .ix
+                        .nav
+                        .parent(x)
+                        .is_some_and(|p| p.kind_name() == "for_statement") =>
+                {
+                    return true
+                }
+                "function_definition" | "class_definition" | "lambda" => return false,
+                _ => {}
+            }
+            cur = self.ix.nav.parent(x);
+        }
+        false
     }
 
     /// Whether statement `stmt` lies in the body of a `for` loop whose variable

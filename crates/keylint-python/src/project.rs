@@ -4065,8 +4065,12 @@ fn apply(
                     // A value computed from one argument alone: a head its keys may
                     // share when that argument is the caller's value.
                     if let Some(a) = from {
+                        // A local the function computes from it (`digest =
+                        // md5(entity)`) keeps its own name: it is not the argument.
+                        let own_name = h.binding.contains(crate::eval::DERIVED);
                         h.binding = crate::heads::derived(&a.binding, h.binding);
                         h.label = match h.label.split_once('.') {
+                            _ if own_name => h.label,
                             // `model.__name__` read on the caller's `cls`: `cls.__name__`.
                             Some((_, rest))
                                 if keylint_core::template::is_brace_free_binding(&h.binding) =>

@@ -3564,26 +3564,28 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if let Some(h) = crate::heads::bound_head(&v, name, use_node.byte_range()) {
                     return h;
                 }
-
-                // A library's value computed from a parameter while a builder is
-                // summarised (`entity_hash = hashlib.md5(p).hexdigest()`): one per
-                // argument (see `derived_reads`).
-                if matches!(v, Value::Foreign) {
-                    if let Some(tag) = ctx.env.as_ref().and_then(|en| self.narrow_tag(e, en)) {
-                        return self.opaque_named(
-                            name,
-                            format!("{DERIVED}{tag}:{name}#{version}"),
-                            Some(use_node.byte_range()),
-                        );
+                // `lua_script: AsyncScript = context.lua_scripts["process"]`: a script
+                // object of no known body, as the annotation declares, whatever else
+                // the value is not known to be.
+                if matches!(v, Value::Foreign | Value::Opaque(_) | Value::Unknown) {
+                    if let Some(s) = def.annotation.and_then(|a| self.annotated_script(a)) {
+                        return s;
                     }
                 }
-                if matches!(v, Value::Foreign) && ctx.env.is_none() {
-                    if let Some(reads) = self.derived_reads(e, def.stmt, ctx) {
-                        return self.opaque_named(
-                            name,
-                            format!("{DERIVED}{}:{name}#{version}({reads})", self.scope_tag(ctx)),
-                            Some(use_node.byte_range()),
-                        );
+                // A library's value (`digest = hashlib.md5(repr(p).encode()).hexdigest()`)
+                // computed from a builder's parameter or a loop's variable: one per
+                // argument, or per pass (see `narrow_tag`, `derived_reads`).
+                if matches!(v, Value::Foreign) {
+                    let binding = match &ctx.env {
+                        Some(en) => self
+                            .narrow_tag(e, en)
+                            .map(|tag| format!("{DERIVED}{tag}:{name}#{version}")),
+                        None => self.derived_reads(e, def.stmt, ctx).map(|reads| {
+                            format!("{DERIVED}{}:{name}#{version}({reads})", self.scope_tag(ctx))
+                        }),
+                    };
+                    if let Some(b) = binding {
+                        return self.opaque_named(name, b, Some(use_node.byte_range()));
                     }
                 }
                 match v {
@@ -3657,9 +3659,9 @@ impl<'t> crate::lower::Analyzer<'t> {
                         }
                         // A value computed from a parameter while a builder is
                         // summarised (`entity_hash = _hash(entity_keys)`), or from a
-                        // loop's variable in that loop's body (`entity_keys = {c:
-                        // record[c] for c in cols}`): identified by what it reads, so
-                        // that each argument, and each pass, gives its own value.
+                        // loop's variable in that loop's body (`key = r.hget(f"invite:
+                        // {invite_id}", "key").decode()`): identified by what it reads,
+                        // so that each argument, and each pass, gives its own value.
                         if ctx.env.is_none() {
                             if let Some(reads) = self.derived_reads(e, def.stmt, ctx) {
                                 return self.opaque_named(

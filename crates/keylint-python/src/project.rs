@@ -1845,13 +1845,15 @@ impl<'p> Scope<'p> {
 
     /// The scripts that classes of other modules derived from `class` run over the
     /// keys their caller passes in their method `m`, as [`Scope::subclass_cmd_wraps`]
-    /// finds commands.
+    /// finds commands. Sorted by name.
     pub(crate) fn subclass_script_wraps(
         &self,
         class: &str,
         m: &str,
     ) -> Vec<Arc<crate::scriptsites::ScriptWrap>> {
-        self.subclass_wraps(class, m, |c| c.scripts.get(m).cloned())
+        let mut found = self.subclass_wraps(class, m, |c| c.scripts.get(m).cloned());
+        found.sort_by(|a, b| a.name.cmp(&b.name));
+        found
     }
 
     /// What `pick` finds in the method `m` of each class of another module derived

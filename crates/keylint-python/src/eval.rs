@@ -1275,29 +1275,39 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// Whether an identifier in `n` evaluates to a loop variable.
     fn reads_loop_var(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        // Too large to tell: taken to read one.
+        let Some(names) = self.names_read(n, 32) else {
+            return true;
+        };
+        names.into_iter().any(|x| {
+            matches!(self.eval(x, &ctx.deeper()), Value::Opaque(h) if h.binding.contains("@each"))
+        })
+    }
+
+    /// The identifiers of `n` that name values (not the attribute of `x.attr`), in
+    /// the order a walk from its end meets them; `None` when `n` has more than
+    /// `limit` nodes.
+    fn names_read(&self, n: Node<'t>, limit: usize) -> Option<Vec<Node<'t>>> {
         let mut stack = vec![n];
         let mut seen = 0usize;
+        let mut out = Vec::new();
         while let Some(x) = stack.pop() {
             seen += 1;
-            if seen > 32 {
-                return true;
+            if seen > limit {
+                return None;
             }
             if x.kind_name() == "identifier" {
                 let parent_attr = self.ix.nav.parent(x).is_some_and(|p| {
                     p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x)
                 });
                 if !parent_attr {
-                    if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
-                        if h.binding.contains("@each") {
-                            return true;
-                        }
-                    }
+                    out.push(x);
                 }
                 continue;
             }
             stack.extend(self.ix.nav.named_children(x));
         }
-        false
+        Some(out)
     }
 
     /// `a if c else b`: the arm a bound test picks, the pipeline a function makes when
@@ -4120,36 +4130,25 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !summarised && !in_loop {
             return None;
         }
-        let mut stack = vec![e];
-        let mut seen = 0usize;
         let mut reads: Vec<String> = Vec::new();
-        while let Some(x) = stack.pop() {
-            seen += 1;
-            if seen > 64 {
-                return None;
-            }
-            if x.kind_name() == "identifier" {
-                let attr_name = self.ix.nav.parent(x).is_some_and(|p| {
-                    p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(x)
-                        || p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x)
-                });
-                if attr_name {
-                    continue;
-                }
-                if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
-                    let marker = summarised
-                        && h.binding.starts_with('\u{1}')
-                        && h.binding.ends_with('\u{1}');
-                    let each = in_loop
-                        && h.binding.contains("@each")
-                        && self.inside_each_loop(stmt, &h.binding);
-                    if marker || each {
-                        reads.push(h.binding);
-                    }
-                }
+        for x in self.names_read(e, 64)? {
+            // `f(key=…)`: a keyword, not a value read.
+            let keyword = self.ix.nav.parent(x).is_some_and(|p| {
+                p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x)
+            });
+            if keyword {
                 continue;
             }
-            stack.extend(self.ix.nav.named_children(x));
+            if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
+                let marker =
+                    summarised && h.binding.starts_with('\u{1}') && h.binding.ends_with('\u{1}');
+                let each = in_loop
+                    && h.binding.contains("@each")
+                    && self.inside_each_loop(stmt, &h.binding);
+                if marker || each {
+                    reads.push(h.binding);
+                }
+            }
         }
         if reads.is_empty() {
             return None;

@@ -3085,17 +3085,16 @@ impl<'t, 's> Eval<'t, 's> {
                     for (alt, at) in alts {
                         // `nil`, a boolean, a table or a comparison is never a key:
                         // `local k = false` before `k = KEYS[i]` in a loop leaves the
-                        // keys the loop assigns (a command given `false` fails).
-                        if matches!(alt, Val::Nil | Val::Other(Prov::Unknown | Prov::Literal))
-                            || at.is_empty()
-                        {
-                            continue;
-                        }
-                        // Nor is the empty string among other values: `local k = ""`,
-                        // then `k = prefix .. id` under the test its uses are under,
-                        // is a name not set yet, not a key named "".
-                        if matches!(&alt, Val::Str(t) if t.as_literal().is_some_and(|l| l.is_empty()))
-                        {
+                        // keys the loop assigns (a command given `false` fails). Nor is
+                        // the empty string among other values: `local k = ""`, then
+                        // `k = prefix .. id` under the test its uses are under, is a
+                        // name not set yet, not a key named "".
+                        let unset = match &alt {
+                            Val::Nil | Val::Other(Prov::Unknown | Prov::Literal) => true,
+                            Val::Str(t) => t.as_literal().is_some_and(|l| l.is_empty()),
+                            _ => false,
+                        };
+                        if unset || at.is_empty() {
                             continue;
                         }
                         let t = self.template(&alt, n);

@@ -1317,6 +1317,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         if kids.len() < 3 {
             return self.opaque(n, ctx);
         }
+        if let Some(x) = self.enum_or_text(kids[1], kids[0], kids[2], ctx) {
+            return self.eval(x, &ctx.deeper());
+        }
         let (a, b) = match self.pick_arm(kids[1], kids[0], kids[2], ctx) {
             Ok(v) => return v,
             Err(both) => *both,
@@ -3637,9 +3640,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                         })
                     }
                     // `key = self.key` of a constructor argument stored on `self`:
-                    // the same head under this name (see `heads.rs`).
+                    // the same head under this name (see `heads.rs`); `key_value =
+                    // key` of a builder's parameter: the argument under this name.
                     Value::Opaque(ref h)
-                        if self.ctor_heads.iter().any(|(b, _)| *b == h.binding) =>
+                        if self.ctor_heads.iter().any(|(b, _)| *b == h.binding)
+                            || (ctx.env.is_some() && self.names_alias(e, ctx)) =>
                     {
                         Value::Opaque(HoleInfo {
                             label: name.to_string(),
@@ -5431,9 +5436,70 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
-    /// Whether class `c` of this file derives from `str` (or `bytes`) alone and makes
-    /// its objects as `str` does (no `__new__`, no `__init__`): `class CacheKey(str):
-    /// pass`, whose `CacheKey(key)` is the key's text.
+    /// Whether `e` is another name's value unchanged: the name itself, or `key.value
+    /// if isinstance(key, GlobalKeys) else key` ([`Self::enum_or_text`]).
+    fn names_alias(&mut self, e: Node<'t>, ctx: &Ctx<'t>) -> bool {
+        match e.kind_name() {
+            "identifier" => true,
+            "conditional_expression" => {
+                let kids: Vec<Node<'t>> = self.ix.nav.named_children(e).collect();
+                kids.len() == 3 && self.enum_or_text(kids[1], kids[0], kids[2], ctx).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// `key.value if isinstance(key, GlobalKeys) else key` (or `key if not
+    /// isinstance(key, GlobalKeys) else key.value`) with `GlobalKeys` an `Enum` class:
+    /// a member's value or the text itself. A member is read as its value wherever
+    /// it is passed, so either arm is `key`'s value: the node `key` of the plain
+    /// arm. `None` for any other shape.
+    fn enum_or_text(
+        &mut self,
+        cond: Node<'t>,
+        a: Node<'t>,
+        b: Node<'t>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Node<'t>> {
+        let nav = self.ix.nav;
+        let mut cond = cond;
+        let mut negated = false;
+        loop {
+            match cond.kind_name() {
+                "parenthesized_expression" => cond = nav.named_children(cond).next()?,
+                "not_operator" => {
+                    negated = !negated;
+                    cond = cond.named_child(0)?;
+                }
+                _ => break,
+            }
+        }
+        if cond.kind_name() != "call"
+            || text(cond.field(Field::Function)?, self.src()) != "isinstance"
+            || self.ix.module_defs.contains_key("isinstance")
+        {
+            return None;
+        }
+        let args = arg_nodes(nav, cond.field(Field::Arguments));
+        let [obj, class] = args.as_slice() else {
+            return None;
+        };
+        if obj.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(*obj, self.src());
+        let (member, plain) = if negated { (b, a) } else { (a, b) };
+        let is_value = member.kind_name() == "attribute"
+            && member
+                .field(Field::Object)
+                .is_some_and(|o| o.kind_name() == "identifier" && text(o, self.src()) == name)
+            && member
+                .field(Field::Attribute)
+                .is_some_and(|t| text(t, self.src()) == "value");
+        let is_plain = plain.kind_name() == "identifier" && text(plain, self.src()) == name;
+        (is_value && is_plain && self.enum_class(*class, ctx)).then_some(plain)
+    }
+
     /// Whether `owner` names an `Enum` class (`class Keys(str, Enum)`, `StrEnum`,
     /// `enum.IntEnum`) of this file or of another module of the project.
     fn enum_class(&mut self, owner: Node<'t>, ctx: &Ctx<'t>) -> bool {
@@ -5515,6 +5581,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
+    /// Whether class `c` of this file derives from `str` (or `bytes`) alone and makes
+    /// its objects as `str` does (no `__new__`, no `__init__`): `class CacheKey(str):
+    /// pass`, whose `CacheKey(key)` is the key's text.
     pub(crate) fn plain_str_class(&self, c: ClassId) -> bool {
         let info = &self.ix().classes[c];
         matches!(info.bases.as_slice(), [b] if b == "str" || b == "bytes")

@@ -692,6 +692,12 @@ pub(crate) struct Instance {
 }
 
 impl Instance {
+    /// The client kind of the scripts in attribute `attr` of the object, when its
+    /// class keeps a registry of scripts there.
+    pub(crate) fn script_registry(&self, attr: &str) -> Option<ClientKind> {
+        class_script_registry(&self.class, attr)
+    }
+
     /// What entering the object gives (`cmobject.rs`).
     pub(crate) fn entered(&self) -> Option<crate::cmobject::Entered> {
         self.class.entered.clone()
@@ -2736,8 +2742,9 @@ fn arms_builder(
     let ps = params(a, fid, skip, qual);
     let mut out = Vec::with_capacity(arms.len());
     for (v, r) in arms.into_iter().zip(rets) {
-        // `return key`: the parameter's text (an arm of any other unknown value
-        // leaves the builder unsummarised).
+        // `return key` (or `return key_value` of `key_value = key`): the
+        // parameter's text (an arm of any other unknown value leaves the builder
+        // unsummarised).
         let names_param = r.kind_name() == "identifier"
             && info
                 .params
@@ -2746,7 +2753,11 @@ fn arms_builder(
                 .any(|p| !p.star && p.name == text(r, a.src()));
         let t = match v {
             Value::Str(t) => t,
-            v @ Value::Opaque(_) if names_param => a.to_tpl(&v, r, &Ctx::at(None)),
+            Value::Opaque(ref h)
+                if names_param || exact_marker(&h.binding).is_some_and(|(k, _)| k == 'p') =>
+            {
+                a.to_tpl(&v, r, &Ctx::at(None))
+            }
             _ => return None,
         };
         out.push(Builder {

@@ -61,7 +61,16 @@ impl<'t> Analyzer<'t> {
             "attribute" => {
                 let class = ctx.func.and_then(|f| self.ix.method_class(f));
                 let attr = text(obj.field(Field::Attribute)?, src);
-                return self.attr_registry(class, attr).map(Value::Script);
+                if let Some(id) = self.attr_registry(class, attr) {
+                    return Some(Value::Script(id));
+                }
+                // `self.context.lua_scripts[name]` of an object whose class, of
+                // another module, keeps a registry of scripts there (its facts).
+                let owner = obj.field(Field::Object)?;
+                let v = self.eval(owner, &ctx.deeper());
+                let x = self.typed_ext(owner, &v, ctx)?;
+                let client = x.script_registry(attr)?;
+                return Some(Value::Script(self.script_of_no_body_at(obj, client)));
             }
             "identifier" => {
                 let name = text(obj, src);
@@ -170,6 +179,10 @@ impl<'t> Analyzer<'t> {
     fn registry_of(&mut self, values: Values<'t>) -> Option<usize> {
         let mut client: Option<ClientKind> = None;
         for (v, func) in values {
+            if self.maps_to_scripts(v) {
+                client = Some(ClientKind::Unknown);
+                continue;
+            }
             match self.eval(v, &Ctx::at(func)) {
                 Value::Script(s) => {
                     let k = self.scripts[s].client;
@@ -242,10 +255,13 @@ impl<'t> Analyzer<'t> {
             None => (self.ix.module_defs.get(name)?, self.ix.nav.root()),
         };
         for d in defs {
-            let DefKind::Expr(e) = d.kind else {
-                return None;
-            };
-            self.whole_value(e, scope, values, nest)?;
+            match (d.kind, d.annotation) {
+                (DefKind::Expr(e), _) => self.whole_value(e, scope, values, nest)?,
+                // `lua_scripts: dict[str, AsyncScript]`: a parameter declared as a
+                // mapping of redis-py scripts holds scripts of no known body.
+                (DefKind::Param(_), Some(a)) if self.maps_to_scripts(a) => values.push((a, scope)),
+                _ => return None,
+            }
         }
         let nav = self.ix.nav;
         let mut stack = vec![body];
@@ -457,19 +473,36 @@ impl<'t> Analyzer<'t> {
         let ret = self.ix.funcs[g].node.field(Field::ReturnType)?;
         let raw = text(ret, self.ix.src).trim();
         let raw = raw.trim_matches(|c| c == '"' || c == '\'');
-        let (outer, inner) = raw.split_once('[')?;
-        let outer = outer.rsplit('.').next().unwrap_or(outer);
-        if !matches!(outer, "dict" | "Dict" | "Mapping" | "MutableMapping") {
-            return None;
+        let value = mapping_value(raw)?;
+        self.script_annotation(value, n)
+    }
+
+    /// Whether `ann` is an annotation of a mapping of redis-py scripts
+    /// (`dict[str, AsyncScript]`, `Mapping[str, Script]`).
+    pub(crate) fn maps_to_scripts(&self, ann: Node<'t>) -> bool {
+        if ann.kind_name() != "type" {
+            return false;
         }
-        let inner = inner.strip_suffix(']')?;
-        let (_, value) = inner.rsplit_once(',')?;
-        self.script_annotation(value.trim(), n)
+        let raw = text(ann, self.ix.src).trim();
+        let raw = raw.trim_matches(|c| c == '"' || c == '\'');
+        mapping_value(raw).is_some_and(|v| self.names_script_class(v))
     }
 
     /// [`Self::annotated_script`] of the annotation text `raw`; the script object
     /// is `node`'s.
     fn script_annotation(&mut self, raw: &str, node: Node<'t>) -> Option<Value<'t>> {
+        self.names_script_class(raw)
+            .then(|| Value::Script(self.script_of_no_body(node)))
+    }
+
+    /// Whether the annotation text `raw` names redis-py's script class and nothing
+    /// else (`Optional[...]` and `| None` aside).
+    fn names_script_class(&self, raw: &str) -> bool {
+        self.script_class_path(raw).is_some()
+    }
+
+    /// [`Self::names_script_class`], `None` for false.
+    fn script_class_path(&self, raw: &str) -> Option<()> {
         if !raw.contains("Script") {
             return None;
         }
@@ -500,25 +533,36 @@ impl<'t> Analyzer<'t> {
         if !path.starts_with("redis.") || !matches!(last, "Script" | "AsyncScript") {
             return None;
         }
-        Some(Value::Script(self.script_of_no_body(node)))
+        Some(())
     }
 
     /// The script object of no known body that `node` stands for (an annotation
     /// that declares one, a subclass of redis-py's script class): one per node.
     pub(crate) fn script_of_no_body(&mut self, node: Node<'t>) -> ScriptId {
+        self.script_of_no_body_at(node, ClientKind::Unknown)
+    }
+
+    /// [`Self::script_of_no_body`] on a client of kind `client`.
+    fn script_of_no_body_at(&mut self, node: Node<'t>, client: ClientKind) -> ScriptId {
         if let Some(&id) = self.script_by_node.get(&node.id()) {
             return id;
         }
-        let id = self.scripts.len();
-        self.scripts.push(ScriptInfo {
-            body: None,
-            func: None,
-            client: ClientKind::Unknown,
-            ext: None,
-            wrapper: None,
-            preamble: None,
-        });
+        let id = self.new_registry(client);
         self.script_by_node.insert(node.id(), id);
         id
     }
+}
+
+/// The value type of a mapping annotation's text (`dict[str, AsyncScript]`,
+/// `typing.Mapping[str, Script]`): `AsyncScript`, `Script`. `None` for any other
+/// annotation.
+fn mapping_value(raw: &str) -> Option<&str> {
+    let (outer, inner) = raw.split_once('[')?;
+    let outer = outer.rsplit('.').next().unwrap_or(outer);
+    if !matches!(outer.trim(), "dict" | "Dict" | "Mapping" | "MutableMapping") {
+        return None;
+    }
+    let inner = inner.trim_end().strip_suffix(']')?;
+    let (_, value) = inner.rsplit_once(',')?;
+    Some(value.trim())
 }

@@ -3555,6 +3555,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             },
             DefKind::Expr(e) => {
+                // `_status_key = lambda service: f"service:{service.name}"`: a function
+                // under this name, called as one.
+                if e.kind_name() == "lambda" {
+                    if let Some(&id) = self.ix().func_by_node.get(&e.id()) {
+                        return Value::Func { id, bound: None };
+                    }
+                }
                 if let Some(v) = self.filled_collection(name, def, e, use_node, ctx) {
                     return v;
                 }
@@ -3836,9 +3843,20 @@ impl<'t> crate::lower::Analyzer<'t> {
     ) -> Option<Value<'t>> {
         const MAX_LISTED: usize = 32;
         let target = stmt.field(Field::Left)?;
-        if target.kind_name() != "identifier" || text(target, self.src()) != name {
-            return None;
-        }
+        // `for proc_queue, main_queue in [(A, B), (C, D)]:`: the position of `name`
+        // among the targets, each pass unpacking one tuple of the list.
+        let unpacked = match target.kind_name() {
+            "identifier" if text(target, self.src()) == name => None,
+            "pattern_list" | "tuple_pattern" => {
+                let names: Vec<Node<'t>> = self.ix.nav.named_children(target).collect();
+                if names.iter().any(|x| x.kind_name() != "identifier") {
+                    return None;
+                }
+                let at = names.iter().position(|x| text(*x, self.src()) == name)?;
+                Some((at, names.len()))
+            }
+            _ => return None,
+        };
         // A dict the code shows is walked by its keys.
         let mut items = match self.eval(stmt.field(Field::Right)?, &ctx.deeper()) {
             Value::Seq {
@@ -3848,6 +3866,43 @@ impl<'t> crate::lower::Analyzer<'t> {
             | Value::Dict(items) => items,
             _ => return None,
         };
+        if let Some((at, arity)) = unpacked {
+            // The names of one pass are read as values of their own: sound only when
+            // in every tuple the strings are literal and in slots of their own, so
+            // that two of its names never hold one key (`("x", "x")`) or keys of one
+            // slot (`("{q}:a", "{q}:b")`).
+            let mut picked = Vec::with_capacity(items.len());
+            for e in items {
+                let Value::Seq {
+                    items: mut inner,
+                    family: false,
+                } = e.value
+                else {
+                    return None;
+                };
+                if e.star
+                    || !e.each.is_empty()
+                    || inner.len() != arity
+                    || inner.iter().any(|x| x.star || !x.each.is_empty())
+                {
+                    return None;
+                }
+                let mut slots = Vec::with_capacity(arity);
+                for x in &inner {
+                    match &x.value {
+                        Value::Str(t) => slots.push(keyslot::key_slot(&t.as_bytes()?)),
+                        Value::Int(_) | Value::Null => {}
+                        _ => return None,
+                    }
+                }
+                slots.sort_unstable();
+                if slots.windows(2).any(|w| w[0] == w[1]) {
+                    return None;
+                }
+                picked.push(inner.swap_remove(at));
+            }
+            items = picked;
+        }
         // A list that surely holds these keys and maybe more (a builder's list grown
         // under conditions): each of them is a pass of the loop, which is all a
         // verdict of different slots rests on.

@@ -3257,6 +3257,10 @@ impl<'t> crate::lower::Analyzer<'t> {
                             }
                         }
                     }
+                    // A module function's other callers could not be read: its
+                    // own file's calls decide, as for a function followed no
+                    // further.
+                    None if info.class.is_none() => {}
                     None => ok = false,
                 }
             }

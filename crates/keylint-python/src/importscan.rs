@@ -121,6 +121,84 @@ pub fn scan_imports(src: &str) -> Vec<ScannedImport> {
     out
 }
 
+/// Method names whose call may be a finding's site in a file that never mentions
+/// Redis, its client handed in from elsewhere: pipelines, transactions and scripts,
+/// and the commands over several keys of one call (not `copy` or `sort`, which most
+/// Python code calls on other objects).
+const OPERATIONS: &[&str] = &[
+    "pipeline",
+    "transaction",
+    "register_script",
+    "evalsha",
+    "eval",
+    "fcall",
+    "mget",
+    "mset",
+    "msetnx",
+    "sinter",
+    "sunion",
+    "sdiff",
+    "sinterstore",
+    "sunionstore",
+    "sdiffstore",
+    "sintercard",
+    "zunion",
+    "zinter",
+    "zdiff",
+    "zunionstore",
+    "zinterstore",
+    "zdiffstore",
+    "zintercard",
+    "zrangestore",
+    "rename",
+    "renamenx",
+    "smove",
+    "rpoplpush",
+    "brpoplpush",
+    "lmove",
+    "blmove",
+    "blpop",
+    "brpop",
+    "bzpopmin",
+    "bzpopmax",
+    "lmpop",
+    "blmpop",
+    "zmpop",
+    "bzmpop",
+    "pfmerge",
+    "bitop",
+    "xread",
+    "xreadgroup",
+    "georadius",
+    "georadiusbymember",
+    "geosearchstore",
+];
+
+/// Whether a Python file's text calls, as a method (`x.name(` with an argument or
+/// none, `eval` only with one), one of the operations above: a file that never
+/// mentions Redis can hold a finding only then.
+pub fn calls_operations(src: &[u8]) -> bool {
+    memchr::memchr_iter(b'(', src).any(|at| {
+        let head = &src[..at];
+        let start = head
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .map_or(0, |i| i + 1);
+        if start == 0 || head[start - 1] != b'.' {
+            return false;
+        }
+        let name = &head[start..];
+        let Ok(name) = std::str::from_utf8(name) else {
+            return false;
+        };
+        // `model.eval()` of a machine-learning model takes no argument.
+        if name == "eval" && src.get(at + 1) == Some(&b')') {
+            return false;
+        }
+        OPERATIONS.contains(&name)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +234,19 @@ mod tests {
                 "s []",
             ]
         );
+    }
+
+    #[test]
+    fn operations_are_method_calls_of_their_names() {
+        assert!(calls_operations(b"pipe = client.pipeline()\n"));
+        assert!(calls_operations(b"conn.rename(a, b)"));
+        assert!(calls_operations(b"r.eval(SCRIPT, 1, k)"));
+        // Written with a space before the parenthesis: not read (rare).
+        assert!(!calls_operations(b"x.mget (a, b)"));
+        // A model's `eval()`, a plain function and other methods are not.
+        assert!(!calls_operations(b"model.eval()\nmodel.train()"));
+        assert!(!calls_operations(b"pipeline(steps)\nrename(a, b)"));
+        assert!(!calls_operations(b"df.sort_values(by=x)\nd.copy()"));
+        assert!(!calls_operations(b"obj.my_pipeline()"));
     }
 }

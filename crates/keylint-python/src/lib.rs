@@ -100,7 +100,7 @@ mod wrappers;
 mod wrapscript;
 
 pub use frontend::{options, Python, FRONTEND, LANG};
-pub use importscan::{scan_imports, ScannedImport};
+pub use importscan::{calls_operations, scan_imports, ScannedImport};
 /// Which redis-py client a call site uses when the code does not show it:
 /// `redis.cluster.RedisCluster` ([`ClientProfile::Cluster`]) refuses cross-slot
 /// multi-key calls, splits `delete`, `exists`, `touch`, `unlink`, and its

@@ -411,6 +411,9 @@ pub struct Scan {
     pub module: Option<String>,
     /// Its imports, read from its bytes.
     pub imports: Vec<keylint_python::ScannedImport>,
+    /// It failed the prefilter but calls a pipeline, a script or a command over
+    /// several keys as a method ([`keylint_python::calls_operations`]).
+    pub operates: bool,
 }
 
 /// [`process_file`] in the first wave: files that fail the prefilter are not
@@ -473,6 +476,7 @@ fn process_file(
                 passed,
                 module: None,
                 imports: keylint_python::scan_imports(text),
+                operates: !passed && keylint_python::calls_operations(buf),
             });
         }
     }

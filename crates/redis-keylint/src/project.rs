@@ -135,6 +135,14 @@ impl Words {
                     .or_default()
                     .push(idx);
             }
+            for tok in keylint_core::frontend::imported_names(&bytes) {
+                if let Ok(t) = std::str::from_utf8(tok) {
+                    w.by_word
+                        .entry(format!("{}{t}", keylint_core::frontend::IMPORTED_PREFIX))
+                        .or_default()
+                        .push(idx);
+                }
+            }
             let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
             let mut i = 0;
             while i < bytes.len() {
@@ -742,7 +750,13 @@ impl ModuleLoader for Loader {
 
     fn mentions(&self, from: &str, word: &str) -> Option<Vec<String>> {
         let marker = word == keylint_core::frontend::IMPORTS_REDIS_PY;
+        let imported = word
+            .strip_prefix(keylint_core::frontend::IMPORTED_PREFIX)
+            .is_some_and(|n| {
+                !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            });
         if !marker
+            && !imported
             && (!(word.starts_with(|c: char| c.is_ascii_uppercase())
                 || keylint_core::frontend::INDEXED_API_WORDS.contains(&word))
                 || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))

@@ -131,5 +131,110 @@ pub fn reached(
             out.push(i);
         }
     }
+    out.extend(second_hop(paths, scans, &out, loader));
+    for (i, scan) in scans.iter().enumerate() {
+        let operates = scan.as_ref().is_some_and(|s| !s.passed && s.operates);
+        if operates && named[i] && !out.contains(&i) && imported_by_redis_code(paths[i], loader) {
+            out.push(i);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Importers of a named file read, at most (see [`imported_by_redis_code`]).
+const MAX_IMPORTERS: usize = 32;
+
+/// Whether a file of the project imports the module file `path` and either mentions
+/// Redis or imports a module that does: for a file named on the command line (what
+/// pre-commit passes) that calls operations but never mentions Redis, the hops
+/// [`second_hop`] makes from the files of a whole run, made from the file through
+/// the reverse index of imported names. False when the index cannot say.
+fn imported_by_redis_code(path: &Path, loader: &dyn ModuleLoader) -> bool {
+    let (Some(module), Some(stem)) = (crate::project::module_name(path), module_stem(path)) else {
+        return false;
+    };
+    let word = format!("{}{stem}", keylint_core::frontend::IMPORTED_PREFIX);
+    let Some(files) = loader.mentions(&module, &word) else {
+        return false;
+    };
+    let mentions = |p: &str| {
+        loader
+            .read(p)
+            .is_some_and(|t| keylint_core::prefilter::mentions_redis(t.as_bytes()))
+    };
+    files
+        .iter()
+        .filter(|f| **f != module)
+        .take(MAX_IMPORTERS)
+        .any(|f| {
+            let Some(text) = loader.read(f) else {
+                return false;
+            };
+            let scan = Scan {
+                imports: keylint_python::scan_imports(&text),
+                ..Scan::default()
+            };
+            let resolved: Vec<String> = candidates(&scan)
+                .filter_map(|(level, dotted)| match loader.resolve(f, level, &dotted) {
+                    Some(ModuleFile::Source(p)) => Some(p),
+                    _ => None,
+                })
+                .collect();
+            resolved.contains(&module)
+                && (keylint_core::prefilter::mentions_redis(text.as_bytes())
+                    || resolved.iter().any(|p| mentions(p)))
+        })
+}
+
+/// Files that fail the prefilter but call a pipeline, a script or a command over
+/// several keys ([`crate::lint::Scan::operates`]), imported by a file the second wave
+/// reaches: a helper module handed a client by a module that got it from one that
+/// mentions Redis (`get_status(managers.rclient, services)` in a view that imports
+/// `managers`). One more hop, for such files only.
+fn second_hop(
+    paths: &[&Path],
+    scans: &[Option<Scan>],
+    reached: &[usize],
+    loader: &dyn ModuleLoader,
+) -> Vec<usize> {
+    let operating: HashSet<&str> = paths
+        .iter()
+        .zip(scans)
+        .filter(|(_, s)| s.as_ref().is_some_and(|s| !s.passed && s.operates))
+        .filter_map(|(p, _)| module_stem(p))
+        .collect();
+    if operating.is_empty() || reached.is_empty() {
+        return Vec::new();
+    }
+    let mut imported = HashSet::new();
+    for &i in reached {
+        let Some(scan) = &scans[i] else { continue };
+        let Some(from) = crate::project::module_name(paths[i]) else {
+            continue;
+        };
+        for (level, dotted) in candidates(scan) {
+            if !operating.contains(last(&dotted)) {
+                continue;
+            }
+            if let Some(ModuleFile::Source(p)) = loader.resolve(&from, level, &dotted) {
+                imported.insert(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, (path, scan)) in paths.iter().zip(scans).enumerate() {
+        let operates = scan.as_ref().is_some_and(|s| !s.passed && s.operates);
+        if !operates || reached.contains(&i) {
+            continue;
+        }
+        let Some(module) = crate::project::module_name(path) else {
+            continue;
+        };
+        if imported.contains(&module) {
+            out.push(i);
+        }
+    }
     out
 }

@@ -7,14 +7,13 @@
 //! before, and those of the other files that mention its name), the parameter is a
 //! client of unknown kind.
 //!
-//! A class or static method of a module-level class, such a class's constructor, or
-//! a module-level function is followed, and only for a parameter the function uses as
-//! a client (it calls a Redis command on it): the files that mention the class (the
-//! project's reverse index knows class names), or whose import statements name the
-//! function or its module (`from app.storage.services import get_status`, `from
-//! app.storage import services`), are parsed, and their calls of the function are
-//! found by what they resolve to through their imports (`Helper.make` of `from
-//! apps.deploy.helper import Helper`, `services.get_status`).
+//! Only a class or static method of a module-level class, or such a class's
+//! constructor, is followed (the project's reverse index knows the files that mention
+//! a class's name; module functions are not followed into other files), and only for
+//! a parameter the function uses as a client (it calls a Redis command on it): the
+//! files that mention the class are parsed, and their calls of the function are found
+//! by what they resolve to through their imports (`Helper.make` of `from
+//! apps.deploy.helper import Helper`).
 //! A call whose callee cannot be told, that splats its arguments, or that passes
 //! anything not known as a client (or `None`), leaves the parameter unknown. The
 //! calls are read one level deep: the files read for them do not, in turn, follow
@@ -114,8 +113,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             return None;
         }
         let names = match info.class {
-            // A module function, reached from the files that import it or its module.
-            None => vec![info.name.clone()],
+            None => return None,
             Some(c) => {
                 let cname = self.ix.classes[c].name.clone();
                 if self.ix.class_by_name.get(&cname) != Some(&c) {

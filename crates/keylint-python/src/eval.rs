@@ -3257,10 +3257,6 @@ impl<'t> crate::lower::Analyzer<'t> {
                             }
                         }
                     }
-                    // A module function's other callers could not be read: its
-                    // own file's calls decide, as for a function followed no
-                    // further.
-                    None if info.class.is_none() => {}
                     None => ok = false,
                 }
             }

@@ -1588,32 +1588,17 @@ impl<'p> Scope<'p> {
         deps: &mut Vec<ModuleDep>,
     ) -> Option<crate::callerflow::Passed> {
         use crate::callerflow::SiteArg;
-        // The files that mention the class (the reverse index knows class names), or
-        // for a module function those whose imports name it or its module, read for
-        // calls of the name they call.
+        // The files that mention the class (the reverse index knows class names),
+        // read for calls of the name they call.
         let class = target.names.first()?.clone();
         let lookup = target.names.last()?.clone();
-        let words =
-            if target.names.len() == 1 && !class.starts_with(|c: char| c.is_ascii_uppercase()) {
-                let module = module_word(&self.path)?;
-                let prefix = keylint_core::frontend::IMPORTED_PREFIX;
-                vec![format!("{prefix}{class}"), format!("{prefix}{module}")]
-            } else {
-                vec![class.clone()]
-            };
-        let mut all: Vec<String> = Vec::new();
-        for word in words {
-            let files = self.project.loader.mentions(&self.path, &word);
-            deps.push(ModuleDep::Mentions {
-                from: self.path.clone(),
-                word,
-                found: files.clone(),
-            });
-            all.extend(files?);
-        }
-        all.sort();
-        all.dedup();
-        let others: Vec<String> = all.into_iter().filter(|f| *f != self.path).collect();
+        let files = self.project.loader.mentions(&self.path, &class);
+        deps.push(ModuleDep::Mentions {
+            from: self.path.clone(),
+            word: class.clone(),
+            found: files.clone(),
+        });
+        let others: Vec<String> = files?.into_iter().filter(|f| *f != self.path).collect();
         if others.len() > MAX_CALLER_FILES {
             return None;
         }
@@ -5016,19 +5001,6 @@ impl<'t> Analyzer<'t> {
         fact.and_then(|f| self.call_fact(f, inst, args, n, ctx))
             .unwrap_or_else(|| self.opaque(n, ctx))
     }
-}
-
-/// The name a module is imported by: its file's stem, or its package's directory for
-/// an `__init__.py`. `None` when the path has no such name.
-fn module_word(path: &str) -> Option<String> {
-    let p = std::path::Path::new(path);
-    let stem = p.file_stem()?.to_str()?;
-    let word = if stem == "__init__" {
-        p.parent()?.file_name()?.to_str()?
-    } else {
-        stem
-    };
-    Some(word.to_string())
 }
 
 #[cfg(test)]

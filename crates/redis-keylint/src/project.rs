@@ -61,7 +61,7 @@ pub struct Loader {
     /// The hash of each module text as first read this run.
     hashes: Mutex<HashMap<String, u128>>,
     /// The reverse index of each project root (canonical), built on first use.
-    words: Mutex<HashMap<PathBuf, Option<std::sync::Arc<Words>>>>,
+    words: Mutex<HashMap<(PathBuf, bool), WordsCell>>,
     /// The uv workspace of each project root ([`uv_workspace`]), read on first use.
     workspaces: Mutex<HashMap<PathBuf, Option<Workspace>>>,
     /// Whether each project root (canonical) writes hash tags, searched on first use.
@@ -75,8 +75,11 @@ pub struct Loader {
 
 /// The reverse index of a project: for each capitalised identifier (a class name,
 /// by the convention of Python code) and each of
-/// [`keylint_core::frontend::INDEXED_API_WORDS`], the module files that hold it; and
-/// the files that import redis-py ([`keylint_core::frontend::IMPORTS_REDIS_PY`]).
+/// [`keylint_core::frontend::INDEXED_API_WORDS`], the module files that hold it; the
+/// files that import redis-py ([`keylint_core::frontend::IMPORTS_REDIS_PY`]); and for
+/// each name an import statement names, the files whose imports name it
+/// ([`keylint_core::frontend::IMPORTED_PREFIX`]). Built whole, or for the imported
+/// names alone (which reads no other word).
 #[derive(Debug, Default)]
 struct Words {
     files: Vec<String>,
@@ -84,6 +87,9 @@ struct Words {
     /// Files too big to read: they may mention any word.
     big: Vec<u32>,
 }
+
+/// A project's reverse index, once built (`None`: it could not be).
+type WordsCell = Option<std::sync::Arc<Words>>;
 
 /// Python files of one project indexed for mentions, at most: a bigger project gets
 /// no reverse index (what it would tell stays unknown).
@@ -97,7 +103,7 @@ impl Words {
     /// The Python files under `root` (not hidden directories, `__pycache__`,
     /// `node_modules`, `site-packages`), each read once and cut into words; `None`
     /// past [`MAX_INDEXED_FILES`].
-    fn build(root: &Path) -> Option<Words> {
+    fn build(root: &Path, only_imports: bool) -> Option<Words> {
         let mut paths = Vec::new();
         let skip = |name: &str| {
             name.starts_with('.')
@@ -129,12 +135,6 @@ impl Words {
                 w.big.push(idx);
                 continue;
             };
-            if keylint_core::frontend::imports_redis_py(&bytes) {
-                w.by_word
-                    .entry(keylint_core::frontend::IMPORTS_REDIS_PY.to_string())
-                    .or_default()
-                    .push(idx);
-            }
             for tok in keylint_core::frontend::imported_names(&bytes) {
                 if let Ok(t) = std::str::from_utf8(tok) {
                     w.by_word
@@ -142,6 +142,17 @@ impl Words {
                         .or_default()
                         .push(idx);
                 }
+            }
+            // The names imports name are all a caller of a module function needs: the
+            // rest of the text is not cut into words.
+            if only_imports {
+                continue;
+            }
+            if keylint_core::frontend::imports_redis_py(&bytes) {
+                w.by_word
+                    .entry(keylint_core::frontend::IMPORTS_REDIS_PY.to_string())
+                    .or_default()
+                    .push(idx);
             }
             let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
             let mut i = 0;
@@ -765,7 +776,7 @@ impl ModuleLoader for Loader {
         }
         let dir = Path::new(from).parent()?.to_path_buf();
         let roots = self.roots(&dir);
-        let words = self.words(&roots.limit)?;
+        let words = self.words(&roots.limit, imported)?;
         let mut ids: Vec<u32> = words.by_word.get(word).cloned().unwrap_or_default();
         ids.extend(words.big.iter().copied());
         ids.sort_unstable();
@@ -818,15 +829,26 @@ impl Loader {
     }
 
     /// The reverse index of the project root `limit`.
-    fn words(&self, limit: &Path) -> Option<std::sync::Arc<Words>> {
-        if let Some(w) = self.words.lock().expect("loader lock").get(limit) {
-            return w.clone();
+    /// The reverse index of the project under `limit`, built once: the whole one, or
+    /// for `only_imports` the one of imported names alone (a whole one already built
+    /// serves both).
+    fn words(&self, limit: &Path, only_imports: bool) -> Option<std::sync::Arc<Words>> {
+        {
+            let cache = self.words.lock().expect("loader lock");
+            if let Some(w) = cache.get(&(limit.to_path_buf(), false)) {
+                return w.clone();
+            }
+            if only_imports {
+                if let Some(w) = cache.get(&(limit.to_path_buf(), true)) {
+                    return w.clone();
+                }
+            }
         }
-        let w = Words::build(limit).map(std::sync::Arc::new);
+        let w = Words::build(limit, only_imports).map(std::sync::Arc::new);
         self.words
             .lock()
             .expect("loader lock")
-            .entry(limit.to_path_buf())
+            .entry((limit.to_path_buf(), only_imports))
             .or_insert(w)
             .clone()
     }

@@ -119,58 +119,10 @@ pub const INDEXED_API_WORDS: &[&str] = &["multi_exec"];
 pub const IMPORTS_REDIS_PY: &str = "import redis";
 
 /// The prefix of a word [`ModuleLoader::mentions`] is asked for as an imported name:
-/// `imported:get_status` lists the Python files whose `import` or `from … import`
-/// statements name `get_status` (a module's segment, an imported name or an alias),
+/// `imported:storage` lists the Python files whose `import` or `from … import`
+/// statements name `storage` (a segment of the module's path or an imported name),
 /// lowercase names included.
 pub const IMPORTED_PREFIX: &str = "imported:";
-
-/// The identifiers the `import` and `from … import` statements of a Python file's
-/// text name (module segments, imported names, aliases; `import`, `from` and `as`
-/// themselves left out), each once, in order of first appearance. A statement is read
-/// from a line that begins with `import ` or `from ` (indented or not), through its
-/// parentheses and backslash continuations.
-pub fn imported_names(text: &[u8]) -> Vec<&[u8]> {
-    let mut out: Vec<&[u8]> = Vec::new();
-    let mut lines = text.split(|&b| b == b'\n');
-    while let Some(line) = lines.next() {
-        let t = line.trim_ascii_start();
-        if !(t.starts_with(b"import ") || t.starts_with(b"from ")) {
-            continue;
-        }
-        let mut cur: &[u8] = t;
-        let mut depth = 0i32;
-        loop {
-            let code = match cur.iter().position(|&b| b == b'#') {
-                Some(i) => &cur[..i],
-                None => cur,
-            };
-            for &b in code {
-                match b {
-                    b'(' => depth += 1,
-                    b')' => depth -= 1,
-                    _ => {}
-                }
-            }
-            for tok in code.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b >= 0x80)) {
-                if tok.is_empty() || matches!(tok, b"import" | b"from" | b"as") {
-                    continue;
-                }
-                if !out.contains(&tok) {
-                    out.push(tok);
-                }
-            }
-            let continued = depth > 0 || code.trim_ascii_end().ends_with(b"\\");
-            if !continued {
-                break;
-            }
-            match lines.next() {
-                Some(next) => cur = next,
-                None => break,
-            }
-        }
-    }
-    out
-}
 
 /// Whether a Python file's text imports redis-py (or valkey-py, its fork) by a
 /// statement of its own line: `import redis`, `import redis.asyncio as aioredis`,
@@ -217,8 +169,7 @@ pub trait ModuleLoader: Sync + Send {
     /// cannot be known (no project, too many files, or a word that is neither
     /// capitalised, as class names are, nor one of [`INDEXED_API_WORDS`]). A word
     /// [`IMPORTED_PREFIX`]` + name` asks for the files whose import statements name
-    /// `name` ([`imported_names`]). Each file is named so that [`ModuleLoader::read`]
-    /// can read it.
+    /// `name`. Each file is named so that [`ModuleLoader::read`] can read it.
     fn mentions(&self, _from: &str, _word: &str) -> Option<Vec<String>> {
         None
     }
@@ -562,29 +513,7 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod import_tests {
-    use super::{imported_names, imports_redis_py};
-
-    #[test]
-    fn imported_names_of_import_statements() {
-        let text = b"import os\nfrom app.storage import (\n    get_status as status,  # x\n    count,\n)\nx = 1  # from here import nothing\n    from . import keys, \\\n        jobs\n";
-        let names: Vec<&str> = imported_names(text)
-            .into_iter()
-            .map(|t| std::str::from_utf8(t).unwrap())
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "os",
-                "app",
-                "storage",
-                "get_status",
-                "status",
-                "count",
-                "keys",
-                "jobs"
-            ]
-        );
-    }
+    use super::imports_redis_py;
 
     #[test]
     fn imports_of_redis_py_are_told_from_other_modules() {

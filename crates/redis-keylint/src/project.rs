@@ -135,16 +135,29 @@ impl Words {
                 w.big.push(idx);
                 continue;
             };
-            for tok in keylint_core::frontend::imported_names(&bytes) {
-                if let Ok(t) = std::str::from_utf8(tok) {
-                    w.by_word
-                        .entry(format!("{}{t}", keylint_core::frontend::IMPORTED_PREFIX))
-                        .or_default()
-                        .push(idx);
+            // The names its imports name, as the second wave reads them
+            // (`keylint_python::scan_imports`): a module's path segments and the names
+            // imported from it.
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                let mut named: std::collections::HashSet<&str> = std::collections::HashSet::new();
+                let imports = keylint_python::scan_imports(text);
+                for imp in &imports {
+                    let words = imp
+                        .dotted
+                        .split('.')
+                        .chain(imp.names.iter().map(String::as_str));
+                    for n in words.filter(|n| !n.is_empty()) {
+                        if named.insert(n) {
+                            w.by_word
+                                .entry(format!("{}{n}", keylint_core::frontend::IMPORTED_PREFIX))
+                                .or_default()
+                                .push(idx);
+                        }
+                    }
                 }
             }
-            // The names imports name are all a caller of a module function needs: the
-            // rest of the text is not cut into words.
+            // The importers of a file named alone need no other word: the rest of the
+            // text is not cut into words.
             if only_imports {
                 continue;
             }
@@ -828,7 +841,6 @@ impl Loader {
         *cell.get_or_init(|| crate::tags::of_project(&limit))
     }
 
-    /// The reverse index of the project root `limit`.
     /// The reverse index of the project under `limit`, built once: the whole one, or
     /// for `only_imports` the one of imported names alone (a whole one already built
     /// serves both).

@@ -133,14 +133,23 @@ pub fn reached(
     }
     out.extend(second_hop(paths, scans, &out, loader));
     for (i, scan) in scans.iter().enumerate() {
-        let operates = scan.as_ref().is_some_and(|s| !s.passed && s.operates);
-        if operates && named[i] && !out.contains(&i) && imported_by_redis_code(paths[i], loader) {
+        if operates(scan)
+            && named[i]
+            && !out.contains(&i)
+            && imported_by_redis_code(paths[i], loader)
+        {
             out.push(i);
         }
     }
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Whether the first wave found a file that failed the prefilter but calls
+/// operations ([`crate::lint::Scan::operates`]).
+fn operates(scan: &Option<Scan>) -> bool {
+    scan.as_ref().is_some_and(|s| s.operates)
 }
 
 /// Importers of a named file read, at most (see [`imported_by_redis_code`]).
@@ -202,7 +211,7 @@ fn second_hop(
     let operating: HashSet<&str> = paths
         .iter()
         .zip(scans)
-        .filter(|(_, s)| s.as_ref().is_some_and(|s| !s.passed && s.operates))
+        .filter(|(_, s)| operates(s))
         .filter_map(|(p, _)| module_stem(p))
         .collect();
     if operating.is_empty() || reached.is_empty() {
@@ -225,8 +234,7 @@ fn second_hop(
     }
     let mut out = Vec::new();
     for (i, (path, scan)) in paths.iter().zip(scans).enumerate() {
-        let operates = scan.as_ref().is_some_and(|s| !s.passed && s.operates);
-        if !operates || reached.contains(&i) {
+        if !operates(scan) || reached.contains(&i) {
             continue;
         }
         let Some(module) = crate::project::module_name(path) else {

@@ -407,26 +407,27 @@ impl<'t> Nav<'t> {
         &self,
         func: impl Fn(Node<'t>) -> Option<F>,
     ) -> Vec<(Node<'t>, Option<F>)> {
-        // Preorder: a parent's entry comes before its children's.
-        let mut inherited: Vec<Option<F>> = Vec::with_capacity(self.entries.len());
-        for e in &self.entries {
+        // The entry of the nearest function around each node that `func` knows
+        // (preorder: a parent's entry comes before its children's).
+        let mut near: Vec<u32> = Vec::with_capacity(self.entries.len());
+        for (i, e) in self.entries.iter().enumerate() {
             let outer = match e.parent {
-                NONE => None,
-                p => inherited[p as usize],
+                NONE => NONE,
+                p => near[p as usize],
             };
-            let f = if flags_of(e.kind) & FUNC != 0 {
-                func(e.node).or(outer)
-            } else {
-                outer
-            };
-            inherited.push(f);
+            let known = flags_of(e.kind) & FUNC != 0 && func(e.node).is_some();
+            near.push(if known { i as u32 } else { outer });
         }
+        let enclosing = |i: u32| match near[i as usize] {
+            NONE => None,
+            f => func(self.entries[f as usize].node),
+        };
         // The reverse of a postorder walk is a preorder walk that takes the last
         // child first.
         self.calls
             .iter()
             .rev()
-            .map(|&i| (self.entries[i as usize].node, inherited[i as usize]))
+            .map(|&i| (self.entries[i as usize].node, enclosing(i)))
             .collect()
     }
 }

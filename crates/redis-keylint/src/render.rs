@@ -481,80 +481,145 @@ impl<'a> Locator<'a> {
     }
 }
 
-/// The JSON value of one finding in the file at `path`.
-pub fn finding_json(path: &str, loc: &mut Locator<'_>, f: &Finding) -> serde_json::Value {
+// The JSON form of a finding. Fields are declared in alphabetical order, the order
+// in which the output has always listed them.
+
+#[derive(serde::Serialize)]
+struct JsonFinding<'a> {
+    code: &'a str,
+    column: usize,
+    end_column: usize,
+    end_line: usize,
+    fix: Option<JsonFix<'a>>,
+    help: &'a Option<String>,
+    label: &'a str,
+    line: usize,
+    message: &'a str,
+    notes: &'a [String],
+    path: &'a str,
+    related: Vec<JsonRelated<'a>>,
+    rule: &'a str,
+    severity: &'a str,
+    unit: Option<JsonUnit>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonRelated<'a> {
+    column: usize,
+    end_column: usize,
+    end_line: usize,
+    line: usize,
+    message: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct JsonUnit {
+    end_line: usize,
+    line: usize,
+}
+
+#[derive(serde::Serialize)]
+struct JsonFix<'a> {
+    edits: Vec<JsonEdit<'a>>,
+    title: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct JsonEdit<'a> {
+    column: usize,
+    end_column: usize,
+    end_line: usize,
+    line: usize,
+    replacement: &'a str,
+}
+
+/// The JSON form of one finding in the file at `path`.
+fn finding_json<'a>(path: &'a str, loc: &mut Locator<'_>, f: &'a Finding) -> JsonFinding<'a> {
     let source = loc.source;
     let span = clamp(source, &f.primary.span);
     let (line, column) = loc.locate(span.start);
     let (end_line, end_column) = loc.locate(span.end);
-    let related: Vec<serde_json::Value> = f
+    let related = f
         .secondary
         .iter()
         .map(|l| {
             let (line, column, end_line, end_column) = loc.locate_span(&l.span);
-            serde_json::json!({
-                "line": line, "column": column, "end_line": end_line, "end_column": end_column,
-                "message": l.message,
-            })
+            JsonRelated {
+                column,
+                end_column,
+                end_line,
+                line,
+                message: &l.message,
+            }
         })
         .collect();
     let unit = f.unit.as_ref().map(|u| {
         let s = clamp(source, u);
-        serde_json::json!({
-            "line": loc.locate(s.start).0,
-            "end_line": loc.locate(s.end).0,
-        })
+        JsonUnit {
+            end_line: loc.locate(s.end).0,
+            line: loc.locate(s.start).0,
+        }
     });
     // The suggested rewrite (`--fix-suggest`), as the text output shows it: the
     // replacement of each span.
-    let fix = f.fix.as_ref().map(|fix| {
-        let edits: Vec<serde_json::Value> = fix
+    let fix = f.fix.as_ref().map(|fix| JsonFix {
+        edits: fix
             .edits
             .iter()
             .map(|e| {
                 let (line, column, end_line, end_column) = loc.locate_span(&e.span);
-                serde_json::json!({
-                    "line": line, "column": column, "end_line": end_line,
-                    "end_column": end_column, "replacement": e.replacement,
-                })
+                JsonEdit {
+                    column,
+                    end_column,
+                    end_line,
+                    line,
+                    replacement: &e.replacement,
+                }
             })
-            .collect();
-        serde_json::json!({ "title": fix.title, "edits": edits })
+            .collect(),
+        title: &fix.title,
     });
-    serde_json::json!({
-        "rule": f.rule.name(),
-        "code": f.rule.code(),
-        "severity": f.severity.as_str(),
-        "path": path,
-        "line": line,
-        "column": column,
-        "end_line": end_line,
-        "end_column": end_column,
-        "message": f.message,
-        "label": f.primary.message,
-        "related": related,
-        "notes": f.notes,
-        "help": f.help,
-        "unit": unit,
-        "fix": fix,
-    })
+    JsonFinding {
+        code: f.rule.code(),
+        column,
+        end_column,
+        end_line,
+        fix,
+        help: &f.help,
+        label: &f.primary.message,
+        line,
+        message: &f.message,
+        notes: &f.notes,
+        path,
+        related,
+        rule: f.rule.name(),
+        severity: f.severity.as_str(),
+        unit,
+    }
+}
+
+/// Every finding of every report, as one JSON array, written as it is made.
+struct AllFindings<'a>(&'a [FileReport]);
+
+impl serde::Serialize for AllFindings<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(None)?;
+        for r in self.0.iter().filter(|r| !r.findings.is_empty()) {
+            let path = r.path.display().to_string();
+            let mut loc = Locator::new(&r.source);
+            for f in &r.findings {
+                seq.serialize_element(&finding_json(&path, &mut loc, f))?;
+            }
+        }
+        seq.end()
+    }
 }
 
 /// A JSON array of every finding.
 pub fn json(reports: &[FileReport]) -> io::Result<()> {
-    let all: Vec<serde_json::Value> = reports
-        .iter()
-        .flat_map(|r| {
-            let path = r.path.display().to_string();
-            let mut loc = Locator::new(&r.source);
-            r.findings
-                .iter()
-                .map(|f| finding_json(&path, &mut loc, f))
-                .collect::<Vec<_>>()
-        })
-        .collect();
     let mut out = io::BufWriter::new(io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, &all).map_err(json_io)?;
+    serde_json::to_writer_pretty(&mut out, &AllFindings(reports)).map_err(json_io)?;
     writeln!(out)?;
     out.flush()
 }

@@ -52,6 +52,42 @@ pub(crate) struct ParamInfo<'t> {
     pub star: bool,
 }
 
+impl ParamInfo<'_> {
+    /// Whether the parameter is `None` unless its caller says otherwise: it defaults
+    /// to `None` (`pipe=None`), or it has no default and is declared optional
+    /// (`pipe: Optional[Pipeline]`, `pipe: Pipeline | None`, `Union[Pipeline, None]`),
+    /// so that its callers may pass `None` and the function tests for it.
+    pub fn none_unless_given(&self, src: &str) -> bool {
+        match (self.default, self.annotation) {
+            (Some(d), _) => d.kind_name() == "none",
+            (None, Some(a)) => optional_annotation(text(a, src)),
+            (None, None) => false,
+        }
+    }
+}
+
+/// Whether an annotation, as written, admits `None`: `Optional[X]` (also qualified, or
+/// quoted), `X | None`, `None | X`, `Union[X, None]`.
+fn optional_annotation(t: &str) -> bool {
+    let t: String = t
+        .trim_matches(|c| c == '"' || c == '\'')
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let last = |p: &str| p.rsplit('.').next().unwrap_or(p).to_string();
+    if let Some((head, _)) = t.split_once('[') {
+        match last(head).as_str() {
+            "Optional" => return t.ends_with(']'),
+            "Union" => {
+                let inner = &t[head.len() + 1..t.len().saturating_sub(1)];
+                return t.ends_with(']') && inner.split(',').any(|p| p == "None");
+            }
+            _ => {}
+        }
+    }
+    t.split('|').count() > 1 && t.split('|').any(|p| p == "None")
+}
+
 /// A function, method or lambda.
 #[derive(Debug, Clone)]
 pub(crate) struct FuncInfo<'t> {
@@ -1349,5 +1385,35 @@ impl<'t> Index<'t> {
             return Err(version);
         }
         Ok((*nearest, version))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::optional_annotation;
+
+    #[test]
+    fn annotations_that_admit_none() {
+        for t in [
+            "Optional[Pipeline]",
+            "typing.Optional[redis.client.Pipeline]",
+            "\"Optional[Pipeline]\"",
+            "Pipeline | None",
+            "None | Pipeline",
+            "Union[Pipeline, None]",
+            "t.Union[None, Pipeline]",
+        ] {
+            assert!(optional_annotation(t), "{t}");
+        }
+        for t in [
+            "Pipeline",
+            "Union[Pipeline, Redis]",
+            "Pipeline | Redis",
+            "NoneType",
+            "Optionals[Pipeline]",
+            "list[Optional[Pipeline]]",
+        ] {
+            assert!(!optional_annotation(t), "{t}");
+        }
     }
 }

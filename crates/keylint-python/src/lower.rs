@@ -2947,9 +2947,10 @@ impl<'t> Analyzer<'t> {
         let src = self.src();
         let is_none_param = |n: Node<'t>| -> bool {
             n.kind_name() == "identifier"
-                && self.ix.funcs[f].params.iter().any(|p| {
-                    p.name == text(n, src) && p.default.is_some_and(|d| d.kind_name() == "none")
-                })
+                && self.ix.funcs[f]
+                    .params
+                    .iter()
+                    .any(|p| p.name == text(n, src) && p.none_unless_given(src))
                 && self.ix.funcs[f]
                     .defs
                     .get(text(n, src))

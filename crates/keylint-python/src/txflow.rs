@@ -353,7 +353,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let info = &self.ix.funcs[f];
         info.params.iter().any(|p| {
             p.name == name
-                && p.default.is_some_and(|d| d.kind_name() == "none")
+                && p.none_unless_given(self.src())
                 && info.defs.get(name).is_none_or(|d| d.len() <= 1)
         })
     }
@@ -549,7 +549,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let info = &self.ix.funcs[f];
         let p = info.params.iter().find(|p| p.name == name)?;
-        let none_default = p.default.is_some_and(|d| d.kind_name() == "none");
+        let none_default = p.none_unless_given(self.src());
         let e = assigned(fill)?;
         let arm = self.ix.enclosing_block(fill.stmt)?;
         let stmt = nav.parent(arm)?;

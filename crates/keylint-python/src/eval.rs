@@ -6163,6 +6163,30 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 return self.opaque(n, ctx);
             }
+            // `int(fid)` of a name the code does not show the value of
+            // (`f"user:{int(fid)}:room"` in a loop over ids): a value of its own that
+            // varies as `fid` does, one per pass of the loops `fid` varies with. Only
+            // a name is read (other arguments stay unevaluated here, as before).
+            "builtins.int" => {
+                let a = arg_nodes(self.ix.nav, args);
+                if let [x] = a.as_slice() {
+                    if x.kind_name() == "identifier" {
+                        match self.eval(*x, &ctx.deeper()) {
+                            Value::Int(i) => return Value::Int(i),
+                            Value::Opaque(h) if h.binding.contains("@each") => {
+                                return Value::Opaque(HoleInfo {
+                                    label: text(n, self.src()).to_string(),
+                                    binding: format!("int({})", h.binding),
+                                    span: Some(n.byte_range()),
+                                    keylike: false,
+                                });
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                return self.opaque(n, ctx);
+            }
             // `str(x)`, and the text conversions of other libraries that give the
             // same bytes back (`ensure_bytes(key)` of kombu, `force_str` of Django):
             // the same key.

@@ -634,10 +634,6 @@ impl<'t> Analyzer<'t> {
             return self.wrapped_transaction_watches(call, &ctx);
         }
         let args = call.field(Field::Arguments);
-        // A method of a string literal (`"q:{}".format(name)`, `":".join(parts)`): no
-        // object, wrapper or function of another module is called, so the questions
-        // asked of those are not.
-        let on_literal = self.on_plain_string(func);
         if func.kind_name() == "attribute" {
             if let (Some(obj), Some(attr)) =
                 (func.field(Field::Object), func.field(Field::Attribute))
@@ -663,7 +659,6 @@ impl<'t> Analyzer<'t> {
                 // method, not a client's (which has no such method).
                 if self.project.is_some()
                     && self.inline.is_none()
-                    && !on_literal
                     && crate::methods::table().method(m).is_none()
                 {
                     let v = self.eval(obj, &ctx);
@@ -707,14 +702,11 @@ impl<'t> Analyzer<'t> {
             }
         }
         // A method of an object of a class of another module of the project.
-        // (The arguments are still evaluated first, as for any other call.)
         if func.kind_name() == "attribute" && self.project.is_some() && self.passes_pipe(args, &ctx)
         {
-            if let (false, Some(obj), Some(attr)) = (
-                on_literal,
-                func.field(Field::Object),
-                func.field(Field::Attribute),
-            ) {
+            if let (Some(obj), Some(attr)) =
+                (func.field(Field::Object), func.field(Field::Attribute))
+            {
                 let v = self.eval(obj, &ctx);
                 let x = self
                     .typed_ext(obj, &v, &ctx)
@@ -730,11 +722,7 @@ impl<'t> Analyzer<'t> {
         }
         // A method of an object of a class of another module that runs scripts over
         // keys this call passes.
-        if func.kind_name() == "attribute"
-            && self.project.is_some()
-            && self.inline.is_none()
-            && !on_literal
-        {
+        if func.kind_name() == "attribute" && self.project.is_some() && self.inline.is_none() {
             if let (Some(obj), Some(attr)) =
                 (func.field(Field::Object), func.field(Field::Attribute))
             {
@@ -754,7 +742,6 @@ impl<'t> Analyzer<'t> {
             && self.project.is_some()
             && self.inline.is_none()
             && ctx.env.is_none()
-            && !on_literal
         {
             if let Value::Symbol(p) = self.eval(func, &ctx) {
                 if let Some(crate::project::Fact::ScriptWrap(w)) =
@@ -772,7 +759,6 @@ impl<'t> Analyzer<'t> {
             && self.project.is_some()
             && self.inline.is_none()
             && ctx.env.is_none()
-            && !on_literal
             && self.ext_cmd_wrapper(func, call, &ctx)
         {
             return;
@@ -782,7 +768,6 @@ impl<'t> Analyzer<'t> {
         if matches!(func.kind_name(), "identifier" | "attribute")
             && self.project.is_some()
             && self.passes_pipe(args, &ctx)
-            && !on_literal
         {
             if let Value::Symbol(p) = self.eval(func, &ctx) {
                 if let Some(q) = self.project_queues(&p) {
@@ -1024,20 +1009,6 @@ impl<'t> Analyzer<'t> {
 
     /// Whether a call passes a pipeline that its commands may join: one of the
     /// caller's (or, in a followed helper, one its caller passed).
-    /// Whether `func` is a method of a string literal with no replacement field
-    /// (`"q:{}".format`, `":".join`): its value is known to be a string.
-    fn on_plain_string(&self, func: Node<'t>) -> bool {
-        func.kind_name() == "attribute"
-            && func.field(Field::Object).is_some_and(|o| {
-                o.kind_name() == "string"
-                    && !self
-                        .ix
-                        .nav
-                        .named_children(o)
-                        .any(|c| c.kind_name() == "interpolation")
-            })
-    }
-
     fn passes_pipe(&mut self, args: Option<Node<'t>>, ctx: &Ctx<'t>) -> bool {
         self.passes_pipe_ext(args, ctx, true)
     }

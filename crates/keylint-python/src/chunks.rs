@@ -359,7 +359,7 @@ pub(crate) fn family_member(v: &Value<'_>) -> Option<(crate::tpl::Tpl, Shape)> {
             items,
             family: true,
         } => (items, Shape::Seq),
-        Value::Dict(items) => (items, Shape::Dict),
+        Value::Dict(items, _) => (items, Shape::Dict),
         _ => return None,
     };
     let [Elem {
@@ -407,6 +407,6 @@ pub(crate) fn family_at<'t>(
             items: vec![e],
             family: true,
         },
-        Shape::Dict => Value::Dict(vec![e]),
+        Shape::Dict => Value::Dict(vec![e], None),
     }
 }

@@ -125,7 +125,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 each,
             });
         }
-        Some(Value::Dict(items))
+        Some(Value::Dict(items, None))
     }
 
     /// `map(f, xs)` with `f` a key builder of this file or a lambda: one key per
@@ -602,7 +602,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let right = match self.eval(right, &ctx.deeper()) {
             // `for key in d:` over a dict comprehension: its keys.
-            Value::Dict(items) => crate::chunks::dict_keys(items),
+            Value::Dict(items, _) => crate::chunks::dict_keys(items),
             v => v,
         };
         let right_is_batch = right.is_batch();

@@ -346,8 +346,10 @@ pub(crate) enum Value<'t> {
         items: Vec<Elem<'t>>,
         family: bool,
     },
-    /// A dict literal: its keys (values are not needed).
-    Dict(Vec<Elem<'t>>),
+    /// A dict literal: its keys, and the parameters bound where it was written (a
+    /// followed builder's), for reading an entry's value (`doc["id"]` of a record a
+    /// project function builds).
+    Dict(Vec<Elem<'t>>, Option<Rc<Env<'t>>>),
     Client(ClientKind),
     Pipe(PipeId),
     Script(ScriptId),
@@ -425,7 +427,9 @@ impl<'t> Value<'t> {
                 Ok(vec![e])
             }
             // `*mapping`: its keys.
-            Value::Dict(items) if items.iter().all(|e| e.each.is_empty()) || items.len() == 1 => {
+            Value::Dict(items, _)
+                if items.iter().all(|e| e.each.is_empty()) || items.len() == 1 =>
+            {
                 crate::chunks::dict_keys(items).splat()
             }
             other => Err(other),
@@ -1109,6 +1113,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // `Redis[bytes]`: a generic alias is the class itself.
                 let value = n.field(Field::Value);
                 let evaluated = value.map(|v| self.eval(v, &ctx.deeper()));
+                // `doc["id"]` of a dict written out (a record a project function
+                // builds and returns): that entry's value.
+                if let Some(Value::Dict(items, env)) = &evaluated {
+                    if string_index(n, value, self.src()) {
+                        let env = env.clone();
+                        if let Some(v) = self.dict_entry(n, value, items, env, ctx) {
+                            return v;
+                        }
+                    }
+                }
                 // `keys[0]` of a list or tuple known element by element.
                 if let Some(Value::Seq {
                     items,
@@ -1587,6 +1601,19 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
             }
         }
+        // `row.get("mc_id") or row.get("key")` of a value that varies with a loop
+        // varies with it too.
+        if let (true, Some(Value::Opaque(h))) = (is_or, &l) {
+            if h.binding.contains("@each") {
+                let other = r.as_ref().map(fingerprint).unwrap_or_default();
+                return Value::Opaque(HoleInfo {
+                    keylike: h.keylike,
+                    binding: format!("{} or {other}", h.binding),
+                    label: text(n, src).to_string(),
+                    span: Some(n.byte_range()),
+                });
+            }
+        }
         let tagged = [&l, &r]
             .into_iter()
             .flatten()
@@ -1631,6 +1658,75 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
         }
         v
+    }
+
+    /// The value of the entry `d["name"]` reads of a dict literal `items` (its keys),
+    /// evaluated where the literal was written, with the parameters bound there
+    /// (`env`, a followed builder's): `{"id": author.get("key"), …}` returned by a
+    /// converter gives `author.get("key")` of the caller's argument. Only for a
+    /// literal whose keys are all written out, with one key equal to the index, that
+    /// is returned where it is written, or held by a name of a function that only
+    /// reads its entries and returns it ([`changes_entries`]).
+    fn dict_entry(
+        &mut self,
+        n: Node<'t>,
+        value: Option<Node<'t>>,
+        items: &[Elem<'t>],
+        env: Option<Rc<Env<'t>>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let src = self.src();
+        let inner = index_text(n, value, src)?;
+        let want = &inner[1..inner.len() - 1];
+        if items.iter().any(|e| e.star) {
+            return None;
+        }
+        let mut found = None;
+        for e in items {
+            let Value::Str(t) = &e.value else {
+                return None;
+            };
+            let lit = t.as_bytes()?;
+            if lit == want.as_bytes() {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(e.node);
+            }
+        }
+        let pair = self.ix.nav.parent(found?)?;
+        if pair.kind_name() != "pair" {
+            return None;
+        }
+        let entry = pair.field(Field::Value)?;
+        let dict = self.ix.nav.parent(pair)?;
+        let holder = self.ix.nav.parent(dict)?;
+        match holder.kind_name() {
+            "return_statement" => {}
+            "assignment" => {
+                let left = holder.field(Field::Left)?;
+                if left.kind_name() != "identifier" || holder.field(Field::Right) != Some(dict) {
+                    return None;
+                }
+                // A module's dicts are read where nothing writes them
+                // (`frozen_dict_entry`).
+                let scope = self.ix().funcs[self.ix().enclosing_func(dict)?].node;
+                if changes_entries(&src[scope.byte_range()], text(left, src)) {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        let func = match &env {
+            Some(e) => Some(e.func),
+            None => self.ix().enclosing_func(dict),
+        };
+        let at = Ctx {
+            func,
+            env,
+            depth: ctx.depth + 1,
+        };
+        Some(self.eval(entry, &at))
     }
 
     /// A list or tuple: its elements, a `*splat` of a list spread, of a family kept as
@@ -1749,7 +1845,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }),
             }
         }
-        Value::Dict(keys)
+        Value::Dict(keys, ctx.env.clone())
     }
 
     /// A comprehension or generator: one element standing for the whole family.
@@ -1836,12 +1932,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         match n.field(Field::Body).and_then(|b| b.field(Field::Key)) {
             Some(key) => {
                 let v = self.eval(key, &ctx.deeper());
-                Value::Dict(vec![Elem {
-                    value: v,
-                    node: key,
-                    star: true,
-                    each: vec![n.start_byte()],
-                }])
+                Value::Dict(
+                    vec![Elem {
+                        value: v,
+                        node: key,
+                        star: true,
+                        each: vec![n.start_byte()],
+                    }],
+                    None,
+                )
             }
             None => Value::Unknown,
         }
@@ -1859,12 +1958,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         let key = body.named_child(0)?;
         let v = self.eval(key, &ctx.deeper());
-        Some(Value::Dict(vec![Elem {
-            value: v,
-            node: key,
-            star: true,
-            each: vec![g.start_byte()],
-        }]))
+        Some(Value::Dict(
+            vec![Elem {
+                value: v,
+                node: key,
+                star: true,
+                each: vec![g.start_byte()],
+            }],
+            None,
+        ))
     }
 
     fn eval_string(&mut self, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
@@ -1943,7 +2045,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         Value::Str(_)
                             | Value::Int(_)
                             | Value::Seq { .. }
-                            | Value::Dict(_)
+                            | Value::Dict(..)
                             | Value::Path(_)
                     )
                 };
@@ -2143,7 +2245,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             Value::Seq { .. } => return None,
             // Named fields (`%(x)s`) need a mapping: not followed.
-            Value::Dict(_) => return None,
+            Value::Dict(..) => return None,
             other => vec![Elem {
                 value: other.clone(),
                 node: args_node,
@@ -2275,7 +2377,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     // `**kwargs` known to be empty.
                     let inner = self.ix.nav.named_children(k).next()?;
                     match self.eval(inner, &ctx.deeper()) {
-                        Value::Dict(items) if items.is_empty() => {}
+                        Value::Dict(items, _) if items.is_empty() => {}
                         _ => return None,
                     }
                 }
@@ -2476,7 +2578,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !unset
             && !matches!(
                 v,
-                Value::Str(_) | Value::Int(_) | Value::Seq { .. } | Value::Dict(_)
+                Value::Str(_) | Value::Int(_) | Value::Seq { .. } | Value::Dict(..)
             )
         {
             return v;
@@ -3863,7 +3965,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 items,
                 family: false,
             }
-            | Value::Dict(items) => items,
+            | Value::Dict(items, _) => items,
             _ => return None,
         };
         if let Some((at, arity)) = unpacked {
@@ -4910,7 +5012,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 Value::Path(p) => return self.path_method(p, m, args, n, ctx),
                 // `d.keys()`: the keys of a dict (a comprehension's family stays one).
-                Value::Dict(items) if m == "keys" && arg_nodes(self.ix.nav, args).is_empty() => {
+                Value::Dict(items, _) if m == "keys" && arg_nodes(self.ix.nav, args).is_empty() => {
                     return crate::chunks::dict_keys(items);
                 }
                 Value::FileText(t) if m == "read" || m == "decode" => return Value::FileText(t),
@@ -6231,7 +6333,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     match v {
                         Value::Seq { .. } => return v,
                         // `list(d)`: the dict's keys.
-                        Value::Dict(items) => return crate::chunks::dict_keys(items),
+                        Value::Dict(items, _) => return crate::chunks::dict_keys(items),
                         _ => {}
                     }
                 }
@@ -7063,7 +7165,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     if kw.iter().any(|(k, _)| !named(k)) {
                         return None;
                     }
-                    let v = Value::Dict(Vec::new());
+                    let v = Value::Dict(Vec::new(), None);
                     tag.push(fingerprint(&v));
                     params.insert(p.name.clone(), v);
                     continue;
@@ -9229,6 +9331,69 @@ fn string_index(n: Node<'_>, value: Option<Node<'_>>, src: &str) -> bool {
     quoted('"') || quoted('\'')
 }
 
+/// Whether the code `scope` (a function) may change the dict held by `name`, or lets
+/// it go where something else may: any use of `name` but its assignments (`name =
+/// …`), reads of an entry (`name[…]` not assigned, `name.get(…)`) and `return
+/// name`.
+fn changes_entries(scope: &str, name: &str) -> bool {
+    let bytes = scope.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut from = 0;
+    while let Some(i) = scope[from..].find(name) {
+        let at = from + i;
+        from = at + name.len();
+        if (at > 0 && (word(bytes[at - 1]) || bytes[at - 1] == b'.'))
+            || bytes.get(from).copied().is_some_and(word)
+        {
+            continue;
+        }
+        let rest = scope[from..].trim_start_matches([' ', '\t']);
+        let before = scope[..at].trim_end_matches([' ', '\t']);
+        let line_start = before.is_empty() || before.ends_with('\n');
+        if line_start && rest.starts_with('=') && !rest.starts_with("==") {
+            continue;
+        }
+        if before.ends_with("return") && (rest.is_empty() || rest.starts_with(['\n', '#'])) {
+            continue;
+        }
+        if rest.starts_with(".get(") {
+            continue;
+        }
+        if !rest.starts_with('[') || before.ends_with("del") {
+            return true;
+        }
+        // The end of the subscript, then what follows it.
+        let mut depth = 0usize;
+        let mut end = None;
+        for (j, c) in rest.char_indices() {
+            match c {
+                '[' | '(' | '{' => depth += 1,
+                ']' | ')' | '}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = Some(j + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return true;
+        };
+        let after = rest[end..].trim_start_matches([' ', '\t']);
+        let assigns = (after.starts_with('=') && !after.starts_with("=="))
+            || ["+=", "-=", "|=", "*=", "/=", "%=", "&=", "^="]
+                .iter()
+                .any(|op| after.starts_with(op))
+            || after.starts_with(',');
+        if assigns {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether `n` reads as a type: names, dotted names, `A | B`, `Union[…]`,
 /// `Optional[…]` and other subscripts of names.
 fn is_type_expr(n: Node<'_>) -> bool {
@@ -9324,8 +9489,10 @@ pub(crate) fn is_module_accessor(m: &str) -> bool {
     )
 }
 
-/// String methods whose result, on a value that varies per loop pass, varies with it:
-/// decoding, and the pieces that cutting or trimming it gives.
+/// Methods whose result, on a value that varies per loop pass, varies with it:
+/// decoding, the pieces that cutting or trimming it gives, its case or replaced
+/// parts, an entry read with `get`, and a record's fields as a dict (`model_dump`,
+/// `_asdict`).
 fn each_str_method(m: &str) -> bool {
     matches!(
         m,
@@ -9340,6 +9507,14 @@ fn each_str_method(m: &str) -> bool {
             | "rstrip"
             | "removeprefix"
             | "removesuffix"
+            | "replace"
+            | "lower"
+            | "upper"
+            | "get"
+            | "model_dump"
+            | "dict"
+            | "to_dict"
+            | "_asdict"
     )
 }
 
@@ -9359,6 +9534,21 @@ fn literal_call_args(args: Option<Node<'_>>, src: &str) -> Option<String> {
                     .filter(|c| !c.is_whitespace())
                     .collect::<String>(),
             ),
+            "keyword_argument"
+                if a.child_by_field_name("value").is_some_and(|v| {
+                    matches!(
+                        v.kind_name(),
+                        "string" | "integer" | "true" | "false" | "none"
+                    )
+                }) =>
+            {
+                out.push(
+                    text(a, src)
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect::<String>(),
+                )
+            }
             "comment" => {}
             _ => return None,
         }
@@ -9368,7 +9558,34 @@ fn literal_call_args(args: Option<Node<'_>>, src: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::literal_subscript;
+    use super::{changes_entries, literal_subscript};
+
+    #[test]
+    fn entry_changes() {
+        let changed = [
+            "doc = {}\ndoc['id'] = 1",
+            "doc = {}\ndoc[k] += 1",
+            "doc = {}\ndel doc['id']",
+            "doc = {}\ndoc.update(x)",
+            "doc = {}\ndoc |= x",
+            "doc = {}\ndoc['a'], b = 1, 2",
+            "doc = {}\nhelper(doc)\nreturn doc",
+            "doc = {}\nother = doc",
+        ];
+        for c in changed {
+            assert!(changes_entries(c, "doc"), "{c}");
+        }
+        let kept = [
+            "doc = {}\nreturn doc",
+            "doc = {}\nif doc['id'] == 1: pass",
+            "doc = {}\nmydoc['id'] = 1\nx.doc['id'] = 2\ndocs['id'] = 3",
+            "doc = {}\nreturn doc.get('id')",
+            "doc = {}\n    x = doc['id'] + 1\n    return doc  # done",
+        ];
+        for c in kept {
+            assert!(!changes_entries(c, "doc"), "{c}");
+        }
+    }
 
     #[test]
     fn literal_subscripts_of_a_loop_value() {

@@ -2007,7 +2007,7 @@ impl<'t> Analyzer<'t> {
                     };
                     match &e.value {
                         Value::Seq { items, .. } => keys.extend(known(items)),
-                        Value::Dict(ks) if p.kind == ParamKind::KeysMap => {
+                        Value::Dict(ks, _) if p.kind == ParamKind::KeysMap => {
                             keys.extend(known(ks));
                         }
                         // A single key is allowed where redis-py accepts one.
@@ -2018,7 +2018,7 @@ impl<'t> Analyzer<'t> {
                 }
                 ParamKind::Map => {
                     if let Some(Elem {
-                        value: Value::Dict(ks),
+                        value: Value::Dict(ks, _),
                         ..
                     }) = arg(p)
                     {
@@ -2438,7 +2438,7 @@ impl<'t> Analyzer<'t> {
                     c.value,
                     Value::Seq { .. }
                         | Value::Str(_)
-                        | Value::Dict(_)
+                        | Value::Dict(..)
                         | Value::Int(_)
                         | Value::Bool
                         | Value::Null

@@ -2845,7 +2845,7 @@ fn body_fact(
             }
             // A list or dict comprehension of keys (`return {f"{path}:{n}": … for n
             // in NAMES}`): the family of its member.
-            Some(v @ (Value::Seq { .. } | Value::Dict(_))) => {
+            Some(v @ (Value::Seq { .. } | Value::Dict(..))) => {
                 if let Some(b) = family_builder(a, fid, skip, qual, instance, &v) {
                     return Some(b);
                 }

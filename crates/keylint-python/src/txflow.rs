@@ -133,7 +133,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         items,
                         family: false,
                     }
-                    | Value::Dict(items)
+                    | Value::Dict(items, _)
                         if items.iter().all(|e| !e.star && e.each.is_empty()) =>
                     {
                         Some(!items.is_empty())

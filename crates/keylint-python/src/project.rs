@@ -1464,6 +1464,11 @@ impl<'p> Scope<'p> {
                     None if c.cmds.get(rest[0]).is_some_and(|w| w.on_class) => {
                         Some(Fact::CmdWrap(c.cmds[rest[0]].clone()))
                     }
+                    // `RedisScripts.execute(redis, LUA, keys, args)`: a static method
+                    // that runs scripts over the keys its caller passes.
+                    None if c.scripts.get(rest[0]).is_some_and(|w| w.on_class) => {
+                        Some(Fact::ScriptWrap(c.scripts[rest[0]].clone()))
+                    }
                     // `KeyPrefix.concat`: it makes objects of this class.
                     None => Instance::class_method(&c, rest[0]),
                 }
@@ -3382,7 +3387,8 @@ fn class_fact(
         // A method that runs scripts over the keys its caller passes holds no
         // attribute of its object, so it is known also when the constructor's
         // arguments cannot be bound (`__init__(self, *args, **kwargs)`).
-        if is_instance_method {
+        let is_static = a.ix.funcs[m].decorators.iter().any(|d| d == "staticmethod");
+        if is_instance_method || is_static {
             if let Some(w) = script_wrap_fact(a, m, &cname, &name) {
                 out.scripts.insert(name.clone(), Arc::new(w));
             }
@@ -3523,21 +3529,25 @@ fn script_wrap_fact(
             line,
             whole: None,
             body_param: None,
+            runs_on: None,
         });
     }
     calls.extend(forwarded_calls(a, m));
     if calls.is_empty() {
         return None;
     }
+    // A static method's parameters are all its caller's.
+    let on_class = a.ix.funcs[m].self_name().is_none();
     let params = a.ix.funcs[m]
         .params
         .iter()
-        .skip(1)
+        .skip(usize::from(!on_class))
         .map(|p| p.name.clone())
         .collect();
     Some(crate::scriptsites::ScriptWrap {
         name: format!("{cname}.{name}"),
         params,
+        on_class,
         calls,
     })
 }
@@ -3561,20 +3571,20 @@ fn forwarded_calls(a: &mut Analyzer<'_>, m: FuncId) -> Vec<crate::scriptsites::W
                 line,
                 whole: Some(i),
                 body_param: None,
+                runs_on: None,
             },
         )
-        .chain(
-            evaled
-                .into_iter()
-                .map(|(i, body, line)| crate::scriptsites::WrappedScript {
-                    text: None,
-                    keys: Vec::new(),
-                    client_param: None,
-                    line,
-                    whole: Some(i),
-                    body_param: body,
-                }),
-        )
+        .chain(evaled.into_iter().map(|(i, body, line, runs_on)| {
+            crate::scriptsites::WrappedScript {
+                text: None,
+                keys: Vec::new(),
+                client_param: None,
+                line,
+                whole: Some(i),
+                body_param: body,
+                runs_on,
+            }
+        }))
         .collect()
 }
 
@@ -3600,6 +3610,7 @@ fn forwarding_wrap_fact(
             .map(|p| p.name.clone())
             .collect(),
         calls,
+        on_class: false,
     })
 }
 

@@ -202,6 +202,11 @@ pub(crate) struct WrappedScript {
     /// The script's body is the text this parameter (after `self`) brings, as it is
     /// (`client.eval(script, len(keys), *keys, *args)`); `text` is then `None`.
     pub(crate) body_param: Option<usize>,
+    /// The script runs on the object this parameter (after `self`) brings
+    /// (`redis.eval(…)` of a parameter `redis` that nothing in the wrapper's module
+    /// shows to be a client): a call site is judged only when what it passes there
+    /// is a client.
+    pub(crate) runs_on: Option<usize>,
 }
 
 /// Where a wrapped script's key comes from.
@@ -227,9 +232,11 @@ pub(crate) enum WrapArg {
 pub(crate) struct ScriptWrap {
     /// The class and method, as the note names them.
     pub(crate) name: String,
-    /// The parameters after `self`.
+    /// The parameters after `self` (all of a static method's).
     pub(crate) params: Vec<String>,
     pub(crate) calls: Vec<WrappedScript>,
+    /// A static method: called on its class too (`RedisScripts.execute(…)`).
+    pub(crate) on_class: bool,
 }
 
 /// A script call of a method over keys its caller passes: the script, per `KEYS[i]`
@@ -333,6 +340,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         let skip = match (info.class, info.self_name()) {
             (None, _) if info.parent.is_none() => 0,
             (Some(_), Some(_)) => 1,
+            // A static method's parameters are all its caller's.
+            (Some(_), None) if info.decorators.iter().any(|d| d == "staticmethod") => 0,
             _ => return None,
         };
         if info.is_lambda
@@ -456,7 +465,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     pub(crate) fn evaled_scripts(
         &mut self,
         m: crate::index::FuncId,
-    ) -> Vec<(usize, Option<usize>, usize)> {
+    ) -> Vec<(usize, Option<usize>, usize, Option<usize>)> {
         let Some((skip, calls)) = self.forwarding_calls(m) else {
             return Vec::new();
         };
@@ -509,11 +518,21 @@ impl<'t> crate::lower::Analyzer<'t> {
             let Some(obj) = func.field(Field::Object) else {
                 continue;
             };
-            if !matches!(self.eval(obj, &ctx), Value::Client(_)) {
-                continue;
-            }
+            // A client, or a parameter the caller fills with one (of a module
+            // function or a static method: a method's own calls in its file are
+            // judged there, `eval_wrapper_sites`).
+            let runs_on = match self.eval(obj, &ctx) {
+                Value::Client(_) => None,
+                _ if obj.kind_name() == "identifier" && skip == 0 => {
+                    match self.wrapper_param(m, obj) {
+                        Some(i) if i >= skip && i != keys && Some(i) != body => Some(i - skip),
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
             let line = src[..call.start_byte()].matches('\n').count() + 1;
-            out.push((keys - skip, body.map(|b| b - skip), line));
+            out.push((keys - skip, body.map(|b| b - skip), line, runs_on));
         }
         out
     }
@@ -771,6 +790,14 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .is_some_and(|e| !matches!(e.value, Value::Null))
             {
                 continue;
+            }
+            // What the script runs on is what this call passes: a client, or no
+            // verdict.
+            if let Some(i) = w.runs_on {
+                let Some(e) = given(i).cloned() else { continue };
+                if !matches!(self.as_receiver(e.value, e.node), Value::Client(_)) {
+                    continue;
+                }
             }
             if let Some(i) = w.whole {
                 let list = given(i).cloned();

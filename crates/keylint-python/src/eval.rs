@@ -1495,6 +1495,18 @@ impl<'t> crate::lower::Analyzer<'t> {
         self.ix.module_defs.contains_key(name) && self.ix.rebound_in_function(name)
     }
 
+    /// Whether function `id` hands back its first parameter as text, converted at
+    /// most (`passthru.rs`; read once per function).
+    fn returns_param_as_text(&mut self, id: FuncId) -> bool {
+        if let Some(&b) = self.param_as_text_seen.get(&id) {
+            return b;
+        }
+        let b =
+            crate::passthru::returns_param_as_text(self.ix.nav, self.ix.src, &self.ix.funcs[id]);
+        self.param_as_text_seen.insert(id, b);
+        b
+    }
+
     /// Whether module function `id` returns a copy of its list argument's items
     /// (read once per function).
     fn copies_items(&mut self, id: FuncId) -> bool {
@@ -5541,6 +5553,26 @@ impl<'t> crate::lower::Analyzer<'t> {
         // A new pipeline from every return (`retpipe.rs`).
         if let Some(v) = self.fresh_pipeline_call(id, n, ctx) {
             return v;
+        }
+        // `to_unicode(key)`: the argument again, as text (`passthru.rs`).
+        if self.returns_param_as_text(id) {
+            if let Some(&one) = arg_nodes(self.ix.nav, args).first() {
+                if one.kind_name() != "list_splat" && one.kind_name() != "dictionary_splat" {
+                    match self.eval(one, &ctx.deeper()) {
+                        v @ Value::Str(_) => return v,
+                        Value::Opaque(h) if h.binding.contains("@each") => {
+                            let name = self.ix().funcs[id].name.clone();
+                            return Value::Opaque(HoleInfo {
+                                keylike: h.keylike,
+                                binding: format!("{}.{name}()", h.binding),
+                                label: text(n, self.src()).to_string(),
+                                span: Some(n.byte_range()),
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         let (pos, kw) = self.call_args(args, ctx);
         let v = match self.call_builder(id, bound, pos.clone(), kw.clone(), ctx) {

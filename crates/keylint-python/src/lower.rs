@@ -222,6 +222,8 @@ pub(crate) struct Analyzer<'t> {
     /// Module functions by id: whether each returns a copy of its list argument's
     /// items (`passthru.rs`).
     pub(crate) copies_items_seen: HashMap<FuncId, bool>,
+    /// Functions that hand back their first parameter as text (`passthru.rs`).
+    pub(crate) param_as_text_seen: HashMap<FuncId, bool>,
     /// Functions by id: the `pipeline()` calls they return, when every return makes
     /// a new pipeline (`retpipe.rs`).
     pub(crate) fresh_pipes_seen: HashMap<FuncId, Option<crate::retpipe::FreshReturns<'t>>>,
@@ -319,6 +321,7 @@ impl<'t> Analyzer<'t> {
             attr_options: HashMap::new(),
             globals_rewrite: std::cell::OnceCell::new(),
             copies_items_seen: HashMap::new(),
+            param_as_text_seen: HashMap::new(),
             fresh_pipes_seen: HashMap::new(),
             frozen_dicts: HashMap::new(),
             wrappers_seen: HashMap::new(),

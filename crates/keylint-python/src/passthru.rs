@@ -236,3 +236,100 @@ pub(crate) fn is_item_as_text(a: Node<'_>, src: &str, var: &str) -> bool {
         _ => false,
     }
 }
+
+/// Whether `info` hands back its first parameter as text, converted at most:
+/// `def to_unicode(obj, encoding="utf-8"): if isinstance(obj, bytes): obj =
+/// obj.decode(encoding); return obj`. Every `return` gives the parameter's name,
+/// and every statement that binds it again converts it and nothing more (`p =
+/// unicode(p, enc)`, `p = p.decode("utf-8")`: [`converts`]). A module function (or a static method) whose other
+/// parameters all have defaults; no `yield`, no nested return elsewhere.
+pub(crate) fn returns_param_as_text<'t>(nav: &Nav<'t>, src: &str, info: &FuncInfo<'t>) -> bool {
+    if info.is_lambda || info.parent.is_some() || !info.plainly_called() {
+        return false;
+    }
+    if info.class.is_some() && !info.decorators.iter().any(|d| d == "staticmethod") {
+        return false;
+    }
+    let Some((first, rest)) = info.params.split_first() else {
+        return false;
+    };
+    if first.star || rest.iter().any(|p| !p.star && p.default.is_none()) {
+        return false;
+    }
+    let p = first.name.as_str();
+    let mut returns = 0usize;
+    let mut stack = vec![info.body];
+    while let Some(n) = stack.pop() {
+        match n.kind_name() {
+            "function_definition" | "class_definition" | "lambda" | "decorated_definition" => {
+                continue
+            }
+            "yield" => return false,
+            "return_statement" => {
+                let value = nav.named_children(n).find(|c| c.kind_name() != "comment");
+                if !value.is_some_and(|v| v.kind_name() == "identifier" && text(v, src) == p) {
+                    return false;
+                }
+                returns += 1;
+                continue;
+            }
+            _ => {}
+        }
+        stack.extend(nav.named_children(n));
+    }
+    if returns == 0 {
+        return false;
+    }
+    let Some(defs) = info.defs.get(p) else {
+        return false;
+    };
+    defs.iter().all(|d| match d.kind {
+        crate::index::DefKind::Param(_) => true,
+        crate::index::DefKind::Expr(e) => converts(e, p, src),
+        _ => false,
+    })
+}
+
+/// A call that gives `p`'s text again, as text or bytes: `p.decode(…)`,
+/// `p.encode(…)`, `str(p)`, `unicode(p, …)`, `bytes(p, …)`, `codecs.decode(p, …)`,
+/// `codecs.encode(p, …)`, `six.text_type(p, …)`, `six.ensure_str(p, …)`,
+/// `six.ensure_text(p, …)`. Any other call (a builder of the project, `p.strip()`)
+/// may change the text.
+fn converts(e: Node<'_>, p: &str, src: &str) -> bool {
+    if e.kind_name() != "call" {
+        return false;
+    }
+    let Some(func) = e.field(Field::Function) else {
+        return false;
+    };
+    let is_p = |n: Node<'_>| n.kind_name() == "identifier" && text(n, src) == p;
+    if func.kind_name() == "attribute" {
+        if let (Some(o), Some(m)) = (func.field(Field::Object), func.field(Field::Attribute)) {
+            if is_p(o) {
+                return matches!(text(m, src), "decode" | "encode");
+            }
+        }
+    }
+    let known = matches!(
+        text(func, src),
+        "str"
+            | "unicode"
+            | "bytes"
+            | "codecs.decode"
+            | "codecs.encode"
+            | "six.text_type"
+            | "six.ensure_str"
+            | "six.ensure_text"
+    );
+    if !known {
+        return false;
+    }
+    let Some(args) = e.field(Field::Arguments) else {
+        return false;
+    };
+    let mut cursor = args.walk();
+    let first = args
+        .named_children(&mut cursor)
+        .find(|c| c.kind_name() != "comment");
+    first.is_some_and(is_p)
+}

@@ -3525,8 +3525,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             .map(Value::Client)
     }
 
-    /// `pipe = r.pipeline()`, then in a loop `pipe.execute()` followed at once by
-    /// `pipe = r.pipeline()` again (a batch renewed every N keys): redis-py resets a
+    /// `pipe = r.pipeline()`, then in a loop `pipe.execute()` (or `await
+    /// pipe.execute()`) followed at once by `pipe = r.pipeline()` again (a batch renewed every N keys): redis-py resets a
     /// pipeline when it executes, so the renewed one is the first one emptied, and
     /// the name holds one pipeline whose batches the `execute()` calls cut. The
     /// first definition's pipeline, when every other one is such a renewal (the same
@@ -3596,6 +3596,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             let mut call = prev.named_child(0)?;
             if call.kind_name() == "assignment" {
                 call = call.field(Field::Right)?;
+            }
+            // `await pipe.execute()` of an asyncio pipeline.
+            if call.kind_name() == "await" {
+                call = call.named_child(0)?;
             }
             let executes = call.kind_name() == "call"
                 && call

@@ -6052,7 +6052,7 @@ impl<'t> crate::lower::Analyzer<'t> {
     /// The instance class bound to `self` when calling method `id` of class `c`.
     fn bound_for(&self, id: FuncId, c: ClassId) -> Option<ClassId> {
         let f = &self.ix().funcs[id];
-        if f.decorators.iter().any(|d| d == "staticmethod") {
+        if f.is_staticmethod() {
             None
         } else {
             Some(c)

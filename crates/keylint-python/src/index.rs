@@ -120,7 +120,7 @@ impl FuncInfo<'_> {
 
     /// The name of `self` (or `cls`) for methods that have one.
     pub fn self_name(&self) -> Option<&str> {
-        if self.class.is_none() || self.decorators.iter().any(|d| d == "staticmethod") {
+        if self.class.is_none() || self.is_staticmethod() {
             return None;
         }
         self.params.first().map(|p| p.name.as_str())
@@ -129,6 +129,11 @@ impl FuncInfo<'_> {
     /// Whether the method receives the class rather than an instance.
     pub fn is_classmethod(&self) -> bool {
         self.decorators.iter().any(|d| d == "classmethod")
+    }
+
+    /// Whether the method receives neither an instance nor the class.
+    pub fn is_staticmethod(&self) -> bool {
+        self.decorators.iter().any(|d| d == "staticmethod")
     }
 
     /// Whether the method is read as an attribute (`@property`, `@cached_property`).

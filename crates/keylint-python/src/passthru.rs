@@ -241,13 +241,13 @@ pub(crate) fn is_item_as_text(a: Node<'_>, src: &str, var: &str) -> bool {
 /// `def to_unicode(obj, encoding="utf-8"): if isinstance(obj, bytes): obj =
 /// obj.decode(encoding); return obj`. Every `return` gives the parameter's name,
 /// and every statement that binds it again converts it and nothing more (`p =
-/// unicode(p, enc)`, `p = p.decode("utf-8")`: [`converts`]). A module function (or a static method) whose other
-/// parameters all have defaults; no `yield`, no nested return elsewhere.
+/// unicode(p, enc)`, `p = p.decode("utf-8")`: [`converts`]). A module function (or a
+/// static method) whose other parameters all have defaults, with no `yield`.
 pub(crate) fn returns_param_as_text<'t>(nav: &Nav<'t>, src: &str, info: &FuncInfo<'t>) -> bool {
     if info.is_lambda || info.parent.is_some() || !info.plainly_called() {
         return false;
     }
-    if info.class.is_some() && !info.decorators.iter().any(|d| d == "staticmethod") {
+    if info.class.is_some() && !info.is_staticmethod() {
         return false;
     }
     let Some((first, rest)) = info.params.split_first() else {

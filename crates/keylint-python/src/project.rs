@@ -2786,7 +2786,7 @@ fn body_fact(
     globals: &HashMap<String, Fact>,
 ) -> Option<Fact> {
     let info = a.ix.funcs[fid].clone();
-    let is_static = info.decorators.iter().any(|d| d == "staticmethod");
+    let is_static = info.is_staticmethod();
     let (skip, bound, instance) = match class {
         None => (0, None, false),
         Some(_) if is_static => (0, None, false),
@@ -3372,10 +3372,8 @@ fn class_fact(
         }
     }
     for (name, m) in methods {
-        let is_instance_method = {
-            let info = &a.ix.funcs[m];
-            !info.is_classmethod() && !info.decorators.iter().any(|d| d == "staticmethod")
-        };
+        let is_static = a.ix.funcs[m].is_staticmethod();
+        let is_instance_method = !a.ix.funcs[m].is_classmethod() && !is_static;
         if is_instance_method && a.abstract_body(m) {
             out.abstract_methods.insert(name.clone());
         }
@@ -3387,7 +3385,6 @@ fn class_fact(
         // A method that runs scripts over the keys its caller passes holds no
         // attribute of its object, so it is known also when the constructor's
         // arguments cannot be bound (`__init__(self, *args, **kwargs)`).
-        let is_static = a.ix.funcs[m].decorators.iter().any(|d| d == "staticmethod");
         if is_instance_method || is_static {
             if let Some(w) = script_wrap_fact(a, m, &cname, &name) {
                 out.scripts.insert(name.clone(), Arc::new(w));

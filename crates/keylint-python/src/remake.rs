@@ -40,7 +40,7 @@ pub(crate) fn remake_fact(
     qual: &str,
 ) -> Option<Remake> {
     let info = a.ix.funcs[fid].clone();
-    let is_static = info.decorators.iter().any(|d| d == "staticmethod");
+    let is_static = info.is_staticmethod();
     if !is_static && !info.is_classmethod() {
         return None;
     }
@@ -158,7 +158,7 @@ fn pass_fact<'t>(
     let ix = &a.ix;
     let src = a.src();
     let info = &ix.funcs[fid];
-    let is_static = info.decorators.iter().any(|d| d == "staticmethod");
+    let is_static = info.is_staticmethod();
     let cls_name = info
         .params
         .first()

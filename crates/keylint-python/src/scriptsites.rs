@@ -341,7 +341,7 @@ impl<'t> crate::lower::Analyzer<'t> {
             (None, _) if info.parent.is_none() => 0,
             (Some(_), Some(_)) => 1,
             // A static method's parameters are all its caller's.
-            (Some(_), None) if info.decorators.iter().any(|d| d == "staticmethod") => 0,
+            (Some(_), None) if info.is_staticmethod() => 0,
             _ => return None,
         };
         if info.is_lambda

@@ -147,10 +147,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         if sup
             .field(Field::Arguments)
             .is_some_and(|a| self.ix.nav.named_children(a).next().is_some())
-            || self.ix.funcs[ctx.func?]
-                .decorators
-                .iter()
-                .any(|d| d == "staticmethod")
+            || self.ix.funcs[ctx.func?].is_staticmethod()
         {
             return None;
         }

@@ -664,6 +664,45 @@ impl<'t, 's> Eval<'t, 's> {
         self.frames.iter().rev().find_map(|f| f.env.get(&d))
     }
 
+    /// Whether the local `ident` declares again, as a key of its own, a name this
+    /// invocation gave a key of `KEYS` (`local vcell_key = KEYS[1]`, then `local
+    /// vcell_key = "vcell:" .. ARGV[2]`): a script that rebuilds the declared key
+    /// under the same name most likely rebuilds it by value (its caller passes that
+    /// very key as `KEYS[1]`), which the script alone cannot show. The new key is
+    /// unknown: neither undeclared nor another key. A value built from the key itself
+    /// (`local k = KEYS[1]; local k = k .. ":x"`) is another key, read as usual.
+    fn rebuilds_declared_key(&self, ident: Node<'_>, val: &Val<'t>) -> bool {
+        let Val::Str(t) = val else {
+            return false;
+        };
+        let name = self.text(ident).as_bytes();
+        let d = ident.start_byte();
+        let Some(frame) = self.frames.last() else {
+            return false;
+        };
+        // The latest earlier declaration of the same name in this invocation.
+        let earlier = frame
+            .env
+            .iter()
+            .filter(|(&e, _)| {
+                e < d
+                    && self.src.get(e..e + name.len()) == Some(name)
+                    && !self
+                        .src
+                        .get(e + name.len())
+                        .is_some_and(|&c| c == b'_' || c.is_ascii_alphanumeric())
+            })
+            .max_by_key(|(&e, _)| e);
+        let Some((_, Val::Str(old))) = earlier else {
+            return false;
+        };
+        let [Part::Hole(h)] = old.parts.as_slice() else {
+            return false;
+        };
+        matches!(self.prov_of_binding(&h.binding), Prov::Declared(i) if i > 0)
+            && !tpl::holes(t).any(|x| x.binding == h.binding)
+    }
+
     /// Binds a local or parameter declared by `ident` to `val`.
     fn bind(&mut self, ident: Node<'_>, val: Val<'t>) {
         let d = ident.start_byte();
@@ -1508,6 +1547,11 @@ impl<'t, 's> Eval<'t, 's> {
             if let Some(&e) = exprs.get(i).or(exprs.last()) {
                 self.inits.insert(n.start_byte(), e);
             }
+            let v = if self.rebuilds_declared_key(*n, &v) {
+                Val::Other(Prov::Unknown)
+            } else {
+                v
+            };
             self.bind(*n, v);
             let d = n.start_byte();
             // `local rk = { tick = "tick|sessions", … }`: a record, read at `rk.tick`.

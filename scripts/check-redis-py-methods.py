@@ -26,7 +26,12 @@ take its key as its first parameter. This script checks all of it:
 7. SORT patterns: `by=` and `get=` are sent as `BY p` and `GET p` pairs, and the node
    refuses or accepts ten patterns (nosort, no `*`, untagged, tagged with another
    slot, tagged with the sorted key's) as the rule `sort-pattern` says for the
-   server's version.
+   server's version;
+8. module command objects: every RedisTimeSeries method the linter reads on
+   `pipe.ts()` (the table `ts_single_key` of crates/keylint-python/src/lower.rs), and
+   RedisJSON's `set`/`get` on `pipe.json()`, called on a pipeline, is queued on that
+   pipeline as the stated command with its first argument first. The server under
+   test has no modules, so only the client's side is checked here.
 
 It needs a cluster node: `--port PORT` (host 127.0.0.1). The live conformance test
 (crates/conformance/tests/python_redis_py.rs) runs it against its own cluster. Exit
@@ -38,6 +43,7 @@ import argparse
 import asyncio
 import inspect
 import os
+import re
 import sys
 
 import redis
@@ -441,6 +447,58 @@ def check_sort_patterns(rows, rc, failures, notes):
     notes.append(f"SORT patterns: {checked} calls refused or accepted as expected")
 
 
+LOWER = os.path.join(HERE, "..", "crates", "keylint-python", "src", "lower.rs")
+
+
+def check_module_commands(failures, notes):
+    """Methods of `pipe.ts()` and `pipe.json()` queue their command on the pipeline,
+    with the key the linter reads (the first argument) right after the command name."""
+    with open(LOWER, encoding="utf-8") as f:
+        src = f.read()
+    body = src[src.index("fn ts_single_key"):]
+    body = body[: body.index("_ => return None")]
+    ts = re.findall(r'"(\w+)" => "(TS\.\w+)"', body)
+    if len(ts) < 5:
+        failures.append(f"ts_single_key: read {len(ts)} rows from {LOWER}")
+    calls = [("ts", m, cmd) for m, cmd in ts] + [("json", "set", "JSON.SET"), ("json", "get", "JSON.GET")]
+    args = {
+        "add": ("keylint:m", 1, 2.0),
+        "create": ("keylint:m",),
+        "alter": ("keylint:m",),
+        "get": ("keylint:m",),
+        "incrby": ("keylint:m", 1),
+        "decrby": ("keylint:m", 1),
+        "range": ("keylint:m", "-", "+"),
+        "revrange": ("keylint:m", "-", "+"),
+        "delete": ("keylint:m", 0, 1),
+        "info": ("keylint:m",),
+        "set": ("keylint:m", "$", {"a": 1}),
+    }
+    for accessor, method, cmd in calls:
+        pipe = redis.Redis().pipeline()
+        a = args.get(method)
+        if a is None:
+            failures.append(f"{accessor}().{method}: no marker arguments for it here")
+            continue
+        if accessor == "json" and method == "get":
+            a = ("keylint:m",)
+        try:
+            getattr(getattr(pipe, accessor)(), method)(*a)
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"{accessor}().{method}: calling it on a pipeline failed: {e!r}")
+            continue
+        stack = pipe.command_stack
+        if len(stack) != 1:
+            failures.append(f"{accessor}().{method}: {len(stack)} commands queued on the pipeline, not 1")
+            continue
+        # redis-py queues `(args, options)` pairs (a command object in some versions).
+        queued = stack[0].args if hasattr(stack[0], "args") else stack[0][0]
+        argv = [x.decode() if isinstance(x, bytes) else x for x in queued]
+        if argv[:2] != [cmd, "keylint:m"]:
+            failures.append(f"{accessor}().{method}: queued {argv[:2]}, the linter reads {cmd} keylint:m")
+    notes.append(f"module command objects: {len(calls)} methods queue on a pipeline with their key first")
+
+
 def norm(obj):
     """Bytes to str, recursively."""
     if isinstance(obj, bytes):
@@ -656,6 +714,7 @@ def main():
     check_one_key_rule(rows, not_first, node, failures, notes)
     check_completeness(rows, node, failures, notes)
     check_async(rows, args.port, failures, notes)
+    check_module_commands(failures, notes)
     for b in blocked_single:
         pipe = rc.pipeline()
         try:

@@ -5011,11 +5011,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                         | "discard"
                         | "__enter__"
                         | "__aenter__" => self.opaque(n, ctx),
-                        // RedisJSON's commands queue on the pipeline, each with its key
-                        // first (`pipe.json().delete(key, path)` is `JSON.DEL key path`,
-                        // one key; `lower::client_call` reads them so). The command
+                        // RedisJSON's and RedisTimeSeries' commands queue on the
+                        // pipeline, each with its key first (`pipe.json().delete(key,
+                        // path)` is `JSON.DEL key path`, `pipe.ts().add(key, t, v)` is
+                        // `TS.ADD`; `lower::client_call` reads them so). The command
                         // objects of other modules are not read.
-                        "json" => Value::Pipe(id),
+                        "json" | "ts" => Value::Pipe(id),
                         m if is_module_accessor(m) => self.opaque(n, ctx),
                         "pipeline" => Value::Pipe(id),
                         // `existing = pipe.hgetall(key)` after `pipe.watch(key)`: on a

@@ -1820,16 +1820,20 @@ impl<'t> Analyzer<'t> {
         }
         // `pipe.json().set(key, path, value)`: a RedisJSON command, whose key is its
         // first argument (`JSON.MGET`/`JSON.MSET` take several and are not read).
-        let json = recv.pipe.is_some() && self.on_json_accessor(attr);
-        let table = methods::table();
-        if json && matches!(m, "mget" | "mset") {
-            return;
-        }
-        let single = if json {
-            Some(format!("JSON.{}", m.to_ascii_uppercase()))
-        } else {
-            None
+        // `pipe.ts().add(key, timestamp, value)`: a RedisTimeSeries command of one
+        // key, its first argument ([`ts_single_key`]); the others are not read.
+        let module = match recv.pipe.and(self.module_accessor(attr)) {
+            Some("json") if matches!(m, "mget" | "mset") => return,
+            Some("json") => Some(format!("JSON.{}", m.to_ascii_uppercase())),
+            Some("ts") => match ts_single_key(m) {
+                Some(cmd) => Some(cmd.to_string()),
+                None => return,
+            },
+            _ => None,
         };
+        let json = module.is_some();
+        let single = module;
+        let table = methods::table();
         if let (false, Some(method)) = (json, table.method(m)) {
             self.table_call(recv, method, attr, call, args, ctx);
         } else if let Some(cmd) = single.or_else(|| methods::single_key_command(m)) {
@@ -1871,11 +1875,12 @@ impl<'t> Analyzer<'t> {
         }
     }
 
-    /// Whether the method named by `attr` is called on `<x>.json()`: a command of
-    /// RedisJSON's command object.
-    fn on_json_accessor(&self, attr: Node<'t>) -> bool {
+    /// The module command object the method named by `attr` is called on, when it
+    /// is RedisJSON's (`<x>.json()`) or RedisTimeSeries' (`<x>.ts()`).
+    fn module_accessor(&self, attr: Node<'t>) -> Option<&'static str> {
         let src = self.src();
-        self.ix
+        let name = self
+            .ix
             .nav
             .parent(attr)
             .and_then(|a| a.field(Field::Object))
@@ -1883,7 +1888,12 @@ impl<'t> Analyzer<'t> {
             .and_then(|o| o.field(Field::Function))
             .filter(|f| f.kind_name() == "attribute")
             .and_then(|f| f.field(Field::Attribute))
-            .is_some_and(|a| text(a, src) == "json")
+            .map(|a| text(a, src))?;
+        match name {
+            "json" => Some("json"),
+            "ts" => Some("ts"),
+            _ => None,
+        }
     }
 
     /// The watched keys of `r.transaction(func, *watches)`.
@@ -3773,4 +3783,24 @@ impl<'t> Analyzer<'t> {
         }
         true
     }
+}
+
+/// The RedisTimeSeries command a method of redis-py's `ts()` object sends, for the
+/// methods whose only key is their first argument (`add(key, timestamp, value)` is
+/// `TS.ADD`). `madd`, `mget`, `mrange`, `mrevrange` and `queryindex` take several
+/// keys or a filter, and `createrule`/`deleterule` two keys: not read.
+fn ts_single_key(m: &str) -> Option<&'static str> {
+    Some(match m {
+        "add" => "TS.ADD",
+        "create" => "TS.CREATE",
+        "alter" => "TS.ALTER",
+        "get" => "TS.GET",
+        "incrby" => "TS.INCRBY",
+        "decrby" => "TS.DECRBY",
+        "range" => "TS.RANGE",
+        "revrange" => "TS.REVRANGE",
+        "delete" => "TS.DEL",
+        "info" => "TS.INFO",
+        _ => return None,
+    })
 }

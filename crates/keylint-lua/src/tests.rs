@@ -1272,3 +1272,32 @@ redis.call('GET', 'job:' .. ARGV[1])
         ]
     );
 }
+
+#[test]
+fn keys_decoded_with_loadstring_are_data() {
+    let src = r#"
+local listed = loadstring("return" .. KEYS[4])()
+redis.call('HGET', listed[1], 'stock')
+local given = loadstring("return " .. ARGV[1])()
+redis.call('HGET', given[1], 'stock')
+local held = loadstring("return " .. redis.call('HGET', KEYS[1], 'skus'))()
+redis.call('HGET', held[1], 'stock')
+local unknown = loadstring(helper())()
+redis.call('HGET', unknown[1], 'stock')
+redis.call('GET', KEYS[4])
+"#;
+    let origins: Vec<KeyOrigin> = keys(src).into_iter().map(|k| k.2).collect();
+    assert_eq!(
+        origins,
+        [
+            // A list decoded from the text of a key of KEYS is not that key.
+            KeyOrigin::Undeclared,
+            KeyOrigin::Undeclared,
+            KeyOrigin::Declared(1),
+            KeyOrigin::Undeclared,
+            // Decoded from a text of unknown origin: unknown.
+            KeyOrigin::Unknown,
+            KeyOrigin::Declared(4),
+        ]
+    );
+}

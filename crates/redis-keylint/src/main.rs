@@ -31,6 +31,9 @@ mod docs {
 
 /// mimalloc serves the binary's allocations: the analysis allocates many small,
 /// short-lived values, which glibc's allocator serves more slowly from two threads.
+/// On Linux with glibc it also replaces `malloc` and `free` for the C code linked in
+/// (mimalloc's `override` feature, see Cargo.toml): tree-sitter's parser, the largest
+/// part of a run, allocates its stacks and subtrees through them.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -15,8 +15,9 @@
 //! is the dict's values, one by one (string values only: a list or dict value could be
 //! changed through its entry). The attribute must be assigned exactly once in
 //! the class's chain of this file, in `__init__`, a dict display (a `**` splat leaves
-//! it unknown; an entry is looked up only when every key is a string literal, whatever
-//! the keys for `.values()`), no subclass of the file may assign
+//! it unknown; an entry is looked up only when every key is a string literal, or every
+//! key a member of one class written as a dotted name, `JobPriority.HIGH`, looked up by
+//! the same name; whatever the keys for `.values()`), no subclass of the file may assign
 //! it, and every other use of an attribute of that name in the file must only read it:
 //! `x.attr[k]` that is no assignment target nor `del`, `x.attr.get(…)`, `.items()`,
 //! `.keys()`, `.values()`, `.copy()`, `len(x.attr)`, `k in x.attr` or the iterable of a
@@ -30,14 +31,63 @@ use tree_sitter::Node;
 impl<'t> crate::lower::Analyzer<'t> {
     /// `self.attr["name"]` (`sub` a subscript) of such a table: the entry's value.
     pub(crate) fn attr_dict_entry(&mut self, sub: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
-        let (value, index) = string_subscript(self.ix.nav, sub)?;
+        if let Some((value, index)) = string_subscript(self.ix.nav, sub) {
+            let (dict, init) = self.attr_table(value, ctx)?;
+            let at = Ctx {
+                func: Some(init),
+                env: None,
+                depth: ctx.depth + 1,
+            };
+            return self.dict_string_entry(dict, index, ctx, &at);
+        }
+        // `self.queues[JobPriority.HIGH]` of `{JobPriority.HIGH: "queue:high", …}`.
+        let (value, index) = member_subscript(self.ix.nav, self.src(), sub)?;
         let (dict, init) = self.attr_table(value, ctx)?;
         let at = Ctx {
             func: Some(init),
             env: None,
             depth: ctx.depth + 1,
         };
-        self.dict_string_entry(dict, index, ctx, &at)
+        self.dict_member_entry(dict, &index, &at)
+    }
+
+    /// The value of the entry of dict display `dict` whose key is written as `index`
+    /// is, a member of a class (`JobPriority.HIGH`, [`member_name`]), when every key of
+    /// the display is a member of one class, written once each: a string, evaluated in
+    /// `at`. Two members are told apart by their names only (an enum whose two members
+    /// have one value makes them one key, which a display rarely lists twice).
+    fn dict_member_entry(
+        &mut self,
+        dict: Node<'t>,
+        index: &str,
+        at: &Ctx<'t>,
+    ) -> Option<Value<'t>> {
+        let src = self.src();
+        let mut keys = Vec::new();
+        for p in self.ix.nav.named_children(dict) {
+            if p.kind_name() == "comment" {
+                continue;
+            }
+            let key = p.field(Field::Key)?;
+            keys.push((member_name(key, src)?, p.field(Field::Value)?));
+        }
+        let class = |m: &str| m.rsplit_once('.').map(|(c, _)| c.to_string());
+        let first = class(&keys.first()?.0)?;
+        if keys
+            .iter()
+            .any(|(k, _)| class(k).as_deref() != Some(first.as_str()))
+        {
+            return None;
+        }
+        let mut found = keys.iter().filter(|(k, _)| k == index);
+        let (_, entry) = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        match self.eval(*entry, at) {
+            v @ Value::Str(_) => Some(v),
+            _ => None,
+        }
     }
 
     /// The value of the entry that `index`, a string literal evaluated in `ctx`, names
@@ -243,6 +293,45 @@ pub(crate) fn string_subscript<'t>(
     let value = sub.field(Field::Value)?;
     let index = nav.named_children(sub).find(|c| *c != value)?;
     (index.kind_name() == "string").then_some((value, index))
+}
+
+/// The object and the index of subscript `sub` when the index is a member of a
+/// class written as a dotted name ([`member_name`]): `d[JobPriority.HIGH]`.
+fn member_subscript<'t>(
+    nav: &crate::syntax::Nav<'t>,
+    src: &str,
+    sub: Node<'t>,
+) -> Option<(Node<'t>, String)> {
+    let value = sub.field(Field::Value)?;
+    let mut rest = nav.named_children(sub).filter(|c| *c != value);
+    let index = rest.next()?;
+    if rest.next().is_some() {
+        return None;
+    }
+    Some((value, member_name(index, src)?))
+}
+
+/// `Class.MEMBER` or `module.Class.MEMBER` (`index` an attribute of names only, the
+/// class's name capitalised, the member's in capitals): its text without spaces.
+fn member_name(index: Node<'_>, src: &str) -> Option<String> {
+    if index.kind_name() != "attribute" {
+        return None;
+    }
+    let t: String = text(index, src).split_whitespace().collect();
+    let parts: Vec<&str> = t.split('.').collect();
+    let ident = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with(|c: char| c.is_ascii_digit())
+            && p.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+    };
+    let [.., class, member] = parts.as_slice() else {
+        return None;
+    };
+    (parts.iter().all(|p| ident(p))
+        && class.starts_with(|c: char| c.is_ascii_uppercase())
+        && member.chars().any(|c| c.is_ascii_uppercase())
+        && !member.chars().any(|c| c.is_ascii_lowercase()))
+    .then_some(t)
 }
 
 /// Whether `call` passes no argument (`d.values()`).

@@ -31,24 +31,26 @@ use tree_sitter::Node;
 impl<'t> crate::lower::Analyzer<'t> {
     /// `self.attr["name"]` (`sub` a subscript) of such a table: the entry's value.
     pub(crate) fn attr_dict_entry(&mut self, sub: Node<'t>, ctx: &Ctx<'t>) -> Option<Value<'t>> {
-        if let Some((value, index)) = string_subscript(self.ix.nav, sub) {
-            let (dict, init) = self.attr_table(value, ctx)?;
-            let at = Ctx {
-                func: Some(init),
-                env: None,
-                depth: ctx.depth + 1,
-            };
-            return self.dict_string_entry(dict, index, ctx, &at);
-        }
-        // `self.queues[JobPriority.HIGH]` of `{JobPriority.HIGH: "queue:high", …}`.
-        let (value, index) = member_subscript(self.ix.nav, self.src(), sub)?;
+        // `self.keys["cpu"]`, or `self.queues[JobPriority.HIGH]` of `{JobPriority.HIGH:
+        // "queue:high", …}`.
+        let (value, string, member) = match string_subscript(self.ix.nav, sub) {
+            Some((value, index)) => (value, Some(index), None),
+            None => {
+                let (value, member) = member_subscript(self.ix.nav, self.src(), sub)?;
+                (value, None, Some(member))
+            }
+        };
         let (dict, init) = self.attr_table(value, ctx)?;
         let at = Ctx {
             func: Some(init),
             env: None,
             depth: ctx.depth + 1,
         };
-        self.dict_member_entry(dict, &index, &at)
+        match (string, member) {
+            (Some(index), _) => self.dict_string_entry(dict, index, ctx, &at),
+            (None, Some(member)) => self.dict_member_entry(dict, &member, &at),
+            (None, None) => None,
+        }
     }
 
     /// The value of the entry of dict display `dict` whose key is written as `index`

@@ -1831,10 +1831,10 @@ impl<'t> Analyzer<'t> {
             },
             _ => None,
         };
-        let json = module.is_some();
+        let on_module = module.is_some();
         let single = module;
         let table = methods::table();
-        if let (false, Some(method)) = (json, table.method(m)) {
+        if let (false, Some(method)) = (on_module, table.method(m)) {
             self.table_call(recv, method, attr, call, args, ctx);
         } else if let Some(cmd) = single.or_else(|| methods::single_key_command(m)) {
             if recv.pipe.is_some()

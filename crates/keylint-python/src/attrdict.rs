@@ -320,17 +320,14 @@ fn member_name(index: Node<'_>, src: &str) -> Option<String> {
         return None;
     }
     let t: String = text(index, src).split_whitespace().collect();
+    if !t.is_ascii() || !crate::importscan::is_dotted(&t) {
+        return None;
+    }
     let parts: Vec<&str> = t.split('.').collect();
-    let ident = |p: &str| {
-        !p.is_empty()
-            && !p.starts_with(|c: char| c.is_ascii_digit())
-            && p.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
-    };
     let [.., class, member] = parts.as_slice() else {
         return None;
     };
-    (parts.iter().all(|p| ident(p))
-        && class.starts_with(|c: char| c.is_ascii_uppercase())
+    (class.starts_with(|c: char| c.is_ascii_uppercase())
         && member.chars().any(|c| c.is_ascii_uppercase())
         && !member.chars().any(|c| c.is_ascii_lowercase()))
     .then_some(t)

@@ -26,7 +26,8 @@ fn is_ident(s: &str) -> bool {
         && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
-fn is_dotted(s: &str) -> bool {
+/// Whether `s` is names joined by dots (`a.b.c`).
+pub(crate) fn is_dotted(s: &str) -> bool {
     !s.is_empty() && s.split('.').all(is_ident)
 }
 

@@ -480,8 +480,6 @@ def check_module_commands(failures, notes):
         if a is None:
             failures.append(f"{accessor}().{method}: no marker arguments for it here")
             continue
-        if accessor == "json" and method == "get":
-            a = ("keylint:m",)
         try:
             getattr(getattr(pipe, accessor)(), method)(*a)
         except Exception as e:  # noqa: BLE001

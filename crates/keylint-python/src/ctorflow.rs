@@ -69,8 +69,9 @@ pub(crate) fn constructions<'t>(
         let parent = id.parent()?;
         match parent.kind_name() {
             "class_definition" if parent.field(Field::Name) == Some(id) => {
-                // The class's own definition, at module level, once.
-                if !w.own || parent.parent()?.kind_name() != "module" {
+                // The class's own definition, at module level, once; a `@dataclass`
+                // gives back the class it decorates.
+                if !w.own || !at_module_level(parent, src) {
                     return None;
                 }
                 defined += 1;
@@ -137,6 +138,30 @@ pub(crate) fn constructions<'t>(
         return None;
     }
     Some(out)
+}
+
+/// Whether class definition `class` is at module level, undecorated or decorated
+/// only with `dataclass` (`@dataclass`, `@dataclasses.dataclass(frozen=True)`).
+fn at_module_level(class: Node<'_>, src: &str) -> bool {
+    let Some(p) = class.parent() else {
+        return false;
+    };
+    match p.kind_name() {
+        "module" => true,
+        "decorated_definition" => {
+            let mut cursor = p.walk();
+            let dataclass_only = p
+                .named_children(&mut cursor)
+                .filter(|d| d.kind_name() == "decorator")
+                .all(|d| {
+                    let t = src[d.byte_range()].trim_start_matches('@').trim();
+                    let head = t.split('(').next().unwrap_or(t).trim();
+                    matches!(head, "dataclass" | "dataclasses.dataclass")
+                });
+            dataclass_only && p.parent().is_some_and(|g| g.kind_name() == "module")
+        }
+        _ => false,
+    }
 }
 
 /// Every identifier `name` under `n`; `None` past [`MAX_MENTIONS`].
@@ -311,6 +336,37 @@ fn self_class(arg: Node<'_>, src: &str) -> Option<String> {
     Some(src[name.byte_range()].to_string())
 }
 
+/// Whether constructor call `call` leaves the parameter at `index` after `self`
+/// (named `param`) to its default: fewer positional arguments, no keyword of that
+/// name, and no splat that may pass it.
+pub(crate) fn keeps_default(call: Node<'_>, src: &str, index: usize, param: &str) -> bool {
+    let Some(args) = call.field(Field::Arguments) else {
+        return false;
+    };
+    if args.kind_name() != "argument_list" {
+        return false;
+    }
+    let mut cursor = args.walk();
+    let mut pos = 0usize;
+    for a in args.named_children(&mut cursor) {
+        match a.kind_name() {
+            "list_splat" | "dictionary_splat" | "parenthesized_list_splat" => return false,
+            "comment" => {}
+            "keyword_argument" => match a.field(Field::Name) {
+                Some(name) if &src[name.byte_range()] != param => {}
+                _ => return false,
+            },
+            _ => {
+                if pos == index {
+                    return false;
+                }
+                pos += 1;
+            }
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,5 +427,32 @@ def check(x: Ctl) -> 'Ctl':\n    return isinstance(x, Ctl) and Ctl.PREFIX\n";
         ] {
             assert_eq!(sites(own, true), None, "{own}");
         }
+    }
+
+    #[test]
+    fn defaults_kept_by_every_construction() {
+        let kept = |src: &str, own: bool| -> Option<bool> {
+            let tree = crate::parse(src).unwrap();
+            let calls = constructions(src, tree.root_node(), "Cfg", own)?;
+            Some(calls.iter().all(|c| keeps_default(*c, src, 1, "pattern")))
+        };
+        // The field's own definition, decorated with `dataclass`, and constructions
+        // that pass other parameters only.
+        let own = "from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Cfg:\n    \
+ttl: int = 5\n    pattern: str = 'q:{name}'\n\nA = Cfg()\nB = Cfg(7)\nC = Cfg(ttl=9)\n";
+        assert_eq!(kept(own, true), Some(true));
+        // A construction passes the parameter, by position, by name, or maybe by a
+        // splat.
+        for src in [
+            "X = Cfg(1, 'p:{x}')\n",
+            "X = Cfg(pattern='p')\n",
+            "X = Cfg(**opts)\n",
+            "X = Cfg(*a)\n",
+        ] {
+            assert_eq!(kept(src, false), Some(false), "{src}");
+        }
+        // Another decorator may give back another object.
+        let other = "@register\n@dataclass\nclass Cfg:\n    pattern: str = 'q:{name}'\n";
+        assert_eq!(kept(other, true), None);
     }
 }

@@ -209,6 +209,10 @@ pub(crate) struct Analyzer<'t> {
     /// Classes whose constructions, as the project shows them, pass no value with a
     /// `{` (see `heads.rs`).
     pub(crate) untagged_ctors: HashMap<crate::index::ClassId, bool>,
+    /// Whether every construction of a class of another module (by qualified name)
+    /// leaves a constructor parameter (by index) to its default (`project.rs`
+    /// `kept_default`).
+    pub(crate) kept_defaults: HashMap<(String, usize), bool>,
     /// Where the file writes each attribute name (see `heads.rs`), read on first need.
     pub(crate) attr_writes: std::cell::OnceCell<HashMap<String, Vec<(usize, bool)>>>,
     /// The ends of the one-of parts that builders with a return per arm give
@@ -316,6 +320,7 @@ impl<'t> Analyzer<'t> {
             given: HashSet::new(),
             ctor_heads: Vec::new(),
             untagged_ctors: HashMap::new(),
+            kept_defaults: HashMap::new(),
             attr_writes: std::cell::OnceCell::new(),
             choices: Default::default(),
             attr_options: HashMap::new(),

@@ -1754,6 +1754,53 @@ impl<'p> Scope<'p> {
             && crate::ctorflow::constructions(src, root, class, true).is_some()
     }
 
+    /// Whether every construction of the module-level class `qual` (a class of
+    /// another module, by its qualified name) that the project shows leaves the
+    /// constructor parameter at `index` after `self` (named `param`) to its default:
+    /// every file that mentions the class, its own among them, is parsed whole and
+    /// each mention understood (see `ctorflow.rs`). False when that cannot be known.
+    pub(crate) fn defaults_kept(&self, qual: &str, index: usize, param: &str) -> bool {
+        if self.isolated {
+            return false;
+        }
+        let Some((file, class)) = qual.trim_start_matches(QUALIFIED).rsplit_once("::") else {
+            return false;
+        };
+        if class.contains('.') || !crate::importscan::is_dotted(class) {
+            return false;
+        }
+        let Some(files) = self.noted_mentions(class) else {
+            return false;
+        };
+        if files.len() > MAX_CALLER_FILES || !files.iter().any(|f| f == file) {
+            return false;
+        }
+        let loader = &self.project.loader;
+        for f in &files {
+            self.note(ModuleDep::Read { path: f.clone() });
+            let Some(text) = loader.read(f) else {
+                return false;
+            };
+            let (limit, whole) = crate::parse_limit(&text);
+            let src = &text[..limit];
+            let Some(tree) = self.project.tree(f, src).filter(|_| whole) else {
+                return false;
+            };
+            let Some(calls) =
+                crate::ctorflow::constructions(src, tree.root_node(), class, f == file)
+            else {
+                return false;
+            };
+            if !calls
+                .iter()
+                .all(|c| crate::ctorflow::keeps_default(*c, src, index, param))
+            {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Visits, in order, the other files of the project that mention `class` (a class
     /// of this module) and may derive from it with a class that writes `word`,
     /// parsed whole: `visit(file, text, root)` goes on or stops with an answer.
@@ -4565,6 +4612,9 @@ impl<'t> Analyzer<'t> {
                     // An argument not known (an object known by its type) read as a
                     // setting (`self.config.queue_prefix`): the setting's head.
                     Some((a, _)) if matches!(a.parts.as_slice(), [TPart::Hole(_)]) => {
+                        if let Some(d) = self.kept_default(x, a) {
+                            return Value::Str(d);
+                        }
                         match self.config_head(n, ctx) {
                             Some(v) => v,
                             None => match a.parts.as_slice() {
@@ -4590,6 +4640,36 @@ impl<'t> Analyzer<'t> {
             )),
             _ => self.opaque(n, ctx),
         }
+    }
+
+    /// The default of the constructor parameter that `x`'s argument `arg` stands
+    /// for, when `x` is an object known only by its type (`arg` is its own unknown
+    /// value) and every construction of its class that the project shows leaves
+    /// that parameter to its default ([`Scope::defaults_kept`]): the object that
+    /// `get_cache_config() -> CacheConfig` returns is a `CacheConfig()` made
+    /// somewhere, so its `key_pattern` is the one the class writes.
+    fn kept_default(&mut self, x: &Instance, arg: &Tpl) -> Option<Tpl> {
+        let [TPart::Hole(h)] = arg.parts.as_slice() else {
+            return None;
+        };
+        let i = h
+            .binding
+            .strip_prefix(x.ident.as_str())?
+            .strip_prefix(".c")?
+            .parse::<usize>()
+            .ok()?;
+        let p = x.class.ctor.as_ref()?.get(i)?;
+        let d = p.default.clone()?;
+        let key = (x.class.qual.clone(), i);
+        let kept = match self.kept_defaults.get(&key) {
+            Some(&v) => v,
+            None => {
+                let v = self.project?.defaults_kept(&x.class.qual, i, &p.name);
+                self.kept_defaults.insert(key, v);
+                v
+            }
+        };
+        kept.then_some(d)
     }
 
     /// The commands `x.m(…)` queues on the pipeline the call passes it, with the

@@ -106,9 +106,15 @@ for (_, path), line in zip(blobs, out.splitlines()):
             rm -f "$tarball"
             continue
         fi
-        git --literal-pathspecs --git-dir="$git_dir" archive --format=tar "$commit" -- "${present[@]}" >"$tarball"
+        # In batches, so that a large tree does not overflow the argument list.
+        for ((i = 0; i < ${#present[@]}; i += 1000)); do
+            git --literal-pathspecs --git-dir="$git_dir" archive --format=tar "$commit" \
+                -- "${present[@]:i:1000}" >"$tarball"
+            tar -C "$dest" -xf "$tarball"
+        done
+        : >"$tarball"
     fi
-    tar -C "$dest" -xf "$tarball"
+    if [ -s "$tarball" ]; then tar -C "$dest" -xf "$tarball"; fi
     rm -f "$tarball"
     git -C "$dest" init -q
     echo "$commit" >"$dest/.keylint-commit"

@@ -98,7 +98,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         let returns = |f: &Fact| {
             matches!(
                 f,
-                Fact::Returns(_) | Fact::Factory(_) | Fact::PipelineCm(_) | Fact::Builder(_)
+                Fact::Returns(_)
+                    | Fact::Factory(_)
+                    | Fact::PipelineCm(_)
+                    | Fact::Builder(_)
+                    | Fact::Arms(..)
             ) || (matches!(f, Fact::ScriptParam(..)) && on_self)
         };
         let cf = self.one_imported_base(c, |cf| {
@@ -108,11 +112,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         // `self._namespace(name)`: a key builder of the base, which may read
         // attributes of `self` set by the base's constructor; `self` is then the
         // base's object as `self.attr` reads it (`imported_base_attr`).
-        if let Fact::Builder(b) = &fact {
-            if b.instance {
-                let inst = self.base_self(c, cf, ctx);
-                return Some(self.ext_call(&inst, m, args, n, ctx));
-            }
+        // So is one with a `return` per arm (`if suffix: return …`).
+        let instance = match &fact {
+            Fact::Builder(b) => b.instance,
+            Fact::Arms(bs, _) => bs.iter().all(|b| b.instance),
+            _ => false,
+        };
+        if instance {
+            let inst = self.base_self(c, cf, ctx);
+            return Some(self.ext_call(&inst, m, args, n, ctx));
         }
         self.call_fact(fact, None, args, n, ctx)
     }

@@ -173,8 +173,11 @@ pub(crate) enum Fact {
     Builder(Arc<Builder>),
     /// A key builder with a `return` per arm (`if self.prefix: return
     /// f"{self.prefix}:{key}"` / `return key`): a builder per arm, of the same
-    /// parameters; a call builds one of their keys.
-    Arms(Arc<[Builder]>),
+    /// parameters; a call builds one of their keys. With each arm, the test of a
+    /// parameter that takes it (`if suffix: return …`), when every arm but the last
+    /// is taken on such a test: a call whose arguments decide the tests builds the
+    /// key of the arm it takes.
+    Arms(Arc<[Builder]>, Option<Arc<[(usize, bool)]>>),
     Class(Arc<ClassFacts>),
     /// A function whose return type is a class of the project (`-> "Job"`): what
     /// it returns is an instance of that class, known only by its type.
@@ -2792,6 +2795,7 @@ fn arms_builder(
         return None;
     }
     let ps = params(a, fid, skip, qual);
+    let tests = arm_tests(a, &info, &rets, &ps);
     let mut out = Vec::with_capacity(arms.len());
     for (v, r) in arms.into_iter().zip(rets) {
         // `return key` (or `return key_value` of `key_value = key`): the
@@ -2821,7 +2825,60 @@ fn arms_builder(
             none_tail: Vec::new(),
         });
     }
-    Some(Fact::Arms(out.into()))
+    Some(Fact::Arms(out.into(), tests.map(Into::into)))
+}
+
+/// The parameter test that takes each arm but the last of a builder whose body is
+/// `if p: return …` (or `if not p:`) statements, with no `else`, then one last
+/// `return …`: the parameter's index among `ps` and the truth that takes the arm.
+/// `None` for any other shape.
+fn arm_tests(
+    a: &Analyzer<'_>,
+    info: &crate::index::FuncInfo<'_>,
+    rets: &[Node<'_>],
+    ps: &[Param],
+) -> Option<Vec<(usize, bool)>> {
+    let (nav, src) = (a.ix.nav, a.src());
+    let (last, guarded) = rets.split_last()?;
+    if nav.parent(last.parent()?)? != info.body {
+        return None;
+    }
+    let mut out = Vec::with_capacity(guarded.len());
+    for r in guarded {
+        // `return` as the only statement of an `if`'s block at the body's top level.
+        let stmt = nav.parent(*r)?;
+        let block = nav.parent(stmt)?;
+        let iff = nav.parent(block)?;
+        if stmt.kind_name() != "return_statement"
+            || block.kind_name() != "block"
+            || iff.kind_name() != "if_statement"
+            || nav.parent(iff)? != info.body
+            || iff.field(Field::Consequence)? != block
+            || nav
+                .named_children(block)
+                .filter(|x| x.kind_name() != "comment")
+                .count()
+                != 1
+            || nav
+                .named_children(iff)
+                .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+        {
+            return None;
+        }
+        let mut cond = iff.field(Field::Condition)?;
+        let mut want = true;
+        if cond.kind_name() == "not_operator" {
+            cond = cond.named_child(0)?;
+            want = false;
+        }
+        if cond.kind_name() != "identifier" {
+            return None;
+        }
+        let name = text(cond, src);
+        let i = ps.iter().position(|p| p.name == name)?;
+        out.push((i, want));
+    }
+    Some(out)
 }
 
 /// What a function's body says it builds or returns: a key, a client.
@@ -4521,8 +4578,31 @@ impl<'t> Analyzer<'t> {
                     (None, _) => self.opaque(n, ctx),
                 })
             }
-            Fact::Arms(bs) if bs.iter().all(|b| b.instance == inst.is_some()) => {
+            Fact::Arms(bs, tests) if bs.iter().all(|b| b.instance == inst.is_some()) => {
                 let b2 = self.bind_args(&bs.first()?.params, args, ctx)?;
+                // The arm the call's arguments take, when they decide every test
+                // before it.
+                if let Some(tests) = tests {
+                    let truth = truth_of_args(&bs.first()?.params, args, self.src(), self.ix.nav);
+                    let mut taken = Some(bs.len() - 1);
+                    for (k, &(i, want)) in tests.iter().enumerate() {
+                        match truth.get(i).copied().flatten() {
+                            Some(t) if t == want => {
+                                taken = Some(k);
+                                break;
+                            }
+                            Some(_) => {}
+                            None => {
+                                taken = None;
+                                break;
+                            }
+                        }
+                    }
+                    if let Some(k) = taken {
+                        let t = apply(&bs[k].ret, &b2.args, &b2.exts, inst);
+                        return Some(t.map_or_else(|| self.opaque(n, ctx), Value::Str));
+                    }
+                }
                 let mut values = Vec::with_capacity(bs.len());
                 for b in bs.iter() {
                     values.push(Value::Str(apply(&b.ret, &b2.args, &b2.exts, inst)?));

@@ -126,6 +126,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             "identifier" => match self.bound_value(c, ctx) {
                 Some(Value::Null) => Some(false),
                 Some(Value::Pipe(_)) => Some(true),
+                // Text: true unless empty (`if suffix:` of `suffix=""`). A template
+                // with a literal byte is never empty.
+                Some(Value::Str(t)) if !self.star_param(c, ctx) => {
+                    let lit = t.parts.iter().any(
+                        |p| matches!(p, keylint_core::template_builder::TPart::Lit { bytes, .. } if !bytes.is_empty()),
+                    );
+                    if lit {
+                        Some(true)
+                    } else {
+                        t.as_bytes().map(|b| !b.is_empty())
+                    }
+                }
                 // `*args` (a tuple) or `**kwargs` (a dict) bound to what the call
                 // passes: true when it passes something there.
                 Some(v) if self.star_param(c, ctx) => match v {

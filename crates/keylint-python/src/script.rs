@@ -598,7 +598,9 @@ pub(crate) fn docstring_scripts(a: &mut Analyzer<'_>) {
 /// A module or class constant is taken for a script, or for a dict of scripts (its
 /// values), only when its name says so (it contains `SCRIPT` or `LUA`), or it is a
 /// module constant written in capitals (bisheng's `ENQUEUE_FILE` in a module of
-/// scripts that another module registers), and it is bound once. A value is a plain string literal (no f-string), one
+/// scripts that another module registers), or every name of the module is bound once
+/// to such a script (bluelinks' `lua_redis.py`, whose one binding is `vote = """…"""`),
+/// and it is bound once. A value is a plain string literal (no f-string), one
 /// `%`-formatted with a tuple, or a concatenation of plain literals and module names
 /// bound to them (`_LIB + """…"""`, a prelude of helpers pasted before the script); its text calls `redis.call` or `redis.pcall` (or names
 /// it in an assignment: `local redis_call = redis.call`) and reads `KEYS` or `ARGV`
@@ -620,16 +622,30 @@ pub(crate) fn script_constants(a: &mut Analyzer<'_>) {
                 .map(|(n, d)| (n.as_str(), d.as_slice(), false)),
         );
     }
+    // A module of scripts (bluelinks' `lua_redis.py`, whose one binding is `vote =
+    // """…"""`): when every name the module binds is bound once, to a Lua literal,
+    // its names need not be written in capitals.
+    let script_module = !a.ix.module_defs.is_empty()
+        && a.ix.module_defs.values().all(|d| match d.as_slice() {
+            [d] => match d.kind {
+                crate::index::DefKind::Expr(e) => {
+                    lua_literal(a, e).is_some() || lua_concatenation(a, e)
+                }
+                _ => false,
+            },
+            _ => false,
+        });
     let mut found: Vec<Node<'_>> = Vec::new();
     for (name, defs, module) in defs {
         let upper = name.to_ascii_uppercase();
         // A module constant written in capitals (`ENQUEUE_FILE = r"""…"""` in a
         // module of scripts) is read by its text alone.
         let constant = module
-            && name.bytes().any(|b| b.is_ascii_uppercase())
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+            && (script_module
+                || name.bytes().any(|b| b.is_ascii_uppercase())
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'));
         if !constant
             && !["SCRIPT", "LUA", "TEMPLATE"]
                 .iter()

@@ -2440,7 +2440,10 @@ fn ext_object<'t>(a: &mut Analyzer<'t>, defs: &[crate::index::Def<'t>]) -> bool 
 }
 
 /// The class of this module that the module global `name` is bound to an object of,
-/// once, at module level (`red = RedormClient()`), and never in a function.
+/// once, at module level (`red = RedormClient()`), and never in a function, unless
+/// the module-level binding is annotated with the class itself (`kvrocks_client:
+/// KvrocksClient = KvrocksClient()`, which a `set_client` replaces through `global`):
+/// the annotation declares what every binding holds.
 pub(crate) fn module_object_class(a: &Analyzer<'_>, name: &str) -> Option<String> {
     let [d] = a.ix.module_defs.get(name)?.as_slice() else {
         return None;
@@ -2456,12 +2459,13 @@ pub(crate) fn module_object_class(a: &Analyzer<'_>, name: &str) -> Option<String
         return None;
     }
     let cname = text(f, a.src());
+    let declared = d.annotation.is_some_and(|an| text(an, a.src()) == cname);
     if !a.ix.class_by_name.contains_key(cname)
         || a.ix.module_defs.get(cname).map(Vec::len) != Some(1)
-        || a.ix
-            .funcs
-            .iter()
-            .any(|info| info.nonlocal.iter().any(|n| n == name) && info.defs.contains_key(name))
+        || (!declared
+            && a.ix.funcs.iter().any(|info| {
+                info.nonlocal.iter().any(|n| n == name) && info.defs.contains_key(name)
+            }))
     {
         return None;
     }

@@ -9,8 +9,9 @@
 //! bindings with their defaults ([`keylint_core::FileModel::configured_defaults`]),
 //! and keys in different slots with the defaults are `cross-slot-likely`.
 //!
-//! The binding is `CONFIGURED`, the default's bytes in hexadecimal, `\u{2}`, then the
-//! value's identity, so that it survives being copied into another module's facts.
+//! The binding is `CONFIGURED`, the default's bytes in hexadecimal, `\u{7}`, then the
+//! value's identity, so that it survives being copied into another module's facts
+//! (`\u{2}` would not: it marks the binding of an instance's value there).
 
 use crate::eval::{arg_nodes, Ctx, Value};
 use crate::index::{text, ClassId, DefKind, SelfAssign};
@@ -21,12 +22,12 @@ use keylint_core::KeyUse;
 use tree_sitter::Node;
 
 /// The marker that begins the default in a binding.
-const CONFIGURED: &str = "\u{2}configured:";
+const CONFIGURED: &str = "\u{7}configured:";
 
 /// The binding of a configured value `id` whose default is `default`.
 fn binding(default: &[u8], id: &str) -> String {
     let hex: String = default.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{CONFIGURED}{hex}\u{2}{id}")
+    format!("{CONFIGURED}{hex}\u{7}{id}")
 }
 
 /// The default a binding carries, if it is a configured value's.
@@ -39,7 +40,7 @@ pub(crate) fn default_of(binding: &str) -> Option<Vec<u8>> {
     }
     let at = at + CONFIGURED.len();
     let rest = &binding[at..];
-    let hex = &rest[..rest.find('\u{2}')?];
+    let hex = &rest[..rest.find('\u{7}')?];
     if !hex.len().is_multiple_of(2) {
         return None;
     }

@@ -83,7 +83,9 @@ while read -r name repo commit paths; do
     rm -rf "$dest"
     mkdir -p "$dest"
     tarball=$(mktemp)
-    if ! git --git-dir="$git_dir" archive --format=tar "$commit" >"$tarball" 2>/dev/null; then
+    if git --git-dir="$git_dir" archive --format=tar "$commit" >"$tarball" 2>/dev/null; then
+        tar -C "$dest" -xf "$tarball"
+    else
         # A snapshot may lack the contents of some large files (test data, models or
         # databases over the store's size limit): take every file whose contents it has.
         echo "  some file contents are missing: taking the files whose contents are present" >&2
@@ -112,9 +114,7 @@ for (_, path), line in zip(blobs, out.splitlines()):
                 -- "${present[@]:i:1000}" >"$tarball"
             tar -C "$dest" -xf "$tarball"
         done
-        : >"$tarball"
     fi
-    if [ -s "$tarball" ]; then tar -C "$dest" -xf "$tarball"; fi
     rm -f "$tarball"
     git -C "$dest" init -q
     echo "$commit" >"$dest/.keylint-commit"

@@ -253,6 +253,14 @@ fn has_cls_call(class: Node<'_>, src: &str) -> bool {
 
 /// The class whose `self` one constructor call passes for the parameter.
 fn site(call: Node<'_>, src: &str, w: &Wanted<'_>) -> Option<String> {
+    self_class(passed(call, src, w.index, w.param)??, src)
+}
+
+/// What constructor call `call` passes for the parameter at `index` after `self`
+/// (named `param`): the argument, by position or keyword (the last one written), or
+/// `Some(None)` when it leaves the parameter to its default; `None` when a splat may
+/// pass it or the arguments are not an argument list.
+fn passed<'t>(call: Node<'t>, src: &str, index: usize, param: &str) -> Option<Option<Node<'t>>> {
     let args = call.field(Field::Arguments)?;
     if args.kind_name() != "argument_list" {
         return None;
@@ -266,19 +274,19 @@ fn site(call: Node<'_>, src: &str, w: &Wanted<'_>) -> Option<String> {
             "comment" => {}
             "keyword_argument" => {
                 let name = a.field(Field::Name)?;
-                if &src[name.byte_range()] == w.param {
+                if &src[name.byte_range()] == param {
                     found = Some(a.field(Field::Value)?);
                 }
             }
             _ => {
-                if pos == w.index {
+                if pos == index {
                     found = Some(a);
                 }
                 pos += 1;
             }
         }
     }
-    self_class(found?, src)
+    Some(found)
 }
 
 /// The class whose instance `arg` is when it is `self` of an instance method of a
@@ -337,34 +345,10 @@ fn self_class(arg: Node<'_>, src: &str) -> Option<String> {
 }
 
 /// Whether constructor call `call` leaves the parameter at `index` after `self`
-/// (named `param`) to its default: fewer positional arguments, no keyword of that
+/// (named `param`) to its default: no argument at its place, no keyword of that
 /// name, and no splat that may pass it.
 pub(crate) fn keeps_default(call: Node<'_>, src: &str, index: usize, param: &str) -> bool {
-    let Some(args) = call.field(Field::Arguments) else {
-        return false;
-    };
-    if args.kind_name() != "argument_list" {
-        return false;
-    }
-    let mut cursor = args.walk();
-    let mut pos = 0usize;
-    for a in args.named_children(&mut cursor) {
-        match a.kind_name() {
-            "list_splat" | "dictionary_splat" | "parenthesized_list_splat" => return false,
-            "comment" => {}
-            "keyword_argument" => match a.field(Field::Name) {
-                Some(name) if &src[name.byte_range()] != param => {}
-                _ => return false,
-            },
-            _ => {
-                if pos == index {
-                    return false;
-                }
-                pos += 1;
-            }
-        }
-    }
-    true
+    matches!(passed(call, src, index, param), Some(None))
 }
 
 #[cfg(test)]

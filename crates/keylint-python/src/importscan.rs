@@ -20,7 +20,8 @@ pub struct ScannedImport {
     pub names: Vec<String>,
 }
 
-fn is_ident(s: &str) -> bool {
+/// Whether `s` is one Python identifier.
+pub(crate) fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')

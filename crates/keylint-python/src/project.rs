@@ -1769,7 +1769,7 @@ impl<'p> Scope<'p> {
         let Some((file, class)) = qual.trim_start_matches(QUALIFIED).rsplit_once("::") else {
             return false;
         };
-        if class.contains('.') || !crate::importscan::is_dotted(class) {
+        if !crate::importscan::is_ident(class) {
             return false;
         }
         let Some(files) = self.noted_mentions(class) else {
@@ -2844,7 +2844,7 @@ fn arm_tests(
 ) -> Option<Vec<(usize, bool)>> {
     let (nav, src) = (a.ix.nav, a.src());
     let (last, guarded) = rets.split_last()?;
-    if nav.parent(last.parent()?)? != info.body {
+    if nav.parent(nav.parent(*last)?)? != info.body {
         return None;
     }
     let mut out = Vec::with_capacity(guarded.len());

@@ -130,7 +130,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 // with a literal byte is never empty.
                 Some(Value::Str(t)) if !self.star_param(c, ctx) => {
                     let lit = t.parts.iter().any(
-                        |p| matches!(p, keylint_core::template_builder::TPart::Lit { bytes, .. } if !bytes.is_empty()),
+                        |p| matches!(p, crate::tpl::TPart::Lit { bytes, .. } if !bytes.is_empty()),
                     );
                     if lit {
                         Some(true)

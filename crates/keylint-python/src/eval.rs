@@ -350,6 +350,9 @@ pub(crate) enum Value<'t> {
     /// followed builder's), for reading an entry's value (`doc["id"]` of a record a
     /// project function builds).
     Dict(Vec<Elem<'t>>, Option<Rc<Env<'t>>>),
+    /// A followed builder's `**kwargs`, bound to the keyword arguments its call
+    /// passes that name no other parameter, by name (`template.format(**kwargs)`).
+    Kwargs(Vec<(String, Elem<'t>)>),
     Client(ClientKind),
     Pipe(PipeId),
     Script(ScriptId),
@@ -2361,9 +2364,24 @@ impl<'t> crate::lower::Analyzer<'t> {
 
     /// `"fmt".format(…)`.
     pub(crate) fn str_format(&mut self, fmt: &Tpl, args: Node<'t>, ctx: &Ctx<'t>) -> Option<Tpl> {
+        self.str_format_but(fmt, args, None, ctx)
+    }
+
+    /// [`Self::str_format`] with the arguments `args` holds but `but` (the template
+    /// itself, passed to a function that formats it: `fmtcall.rs`).
+    pub(crate) fn str_format_but(
+        &mut self,
+        fmt: &Tpl,
+        args: Node<'t>,
+        but: Option<Node<'t>>,
+        ctx: &Ctx<'t>,
+    ) -> Option<Tpl> {
         let mut positional: Vec<(Value<'t>, Node<'t>)> = Vec::new();
         let mut named: HashMap<String, (Value<'t>, Node<'t>)> = HashMap::new();
         for k in self.ix.nav.named_children(args) {
+            if Some(k) == but {
+                continue;
+            }
             match k.kind_name() {
                 "keyword_argument" => {
                     let name = text(k.field(Field::Name)?, self.src()).to_string();
@@ -2386,10 +2404,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                     }
                 }
                 "dictionary_splat" => {
-                    // `**kwargs` known to be empty.
+                    // `**kwargs` known to be empty, or bound to a followed call's
+                    // keyword arguments.
                     let inner = self.ix.nav.named_children(k).next()?;
                     match self.eval(inner, &ctx.deeper()) {
                         Value::Dict(items, _) if items.is_empty() => {}
+                        Value::Kwargs(items) => {
+                            for (name, e) in items {
+                                named.insert(name, (e.value, e.node));
+                            }
+                        }
                         _ => return None,
                     }
                 }
@@ -7195,14 +7219,17 @@ impl<'t> crate::lower::Analyzer<'t> {
                 let nav = self.ix.nav;
                 let kind = nav.parent(p.node).map(|x| x.kind_name());
                 let is_list = kind == Some("list_splat_pattern");
-                // `**kwargs` when the call passes no keyword the function does not
-                // name: an empty dict.
+                // `**kwargs`: the keywords the call passes that the function does
+                // not name (an empty dict when there are none).
                 if kind == Some("dictionary_splat_pattern") {
                     let named = |k: &str| rest.iter().any(|q| !q.star && q.name == k);
-                    if kw.iter().any(|(k, _)| !named(k)) {
-                        return None;
-                    }
-                    let v = Value::Dict(Vec::new(), None);
+                    let extra: Vec<(String, Elem<'t>)> =
+                        kw.iter().filter(|(k, _)| !named(k)).cloned().collect();
+                    let v = if extra.is_empty() {
+                        Value::Dict(Vec::new(), None)
+                    } else {
+                        Value::Kwargs(extra)
+                    };
                     tag.push(fingerprint(&v));
                     params.insert(p.name.clone(), v);
                     continue;
@@ -8280,6 +8307,13 @@ pub(crate) fn fingerprint(v: &Value<'_>) -> String {
             let inner: Vec<String> = items.iter().map(|e| fingerprint(&e.value)).collect();
             format!("[{}]", inner.join(","))
         }
+        Value::Kwargs(items) => {
+            let inner: Vec<String> = items
+                .iter()
+                .map(|(k, e)| format!("{k}={}", fingerprint(&e.value)))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
         _ => "?".into(),
     }
 }
@@ -8318,6 +8352,13 @@ pub(crate) fn builder_body<'t>(
         .named_children(info.body)
         .filter(|s| s.kind_name() != "comment")
         .collect();
+    // `try: return template.format(**kwargs)` / `except KeyError: log(…); raise`: the
+    // body of the `try`, when it is all the function does and every handler raises.
+    if let Some(block) = guarded_body(nav, &stmts) {
+        let mut inner = info.clone();
+        inner.body = block;
+        return builder_body(nav, src, &inner);
+    }
     let (last, init) = stmts.split_last()?;
     // `return keys` of a local list the body fills in loops.
     let returned_list = (last.kind_name() == "return_statement")
@@ -8584,6 +8625,63 @@ pub(crate) fn builder_body<'t>(
         }
     }
     (rets.len() <= MAX_SHAPES).then_some((rets, rebinds, open))
+}
+
+/// The block of a function body's one `try` statement (after a docstring, if any)
+/// whose handlers all end in `raise` and return nothing, with no `else` or
+/// `finally`: a call that returns gets what the block returns.
+fn guarded_body<'t>(nav: &Nav<'t>, stmts: &[Node<'t>]) -> Option<Node<'t>> {
+    let docstring = |s: &Node<'t>| {
+        s.kind_name() == "expression_statement"
+            && s.named_child(0).is_some_and(|e| e.kind_name() == "string")
+    };
+    let t = match stmts {
+        [t] => *t,
+        [d, t] if docstring(d) => *t,
+        _ => return None,
+    };
+    if t.kind_name() != "try_statement" {
+        return None;
+    }
+    let mut handlers = 0usize;
+    for c in nav.named_children(t).skip(1) {
+        match c.kind_name() {
+            "except_clause" => {
+                let block = nav.named_children(c).find(|x| x.kind_name() == "block")?;
+                let last = nav
+                    .named_children(block)
+                    .filter(|x| x.kind_name() != "comment")
+                    .last()?;
+                if last.kind_name() != "raise_statement" || has_return(nav, block) {
+                    return None;
+                }
+                handlers += 1;
+            }
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    let block = t.field(Field::Body)?;
+    (handlers > 0).then_some(block)
+}
+
+/// Whether `n` holds a `return` statement (of its own function: nested functions
+/// and lambdas are not looked into).
+fn has_return(nav: &Nav<'_>, n: Node<'_>) -> bool {
+    let mut stack = vec![n];
+    let mut seen = 0usize;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 4096 {
+            return true;
+        }
+        match x.kind_name() {
+            "return_statement" => return true,
+            "function_definition" | "lambda" | "class_definition" => {}
+            _ => stack.extend(nav.named_children(x)),
+        }
+    }
+    false
 }
 
 /// A statement of a builder's body that grows the list `list` it returns

@@ -35,6 +35,7 @@ mod decorators;
 mod ducktype;
 mod eval;
 mod extbase;
+mod fmtcall;
 mod fmtdict;
 mod fresh;
 mod frontend;

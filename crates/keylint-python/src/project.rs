@@ -171,6 +171,11 @@ pub(crate) enum Fact {
     /// (`chunks(seq, size)`, `chunks.rs`).
     Chunker(usize),
     Builder(Arc<Builder>),
+    /// A function whose return is its parameter at this position (after `self` or
+    /// `cls`) formatted with the arguments its call passes after it (`def
+    /// format_key(template, **kwargs): return template.format(**kwargs)`): a call is
+    /// that argument's `format` with those arguments.
+    Formats(usize),
     /// A key builder with a `return` per arm (`if self.prefix: return
     /// f"{self.prefix}:{key}"` / `return key`): a builder per arm, of the same
     /// parameters; a call builds one of their keys. With each arm, the test of a
@@ -2940,6 +2945,12 @@ fn body_fact(
             return Some(Fact::Forward(k));
         }
     }
+    // `def format_key(template, **kwargs): return template.format(**kwargs)`.
+    if !instance {
+        if let Some(pos) = crate::fmtcall::formats_param(a.ix.nav, a.src(), &info, skip) {
+            return Some(Fact::Formats(pos));
+        }
+    }
     // A builder with several returns is summarised for its own module only: its
     // joined shapes name the placeholders, which a call site elsewhere cannot bind.
     let one_return =
@@ -4532,6 +4543,7 @@ impl<'t> Analyzer<'t> {
             // body is this call's argument.
             Fact::EvalWrapper(sig) if inst.is_none() => Some(self.wrapped_at(sig, n, args, ctx)),
             Fact::Chunker(pos) if inst.is_none() => self.chunks_at(pos, args, n, ctx),
+            Fact::Formats(pos) if inst.is_none() => self.formatted_at(pos, args?, ctx),
             Fact::Builder(b) if b.instance == inst.is_some() && !b.star.is_empty() => {
                 // `*parts`: the template of as many arguments as the call passes.
                 // A splat of a sequence known element by element (`make_key(*qid,

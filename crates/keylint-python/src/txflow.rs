@@ -150,6 +150,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     {
                         Some(!items.is_empty())
                     }
+                    Value::Kwargs(items) => Some(!items.is_empty()),
                     _ => None,
                 },
                 Some(_) => None,

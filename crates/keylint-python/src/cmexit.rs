@@ -17,6 +17,29 @@
 //! `if` other than one on a parameter defaulting to `True` that the call leaves to
 //! its default, not in a loop or an `except` clause. A block that executes or resets
 //! the pipeline itself is judged by its own `execute()` calls.
+//!
+//! A class of this file may do the same:
+//!
+//! ```python
+//! class PipelineWrapper:
+//!     def __init__(self):
+//!         self.pipe = redis_client.pipeline()
+//!
+//!     def __enter__(self):
+//!         return self.pipe
+//!
+//!     def __exit__(self, exc_type, exc_value, tb):
+//!         if exc_type:
+//!             logging.error(…)
+//!         self.pipe.execute()
+//! ```
+//!
+//! `with PipelineWrapper() as pipe:` makes an object, and with it a pipeline of its
+//! own, and hands the block that pipeline; `__exit__` executes it when the block ends.
+//! The pipeline must be made in `__init__`, `__enter__` must return it as `self.<attr>`
+//! and `__exit__` (or `__aexit__`) must call `self.<attr>.execute()` at its top level
+//! (or under `if exc_type is None:` / `if not exc_type:`), not in a loop, an `if` on
+//! anything else or a `try`.
 
 use crate::eval::{Elem, Value};
 use crate::index::{text, FuncId};
@@ -129,5 +152,133 @@ impl<'t> crate::lower::Analyzer<'t> {
             "attribute" => f.field(Field::Attribute).unwrap_or(f).byte_range(),
             _ => f.byte_range(),
         });
+    }
+
+    /// The pipeline `v` that `__enter__` (`enter`) of class `c` returns, entered by
+    /// the construction `site` (`with PipelineWrapper() as pipe:`): when the class's
+    /// `__init__` makes it, a pipeline of that construction alone, which the class's
+    /// `__exit__` executes when the block ends if it does so (see the module's
+    /// documentation).
+    pub(crate) fn object_pipe_at_site(
+        &mut self,
+        v: Value<'t>,
+        c: crate::index::ClassId,
+        enter: FuncId,
+        site: Node<'t>,
+    ) -> Value<'t> {
+        let Value::Pipe(p) = v else { return v };
+        let Some(init) = self.defines(c, "__init__") else {
+            return v;
+        };
+        let inside = self.ix.funcs[init].node.byte_range();
+        let made_in_init = self.pipes[p]
+            .created
+            .as_ref()
+            .is_some_and(|r| inside.start <= r.start && r.end <= inside.end);
+        if !made_in_init || self.pipes[p].transaction_call.is_some() {
+            return v;
+        }
+        if let Some(&q) = self.pipe_by_node.get(&site.id()) {
+            return Value::Pipe(q);
+        }
+        let q = self.pipes.len();
+        let info = self.pipes[p].clone();
+        self.pipes.push(info);
+        self.pipe_by_node.insert(site.id(), q);
+        let exit = self
+            .defines(c, "__exit__")
+            .or_else(|| self.defines(c, "__aexit__"));
+        let stmt = self.with_item_statement(site);
+        if let (Some(attr), Some(exit), Some(stmt)) = (self.returned_self_attr(enter), exit, stmt) {
+            if self.exit_executes(exit, &attr) {
+                let p = &mut self.pipes[q];
+                p.transaction_call = Some(stmt.byte_range());
+                p.at_block_end = true;
+                p.anchor = site.field(Field::Function).map(|f| match f.kind_name() {
+                    "attribute" => f.field(Field::Attribute).unwrap_or(f).byte_range(),
+                    _ => f.byte_range(),
+                });
+            }
+        }
+        Value::Pipe(q)
+    }
+
+    /// `attr` when the one return of method `f` is `self.attr`.
+    fn returned_self_attr(&self, f: FuncId) -> Option<String> {
+        let info = &self.ix.funcs[f];
+        let me = info.self_name()?;
+        let src = self.src();
+        let [r] = crate::eval::builder_returns(self.ix.nav, src, info)?[..] else {
+            return None;
+        };
+        let obj = r.field(Field::Object)?;
+        (r.kind_name() == "attribute" && obj.kind_name() == "identifier" && text(obj, src) == me)
+            .then(|| r.field(Field::Attribute).map(|a| text(a, src).to_string()))
+            .flatten()
+    }
+
+    /// Whether `__exit__` (`exit`) calls `self.<attr>.execute()` whenever the block
+    /// ends without an exception: at its body's top level, or under `if exc_type is
+    /// None:` / `if not exc_type:` of its first parameter after `self`.
+    fn exit_executes(&self, exit: FuncId, attr: &str) -> bool {
+        let nav = self.ix.nav;
+        let src = self.src();
+        let info = &self.ix.funcs[exit];
+        let Some(me) = info.self_name() else {
+            return false;
+        };
+        let exc = info.params.get(1).map(|p| p.name.as_str());
+        let no_exception = |cond: Node<'t>| -> bool {
+            let t: String = text(cond, src)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            exc.is_some_and(|e| t == format!("{e} is None") || t == format!("not {e}"))
+        };
+        let executes = |stmt: Node<'t>| -> bool {
+            let Some(mut e) = stmt
+                .named_child(0)
+                .filter(|_| stmt.kind_name() == "expression_statement")
+            else {
+                return false;
+            };
+            if e.kind_name() == "await" {
+                let Some(inner) = e.named_child(0) else {
+                    return false;
+                };
+                e = inner;
+            }
+            let Some(f) = e.field(Field::Function).filter(|_| e.kind_name() == "call") else {
+                return false;
+            };
+            let Some(o) = f
+                .field(Field::Object)
+                .filter(|_| f.kind_name() == "attribute")
+            else {
+                return false;
+            };
+            f.field(Field::Attribute)
+                .is_some_and(|a| text(a, src) == "execute")
+                && o.kind_name() == "attribute"
+                && o.field(Field::Attribute)
+                    .is_some_and(|a| text(a, src) == attr)
+                && o.field(Field::Object)
+                    .is_some_and(|x| x.kind_name() == "identifier" && text(x, src) == me)
+        };
+        nav.named_children(info.body).any(|s| {
+            if executes(s) {
+                return true;
+            }
+            if s.kind_name() != "if_statement"
+                || nav
+                    .named_children(s)
+                    .any(|c| matches!(c.kind_name(), "elif_clause" | "else_clause"))
+                || !s.field(Field::Condition).is_some_and(no_exception)
+            {
+                return false;
+            }
+            s.field(Field::Consequence)
+                .is_some_and(|b| nav.named_children(b).any(executes))
+        })
     }
 }

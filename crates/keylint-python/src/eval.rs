@@ -7872,7 +7872,11 @@ impl<'t> crate::lower::Analyzer<'t> {
                     .defines(c, "__enter__")
                     .or_else(|| self.defines(c, "__aenter__"))?;
                 match self.call_builder(enter, Some(c), Vec::new(), Vec::new(), ctx)? {
-                    v @ (Value::Client(_) | Value::Pipe(_)) => Some(self.pipe_at_site(v, enter, e)),
+                    v @ Value::Client(_) => Some(v),
+                    v @ Value::Pipe(_) => {
+                        let v = self.pipe_at_site(v, enter, e);
+                        Some(self.object_pipe_at_site(v, c, enter, e))
+                    }
                     _ => None,
                 }
             }

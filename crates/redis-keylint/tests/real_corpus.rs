@@ -85,6 +85,12 @@ struct Site {
     /// declared key. Descriptive only: like every site, it is found only by a finding
     /// that points at it.
     derived_from: Option<String>,
+    /// For a command in a project's wrapper that sends the keys its callers pass
+    /// (`def bulk_get(client, keys): return client.mget(keys)`): the calls of the
+    /// wrapper that pass the keys, as `path:line`. A cross-slot finding at one of
+    /// them (where the keys are built) finds the site too.
+    #[serde(default)]
+    callers: Vec<String>,
 }
 
 impl Site {
@@ -376,7 +382,23 @@ fn score_sites(
             "cross-slot" => {
                 s.cs_sites += 1;
                 let f = findings.iter().any(|f| {
-                    CROSS_SLOT_RULES.contains(&f.rule.as_str()) && f.judges(&site.file, range)
+                    CROSS_SLOT_RULES.contains(&f.rule.as_str())
+                        && (f.judges(&site.file, range)
+                            || site.callers.iter().any(|c| {
+                                let (file, line) = c.rsplit_once(':').unwrap_or_else(|| {
+                                    panic!(
+                                        "{}: caller `{c}` is not `path:line`",
+                                        label_path.display()
+                                    )
+                                });
+                                let line: usize = line.parse().unwrap_or_else(|_| {
+                                    panic!(
+                                        "{}: caller `{c}` is not `path:line`",
+                                        label_path.display()
+                                    )
+                                });
+                                f.judges(file, (line, line))
+                            }))
                 });
                 s.cs_found += usize::from(f);
                 f

@@ -3983,7 +3983,6 @@ impl<'t> crate::lower::Analyzer<'t> {
         each: usize,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
-        const MAX_LISTED: usize = 32;
         let target = stmt.field(Field::Left)?;
         // `for proc_queue, main_queue in [(A, B), (C, D)]:`: the position of `name`
         // among the targets, each pass unpacking one tuple of the list.
@@ -4045,6 +4044,18 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             items = picked;
         }
+        self.listed_var_of(name, items, each)
+    }
+
+    /// The variable of a loop whose passes take the values `items` one by one
+    /// ([`Self::listed_loop_var`]).
+    pub(crate) fn listed_var_of(
+        &mut self,
+        name: &str,
+        mut items: Vec<Elem<'t>>,
+        each: usize,
+    ) -> Option<Value<'t>> {
+        const MAX_LISTED: usize = 32;
         // A list that surely holds these keys and maybe more (a builder's list grown
         // under conditions): each of them is a pass of the loop, which is all a
         // verdict of different slots rests on.
@@ -4224,6 +4235,12 @@ impl<'t> crate::lower::Analyzer<'t> {
                 if self.enum_class(owner, ctx) {
                     return self.eval(obj, &ctx.deeper());
                 }
+            }
+        }
+        // `[m.value for m in MarketIndex]`: one member's value per pass.
+        if attr_name == "value" && obj.kind_name() == "identifier" {
+            if let Some(v) = self.enum_loop_value(obj, ctx) {
+                return v;
             }
         }
         if attr_name == "__call__" {

@@ -33,6 +33,7 @@ mod configured;
 mod ctorflow;
 mod decorators;
 mod ducktype;
+mod enumloop;
 mod eval;
 mod extbase;
 mod fmtcall;

@@ -442,6 +442,9 @@ pub(crate) struct ClassFacts {
     record: Option<(Vec<Param>, bool)>,
     /// An `Enum` class: `X.MEMBER.value` is the member's value.
     is_enum: bool,
+    /// The values of an `Enum` class's members, in order, when its body gives every
+    /// member a literal string (`enumloop.rs`).
+    enum_values: Option<Arc<[Tpl]>>,
     /// The text (without white space) of the one assignment of each instance
     /// attribute with a fact, when the constructor sets it from one of its
     /// parameters (`self.name = name`) or from a method of `self` called without
@@ -515,6 +518,12 @@ impl ClassFacts {
     /// Whether the class is an `Enum`.
     pub(crate) fn is_enum(&self) -> bool {
         self.is_enum
+    }
+
+    /// The values of its members, when it is an `Enum` whose body gives each a
+    /// literal string.
+    pub(crate) fn enum_values(&self) -> Option<&[Tpl]> {
+        self.enum_values.as_deref()
     }
 
     /// Whether the class has a fact for method `m` (a key builder, a factory).
@@ -3387,6 +3396,9 @@ fn class_fact(
     // An `Enum` without a constructor of its own: a member is made from its value
     // (`Key("q:queue")` is the member of that value), and its methods read it as
     // `self.value`.
+    if out.is_enum {
+        out.enum_values = a.enum_member_values(c).map(Into::into);
+    }
     if out.is_enum && out.record.is_none() && a.defines(c, "__init__").is_none() {
         a.field_override
             .insert((c, "value".to_string()), placeholder('c', 0, "value"));

@@ -26,8 +26,8 @@ use crate::index::{text, FuncInfo};
 use crate::syntax::{Field, Nav, NodeExt};
 use tree_sitter::Node;
 
-/// The position (after the first `skip` parameters) of the parameter that `info`
-/// returns formatted with its `*args` and `**kwargs` and nothing else: its
+/// The position (after the first `skip` parameters) and the name of the parameter
+/// that `info` returns formatted with its `*args` and `**kwargs` and nothing else: its
 /// parameters are that one and one or both of `*args`/`**kwargs`, and its one
 /// return (through a `try` whose handlers raise, see `builder_body`) is
 /// `template.format(*args, **kwargs)` of them all.
@@ -36,7 +36,7 @@ pub(crate) fn formats_param(
     src: &str,
     info: &FuncInfo<'_>,
     skip: usize,
-) -> Option<usize> {
+) -> Option<(usize, String)> {
     let ps: Vec<_> = info.params.iter().skip(skip).collect();
     let mut template = None;
     let (mut args, mut kwargs) = (None, None);
@@ -86,23 +86,32 @@ pub(crate) fn formats_param(
             _ => return None,
         }
     }
-    (saw_args == args.is_some() && saw_kwargs == kwargs.is_some()).then_some(pos)
+    (saw_args == args.is_some() && saw_kwargs == kwargs.is_some()).then(|| (pos, name.to_string()))
 }
 
 impl<'t> crate::lower::Analyzer<'t> {
-    /// A call of another module's function that formats its argument at `pos`
-    /// (`Fact::Formats`): that argument's text, formatted with the call's other
-    /// arguments. `None` when the argument is not text known here, or a splat
-    /// comes before it.
+    /// A call of another module's function that formats its argument at `pos`,
+    /// parameter `param` (`Fact::Formats`): that argument's text, formatted with the
+    /// call's other arguments. `None` when the argument is not text known here, a
+    /// splat comes before it, or the call passes the template by keyword.
     pub(crate) fn formatted_at(
         &mut self,
         pos: usize,
+        param: &str,
         args: Node<'t>,
         ctx: &Ctx<'t>,
     ) -> Option<Value<'t>> {
         let nav = self.ix.nav;
         let mut seen = 0usize;
         let mut template = None;
+        let src = self.src();
+        let by_keyword = nav.named_children(args).any(|a| {
+            a.kind_name() == "keyword_argument"
+                && a.field(Field::Name).is_some_and(|k| text(k, src) == param)
+        });
+        if by_keyword {
+            return None;
+        }
         for a in nav.named_children(args) {
             match a.kind_name() {
                 "comment" | "keyword_argument" | "dictionary_splat" => {}

@@ -175,7 +175,7 @@ pub(crate) enum Fact {
     /// `cls`) formatted with the arguments its call passes after it (`def
     /// format_key(template, **kwargs): return template.format(**kwargs)`): a call is
     /// that argument's `format` with those arguments.
-    Formats(usize),
+    Formats(usize, Arc<str>),
     /// A key builder with a `return` per arm (`if self.prefix: return
     /// f"{self.prefix}:{key}"` / `return key`): a builder per arm, of the same
     /// parameters; a call builds one of their keys. With each arm, the test of a
@@ -2956,8 +2956,8 @@ fn body_fact(
     }
     // `def format_key(template, **kwargs): return template.format(**kwargs)`.
     if !instance {
-        if let Some(pos) = crate::fmtcall::formats_param(a.ix.nav, a.src(), &info, skip) {
-            return Some(Fact::Formats(pos));
+        if let Some((pos, name)) = crate::fmtcall::formats_param(a.ix.nav, a.src(), &info, skip) {
+            return Some(Fact::Formats(pos, name.into()));
         }
     }
     // A builder with several returns is summarised for its own module only: its
@@ -4555,7 +4555,7 @@ impl<'t> Analyzer<'t> {
             // body is this call's argument.
             Fact::EvalWrapper(sig) if inst.is_none() => Some(self.wrapped_at(sig, n, args, ctx)),
             Fact::Chunker(pos) if inst.is_none() => self.chunks_at(pos, args, n, ctx),
-            Fact::Formats(pos) if inst.is_none() => self.formatted_at(pos, args?, ctx),
+            Fact::Formats(pos, name) if inst.is_none() => self.formatted_at(pos, &name, args?, ctx),
             Fact::Builder(b) if b.instance == inst.is_some() && !b.star.is_empty() => {
                 // `*parts`: the template of as many arguments as the call passes.
                 // A splat of a sequence known element by element (`make_key(*qid,

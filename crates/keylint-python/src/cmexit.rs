@@ -145,6 +145,12 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !executes {
             return;
         }
+        self.execute_at_block_end(q, stmt, site);
+    }
+
+    /// Pipeline `q`, entered by the `with` statement `stmt` through the call `site`,
+    /// runs what the block queues as one batch when the block ends.
+    fn execute_at_block_end(&mut self, q: crate::eval::PipeId, stmt: Node<'t>, site: Node<'t>) {
         let p = &mut self.pipes[q];
         p.transaction_call = Some(stmt.byte_range());
         p.at_block_end = true;
@@ -170,34 +176,22 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Some(init) = self.defines(c, "__init__") else {
             return v;
         };
-        let inside = self.ix.funcs[init].node.byte_range();
-        let made_in_init = self.pipes[p]
-            .created
-            .as_ref()
-            .is_some_and(|r| inside.start <= r.start && r.end <= inside.end);
-        if !made_in_init || self.pipes[p].transaction_call.is_some() {
+        if self.pipes[p].transaction_call.is_some() {
             return v;
         }
-        if let Some(&q) = self.pipe_by_node.get(&site.id()) {
+        let Some((q, fresh)) = self.pipe_made_in_for(p, init, site) else {
+            return v;
+        };
+        if !fresh {
             return Value::Pipe(q);
         }
-        let q = self.pipes.len();
-        let info = self.pipes[p].clone();
-        self.pipes.push(info);
-        self.pipe_by_node.insert(site.id(), q);
         let exit = self
             .defines(c, "__exit__")
             .or_else(|| self.defines(c, "__aexit__"));
         let stmt = self.with_item_statement(site);
         if let (Some(attr), Some(exit), Some(stmt)) = (self.returned_self_attr(enter), exit, stmt) {
             if self.exit_executes(exit, &attr) {
-                let p = &mut self.pipes[q];
-                p.transaction_call = Some(stmt.byte_range());
-                p.at_block_end = true;
-                p.anchor = site.field(Field::Function).map(|f| match f.kind_name() {
-                    "attribute" => f.field(Field::Attribute).unwrap_or(f).byte_range(),
-                    _ => f.byte_range(),
-                });
+                self.execute_at_block_end(q, stmt, site);
             }
         }
         Value::Pipe(q)

@@ -8217,22 +8217,36 @@ impl<'t> crate::lower::Analyzer<'t> {
         let Value::Pipe(p) = v else {
             return v;
         };
+        match self.pipe_made_in_for(p, id, site) {
+            Some((q, _)) => Value::Pipe(q),
+            None => v,
+        }
+    }
+
+    /// The pipeline of call `site` alone, when pipeline `p` is made inside function
+    /// `id` (a copy of it, made once per site), and whether this call made the copy.
+    pub(crate) fn pipe_made_in_for(
+        &mut self,
+        p: PipeId,
+        id: FuncId,
+        site: Node<'t>,
+    ) -> Option<(PipeId, bool)> {
         let inside = self.ix().funcs[id].node.byte_range();
         let made_inside = self.pipes[p]
             .created
             .as_ref()
             .is_some_and(|c| inside.start <= c.start && c.end <= inside.end);
         if !made_inside {
-            return v;
+            return None;
         }
         if let Some(&q) = self.pipe_by_node.get(&site.id()) {
-            return Value::Pipe(q);
+            return Some((q, false));
         }
         let q = self.pipes.len();
         let info = self.pipes[p].clone();
         self.pipes.push(info);
         self.pipe_by_node.insert(site.id(), q);
-        Value::Pipe(q)
+        Some((q, true))
     }
 }
 

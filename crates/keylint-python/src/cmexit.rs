@@ -57,15 +57,10 @@ impl<'t> crate::lower::Analyzer<'t> {
         args: (&[Elem<'t>], &[(String, Elem<'t>)]),
     ) {
         let Value::Pipe(q) = *v else { return };
-        let info = self.ix.funcs[cm].clone();
-        let inside = info.node.byte_range();
-        let made_inside = self.pipes[q]
-            .created
-            .as_ref()
-            .is_some_and(|c| inside.start <= c.start && c.end <= inside.end);
-        if !made_inside || self.pipes[q].transaction_call.is_some() {
+        if !self.pipe_made_in(q, cm) || self.pipes[q].transaction_call.is_some() {
             return;
         }
+        let info = self.ix.funcs[cm].clone();
         let nav = self.ix.nav;
         // The `with` statement the call is an item of.
         let Some(stmt) = self.with_item_statement(site) else {
@@ -133,13 +128,8 @@ impl<'t> crate::lower::Analyzer<'t> {
         };
         let executes = calls.iter().any(|&c| {
             c.start_byte() >= y.end_byte()
-                && c.field(Field::Function).is_some_and(|f| {
-                    f.kind_name() == "attribute"
-                        && f.field(Field::Attribute)
-                            .is_some_and(|a| text(a, src) == "execute")
-                        && f.field(Field::Object)
-                            .is_some_and(|o| o.kind_name() == "identifier" && text(o, src) == name)
-                })
+                && execute_receiver(c, src)
+                    .is_some_and(|o| o.kind_name() == "identifier" && text(o, src) == name)
                 && runs_on_exit(c)
         });
         if !executes {
@@ -242,22 +232,13 @@ impl<'t> crate::lower::Analyzer<'t> {
                 };
                 e = inner;
             }
-            let Some(f) = e.field(Field::Function).filter(|_| e.kind_name() == "call") else {
-                return false;
-            };
-            let Some(o) = f
-                .field(Field::Object)
-                .filter(|_| f.kind_name() == "attribute")
-            else {
-                return false;
-            };
-            f.field(Field::Attribute)
-                .is_some_and(|a| text(a, src) == "execute")
-                && o.kind_name() == "attribute"
-                && o.field(Field::Attribute)
-                    .is_some_and(|a| text(a, src) == attr)
-                && o.field(Field::Object)
-                    .is_some_and(|x| x.kind_name() == "identifier" && text(x, src) == me)
+            execute_receiver(e, src).is_some_and(|o| {
+                o.kind_name() == "attribute"
+                    && o.field(Field::Attribute)
+                        .is_some_and(|a| text(a, src) == attr)
+                    && o.field(Field::Object)
+                        .is_some_and(|x| x.kind_name() == "identifier" && text(x, src) == me)
+            })
         };
         nav.named_children(info.body).any(|s| {
             if executes(s) {
@@ -275,4 +256,16 @@ impl<'t> crate::lower::Analyzer<'t> {
                 .is_some_and(|b| nav.named_children(b).any(executes))
         })
     }
+}
+
+/// The receiver `x` of a call `x.execute()`.
+fn execute_receiver<'t>(call: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let f = call
+        .field(Field::Function)
+        .filter(|_| call.kind_name() == "call")?;
+    (f.kind_name() == "attribute"
+        && f.field(Field::Attribute)
+            .is_some_and(|a| text(a, src) == "execute"))
+    .then(|| f.field(Field::Object))
+    .flatten()
 }

@@ -8223,6 +8223,15 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
     }
 
+    /// Whether pipeline `p` is made inside function `id`.
+    pub(crate) fn pipe_made_in(&self, p: PipeId, id: FuncId) -> bool {
+        let inside = self.ix().funcs[id].node.byte_range();
+        self.pipes[p]
+            .created
+            .as_ref()
+            .is_some_and(|c| inside.start <= c.start && c.end <= inside.end)
+    }
+
     /// The pipeline of call `site` alone, when pipeline `p` is made inside function
     /// `id` (a copy of it, made once per site), and whether this call made the copy.
     pub(crate) fn pipe_made_in_for(
@@ -8231,12 +8240,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         id: FuncId,
         site: Node<'t>,
     ) -> Option<(PipeId, bool)> {
-        let inside = self.ix().funcs[id].node.byte_range();
-        let made_inside = self.pipes[p]
-            .created
-            .as_ref()
-            .is_some_and(|c| inside.start <= c.start && c.end <= inside.end);
-        if !made_inside {
+        if !self.pipe_made_in(p, id) {
             return None;
         }
         if let Some(&q) = self.pipe_by_node.get(&site.id()) {

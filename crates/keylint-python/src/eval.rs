@@ -1999,6 +1999,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                     spec,
                 } => {
                     let v = self.eval(expr, &ctx.deeper());
+                    let v = self.each_foreign(v, expr, ctx);
                     let plain = conversion.as_deref().is_none_or(|c| c == "!s")
                         && spec.as_deref().is_none_or(str::is_empty);
                     let t = if plain {
@@ -2052,7 +2053,9 @@ impl<'t> crate::lower::Analyzer<'t> {
         match op {
             "+" => {
                 let a = self.eval(l, &ctx.deeper());
+                let a = self.each_foreign(a, l, ctx);
                 let b = self.eval(r, &ctx.deeper());
+                let b = self.each_foreign(b, r, ctx);
                 // `str + x` is a string only if x is one: whatever x is, it is a hole.
                 let unknown = |v: &Value<'t>| {
                     !matches!(
@@ -4375,6 +4378,77 @@ impl<'t> crate::lower::Analyzer<'t> {
         reads.sort();
         reads.dedup();
         Some(reads.join(","))
+    }
+
+    /// A library's value computed in place from the variable of a loop or
+    /// comprehension around it (`[hash_text(t) + VERSION for t in batch]`, with
+    /// `hash_text` returning a digest): one value per pass, as when it is first bound
+    /// to a name (see `derived_reads`). `v` itself otherwise.
+    fn each_foreign(&mut self, v: Value<'t>, n: Node<'t>, ctx: &Ctx<'t>) -> Value<'t> {
+        if !matches!(v, Value::Foreign) || ctx.env.is_some() || n.kind_name() != "call" {
+            return v;
+        }
+        let Some(names) = self.names_read(n, 64) else {
+            return v;
+        };
+        let mut reads: Vec<String> = Vec::new();
+        for x in names {
+            let keyword = self.ix.nav.parent(x).is_some_and(|p| {
+                p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x)
+            });
+            if keyword {
+                continue;
+            }
+            if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
+                if h.binding.contains("@each") && self.encloses_each(n, &h.binding) {
+                    reads.push(h.binding);
+                }
+            }
+        }
+        if reads.is_empty() {
+            return v;
+        }
+        reads.sort();
+        reads.dedup();
+        let label = text(n, self.src());
+        let binding = format!(
+            "{DERIVED}{}:#{:x}({})",
+            self.scope_tag(ctx),
+            fxhash(label),
+            reads.join(",")
+        );
+        self.opaque_named(label, binding, Some(n.byte_range()))
+    }
+
+    /// Whether `n` lies inside a comprehension, or the body of a `for` loop, that
+    /// `binding` varies with (one of its [`each_marker`]s), within its function.
+    fn encloses_each(&self, n: Node<'t>, binding: &str) -> bool {
+        let ids = each_ids(binding);
+        let mut cur = self.ix.nav.parent(n);
+        while let Some(x) = cur {
+            if ids.contains(&x.start_byte()) {
+                match x.kind_name() {
+                    "for_statement" => {
+                        return x.field(Field::Body).is_some_and(|b| {
+                            b.start_byte() <= n.start_byte() && n.end_byte() <= b.end_byte()
+                        })
+                    }
+                    "list_comprehension"
+                    | "set_comprehension"
+                    | "dictionary_comprehension"
+                    | "generator_expression" => return true,
+                    _ => {}
+                }
+            }
+            if matches!(
+                x.kind_name(),
+                "function_definition" | "class_definition" | "lambda"
+            ) {
+                return false;
+            }
+            cur = self.ix.nav.parent(x);
+        }
+        false
     }
 
     /// Whether statement `stmt` lies in the body of a `for` loop of its function.

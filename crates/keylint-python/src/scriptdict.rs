@@ -14,9 +14,13 @@
 //! that name is known: the dict is a local, a module global or an attribute of `self`
 //! whose every assignment is a dict display with literal keys (or `{}`/`None`, which no
 //! lookup succeeds on), the displays that hold the name agree on one registered
-//! script, and nothing writes the dict otherwise (no item assignment, `update`,
-//! `setdefault` or `|=` in the function, module or class that holds it, and no
-//! subclass of this file assigns the attribute again).
+//! script, and nothing writes the dict otherwise (no `update`, `setdefault` or `|=` in
+//! the function, module or class that holds it, and no subclass of this file assigns
+//! the attribute again or writes an entry). An item assignment with a literal name in
+//! that function, module or class (`self.lua_scripts["check_fn"] = script`) is one more
+//! value of that name's entry; one with a computed name, or an augmented one, leaves
+//! every entry unknown. So a dict may keep a script's text under one name and the
+//! registered script under another.
 
 use crate::eval::{Ctx, Value};
 use crate::index::{text, DefKind};
@@ -107,9 +111,10 @@ impl<'t> Analyzer<'t> {
                     return None;
                 }
                 let chain = self.ix.class_chain(c);
+                // The class's own writes are read below; a base's may not be.
                 if chain
                     .iter()
-                    .any(|&k| written(text(self.ix.classes[k].node, src), otext))
+                    .any(|&k| k != c && written(text(self.ix.classes[k].node, src), otext))
                 {
                     return None;
                 }
@@ -139,10 +144,35 @@ impl<'t> Analyzer<'t> {
             }
             _ => return None,
         }
-        if values.is_empty() || written(text(scope, src), otext) {
+        // `self._scripts["claim"] = script` in the methods: the values of that entry,
+        // when every write of the dict is such an assignment.
+        let mut items: Vec<(Node<'t>, Node<'t>)> = Vec::new();
+        if written(text(scope, src), otext) {
+            items = self.literal_item_writes(scope, otext)?;
+        }
+        if values.is_empty() && items.is_empty() {
             return None;
         }
         let mut found: Option<Value<'t>> = None;
+        for (index, v) in items {
+            let written_name = match self.eval(index, &ctx.deeper()) {
+                Value::Str(t) => t.as_bytes()?,
+                _ => return None,
+            };
+            if written_name != name.as_bytes() {
+                continue;
+            }
+            let vctx = Ctx {
+                func: self.ix.enclosing_func(v),
+                env: None,
+                depth: ctx.depth + 1,
+            };
+            match (self.eval(v, &vctx), &found) {
+                (Value::Script(s), None) => found = Some(Value::Script(s)),
+                (Value::Script(s), Some(Value::Script(t))) if s == *t => {}
+                _ => return None,
+            }
+        }
         for (v, func) in values {
             if v.kind_name() == "none" {
                 continue;
@@ -285,9 +315,45 @@ impl<'t> Analyzer<'t> {
     }
 }
 
-/// Whether `code` writes the dict `obj` other than by assigning it whole: an item
-/// assignment, `update`, `setdefault`, `|=`, `pop`, `del`.
-pub(crate) fn written(code: &str, obj: &str) -> bool {
+impl<'t> Analyzer<'t> {
+    /// The item assignments of the dict written `obj` in `scope`, each with its index
+    /// (a string literal) and its value, when they are the only writes of the dict
+    /// other than whole assignments: `None` when one has a computed index, is an
+    /// augmented or chained assignment, or the dict is written any other way
+    /// (`update`, `del`, …; see [`written`]).
+    fn literal_item_writes(&self, scope: Node<'t>, obj: &str) -> Option<Vec<(Node<'t>, Node<'t>)>> {
+        let src = self.ix.src;
+        let code = text(scope, src);
+        if written_by_call(code, obj) {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut stack = vec![scope];
+        while let Some(x) = stack.pop() {
+            if x.kind_name() == "assignment" {
+                let left = x.field(Field::Left);
+                if let Some(l) = left.filter(|l| l.kind_name() == "subscript") {
+                    let value = l.field(Field::Value)?;
+                    if text(value, src) == obj {
+                        let index = self.ix.nav.named_children(l).find(|c| *c != value)?;
+                        let right = x.field(Field::Right)?;
+                        if index.kind_name() != "string" || right.kind_name() == "assignment" {
+                            return None;
+                        }
+                        out.push((index, right));
+                    }
+                }
+            }
+            stack.extend(self.ix.nav.named_children(x));
+        }
+        // Every write the text shows is one of these.
+        (item_writes(code, obj) == out.len()).then_some(out)
+    }
+}
+
+/// Whether `code` writes the dict `obj` through a method or `del`: `update`,
+/// `setdefault`, `|=`, `pop`, `popitem`, `clear`.
+fn written_by_call(code: &str, obj: &str) -> bool {
     for m in [
         ".update(",
         ".setdefault(",
@@ -300,11 +366,15 @@ pub(crate) fn written(code: &str, obj: &str) -> bool {
             return true;
         }
     }
-    if code.contains(&format!("del {obj}[")) {
-        return true;
-    }
+    code.contains(&format!("del {obj}["))
+}
+
+/// How many item writes of the dict `obj` the text `code` holds: `obj[…] = …` and
+/// augmented assignments (`obj[…] += …`); `usize::MAX` when a subscript is not closed.
+fn item_writes(code: &str, obj: &str) -> usize {
     let pat = format!("{obj}[");
     let mut from = 0;
+    let mut count = 0;
     while let Some(at) = code[from..].find(&pat) {
         let start = from + at + pat.len();
         // The matching `]`, then `=` that is not `==`.
@@ -324,7 +394,7 @@ pub(crate) fn written(code: &str, obj: &str) -> bool {
             }
         }
         let Some(end) = end else {
-            return true;
+            return usize::MAX;
         };
         let rest = code[end..].trim_start_matches([' ', '\t']);
         if (rest.starts_with('=') && !rest.starts_with("=="))
@@ -334,11 +404,17 @@ pub(crate) fn written(code: &str, obj: &str) -> bool {
             .iter()
             .any(|op| rest.starts_with(op))
         {
-            return true;
+            count += 1;
         }
         from = end;
     }
-    false
+    count
+}
+
+/// Whether `code` writes the dict `obj` other than by assigning it whole: an item
+/// assignment, `update`, `setdefault`, `|=`, `pop`, `del`.
+pub(crate) fn written(code: &str, obj: &str) -> bool {
+    written_by_call(code, obj) || item_writes(code, obj) > 0
 }
 
 #[cfg(test)]

@@ -787,6 +787,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         let mut stack = vec![n];
         let mut seen = 0usize;
         let mut read: Vec<&'t str> = Vec::new();
+        let mut locals: Vec<&'t str> = Vec::new();
         while let Some(x) = stack.pop() {
             seen += 1;
             if seen > 256
@@ -804,8 +805,20 @@ impl<'t> crate::lower::Analyzer<'t> {
             }
             if x.kind_name() == "identifier" {
                 let name = text(x, src);
-                if env.params.contains_key(name) && !read.contains(&name) {
-                    read.push(name);
+                if env.params.contains_key(name) {
+                    if !read.contains(&name) {
+                        read.push(name);
+                    }
+                } else if !no_calls && !locals.contains(&name) {
+                    // A local of the builder (`param_hash = sha256(param_str…)` with
+                    // `param_str = json.dumps(report_id)`): what its values read.
+                    locals.push(name);
+                    let defs = self.ix().funcs[env.func].defs.get(name);
+                    for d in defs.into_iter().flatten() {
+                        if let DefKind::Expr(e) = d.kind {
+                            stack.push(e);
+                        }
+                    }
                 }
                 continue;
             }

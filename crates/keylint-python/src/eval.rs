@@ -338,7 +338,8 @@ pub(crate) enum Value<'t> {
     /// A string or bytes value.
     Str(Tpl),
     Int(i64),
-    Bool,
+    /// `True` or `False`.
+    Bool(bool),
     Null,
     /// A list or tuple literal. `family` for a comprehension: one element stands for
     /// many values.
@@ -1052,7 +1053,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 Value::Str(out)
             }
             "integer" => parse_int(text(n, src)).map_or_else(|| self.opaque(n, ctx), Value::Int),
-            "true" | "false" => Value::Bool,
+            "true" | "false" => Value::Bool(n.kind_name() == "true"),
             "none" => Value::Null,
             "parenthesized_expression" => match n.named_child(0) {
                 Some(inner) if inner.kind_name() != "comment" => self.eval(inner, &ctx.deeper()),
@@ -8424,6 +8425,7 @@ pub(crate) fn fingerprint(v: &Value<'_>) -> String {
             s
         }
         Value::Int(i) => i.to_string(),
+        Value::Bool(b) => b.to_string(),
         Value::Opaque(h) => h.binding.clone(),
         Value::SelfObj(c) => format!("self{c}"),
         Value::Seq {

@@ -2458,7 +2458,7 @@ impl<'t> Analyzer<'t> {
                         | Value::Str(_)
                         | Value::Dict(..)
                         | Value::Int(_)
-                        | Value::Bool
+                        | Value::Bool(_)
                         | Value::Null
                 )
             })

@@ -126,6 +126,10 @@ impl<'t> crate::lower::Analyzer<'t> {
             "identifier" => match self.bound_value(c, ctx) {
                 Some(Value::Null) => Some(false),
                 Some(Value::Pipe(_)) => Some(true),
+                // `if aggregate:` of a flag the call passes as `True` or `False`, or a
+                // count it passes.
+                Some(Value::Bool(b)) => Some(b),
+                Some(Value::Int(i)) => Some(i != 0),
                 // Text: true unless empty (`if suffix:` of `suffix=""`). A template
                 // with a literal byte is never empty.
                 Some(Value::Str(t)) if !self.star_param(c, ctx) => {
@@ -327,7 +331,8 @@ impl<'t> crate::lower::Analyzer<'t> {
             | Value::Client(_)
             | Value::SelfObj(_)
             | Value::Str(_)
-            | Value::Int(_) => Some(false),
+            | Value::Int(_)
+            | Value::Bool(_) => Some(false),
             _ => None,
         }
     }

@@ -1562,8 +1562,13 @@ impl<'t, 's> Eval<'t, 's> {
             let d = n.start_byte();
             // `local rk = { tick = "tick|sessions", … }`: a record, read at `rk.tick`.
             if let Some(e) = exprs.get(i).filter(|e| e.kind() == K::TableConstructor) {
-                if let Some(fields) = self.made_records.remove(&e.start_byte()) {
-                    if !self.scopes.field_written.contains(&d)
+                if let Some(mut fields) = self.made_records.remove(&e.start_byte()) {
+                    // `key.message = key.message:format(id)`: a field written by name
+                    // may hold anything; the others keep their values.
+                    if let Some(names) = self.scopes.named_writes.get(&d) {
+                        fields.retain(|(n, _)| !names.contains(n));
+                    }
+                    if !self.scopes.unnamed_writes.contains(&d)
                         && !self.scopes.escaped.contains(&d)
                         && !self.scopes.mutated.contains(&d)
                     {

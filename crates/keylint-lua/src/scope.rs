@@ -42,6 +42,11 @@ pub(crate) struct Scopes {
     pub appended: OffsetSet,
     /// Locals with a field write other than `table.insert(t, v)`.
     pub field_set: OffsetSet,
+    /// For locals whose every field write names its field (`key.message = …`), the
+    /// names written: the other fields keep their constructor's values.
+    pub named_writes: OffsetMap<Vec<String>>,
+    /// Locals with a field write that names no field (`t[k] = v`, `table.insert(t, v)`).
+    pub unnamed_writes: OffsetSet,
     /// Locals handed to code that may keep or change them: an argument of a function
     /// other than the few known to only read (`ipairs`, `unpack`, …), or the whole value
     /// of an assignment or table field (an alias).
@@ -371,6 +376,22 @@ impl<'a> Resolver<'a> {
                         .flatten()
                     {
                         self.out.field_written.insert(d);
+                        let named = (target.kind() == K::DotIndexExpression)
+                            .then(|| target.field(F::Field))
+                            .flatten()
+                            .filter(|f| f.kind() == K::Identifier);
+                        match named {
+                            Some(f) => {
+                                let name = self.text(f).into_owned();
+                                let names = self.out.named_writes.entry(d).or_default();
+                                if !names.contains(&name) {
+                                    names.push(name);
+                                }
+                            }
+                            None => {
+                                self.out.unnamed_writes.insert(d);
+                            }
+                        }
                         // `t[#t + 1] = v` appends, like `table.insert(t, v)`.
                         if !is_append(target, t, self.src) {
                             self.out.field_set.insert(d);
@@ -476,6 +497,7 @@ impl<'a> Resolver<'a> {
                 Some("table.insert" | "table.remove" | "table.sort" | "rawset") => {
                     if i == 0 {
                         self.out.field_written.insert(d);
+                        self.out.unnamed_writes.insert(d);
                         let n = args
                             .named_children()
                             .filter(|c| c.kind() != K::Comment)

@@ -153,24 +153,15 @@ impl<'t> Analyzer<'t> {
         if values.is_empty() && items.is_empty() {
             return None;
         }
-        let mut found: Option<Value<'t>> = None;
+        // The values the entry may hold, each with the function it is evaluated in.
+        let mut entries: Vec<(Node<'t>, Option<crate::index::FuncId>)> = Vec::new();
         for (index, v) in items {
             let written_name = match self.eval(index, &ctx.deeper()) {
                 Value::Str(t) => t.as_bytes()?,
                 _ => return None,
             };
-            if written_name != name.as_bytes() {
-                continue;
-            }
-            let vctx = Ctx {
-                func: self.ix.enclosing_func(v),
-                env: None,
-                depth: ctx.depth + 1,
-            };
-            match (self.eval(v, &vctx), &found) {
-                (Value::Script(s), None) => found = Some(Value::Script(s)),
-                (Value::Script(s), Some(Value::Script(t))) if s == *t => {}
-                _ => return None,
+            if written_name == name.as_bytes() {
+                entries.push((v, self.ix.enclosing_func(v)));
             }
         }
         for (v, func) in values {
@@ -180,7 +171,6 @@ impl<'t> Analyzer<'t> {
             if v.kind_name() != "dictionary" {
                 return None;
             }
-            let mut entry = None;
             for p in self.ix.nav.named_children(v) {
                 match p.kind_name() {
                     "comment" => {}
@@ -194,16 +184,16 @@ impl<'t> Analyzer<'t> {
                             _ => return None,
                         };
                         if k == name.as_bytes() {
-                            entry = p.field(Field::Value);
+                            entries.push((p.field(Field::Value)?, func));
                         }
                     }
                     // A splat: entries not known.
                     _ => return None,
                 }
             }
-            let Some(entry) = entry else {
-                continue;
-            };
+        }
+        let mut found: Option<Value<'t>> = None;
+        for (entry, func) in entries {
             let vctx = Ctx {
                 func,
                 env: None,

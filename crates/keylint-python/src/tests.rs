@@ -1809,14 +1809,20 @@ class Chan:
     );
     // A return in each arm of an `if`/`else` is the same set of shapes as `q_for`'s.
     assert_eq!(run(&loop_over("elsed")), vec![Rule::CrossSlotLikely]);
-    // The same call twice is the same key; two calls with different steps are not
-    // compared (which shape each takes is not known): silent, never an error.
+    // The same call twice is the same key; two calls whose literal steps decide the arm
+    // (`3` and `6` are true) are two keys of the first shape, likely in different
+    // slots; two calls with steps not known are not compared (which shape each takes
+    // is not known): silent, never an error.
     assert_eq!(
         run("    def f(self, queue):\n        r.rename(self.q_for(queue, 3), self.q_for(queue, 3))\n"),
         Vec::<Rule>::new()
     );
     assert_eq!(
         run("    def f(self, queue):\n        r.rename(self.q_for(queue, 3), self.q_for(queue, 6))\n"),
+        vec![Rule::CrossSlotLikely]
+    );
+    assert_eq!(
+        run("    def f(self, queue, a, b):\n        r.rename(self.q_for(queue, a), self.q_for(queue, b))\n"),
         Vec::<Rule>::new()
     );
     // A comprehension over the builder, sent as one command.

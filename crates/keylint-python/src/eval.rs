@@ -3797,7 +3797,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                         if h.binding.contains("@each")
                             && (e.kind_name() == "identifier"
                                 || matches!(e.kind_name(), "attribute" | "subscript" | "call")
-                                    && self.inside_each_loop(def.stmt, &h.binding)) =>
+                                    && self.encloses_each(def.stmt, &h.binding, false)) =>
                     {
                         Value::Opaque(HoleInfo {
                             label: name.to_string(),
@@ -4366,6 +4366,25 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !summarised && !in_loop {
             return None;
         }
+        let reads = self.bindings_read(e, ctx, |me, h| {
+            let marker =
+                summarised && h.binding.starts_with('\u{1}') && h.binding.ends_with('\u{1}');
+            let each =
+                in_loop && h.binding.contains("@each") && me.encloses_each(stmt, &h.binding, false);
+            marker || each
+        })?;
+        Some(reads.join(","))
+    }
+
+    /// The bindings of the opaque values that the names `e` reads hold (a keyword's
+    /// name is no value read), those `keep` takes, sorted and each once; `None` when
+    /// there are none, or `e` is too large to tell.
+    fn bindings_read(
+        &mut self,
+        e: Node<'t>,
+        ctx: &Ctx<'t>,
+        keep: impl Fn(&Self, &HoleInfo) -> bool,
+    ) -> Option<Vec<String>> {
         let mut reads: Vec<String> = Vec::new();
         for x in self.names_read(e, 64)? {
             // `f(key=…)`: a keyword, not a value read.
@@ -4376,12 +4395,7 @@ impl<'t> crate::lower::Analyzer<'t> {
                 continue;
             }
             if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
-                let marker =
-                    summarised && h.binding.starts_with('\u{1}') && h.binding.ends_with('\u{1}');
-                let each = in_loop
-                    && h.binding.contains("@each")
-                    && self.inside_each_loop(stmt, &h.binding);
-                if marker || each {
+                if keep(self, &h) {
                     reads.push(h.binding);
                 }
             }
@@ -4391,7 +4405,7 @@ impl<'t> crate::lower::Analyzer<'t> {
         }
         reads.sort();
         reads.dedup();
-        Some(reads.join(","))
+        Some(reads)
     }
 
     /// A library's value computed in place from the variable of a loop or
@@ -4402,28 +4416,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         if !matches!(v, Value::Foreign) || ctx.env.is_some() || n.kind_name() != "call" {
             return v;
         }
-        let Some(names) = self.names_read(n, 64) else {
+        let Some(reads) = self.bindings_read(n, ctx, |me, h| {
+            h.binding.contains("@each") && me.encloses_each(n, &h.binding, true)
+        }) else {
             return v;
         };
-        let mut reads: Vec<String> = Vec::new();
-        for x in names {
-            let keyword = self.ix.nav.parent(x).is_some_and(|p| {
-                p.kind_name() == "keyword_argument" && p.field(Field::Name) == Some(x)
-            });
-            if keyword {
-                continue;
-            }
-            if let Value::Opaque(h) = self.eval(x, &ctx.deeper()) {
-                if h.binding.contains("@each") && self.encloses_each(n, &h.binding) {
-                    reads.push(h.binding);
-                }
-            }
-        }
-        if reads.is_empty() {
-            return v;
-        }
-        reads.sort();
-        reads.dedup();
         let label = text(n, self.src());
         let binding = format!(
             "{DERIVED}{}:#{:x}({})",
@@ -4434,9 +4431,11 @@ impl<'t> crate::lower::Analyzer<'t> {
         self.opaque_named(label, binding, Some(n.byte_range()))
     }
 
-    /// Whether `n` lies inside a comprehension, or the body of a `for` loop, that
-    /// `binding` varies with (one of its [`each_marker`]s), within its function.
-    fn encloses_each(&self, n: Node<'t>, binding: &str) -> bool {
+    /// Whether `n` lies in the body of a `for` loop, or with `comprehensions` inside a
+    /// comprehension, that `binding` varies with (one of its [`each_marker`]s), within
+    /// its function: a name bound there is bound again on each pass, and a value
+    /// computed there is computed again.
+    fn encloses_each(&self, n: Node<'t>, binding: &str, comprehensions: bool) -> bool {
         let ids = each_ids(binding);
         let mut cur = self.ix.nav.parent(n);
         while let Some(x) = cur {
@@ -4450,15 +4449,18 @@ impl<'t> crate::lower::Analyzer<'t> {
                     "list_comprehension"
                     | "set_comprehension"
                     | "dictionary_comprehension"
-                    | "generator_expression" => return true,
+                    | "generator_expression"
+                        if comprehensions =>
+                    {
+                        return true
+                    }
                     _ => {}
                 }
             }
-            if matches!(
-                x.kind_name(),
-                "function_definition" | "class_definition" | "lambda"
-            ) {
-                return false;
+            match x.kind_name() {
+                "function_definition" | "class_definition" => return false,
+                "lambda" if comprehensions => return false,
+                _ => {}
             }
             cur = self.ix.nav.parent(x);
         }
@@ -4481,26 +4483,6 @@ impl<'t> crate::lower::Analyzer<'t> {
                 }
                 "function_definition" | "class_definition" | "lambda" => return false,
                 _ => {}
-            }
-            cur = self.ix.nav.parent(x);
-        }
-        false
-    }
-
-    /// Whether statement `stmt` lies in the body of a `for` loop whose variable
-    /// `binding` varies with (one of its [`each_marker`]s): a name it binds there is
-    /// bound again on each pass.
-    fn inside_each_loop(&self, stmt: Node<'t>, binding: &str) -> bool {
-        let ids = each_ids(binding);
-        let mut cur = self.ix.nav.parent(stmt);
-        while let Some(x) = cur {
-            if x.kind_name() == "for_statement" && ids.contains(&x.start_byte()) {
-                return x.field(Field::Body).is_some_and(|b| {
-                    b.start_byte() <= stmt.start_byte() && stmt.end_byte() <= b.end_byte()
-                });
-            }
-            if matches!(x.kind_name(), "function_definition" | "class_definition") {
-                return false;
             }
             cur = self.ix.nav.parent(x);
         }
